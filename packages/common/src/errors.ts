@@ -1,0 +1,162 @@
+/**
+ * The closed set of error codes every service may raise. The domain picks a code; only
+ * `describeError` below decides the HTTP status and the envelope (CONTRACT §2).
+ */
+export type ErrorCode =
+  | 'malformed_body'
+  | 'payload_too_large'
+  | 'unauthenticated'
+  | 'credits_exhausted'
+  | 'invalid_params'
+  | 'invalid_request_params'
+  | 'key_not_active'
+  | 'unsupported_grant_type'
+  | 'not_found'
+  | 'conflict'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'internal';
+
+/** Field name -> messages, as in `{"grantType": ["The grant type field is required."]}`. */
+export type FieldMessages = Record<string, string[]>;
+
+export interface AppErrorOptions {
+  /** Per-field validation messages (invalid_params). */
+  fields?: FieldMessages;
+  /** Overrides the code's default message string (conflict, malformed_body, …). */
+  message?: string;
+  /** Seconds, for rate_limited and unavailable. */
+  retryAfterSeconds?: number;
+  cause?: unknown;
+}
+
+/** A typed error thrown by domain code; carries no HTTP knowledge. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly fields: FieldMessages | undefined;
+  readonly retryAfterSeconds: number | undefined;
+  /** The message given by the thrower, used in place of the code's default wording. */
+  readonly customMessage: string | undefined;
+
+  constructor(code: ErrorCode, options: AppErrorOptions = {}) {
+    super(options.message ?? code, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.fields = options.fields;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.customMessage = options.message;
+  }
+}
+
+export const ACCESS_RESTRICTED = 'Access restricted. Check credits balance or enter the correct API key.';
+
+/** Turns a camelCase or dotted field name into the words used in validation messages. */
+export function fieldWords(field: string): string {
+  return field
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/_/g, ' ')
+    .toLowerCase();
+}
+
+export const requiredMessage = (field: string): string => `The ${fieldWords(field)} field is required.`;
+export const invalidMessage = (field: string): string => `The selected ${fieldWords(field)} is invalid.`;
+
+/** Builds the 422 error for one or more fields. */
+export function invalidParams(fields: FieldMessages): AppError {
+  return new AppError('invalid_params', { fields });
+}
+
+interface ErrorDescription {
+  status: number;
+  /** The string form of `messages` (and `msg` in the ErrorMessage envelope). */
+  message: string;
+  /** errorCode in the ErrorMessage envelope. */
+  errorCode: string;
+  /** RFC 6749 §5.2 error, for the standard OAuth flow. */
+  oauthError: string;
+}
+
+/** The one exhaustive mapping from code to status and wording. */
+export function describeError(code: ErrorCode): ErrorDescription {
+  switch (code) {
+    case 'malformed_body':
+      return { status: 400, message: 'Malformed request body.', errorCode: 'REQUEST_01', oauthError: 'invalid_request' };
+    case 'payload_too_large':
+      return { status: 413, message: 'Request body too large.', errorCode: 'REQUEST_02', oauthError: 'invalid_request' };
+    case 'unauthenticated':
+      return { status: 401, message: ACCESS_RESTRICTED, errorCode: 'AUTHENTICATE_01', oauthError: 'invalid_client' };
+    case 'credits_exhausted':
+      return { status: 403, message: ACCESS_RESTRICTED, errorCode: 'AUTHENTICATE_02', oauthError: 'invalid_client' };
+    case 'invalid_params':
+      return { status: 422, message: 'Input correct request parameters.', errorCode: 'VALIDATION_01', oauthError: 'invalid_request' };
+    case 'invalid_request_params':
+      return { status: 422, message: 'Input correct request parameters.', errorCode: 'VALIDATION_01', oauthError: 'invalid_request' };
+    case 'key_not_active':
+      return {
+        status: 400,
+        message: 'The API key you entered does not exist or is no longer active.',
+        errorCode: 'AUTHENTICATE_03',
+        oauthError: 'invalid_client',
+      };
+    case 'unsupported_grant_type':
+      return { status: 400, message: 'The selected grant type is invalid.', errorCode: 'VALIDATION_02', oauthError: 'unsupported_grant_type' };
+    case 'not_found':
+      return { status: 404, message: 'Not found.', errorCode: 'NOT_FOUND_01', oauthError: 'invalid_request' };
+    case 'conflict':
+      return { status: 409, message: 'Conflict.', errorCode: 'CONFLICT_01', oauthError: 'invalid_request' };
+    case 'rate_limited':
+      return { status: 429, message: 'Too Many Requests. Try your call again later.', errorCode: 'RATE_LIMIT_01', oauthError: 'slow_down' };
+    case 'unavailable':
+      return {
+        status: 503,
+        message: 'Service temporarily unavailable. Try your call again later.',
+        errorCode: 'UNAVAILABLE_01',
+        oauthError: 'temporarily_unavailable',
+      };
+    case 'internal':
+      return { status: 500, message: 'Internal server error.', errorCode: 'INTERNAL_01', oauthError: 'server_error' };
+  }
+}
+
+/** Which of the seed's envelopes a route answers errors in. */
+export type Envelope = 'codeMessages' | 'errorMessage' | 'oauth';
+
+export interface RenderedError {
+  status: number;
+  /** The JSON body. */
+  body: unknown;
+  /** What the XML form renders, under which root element. */
+  xml: { root: string; value: unknown };
+  headers: Record<string, string>;
+}
+
+/** Converts any thrown value into status, headers and envelope body. Never throws. */
+export function renderError(error: unknown, envelope: Envelope): RenderedError {
+  const appError = error instanceof AppError ? error : new AppError('internal');
+  const description = describeError(appError.code);
+  const message = appError.customMessage ?? description.message;
+  const headers: Record<string, string> = {};
+  if (appError.retryAfterSeconds !== undefined) {
+    headers['Retry-After'] = String(Math.max(1, Math.ceil(appError.retryAfterSeconds)));
+  }
+  // Rate limiting keeps the code/messages envelope everywhere (CONTRACT §2, §9).
+  const effective: Envelope = appError.code === 'rate_limited' && envelope === 'oauth' ? 'codeMessages' : envelope;
+  switch (effective) {
+    case 'codeMessages': {
+      const body = { code: description.status, messages: appError.fields ?? message };
+      return { status: description.status, body, xml: { root: 'xml', value: body }, headers };
+    }
+    case 'errorMessage': {
+      const firstFieldMessage = appError.fields ? Object.values(appError.fields)[0]?.[0] : undefined;
+      const inner = { errorCode: description.errorCode, msg: firstFieldMessage ?? message };
+      return { status: description.status, body: { ErrorMessage: inner }, xml: { root: 'ErrorMessage', value: inner }, headers };
+    }
+    case 'oauth': {
+      const oauthStatus = description.oauthError === 'invalid_request' || description.oauthError === 'unsupported_grant_type' ? 400 : description.status;
+      const status = description.status === 413 ? 413 : oauthStatus;
+      const descriptionText = appError.fields ? Object.values(appError.fields).flat().join(' ') : message;
+      const body = { error: description.oauthError, error_description: descriptionText };
+      return { status, body, xml: { root: 'xml', value: body }, headers };
+    }
+  }
+}

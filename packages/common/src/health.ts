@@ -1,0 +1,46 @@
+/** A named readiness check: resolves when the dependency answers, rejects otherwise. */
+export type ReadinessCheck = () => Promise<void>;
+
+const CHECK_TIMEOUT_MS = 2000;
+
+async function withTimeout(check: ReadinessCheck): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), CHECK_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([
+      check().then(
+        () => 'ok',
+        (error: unknown) => `failed: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Readiness state of one service: its dependency checks and whether it is draining. */
+export class Health {
+  private draining = false;
+
+  constructor(private readonly checks: Record<string, ReadinessCheck>) {}
+
+  markDraining(): void {
+    this.draining = true;
+  }
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  async report(): Promise<{ ready: boolean; body: Record<string, unknown> }> {
+    const names = Object.keys(this.checks);
+    const results = await Promise.all(names.map((name) => withTimeout(this.checks[name] as ReadinessCheck)));
+    const checks = Object.fromEntries(names.map((name, index) => [name, results[index]]));
+    if (this.draining) return { ready: false, body: { status: 'draining', checks } };
+    const ready = results.every((result) => result === 'ok');
+    return { ready, body: ready ? { status: 'ready' } : { status: 'not ready', checks } };
+  }
+}

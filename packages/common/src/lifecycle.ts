@@ -1,0 +1,94 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import type { Health } from './health';
+import type { Logger } from './logger';
+
+/** Something that runs until stopped: an HTTP service, a consumer, a relay. */
+export interface RunningService {
+  name: string;
+  /** Base URL of its HTTP listener. */
+  url: string;
+  port: number;
+  /** Marks not-ready, drains in-flight work, closes its clients. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export interface ServeOptions {
+  name: string;
+  app: Express;
+  port: number;
+  host?: string;
+  health: Health;
+  logger: Logger;
+  /** Called after the listener has drained, in order: consumers, then clients. */
+  closers?: Array<() => Promise<void>>;
+}
+
+/** Listens and returns a handle whose stop() drains HTTP and then closes the dependencies. */
+export async function serve(options: ServeOptions): Promise<RunningService> {
+  const host = options.host ?? '127.0.0.1';
+  const server: Server = options.app.listen(options.port, host);
+  await once(server, 'listening');
+  server.keepAliveTimeout = 5000;
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  let stopping: Promise<void> | undefined;
+
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      options.health.markDraining();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await closed;
+      for (const close of options.closers ?? []) {
+        try {
+          await close();
+        } catch (error) {
+          options.logger.warn('error while closing', { error });
+        }
+      }
+      options.logger.info('stopped', { name: options.name });
+    })();
+    return stopping;
+  };
+
+  options.logger.info('listening', { name: options.name, url: `http://${host}:${port}` });
+  return { name: options.name, url: `http://${host}:${port}`, port, stop };
+}
+
+/**
+ * SIGTERM/SIGINT: stop every service (not-ready, drain, close) and exit 0; a hard timeout
+ * exits 1 so that a stuck dependency cannot hold the process forever.
+ */
+export function exitOnSignals(services: () => RunningService[], logger: Logger, timeoutMs = 10_000): void {
+  let handled = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (handled) return;
+    handled = true;
+    logger.info('shutting down', { signal });
+    const timer = setTimeout(() => {
+      logger.error('shutdown timed out', { timeoutMs });
+      process.exit(1);
+    }, timeoutMs);
+    timer.unref();
+    Promise.all(services().map((service) => service.stop())).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error('shutdown failed', { error });
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+}
+
+/** Runs a main function; a start-up failure prints one clear line and exits 1. */
+export function runMain(main: () => Promise<void>): void {
+  main().catch((error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`${message}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,66 @@
+import type { Request } from 'express';
+import { AppError, invalidMessage, type FieldMessages } from './errors';
+
+/** One request parameter after the contract's flattening rules (CONTRACT §2, §9). */
+export type ParamValue = { kind: 'absent' } | { kind: 'value'; value: string } | { kind: 'invalid' };
+
+const ABSENT: ParamValue = { kind: 'absent' };
+const INVALID: ParamValue = { kind: 'invalid' };
+
+function flatten(raw: unknown): ParamValue {
+  if (raw === undefined || raw === null || raw === '') return ABSENT;
+  if (typeof raw === 'string') return { kind: 'value', value: raw };
+  if (typeof raw === 'number') return Number.isFinite(raw) ? { kind: 'value', value: String(raw) } : INVALID;
+  // Arrays (repeated parameters), objects (a[b]=c, nested JSON) and booleans are not flat strings.
+  return INVALID;
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/**
+ * The request's parameters from the query string and a JSON or form body; on POST the body
+ * wins over the query string. Reads are case-sensitive by name, as the real service's are.
+ */
+export class Params {
+  private readonly body: Record<string, unknown>;
+  private readonly query: Record<string, unknown>;
+
+  constructor(query: unknown, body: unknown) {
+    this.query = asRecord(query);
+    this.body = asRecord(body);
+  }
+
+  static from(req: Request): Params {
+    return new Params(req.query, req.body);
+  }
+
+  get(name: string): ParamValue {
+    const fromBody = Object.hasOwn(this.body, name) ? flatten(this.body[name]) : ABSENT;
+    if (fromBody.kind !== 'absent') return fromBody;
+    return Object.hasOwn(this.query, name) ? flatten(this.query[name]) : ABSENT;
+  }
+
+  /** The raw body member, for endpoints that take nested JSON documents. */
+  rawBody(): Record<string, unknown> {
+    return this.body;
+  }
+
+  /** The string value, or undefined when absent; an invalid value is reported in `errors`. */
+  string(name: string, errors: FieldMessages): string | undefined {
+    const value = this.get(name);
+    if (value.kind === 'invalid') {
+      errors[name] = [invalidMessage(name)];
+      return undefined;
+    }
+    return value.kind === 'value' ? value.value : undefined;
+  }
+}
+
+export const NUMERIC = /^[0-9]+$/;
+
+/** Throws the 422 for a non-empty error map. */
+export function throwIfInvalid(errors: FieldMessages): void {
+  if (Object.keys(errors).length > 0) throw new AppError('invalid_params', { fields: errors });
+}

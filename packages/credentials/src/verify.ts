@@ -1,0 +1,56 @@
+import type { Request } from 'express';
+import { AppError, type Params } from '@platform/common';
+import type { KeyDirectory } from './key-directory';
+import { hashSecret, isApiKeyShape } from './secrets';
+import { isWellFormedToken } from './token-format';
+import type { TokenStore } from './token-store';
+
+/** Who a request authenticated as. */
+export interface Principal {
+  accountId: number;
+  kind: 'apiKey' | 'token';
+  /** SHA-256 of the presented secret (for logs: use a prefix; for revocation: the key). */
+  secretHash: string;
+}
+
+/** Verifies an API key (by its hash, in Postgres) or an access token (one store round trip). */
+export interface CredentialVerifier {
+  verify(secret: string): Promise<Principal | undefined>;
+  /** As verify, but throws the contract's 401 for anything not valid. */
+  require(secret: string | undefined): Promise<Principal>;
+}
+
+export function createCredentialVerifier(deps: { keys: KeyDirectory; tokens: TokenStore }): CredentialVerifier {
+  const verify = async (secret: string): Promise<Principal | undefined> => {
+    if (isApiKeyShape(secret)) {
+      const secretHash = hashSecret(secret);
+      const key = await deps.keys.findActive(secretHash);
+      return key ? { accountId: key.accountId, kind: 'apiKey', secretHash } : undefined;
+    }
+    if (!isWellFormedToken(secret)) return undefined;
+    const secretHash = hashSecret(secret);
+    const record = await deps.tokens.lookup(secretHash);
+    return record ? { accountId: record.accountId, kind: 'token', secretHash } : undefined;
+  };
+  return {
+    verify,
+    async require(secret) {
+      const principal = secret === undefined ? undefined : await verify(secret);
+      if (!principal) throw new AppError('unauthenticated');
+      return principal;
+    },
+  };
+}
+
+/**
+ * The credential a request presents (CONTRACT §3): the `apiKey` parameter, or, when there is
+ * none, `Authorization: Bearer <secret>`. A non-string `apiKey` counts as a wrong credential.
+ */
+export function presentedCredential(req: Request, params: Params, name = 'apiKey'): { secret: string | undefined; presented: boolean } {
+  const value = params.get(name);
+  if (value.kind === 'value') return { secret: value.value, presented: true };
+  if (value.kind === 'invalid') return { secret: undefined, presented: true };
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
+  if (match) return { secret: match[1], presented: true };
+  return { secret: undefined, presented: (req.get('authorization') ?? '') !== '' };
+}

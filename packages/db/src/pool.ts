@@ -1,0 +1,56 @@
+import pg from 'pg';
+import type { Logger } from '@platform/common';
+
+/** Anything that runs a parameterized query: a pool or a client inside a transaction. */
+export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
+
+export interface PoolOptions {
+  connectionString: string;
+  /** Embedded Postgres serves one connection at a time. */
+  max?: number;
+  logger: Logger;
+}
+
+const INT8_OID = 20;
+
+// Credits and ids are bigint in SQL but stay far below 2^53: read them as numbers, per pool
+// (pg.types.setTypeParser would change every pool in the process).
+const parseInt8 = (value: string): number => Number(value);
+const typeParser: typeof pg.types.getTypeParser = ((oid: number, format?: 'text' | 'binary'): unknown =>
+  oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser;
+
+/** Opens a pg pool; idle-client errors are logged instead of crashing the process. */
+export function createPool(options: PoolOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    types: { getTypeParser: typeParser },
+    max: options.max ?? 10,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 5_000,
+  });
+  pool.on('error', (error) => options.logger.warn('postgres idle client error', { error: error.message }));
+  return pool;
+}
+
+/** Runs fn inside BEGIN/COMMIT on one client; rolls back and rethrows on any error. */
+export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** Readiness check for a pool. */
+export function pingPostgres(pool: pg.Pool): () => Promise<void> {
+  return async () => {
+    await pool.query('SELECT 1');
+  };
+}

@@ -1,0 +1,5 @@
+export * from './logs';
+export * from './servers';
+export * from './smtp';
+export * from './tcp-proxy';
+export * from './wait';

@@ -1,0 +1,11 @@
+/** Real servers the integration tests use; CI and developer machines run them locally. */
+export const testServers = {
+  databaseUrl: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+  redisUrl: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  amqpUrl: process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
+};
+
+/** A unique suffix so tests that share a server never see each other's data. */
+export function uniqueId(prefix = 't'): string {
+  return `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+}

@@ -1,0 +1,58 @@
+import net from 'node:net';
+import { once } from 'node:events';
+
+/**
+ * A loopback TCP proxy in front of a real server. `cut()` drops every connection and refuses
+ * new ones, as if the server had stopped, without disturbing other tests that share the server.
+ */
+export interface TcpProxy {
+  port: number;
+  url(template: string): string;
+  cut(): void;
+  restore(): void;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
+  const sockets = new Set<net.Socket>();
+  let open = true;
+  const server = net.createServer((client) => {
+    if (!open) {
+      client.destroy();
+      return;
+    }
+    const upstream = net.connect(targetPort, targetHost);
+    sockets.add(client);
+    sockets.add(upstream);
+    const drop = (): void => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address() as net.AddressInfo;
+  return {
+    port: address.port,
+    url: (template) => template.replace(/:(\d+)(\/|$)/, `:${address.port}$2`),
+    cut() {
+      open = false;
+      for (const socket of sockets) socket.destroy();
+      sockets.clear();
+    },
+    restore() {
+      open = true;
+    },
+    async close() {
+      open = false;
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
