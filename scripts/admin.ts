@@ -1,0 +1,33 @@
+/**
+ * `pnpm admin <area> <command> [args]`: the operator's command line. Each service owns the
+ * commands for its area; this file only dispatches.
+ *   pnpm admin accounts create --email a@b.c [--credits 1=100,14=50]
+ *   pnpm admin accounts show <id>
+ *   pnpm admin credits add <accountId> <productId> <amount>
+ *   pnpm admin categories import <file>
+ */
+import { runMain } from '@platform/common';
+
+const USAGE = `usage: pnpm admin accounts create --email <e-mail> [--credits <productId>=<n>,...]
+       pnpm admin accounts show <accountId>
+       pnpm admin credits add <accountId> <productId> <amount>
+       pnpm admin categories import <file>`;
+
+runMain(async () => {
+  const [area, ...rest] = process.argv.slice(2);
+  switch (area) {
+    case 'accounts':
+    case 'credits': {
+      const { runUserCli } = await import('../services/user/src/cli');
+      await runUserCli([area, ...rest], process.env);
+      return;
+    }
+    case 'categories': {
+      const { runCategoriesCli } = await import('../services/categorization/src/cli');
+      await runCategoriesCli(rest, process.env);
+      return;
+    }
+    default:
+      throw new Error(USAGE);
+  }
+});
