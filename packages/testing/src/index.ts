@@ -1,3 +1,4 @@
+export * from './accounts';
 export * from './logs';
 export * from './servers';
 export * from './smtp';
