@@ -7,6 +7,8 @@
  *   pnpm admin categories import <file>
  */
 import { runMain } from '@platform/common';
+import { runCategoriesCli } from '../services/categorization/src/cli';
+import { runUserCli } from '../services/user/src/cli';
 
 const USAGE = `usage: pnpm admin accounts create --email <e-mail> [--credits <productId>=<n>,...]
        pnpm admin accounts show <accountId>
@@ -18,12 +20,10 @@ runMain(async () => {
   switch (area) {
     case 'accounts':
     case 'credits': {
-      const { runUserCli } = await import('../services/user/src/cli');
       await runUserCli([area, ...rest], process.env);
       return;
     }
     case 'categories': {
-      const { runCategoriesCli } = await import('../services/categorization/src/cli');
       await runCategoriesCli(rest, process.env);
       return;
     }
