@@ -1,18 +1,11 @@
-import path from 'node:path';
 import type { Pool } from 'pg';
-import { migrate, type MigrationSet } from '@platform/db';
+import { migrate, serviceMigrations } from '@platform/db';
 import { generateApiKey, hashSecret } from '@platform/credentials';
 import { silentLogger } from './logs';
 import { uniqueId } from './servers';
 
-const ROOT = path.resolve(__dirname, '../../..');
-
-/** Migration sets of the services that own tables. */
-export const migrationSets = {
-  user: { dir: path.join(ROOT, 'services/user/migrations'), table: 'pgmigrations_user' },
-  categorization: { dir: path.join(ROOT, 'services/categorization/migrations'), table: 'pgmigrations_categorization' },
-  notifier: { dir: path.join(ROOT, 'services/notifier/migrations'), table: 'pgmigrations_notifier' },
-} satisfies Record<string, MigrationSet>;
+/** Migration sets of the services that own tables (re-exported for tests). */
+export const migrationSets = serviceMigrations;
 
 export async function migrateUserSchema(pool: Pool): Promise<void> {
   await migrate(pool, [migrationSets.user], silentLogger());
