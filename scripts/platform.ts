@@ -1,0 +1,117 @@
+/**
+ * The all-in-one composition behind `pnpm start`: the four services in one process. Each piece
+ * of infrastructure is real when its URL is set and embedded otherwise (CONTRACT §1):
+ * DATABASE_URL → else PGlite in DATA_DIR/pg; REDIS_URL → else an in-process token store;
+ * AMQP_URL → else an in-process event bus; SMTP_URL → else .eml files in DATA_DIR/outbox.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type pg from 'pg';
+import { createLogger, type RunningService } from '@platform/common';
+import { createMemoryTokenStore, type TokenStore } from '@platform/credentials';
+import { createPool, startEmbeddedPostgres, type EmbeddedPostgres } from '@platform/db';
+import { createInProcessEventBus, type EventBus } from '@platform/events';
+import { loadConfig as loadAuthConfig, startAuthService } from '../services/auth/src';
+import { loadConfig as loadCategorizationConfig, startCategorizationService } from '../services/categorization/src';
+import { loadConfig as loadNotifierConfig, startNotifierService } from '../services/notifier/src';
+import { loadConfig as loadUserConfig, startUserService } from '../services/user/src';
+
+export interface Platform {
+  services: RunningService[];
+  urls: Record<'auth' | 'user' | 'categorization' | 'notifier', string>;
+  adminToken: string;
+  /** Which components run embedded in this process. */
+  embedded: string[];
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+const secret = (): string => randomBytes(24).toString('hex');
+
+export async function startPlatform(environment: NodeJS.ProcessEnv): Promise<Platform> {
+  const dataDir = path.resolve(environment.DATA_DIR ?? '.data');
+  const env: NodeJS.ProcessEnv = {
+    ...environment,
+    ADMIN_TOKEN: environment.ADMIN_TOKEN || secret(),
+    SERVICE_JWT_SECRET: environment.SERVICE_JWT_SECRET || `${secret()}${secret()}`,
+    OUTBOX_DIR: environment.OUTBOX_DIR || path.join(dataDir, 'outbox'),
+  };
+  const level = env.LOG_LEVEL ?? 'info';
+  const logger = (service: string) => createLogger({ service, level });
+  // Validate every service's configuration before opening anything.
+  const configs = {
+    user: loadUserConfig(env, { requireInfrastructure: false }),
+    categorization: loadCategorizationConfig(env, { requireInfrastructure: false }),
+    notifier: loadNotifierConfig(env, { requireInfrastructure: false }),
+    auth: loadAuthConfig(env, { requireInfrastructure: false }),
+  };
+
+  const embedded: string[] = [];
+  const cleanups: Array<() => Promise<void>> = [];
+  let pool: pg.Pool | undefined;
+  let embeddedPostgres: EmbeddedPostgres | undefined;
+  let tokens: TokenStore | undefined;
+  let bus: EventBus | undefined;
+  if (!env.DATABASE_URL) {
+    embeddedPostgres = await startEmbeddedPostgres(path.join(dataDir, 'pg'));
+    // PGlite serves one connection at a time: every service shares this one-connection pool.
+    const shared = createPool({ connectionString: embeddedPostgres.url, max: 1, logger: logger('postgres') });
+    pool = shared;
+    const engine = embeddedPostgres;
+    cleanups.push(async () => {
+      await shared.end();
+      await engine.close();
+    });
+    embedded.push('postgres');
+  }
+  if (!env.REDIS_URL) {
+    const store = createMemoryTokenStore();
+    tokens = store;
+    cleanups.push(() => store.close());
+    embedded.push('token store');
+  }
+  if (!env.AMQP_URL) {
+    const inProcess = createInProcessEventBus();
+    bus = inProcess;
+    cleanups.push(() => inProcess.close());
+    embedded.push('event bus');
+  }
+  if (!env.SMTP_URL) embedded.push('mail outbox');
+
+  const services: RunningService[] = [];
+  const stop = async (): Promise<void> => {
+    for (const service of [...services].reverse()) await service.stop();
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  };
+  const sharedPool = pool ? { pool } : {};
+  const sharedTokens = tokens ? { tokens } : {};
+  const sharedBus = bus ? { bus } : {};
+
+  try {
+    // The user service first: it owns the schema the others read.
+    services.push(await startUserService({ config: configs.user, logger: logger('user'), provided: { ...sharedPool, ...sharedTokens, ...sharedBus } }));
+    services.push(
+      await startCategorizationService({ config: configs.categorization, logger: logger('categorization'), provided: { ...sharedPool, ...sharedTokens } }),
+    );
+    services.push(await startNotifierService({ config: configs.notifier, logger: logger('notifier'), provided: { ...sharedPool, ...sharedBus } }));
+    services.push(
+      await startAuthService({
+        config: configs.auth,
+        logger: logger('auth'),
+        provided: { ...sharedPool, ...sharedTokens, ...(tokens ? { limiterBackend: 'memory' as const } : {}) },
+      }),
+    );
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error;
+  }
+  const [user, categorization, notifier, auth] = services as [RunningService, RunningService, RunningService, RunningService];
+  return {
+    services,
+    urls: { auth: auth.url, user: user.url, categorization: categorization.url, notifier: notifier.url },
+    adminToken: env.ADMIN_TOKEN as string,
+    embedded,
+    dataDir,
+    stop,
+  };
+}
