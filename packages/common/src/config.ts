@@ -33,11 +33,15 @@ export const env = {
         message: `must be a ${protocols.join(' or ')} URL`,
       }),
   secret: (minLength: number) => z.string().min(minLength, `must be at least ${minLength} characters`),
+  /** `true`/`false`/`1`/`0`, any case (`TRUST_PROXY=TRUE` is not worth a failed start). */
   bool: (fallback: boolean) =>
-    z
-      .enum(['true', 'false', '1', '0'])
-      .default(fallback ? 'true' : 'false')
-      .transform((value) => value === 'true' || value === '1'),
+    z.preprocess(
+      (value) => (typeof value === 'string' ? value.toLowerCase() : value),
+      z
+        .enum(['true', 'false', '1', '0'])
+        .default(fallback ? 'true' : 'false')
+        .transform((value) => value === 'true' || value === '1'),
+    ),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
   logLevel: () => z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']).default('info'),
 };

@@ -66,7 +66,7 @@ export function invalidParams(fields: FieldMessages): AppError {
   return new AppError('invalid_params', { fields });
 }
 
-interface ErrorDescription {
+export interface ErrorDescription {
   status: number;
   /** The string form of `messages` (and `msg` in the ErrorMessage envelope). */
   message: string;
@@ -130,14 +130,33 @@ export interface RenderedError {
   headers: Record<string, string>;
 }
 
+/**
+ * RFC 6749 §5.2: invalid_request and unsupported_grant_type are 400, invalid_client is 401
+ * (CONTRACT §4.1: also for an account whose pools are all 0); 413 keeps its own status.
+ */
+function oauthStatus(description: ErrorDescription): number {
+  if (description.status === 413) return 413;
+  switch (description.oauthError) {
+    case 'invalid_request':
+    case 'unsupported_grant_type':
+      return 400;
+    case 'invalid_client':
+      return 401;
+    default:
+      return description.status;
+  }
+}
+
 /** Converts any thrown value into status, headers and envelope body. Never throws. */
 export function renderError(error: unknown, envelope: Envelope): RenderedError {
   const appError = error instanceof AppError ? error : new AppError('internal');
   const description = describeError(appError.code);
-  const message = appError.customMessage ?? description.message;
+  // A 500 never tells the client more than the contract's sentence (the cause goes to the log).
+  const message = appError.code === 'internal' ? description.message : (appError.customMessage ?? description.message);
   const headers: Record<string, string> = {};
-  if (appError.retryAfterSeconds !== undefined) {
-    headers['Retry-After'] = String(Math.max(1, Math.ceil(appError.retryAfterSeconds)));
+  const retryAfter = appError.retryAfterSeconds;
+  if (retryAfter !== undefined && Number.isFinite(retryAfter)) {
+    headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfter)));
   }
   // Rate limiting keeps the code/messages envelope everywhere (CONTRACT §2, §9).
   const effective: Envelope = appError.code === 'rate_limited' && envelope === 'oauth' ? 'codeMessages' : envelope;
@@ -152,8 +171,7 @@ export function renderError(error: unknown, envelope: Envelope): RenderedError {
       return { status: description.status, body: { ErrorMessage: inner }, xml: { root: 'ErrorMessage', value: inner }, headers };
     }
     case 'oauth': {
-      const oauthStatus = description.oauthError === 'invalid_request' || description.oauthError === 'unsupported_grant_type' ? 400 : description.status;
-      const status = description.status === 413 ? 413 : oauthStatus;
+      const status = oauthStatus(description);
       const descriptionText = appError.fields ? Object.values(appError.fields).flat().join(' ') : message;
       const body = { error: description.oauthError, error_description: descriptionText };
       return { status, body, xml: { root: 'xml', value: body }, headers };

@@ -1,3 +1,5 @@
+import { redactText } from './redact';
+
 /** A named readiness check: resolves when the dependency answers, rejects otherwise. */
 export type ReadinessCheck = () => Promise<void>;
 
@@ -10,10 +12,13 @@ async function withTimeout(check: ReadinessCheck): Promise<string> {
   });
   try {
     return await Promise.race([
-      check().then(
-        () => 'ok',
-        (error: unknown) => `failed: ${error instanceof Error ? error.message : String(error)}`,
-      ),
+      // A check that throws instead of rejecting is a failed check too, not a 500.
+      Promise.resolve()
+        .then(check)
+        .then(
+          () => 'ok',
+          (error: unknown) => `failed: ${redactText(error instanceof Error ? error.message : String(error))}`,
+        ),
       timeout,
     ]);
   } finally {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { AppError, renderError, type Envelope } from './errors';
+import { AppError, renderError, type Envelope, type ErrorCode } from './errors';
 import type { Health } from './health';
 import type { Logger } from './logger';
 import { createHttpMetrics, type HttpMetrics } from './metrics';
@@ -41,17 +41,62 @@ export interface HttpApp {
   finish(): Express;
 }
 
-function routeLabel(req: Request): string {
-  const route = req.route as { path?: unknown } | undefined;
-  return typeof route?.path === 'string' ? `${req.baseUrl}${route.path}` : 'unmatched';
+/** The template of a route (`/user-service/account-balance`, `/accounts/:id`) as mounted. */
+function routeTemplate(req: Request, route: unknown): string | undefined {
+  const path = (route as { path?: unknown } | null | undefined)?.path;
+  if (typeof path === 'string') return `${req.baseUrl}${path}`;
+  if (Array.isArray(path)) {
+    // app.get(['/user-service/x', '/service/x']): the literal alternative that matched, else the first.
+    const templates = path.filter((candidate): candidate is string => typeof candidate === 'string');
+    const chosen = templates.find((candidate) => candidate === req.path) ?? templates[0];
+    return chosen === undefined ? undefined : `${req.baseUrl}${chosen}`;
+  }
+  return undefined;
 }
 
-function bodyParserError(error: unknown): AppError | undefined {
-  const type = (error as { type?: unknown } | null)?.type;
-  if (type === 'entity.too.large') return new AppError('payload_too_large');
-  if (typeof type === 'string' && (type.startsWith('entity.') || type.startsWith('encoding.') || type === 'charset.unsupported' || type === 'parameters.too.many')) {
-    return new AppError('malformed_body');
-  }
+/**
+ * Calls `onRoute` with the template of every route the router dispatches the request to. The
+ * router assigns `req.route` while `req.baseUrl` still holds the mount path; by the time the
+ * response finishes (an error that left a mounted router, say) baseUrl has been reset.
+ */
+function watchRoute(req: Request, onRoute: (template: string) => void): void {
+  let current: unknown;
+  Object.defineProperty(req, 'route', {
+    configurable: true,
+    enumerable: true,
+    get: () => current,
+    set: (value: unknown) => {
+      current = value;
+      const template = routeTemplate(req, value);
+      if (template !== undefined) onRoute(template);
+    },
+  });
+}
+
+/** body-parser's error types that a client causes, and the contract error each one is. */
+const BODY_PARSER_ERRORS: ReadonlyMap<string, ErrorCode> = new Map<string, ErrorCode>([
+  ['entity.too.large', 'payload_too_large'],
+  ['entity.parse.failed', 'malformed_body'],
+  ['entity.verify.failed', 'malformed_body'],
+  ['encoding.unsupported', 'malformed_body'],
+  ['charset.unsupported', 'malformed_body'],
+  ['request.aborted', 'malformed_body'],
+  ['request.size.invalid', 'malformed_body'],
+  ['parameters.too.many', 'malformed_body'],
+  ['depth.exceeded', 'malformed_body'],
+]);
+
+/**
+ * Errors raised by express itself for a bad request, as contract errors: body-parser's (413,
+ * 400) and the router's 400 for a path that is not valid percent-encoding. Anything else
+ * (including body-parser's own stream faults) stays unknown: a 500, logged.
+ */
+function requestError(error: unknown): AppError | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { type, status } = error as { type?: unknown; status?: unknown };
+  const code = typeof type === 'string' ? BODY_PARSER_ERRORS.get(type) : undefined;
+  if (code !== undefined) return new AppError(code, { cause: error });
+  if (error instanceof URIError && status === 400) return new AppError('malformed_body', { message: 'Malformed request URL.', cause: error });
   return undefined;
 }
 
@@ -71,6 +116,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const incoming = req.get('x-request-id');
     const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     const started = process.hrtime.bigint();
+    let route = 'unmatched';
+    watchRoute(req, (template) => {
+      route = template;
+    });
     const state: RequestLocals = {
       requestId,
       log: options.logger.child({ requestId }),
@@ -81,7 +130,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     res.setHeader('X-Request-Id', requestId);
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const labels = { method: req.method, route: routeLabel(req), status: String(res.statusCode) };
+      const labels = { method: req.method, route, status: String(res.statusCode) };
       metrics.requests.inc(labels);
       metrics.duration.observe(labels, seconds);
       state.log.info('request', { ...labels, durationMs: Math.round(seconds * 1e5) / 100 });
@@ -112,10 +161,16 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   const onError: ErrorRequestHandler = (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const state = locals(res);
-    const known = error instanceof AppError ? error : bodyParserError(error);
-    if (!known) state.log.error('unhandled error', { error });
+    const known = error instanceof AppError ? error : requestError(error);
     const rendered = renderError(known ?? error, state.envelope);
-    if (res.headersSent) return;
+    if (!known) state.log.error('unhandled error', { error });
+    else if (known.code === 'internal') state.log.error('internal error', { error: known });
+    else if (rendered.status >= 500) state.log.warn('request failed', { code: known.code, error: known });
+    if (res.headersSent) {
+      // Part of a body is out: cut the connection so the client cannot take it for a whole one.
+      res.destroy();
+      return;
+    }
     for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
     if (rendered.status === 401 && state.challenge) {
       const authorization = req.get('authorization') ?? '';

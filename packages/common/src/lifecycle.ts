@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import type { Health } from './health';
 import type { Logger } from './logger';
@@ -35,12 +35,32 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
   let stopping: Promise<void> | undefined;
 
+  // Responses still being worked on. Once stopping, each says `Connection: close`, so that a
+  // keep-alive client does not hold its connection (and the drain) open until keepAliveTimeout.
+  const open = new Set<ServerResponse>();
+  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+    if (stopping !== undefined) res.setHeader('Connection', 'close');
+    open.add(res);
+    res.once('close', () => open.delete(res));
+  });
+
+  const drain = async (): Promise<void> => {
+    for (const res of open) if (!res.headersSent) res.setHeader('Connection', 'close');
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Connections that turn idle later (a response streamed before stop) are closed as they do.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    server.closeIdleConnections();
+    try {
+      await closed;
+    } finally {
+      clearInterval(sweep);
+    }
+  };
+
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       options.health.markDraining();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      await closed;
+      await drain();
       for (const close of options.closers ?? []) {
         try {
           await close();

@@ -3,13 +3,16 @@ import { redact, redactText } from './redact';
 
 export type Logger = winston.Logger;
 
+// `logger.error(err)` hands winston the Error itself, whose message and stack are not
+// enumerable and would vanish from the JSON line; they are copied out (redacted) first.
 const redactSecrets = winston.format((info) => {
-  const cleaned = redact({ ...info }) as Record<string | symbol, unknown>;
-  for (const key of Object.keys(info)) {
-    if (key !== 'level') (info as Record<string, unknown>)[key] = cleaned[key];
+  const record = info instanceof Error ? Object.assign({}, info, { message: info.message, stack: info.stack }) : info;
+  const cleaned = redact({ ...record }) as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (key !== 'level') (record as Record<string, unknown>)[key] = cleaned[key];
   }
-  if (typeof info.message === 'string') info.message = redactText(info.message);
-  return info;
+  if (typeof record.message === 'string') record.message = redactText(record.message);
+  return record;
 });
 
 export interface LoggerOptions {

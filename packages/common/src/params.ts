@@ -15,6 +15,16 @@ function flatten(raw: unknown): ParamValue {
   return INVALID;
 }
 
+/**
+ * One source's value for a name. Express's query parser and the form parser keep `a[b]=c` as a
+ * key `a[b]`; such a key makes `a` structured, hence invalid (CONTRACT §2), even beside `a=1`.
+ */
+function read(source: Record<string, unknown>, name: string): ParamValue {
+  const nested = `${name}[`;
+  if (Object.keys(source).some((key) => key.startsWith(nested))) return INVALID;
+  return Object.hasOwn(source, name) ? flatten(source[name]) : ABSENT;
+}
+
 function asRecord(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
@@ -37,9 +47,9 @@ export class Params {
   }
 
   get(name: string): ParamValue {
-    const fromBody = Object.hasOwn(this.body, name) ? flatten(this.body[name]) : ABSENT;
+    const fromBody = read(this.body, name);
     if (fromBody.kind !== 'absent') return fromBody;
-    return Object.hasOwn(this.query, name) ? flatten(this.query[name]) : ABSENT;
+    return read(this.query, name);
   }
 
   /** The raw body member, for endpoints that take nested JSON documents. */

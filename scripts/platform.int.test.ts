@@ -1,0 +1,101 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+
+const ROOT = path.resolve(__dirname, '..');
+
+/**
+ * `pnpm start` exactly as a newcomer runs it: a child process with no infrastructure variable,
+ * so every component is embedded. (PGlite loads its engine through a dynamic import that jest's
+ * module sandbox cannot run, which is one more reason to test the real process.)
+ */
+describe('pnpm start (embedded quickstart)', () => {
+  let dataDir: string;
+  let child: ChildProcessWithoutNullStreams;
+  let output = '';
+  const urls: Record<string, string> = {};
+  let adminToken = '';
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'platform-'));
+    child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-all.ts'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH,
+        DATA_DIR: dataDir,
+        AUTH_PORT: '0',
+        USER_PORT: '0',
+        CATEGORIZATION_PORT: '0',
+        NOTIFIER_PORT: '0',
+        LOG_LEVEL: 'warn',
+      },
+    });
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const deadline = Date.now() + 60_000;
+    while (!/admin token\s+\S+/.test(output)) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`pnpm start did not come up:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    for (const name of ['auth', 'user', 'categorization', 'notifier']) {
+      urls[name] = (new RegExp(`^\\s+${name}\\s+(http://\\S+)`, 'm').exec(output) as RegExpExecArray)[1] as string;
+    }
+    adminToken = (/admin token\s+(\S+)/.exec(output) as RegExpExecArray)[1] as string;
+  }, 90_000);
+
+  afterAll(async () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('when started with no infrastructure variables, then it names the embedded parts and all four services are ready', async () => {
+    expect(output).toContain('(embedded: postgres, token store, event bus, mail outbox)');
+    expect(adminToken).toMatch(/^[0-9a-f]{48}$/);
+    for (const url of Object.values(urls)) {
+      const response = await request(url).get('/health/ready');
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ status: 'ready' });
+    }
+  });
+
+  it('when an account is created, then its key buys a token that reads the balance, and rotation revokes it', async () => {
+    const created = await request(urls.user as string)
+      .post('/admin/v1/accounts')
+      .set('Authorization', `Bearer ${adminToken}`)
+      .send({ email: 'quickstart@example.com', credits: { '24': 40 } });
+    expect(created.status).toBe(201);
+    const apiKey = created.body.apiKey as string;
+
+    const issued = await request(urls.auth as string)
+      .post('/oauth/token')
+      .set('Authorization', `Bearer ${Buffer.from(apiKey).toString('base64')}`)
+      .send({ grantType: 'access_token' });
+    expect(issued.status).toBe(200);
+    const token = issued.body.accessToken as string;
+
+    const balance = await request(urls.user as string).get('/user-service/account-balance').query({ productId: '1' }).set('Authorization', `Bearer ${token}`);
+    expect(balance.body).toEqual({ data: [{ product_id: 1, product: { id: 1, name: 'WHOIS API' }, credits: 40 }] });
+
+    expect((await request(urls.user as string).get('/user-service/api-key/generate').query({ currentApiKey: apiKey })).status).toBe(200);
+    expect((await request(urls.user as string).get('/user-service/account-balance').query({ apiKey: token })).status).toBe(401);
+  });
+
+  it('when the categories are listed, then the IAB taxonomy was imported into the embedded database', async () => {
+    const response = await request(urls.categorization as string).get('/api/v2/categories');
+    expect(response.status).toBe(200);
+    expect(response.body).toHaveLength(698);
+    expect((response.body as unknown[])[0]).toEqual({ id: 'IAB-1', name: 'Automotive', parent: null });
+  });
+
+  it('when the data folder is inspected, then the database lives there', () => {
+    expect(readdirSync(dataDir)).toContain('pg');
+  });
+
+  it('when sent SIGTERM, then it stops every service and exits 0', async () => {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
