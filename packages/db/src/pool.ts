@@ -35,6 +35,13 @@ export function createPool(options: PoolOptions): pg.Pool {
 /** Runs fn inside BEGIN/COMMIT on one client; rolls back and rethrows on any error. */
 export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // A checked-out client whose connection drops between queries emits 'error'; unheard, that
+  // crashes the process. The next query fails anyway; the broken client is discarded on release.
+  let lost: Error | undefined;
+  const onError = (error: Error): void => {
+    lost = error;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await fn(client);
@@ -44,7 +51,8 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClie
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
-    client.release();
+    client.off('error', onError);
+    client.release(lost);
   }
 }
 

@@ -1,0 +1,49 @@
+import { ConfigError } from '@platform/common';
+import { loadConfig } from './config';
+
+const FULL = {
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
+  REDIS_URL: 'redis://127.0.0.1:6379',
+  AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
+  ADMIN_TOKEN: 'an-admin-token-long-enough',
+  SERVICE_JWT_SECRET: 'a-service-jwt-secret-of-32-chars!!',
+};
+
+describe('loadConfig', () => {
+  it('when every variable is set, then the config with the documented defaults', () => {
+    expect(loadConfig(FULL)).toEqual({
+      host: '127.0.0.1',
+      port: 8082,
+      databaseUrl: FULL.DATABASE_URL,
+      redisUrl: FULL.REDIS_URL,
+      redisKeyPrefix: 'aap:',
+      amqpUrl: FULL.AMQP_URL,
+      adminToken: FULL.ADMIN_TOKEN,
+      serviceJwtSecret: FULL.SERVICE_JWT_SECRET,
+      logLevel: 'info',
+    });
+  });
+
+  it('when infrastructure is required and missing, then one ConfigError names every missing variable', () => {
+    let caught: unknown;
+    try {
+      loadConfig({ USER_PORT: '9000' });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const message = (caught as Error).message;
+    for (const name of ['DATABASE_URL', 'REDIS_URL', 'AMQP_URL', 'ADMIN_TOKEN', 'SERVICE_JWT_SECRET']) expect(message).toContain(name);
+  });
+
+  it('when values are malformed, then they are reported', () => {
+    expect(() => loadConfig({ ...FULL, REDIS_URL: 'http://x', USER_PORT: 'abc', SERVICE_JWT_SECRET: 'short' })).toThrow(
+      /REDIS_URL.*USER_PORT|USER_PORT.*REDIS_URL/,
+    );
+  });
+
+  it('when infrastructure is not required (embedded quickstart), then the URLs may be absent and empty values count as unset', () => {
+    const config = loadConfig({ USER_PORT: '0', DATABASE_URL: '', REDIS_KEY_PREFIX: 'x:' }, { requireInfrastructure: false });
+    expect(config).toMatchObject({ port: 0, databaseUrl: undefined, redisUrl: undefined, adminToken: undefined, redisKeyPrefix: 'x:' });
+  });
+});

@@ -1,0 +1,28 @@
+import { isDependencyFailure } from './dependency-failure';
+
+describe('isDependencyFailure', () => {
+  it.each([
+    Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+    new Error('Connection terminated unexpectedly'),
+    new Error('timeout exceeded when trying to connect'),
+    Object.assign(new Error('the database system is shutting down'), { code: '57P03' }),
+    Object.assign(new Error('too many connections'), { code: '53300' }),
+    new Error('Connection is closed.'),
+    new Error('Command timed out'),
+    Object.assign(new Error('Reached the max retries per request limit (which is 1).'), { name: 'MaxRetriesPerRequestError' }),
+    new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })]),
+    new Error('wrapped', { cause: new Error('Connection terminated') }),
+  ])('when the error is %p, then it is a dependency failure', (error) => {
+    expect(isDependencyFailure(error)).toBe(true);
+  });
+
+  it.each([
+    new TypeError('Cannot read properties of undefined'),
+    Object.assign(new Error('duplicate key'), { code: '23505' }),
+    Object.assign(new Error('syntax error'), { code: '42601' }),
+    'a string',
+    undefined,
+  ])('when the error is %p, then it is not', (error) => {
+    expect(isDependencyFailure(error)).toBe(false);
+  });
+});

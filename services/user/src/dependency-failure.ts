@@ -1,0 +1,41 @@
+/** Seconds a client should wait after a 503. */
+export const RETRY_AFTER_SECONDS = 5;
+
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+// SQLSTATE classes: 08 connection exception, 53 insufficient resources, 57P operator
+// intervention (server shutting down); 40001/40P01 are worth a retry too.
+const SQLSTATE = /^(08|53|57P)|^40001$|^40P01$/;
+const MESSAGES = [
+  // pg
+  /^Connection terminated/,
+  /timeout exceeded when trying to connect/,
+  /Client has encountered a connection error/,
+  /Client was closed and is not queryable/,
+  // ioredis
+  /^Connection is closed/,
+  /Stream isn't writeable/,
+  /^Command timed out/,
+  /max retries per request/i,
+];
+
+/**
+ * Whether an error means that Postgres or Redis could not be reached or gave up (answered as
+ * 503, retry later) rather than a bug (500).
+ */
+export function isDependencyFailure(error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > 3) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (CONNECTION_CODES.has(code) || SQLSTATE.test(code))) return true;
+  if (error.name === 'MaxRetriesPerRequestError' || MESSAGES.some((pattern) => pattern.test(error.message))) return true;
+  if (error instanceof AggregateError) return error.errors.some((inner) => isDependencyFailure(inner, depth + 1));
+  return isDependencyFailure(error.cause, depth + 1);
+}

@@ -1,0 +1,26 @@
+import { invalidMessage, invalidParams, NUMERIC, type FieldMessages, type ParamValue } from '@platform/common';
+import type { ProductBalance } from '../store/balances';
+import type { UserQueries } from '../store/user-store';
+import { MAX_ID } from './integer-field';
+
+/** `productId` of the balance endpoint: absent, or a numeric string; anything else is reported in `errors`. */
+export function parseProductFilter(value: ParamValue, errors: FieldMessages): number | undefined {
+  if (value.kind === 'absent') return undefined;
+  if (value.kind === 'value' && NUMERIC.test(value.value)) {
+    const id = Number(value.value);
+    if (id <= MAX_ID) return id;
+  }
+  errors.productId = [invalidMessage('productId')];
+  return undefined;
+}
+
+/**
+ * The account's balance (CONTRACT §4.3): every held product, ordered by id, or only the named
+ * one. A product id outside the catalogue is a 422; a catalogue product not held is an empty list.
+ */
+export async function accountBalance(store: UserQueries, accountId: number, productId: number | undefined): Promise<ProductBalance[]> {
+  if (productId === undefined) return store.readBalances(accountId);
+  const found = await store.readProductBalance(accountId, productId);
+  if (found.product === 'unknown') throw invalidParams({ productId: [invalidMessage('productId')] });
+  return found.balance ? [found.balance] : [];
+}

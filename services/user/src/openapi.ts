@@ -1,0 +1,183 @@
+/** OpenAPI 3.1 description of the user service's public and admin endpoints (served at /openapi.json). */
+const codeMessages = {
+  type: 'object',
+  required: ['code', 'messages'],
+  properties: {
+    code: { type: 'integer' },
+    messages: { oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } }] },
+  },
+};
+const error = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/CodeMessages' } } },
+});
+const formats = (schemaRef: string) => ({
+  'application/json': { schema: { $ref: schemaRef } },
+  'application/xml': { schema: { $ref: schemaRef } },
+});
+const param = (name: string, description: string, required = false) => ({
+  name,
+  in: 'query',
+  required,
+  description,
+  schema: { type: 'string' },
+});
+const outputFormat = param('outputFormat', 'JSON (default) or XML, case-insensitive.');
+const apiKey = param('apiKey', 'API key or access token; or send `Authorization: Bearer <token>` instead.');
+const bearer = [{ credential: [] }, {}];
+
+const balanceOperation = (method: string) => ({
+  summary: `Account balance (${method})`,
+  description: 'One item per held product, ordered by product id; products sharing a pool show the same credits.',
+  parameters: [apiKey, param('productId', 'Only this product.'), outputFormat],
+  security: bearer,
+  responses: {
+    200: { description: 'Balance', content: formats('#/components/schemas/Balance') },
+    401: error('Missing or bad credential'),
+    422: error('Bad productId or outputFormat'),
+  },
+});
+
+const settingsDescription = {
+  description: 'Notification settings',
+  content: formats('#/components/schemas/NotificationSettings'),
+};
+
+export const openapi: Record<string, unknown> = {
+  openapi: '3.1.0',
+  info: { title: 'User service', version: '1.0.0', description: 'Accounts, API keys, credit balances, notification settings.' },
+  paths: {
+    '/user-service/account-balance': { get: balanceOperation('GET'), post: balanceOperation('POST') },
+    '/service/account-balance': {
+      get: { ...balanceOperation('GET'), deprecated: true },
+      post: { ...balanceOperation('POST'), deprecated: true },
+    },
+    '/user-service/api-key/generate': {
+      get: {
+        summary: 'Replace the API key',
+        description: 'The old key stops working at once and every earlier access token is revoked. Only the API key itself may rotate.',
+        parameters: [param('currentApiKey', 'The key in force (not a token).', true), outputFormat],
+        responses: {
+          200: { description: 'New key', content: formats('#/components/schemas/ApiKey') },
+          400: error('Unknown or inactive key'),
+          422: error('Missing or malformed currentApiKey, or bad outputFormat'),
+          503: error('Token store or database unavailable; nothing was rotated'),
+        },
+      },
+    },
+    '/user-service/notification-settings': {
+      get: {
+        summary: 'Read notification settings',
+        parameters: [apiKey, outputFormat],
+        security: bearer,
+        responses: { 200: settingsDescription, 401: error('Missing or bad credential') },
+      },
+      post: {
+        summary: 'Change notification settings',
+        description: 'Any nested subset of the document; members not named keep their value.',
+        parameters: [apiKey, outputFormat],
+        security: bearer,
+        requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/NotificationSettings' } } } },
+        responses: { 200: settingsDescription, 401: error('Missing or bad credential'), 422: error('Bad value') },
+      },
+    },
+    '/admin/v1/accounts': {
+      post: {
+        summary: 'Create an account (admin)',
+        security: [{ admin: [] }],
+        requestBody: {
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['email'],
+                properties: {
+                  email: { type: 'string' },
+                  credits: { type: 'object', additionalProperties: { type: 'integer', minimum: 0 } },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          201: { description: 'Created; the API key is shown only here' },
+          401: error('Missing or wrong admin token'),
+          409: error('E-mail taken'),
+          422: error('Bad input'),
+        },
+      },
+    },
+    '/admin/v1/accounts/{id}': {
+      get: {
+        summary: 'Show an account (admin)',
+        security: [{ admin: [] }],
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+        responses: {
+          200: { description: 'Account and balances' },
+          401: error('Missing or wrong admin token'),
+          404: error('Unknown account'),
+        },
+      },
+    },
+    '/admin/v1/accounts/{id}/credits': {
+      post: {
+        summary: 'Top up (positive amount) or adjust (negative, clamped at 0) a pool (admin)',
+        security: [{ admin: [] }],
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+        requestBody: {
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['productId', 'amount'],
+                properties: { productId: { type: 'integer' }, amount: { type: 'integer' } },
+              },
+            },
+          },
+        },
+        responses: {
+          200: { description: '`{"productId", "credits"}`' },
+          401: error('Missing or wrong admin token'),
+          404: error('Unknown account'),
+          422: error('Bad input'),
+        },
+      },
+    },
+  },
+  components: {
+    securitySchemes: {
+      credential: { type: 'http', scheme: 'bearer', description: 'Access token (or API key)' },
+      admin: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
+    },
+    schemas: {
+      CodeMessages: codeMessages,
+      Balance: {
+        type: 'object',
+        properties: {
+          data: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                product_id: { type: 'integer' },
+                product: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } } },
+                credits: { type: 'integer' },
+              },
+            },
+          },
+        },
+      },
+      ApiKey: { type: 'object', properties: { apiKey: { type: 'string', pattern: '^at_[A-Za-z0-9]{29}$' } } },
+      NotificationSettings: {
+        type: 'object',
+        properties: {
+          lowBalanceAlert: {
+            type: 'object',
+            properties: { enabled: { type: 'boolean' }, threshold: { type: 'integer', minimum: 0, maximum: 1_000_000_000 } },
+          },
+          zeroBalanceAlert: { type: 'object', properties: { enabled: { type: 'boolean' } } },
+        },
+      },
+    },
+  },
+};

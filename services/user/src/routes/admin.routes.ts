@@ -1,0 +1,63 @@
+import { Router, type RequestHandler } from 'express';
+import { AppError, locals, Params, sendBody } from '@platform/common';
+import { constantTimeEqual, hashSecret } from '@platform/credentials';
+import { accountDetails, addCredits, createAccount, parseAccountId, parseNewAccount } from '../domain/accounts';
+import type { UserStore } from '../store/user-store';
+import { balanceItemView } from './balance-view';
+import { adminRoute } from './route';
+
+const BASE = '/admin/v1';
+
+/** Every admin request: JSON only, no WWW-Authenticate, and the admin token before anything else. */
+function requireAdmin(adminToken: string): RequestHandler {
+  // Comparing digests keeps the comparison constant-time whatever the presented length.
+  const expected = hashSecret(adminToken);
+  return (req, res, next) => {
+    const state = locals(res);
+    state.envelope = 'codeMessages';
+    state.challenge = false;
+    state.outputFormat = 'JSON';
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
+    next(match?.[1] !== undefined && constantTimeEqual(hashSecret(match[1]), expected) ? undefined : new AppError('unauthenticated'));
+  };
+}
+
+/** The operator's admin API (CONTRACT §7): accounts, top-ups and adjustments. */
+export function adminRoutes(store: UserStore, adminToken: string): Router {
+  const router = Router();
+  router.use(BASE, requireAdmin(adminToken));
+
+  router.post(
+    `${BASE}/accounts`,
+    adminRoute(async (req, res) => {
+      const { account, apiKey } = await createAccount(store, parseNewAccount(Params.from(req).rawBody()));
+      locals(res).log.info('account created', { accountId: account.id });
+      res.setHeader('Cache-Control', 'no-store');
+      sendBody(res, 201, { id: account.id, email: account.email, apiKey, createdAt: account.createdAt.toISOString() }, 'JSON');
+    }),
+  );
+
+  router.get(
+    `${BASE}/accounts/:id`,
+    adminRoute(async (req, res) => {
+      const { account, balances } = await accountDetails(store, parseAccountId(String(req.params.id)));
+      sendBody(
+        res,
+        200,
+        { id: account.id, email: account.email, createdAt: account.createdAt.toISOString(), balances: balances.map(balanceItemView) },
+        'JSON',
+      );
+    }),
+  );
+
+  router.post(
+    `${BASE}/accounts/:id/credits`,
+    adminRoute(async (req, res) => {
+      const accountId = parseAccountId(String(req.params.id));
+      const result = await addCredits(store, accountId, Params.from(req).rawBody());
+      locals(res).log.info('credits changed', { accountId, productId: result.productId, amount: result.amount });
+      sendBody(res, 200, { productId: result.productId, credits: result.credits }, 'JSON');
+    }),
+  );
+  return router;
+}

@@ -1,0 +1,39 @@
+import { Router } from 'express';
+import { Params, sendBody, throwIfInvalid, type FieldMessages } from '@platform/common';
+import { presentedCredential } from '@platform/credentials';
+import type { UserDeps } from '../deps';
+import { changeNotificationSettings, parseSettingsPatch } from '../domain/notification-settings';
+import type { UserStore } from '../store/user-store';
+import { collectOutputFormat } from './output-format';
+import { publicRoute } from './route';
+
+const PATH = '/user-service/notification-settings';
+
+/** `GET|POST /user-service/notification-settings` (CONTRACT §6): read, or change any nested subset. */
+export function notificationSettingsRoutes(deps: UserDeps, store: UserStore): Router {
+  const router = Router();
+  router.get(
+    PATH,
+    publicRoute(async (req, res) => {
+      const params = Params.from(req);
+      const principal = await deps.credentials.require(presentedCredential(req, params).secret);
+      const errors: FieldMessages = {};
+      const format = collectOutputFormat(params, res, errors);
+      throwIfInvalid(errors);
+      sendBody(res, 200, await store.readNotificationSettings(principal.accountId), format);
+    }),
+  );
+  router.post(
+    PATH,
+    publicRoute(async (req, res) => {
+      const params = Params.from(req);
+      const principal = await deps.credentials.require(presentedCredential(req, params).secret);
+      const errors: FieldMessages = {};
+      const format = collectOutputFormat(params, res, errors);
+      const patch = parseSettingsPatch(params.rawBody(), errors);
+      throwIfInvalid(errors);
+      sendBody(res, 200, await changeNotificationSettings(store, principal.accountId, patch), format);
+    }),
+  );
+  return router;
+}

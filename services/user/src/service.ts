@@ -1,0 +1,51 @@
+import path from 'node:path';
+import type { Logger, RunningService } from '@platform/common';
+import { serve } from '@platform/common';
+import { migrate, type MigrationSet } from '@platform/db';
+import { createApp } from './app';
+import type { UserConfig } from './config';
+import { createDeps, type ProvidedDeps, type UserDeps } from './deps';
+
+export const USER_MIGRATIONS: MigrationSet = { dir: path.resolve(__dirname, '../migrations'), table: 'pgmigrations_user' };
+
+export interface StartUserServiceOptions {
+  config: UserConfig;
+  logger: Logger;
+  /** The embedded quickstart's shared pool and memory token store. */
+  provided?: ProvidedDeps;
+}
+
+/** Stops one background worker (drain, then close). */
+type StopWorker = () => Promise<void>;
+
+/**
+ * Background workers that run beside the HTTP listener. Seam: the outbox relay starts here;
+ * its stop function runs after HTTP has drained and before the connections close.
+ */
+function startWorkers(_deps: UserDeps, _config: UserConfig): Promise<StopWorker[]> {
+  return Promise.resolve([]);
+}
+
+/** Applies the user migrations, then serves; stop() drains HTTP, stops the workers, closes what it opened. */
+export async function startUserService({ config, logger, provided = {} }: StartUserServiceOptions): Promise<RunningService> {
+  const deps = createDeps(config, logger, provided);
+  const stops: StopWorker[] = [];
+  try {
+    await migrate(deps.pool, [USER_MIGRATIONS], logger);
+    const { app, health } = createApp(deps, config);
+    stops.push(...(await startWorkers(deps, config)));
+    return await serve({
+      name: 'user',
+      app,
+      port: config.port,
+      host: config.host,
+      health,
+      logger,
+      closers: [...stops, () => deps.close()],
+    });
+  } catch (error) {
+    for (const stop of stops) await stop().catch(() => undefined);
+    await deps.close();
+    throw error;
+  }
+}

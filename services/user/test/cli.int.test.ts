@@ -1,0 +1,89 @@
+import { runUserCli } from '../src/cli';
+import { uniqueId } from '@platform/testing';
+import { ADMIN_TOKEN, item, startHarness, type Harness } from './harness';
+
+let h: Harness;
+let env: NodeJS.ProcessEnv;
+beforeAll(async () => {
+  h = await startHarness();
+  env = { USER_URL: h.service.url, ADMIN_TOKEN };
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+/** Runs the CLI in-process and parses what it printed. */
+async function run(args: string[], environment: NodeJS.ProcessEnv = env): Promise<Record<string, unknown>> {
+  let out = '';
+  await runUserCli(args, environment, (text) => {
+    out += text;
+  });
+  return JSON.parse(out) as Record<string, unknown>;
+}
+
+describe('pnpm admin (user commands)', () => {
+  it('when an account is created with credits, then its key gets a token and the token reads the balance', async () => {
+    const email = `${uniqueId('cli')}@example.test`;
+    const created = await run(['accounts', 'create', '--email', email, '--credits', '1=100,14=50']);
+    expect(created).toEqual({
+      id: expect.any(Number),
+      email,
+      apiKey: expect.stringMatching(/^at_[A-Za-z0-9]{29}$/),
+      createdAt: expect.any(String),
+    });
+    const keyBalance = await h.http.get('/user-service/account-balance').query({ apiKey: created.apiKey as string, productId: '24' });
+    expect(keyBalance.body).toEqual({ data: [item(24, 'Bulk WHOIS API', 100)] });
+    const token = await h.token(created.id as number);
+    const res = await h.http.get('/user-service/account-balance').set('Authorization', `Bearer ${token}`).query({ productId: '14' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ data: [item(14, 'Domain Research Suite', 50)] });
+  });
+
+  it('when accounts show and credits add run, then they print the admin API answers', async () => {
+    const created = await run(['accounts', 'create', `--email=${uniqueId('cli')}@example.test`]);
+    const id = String(created.id);
+    expect(await run(['credits', 'add', id, '28', '7'])).toEqual({ productId: 28, credits: 7 });
+    expect(await run(['credits', 'add', id, '28', '-10'])).toEqual({ productId: 28, credits: 0 });
+    expect(await run(['credits', 'add', id, '1', '3'])).toEqual({ productId: 1, credits: 3 });
+    expect(await run(['accounts', 'show', id])).toEqual({
+      id: created.id,
+      email: created.email,
+      createdAt: created.createdAt,
+      balances: [item(1, 'WHOIS API', 3), item(24, 'Bulk WHOIS API', 3), item(28, 'Website Contacts & Categorization Database', 0)],
+    });
+  });
+
+  it('when the output is printed, then it is indented JSON ending in a newline', async () => {
+    let out = '';
+    await runUserCli(['accounts', 'create', '--email', `${uniqueId('cli')}@example.test`], env, (text) => {
+      out += text;
+    });
+    expect(out).toMatch(/^\{\n {2}"id": \d+,\n[\s\S]*\n\}\n$/);
+  });
+
+  it('when the admin API refuses, then the CLI rejects with the status and message', async () => {
+    await expect(run(['accounts', 'show', '2147483000'])).rejects.toThrow('admin API answered 404: Not found.');
+    await expect(run(['accounts', 'show', '1'], { ...env, ADMIN_TOKEN: 'wrong-token' })).rejects.toThrow(
+      'admin API answered 401: Access restricted. Check credits balance or enter the correct API key.',
+    );
+    await expect(run(['accounts', 'create', '--email', 'nope'])).rejects.toThrow(
+      'admin API answered 422: {"email":["The selected email is invalid."]}',
+    );
+    await expect(run(['credits', 'add', '1', '2', '5'])).rejects.toThrow('admin API answered');
+  });
+
+  it('when the e-mail is taken, then the CLI rejects with the 409 message', async () => {
+    const email = `${uniqueId('cli')}@example.test`;
+    await run(['accounts', 'create', '--email', email]);
+    await expect(run(['accounts', 'create', '--email', email])).rejects.toThrow(
+      'admin API answered 409: An account with this e-mail already exists.',
+    );
+  });
+
+  it('when ADMIN_TOKEN is missing or the service unreachable, then a clear error', async () => {
+    await expect(run(['accounts', 'show', '1'], { USER_URL: h.service.url })).rejects.toThrow('ADMIN_TOKEN is not set');
+    await expect(run(['accounts', 'show', '1'], { USER_URL: 'http://127.0.0.1:1', ADMIN_TOKEN })).rejects.toThrow(
+      'cannot reach the user service at http://127.0.0.1:1',
+    );
+  });
+});

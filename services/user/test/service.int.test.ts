@@ -1,0 +1,110 @@
+import { createMemoryTokenStore } from '@platform/credentials';
+import { startTcpProxy, testServers } from '@platform/testing';
+import { startHarness, testConfig, type Harness } from './harness';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+describe('operations endpoints', () => {
+  it('when /health/live and /health/ready are called, then ok and ready', async () => {
+    expect((await h.http.get('/health/live')).body).toEqual({ status: 'ok' });
+    const ready = await h.http.get('/health/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ready' });
+  });
+
+  it('when /openapi.json is read, then an OpenAPI 3.1 document naming the public endpoints', async () => {
+    const res = await h.http.get('/openapi.json');
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(Object.keys(res.body.paths)).toEqual(
+      expect.arrayContaining([
+        '/user-service/account-balance',
+        '/service/account-balance',
+        '/user-service/api-key/generate',
+        '/user-service/notification-settings',
+      ]),
+    );
+  });
+
+  it('when requests were served, then /metrics counts them by route template and status', async () => {
+    await h.http.get('/user-service/account-balance');
+    const res = await h.http.get('/metrics');
+    expect(res.text).toMatch(/http_requests_total\{[^}]*route="\/user-service\/account-balance"[^}]*status="401"[^}]*\} \d+/);
+  });
+
+  it('when an unknown path is called, then 404 in the code/messages envelope', async () => {
+    const res = await h.http.get('/user-service/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ code: 404, messages: 'Not found.' });
+  });
+
+  it('when key generation is called with POST, then 404 (only GET is served)', async () => {
+    expect((await h.http.post('/user-service/api-key/generate').send({})).status).toBe(404);
+  });
+});
+
+describe('start-up and dependencies', () => {
+  it('when Redis is unreachable, then readiness is 503 naming redis, and a token check answers 503 instead of 500', async () => {
+    const proxy = await startTcpProxy(Number(new URL(testServers.redisUrl).port || 6379));
+    const own = await startHarness({ config: testConfig({ REDIS_URL: proxy.url(testServers.redisUrl) }) });
+    try {
+      const account = await own.account({ 1: 10 });
+      const token = await own.token(account.id);
+      proxy.cut();
+      const ready = await own.http.get('/health/ready');
+      expect(ready.status).toBe(503);
+      expect(ready.body.checks.redis).not.toBe('ok');
+      expect(ready.body.checks.postgres).toBe('ok');
+      const res = await own.http.get('/user-service/account-balance').query({ apiKey: token });
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toBeDefined();
+      // API keys are checked in Postgres: still served.
+      expect((await own.http.get('/user-service/account-balance').query({ apiKey: account.apiKey })).status).toBe(200);
+    } finally {
+      await own.stop();
+      await proxy.close();
+    }
+  });
+
+  it('when Postgres is unreachable, then balance reads answer 503, and recover when it returns', async () => {
+    const proxy = await startTcpProxy(Number(new URL(testServers.databaseUrl).port || 5432));
+    const own = await startHarness({ config: testConfig({ DATABASE_URL: proxy.url(testServers.databaseUrl) }) });
+    try {
+      const account = await own.account({ 1: 10 });
+      proxy.cut();
+      const res = await own.http.get('/user-service/account-balance').query({ apiKey: account.apiKey });
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ code: 503, messages: 'Service temporarily unavailable. Try your call again later.' });
+      expect((await own.http.get('/health/ready')).status).toBe(503);
+      proxy.restore();
+      expect((await own.http.get('/user-service/account-balance').query({ apiKey: account.apiKey })).status).toBe(200);
+    } finally {
+      await own.stop();
+      await proxy.close();
+    }
+  });
+
+  it('when the embedded quickstart provides a token store, then the service uses it and leaves it open on stop', async () => {
+    const tokens = createMemoryTokenStore();
+    const own = await startHarness({ config: { ...testConfig(), redisUrl: undefined }, provided: { tokens } });
+    try {
+      const account = await own.account({ 1: 10 });
+      const res = await own.http.get('/user-service/api-key/generate').query({ currentApiKey: account.apiKey });
+      expect(res.status).toBe(200);
+      expect(await tokens.currentGeneration(account.id)).toBe(1);
+    } finally {
+      await own.stop();
+      await tokens.close();
+    }
+  });
+
+  it('when ADMIN_TOKEN is absent, then the service refuses to start', async () => {
+    const config = { ...testConfig(), adminToken: undefined };
+    await expect(startHarness({ config })).rejects.toThrow('ADMIN_TOKEN');
+  });
+});
