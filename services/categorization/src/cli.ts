@@ -1,4 +1,39 @@
-/** Placeholder: the categorization service's admin commands (replaced by the service's implementation). */
-export function runCategoriesCli(_args: string[], _env: NodeJS.ProcessEnv): Promise<void> {
-  return Promise.reject(new Error('not implemented yet'));
+import path from 'node:path';
+import { z } from 'zod';
+import { createLogger, env, parseEnv } from '@platform/common';
+import { createPool } from '@platform/db';
+import { createCategoryStore } from './store/category-store';
+import { applyMigrations } from './store/migrations';
+import { readTaxonomyFile, writeTaxonomy } from './taxonomy-import';
+
+const USAGE = 'usage: pnpm admin categories import <file>';
+
+const cliEnv = z.object({ DATABASE_URL: env.url(['postgres', 'postgresql']) });
+
+/**
+ * `pnpm admin categories import <file>`: checks the whole file (a malformed one fails with the
+ * line and the reason, before anything is touched), then connects with DATABASE_URL, applies the
+ * migrations, imports and prints a JSON summary. Replicas pick the change up by their poll.
+ */
+export async function runCategoriesCli(
+  args: string[],
+  environment: NodeJS.ProcessEnv,
+  out: NodeJS.WritableStream = process.stdout,
+): Promise<void> {
+  const [command, ...rest] = args;
+  if (command !== 'import' || rest.length !== 1 || rest[0] === undefined || rest[0] === '') throw new Error(USAGE);
+  // pnpm runs scripts from the repository root; INIT_CWD is where the operator typed the command.
+  const file = path.resolve(environment.INIT_CWD ?? process.cwd(), rest[0]);
+  const { DATABASE_URL } = parseEnv(cliEnv, environment);
+  const parsed = await readTaxonomyFile(file);
+
+  const logger = createLogger({ service: 'categorization-cli', level: 'warn', stream: process.stderr });
+  const pool = createPool({ connectionString: DATABASE_URL, logger, max: 2 });
+  try {
+    await applyMigrations(pool, logger);
+    const summary = await writeTaxonomy(createCategoryStore(pool), file, parsed);
+    out.write(`${JSON.stringify(summary)}\n`);
+  } finally {
+    await pool.end();
+  }
 }

@@ -1,0 +1,21 @@
+import type { Express } from 'express';
+import { createHttpApp, Health } from '@platform/common';
+import { pingPostgres } from '@platform/db';
+import type { CategorizationConfig } from './config';
+import type { CategorizationDeps } from './deps';
+import { openapi } from './openapi';
+import { mountAdminRoutes } from './routes/admin.routes';
+import { mountCategoryRoutes } from './routes/categories.routes';
+
+/** The categorization service's HTTP app; no I/O here. */
+export function createApp(deps: CategorizationDeps, config: CategorizationConfig): { app: Express; health: Health } {
+  const health = new Health({
+    postgres: pingPostgres(deps.pool),
+    redis: () => deps.tokens.ping(),
+    categories: () => (deps.catalog.loaded ? Promise.resolve() : Promise.reject(new Error('category list not loaded'))),
+  });
+  const http = createHttpApp({ service: 'categorization', logger: deps.logger, health, openapi, trustProxy: config.trustProxy });
+  mountCategoryRoutes(http.app, deps);
+  mountAdminRoutes(http.app, { writer: deps.store, catalog: deps.catalog, adminToken: config.adminToken });
+  return { app: http.finish(), health };
+}

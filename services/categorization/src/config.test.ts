@@ -1,0 +1,54 @@
+import path from 'node:path';
+import { ConfigError } from '@platform/common';
+import { DEFAULT_TAXONOMY_FILE, loadConfig } from './config';
+
+describe('loadConfig', () => {
+  it('when nothing is set standalone, then every required variable is reported in one error', () => {
+    expect(() => loadConfig({})).toThrow(ConfigError);
+    expect(() => loadConfig({})).toThrow(/DATABASE_URL: Required; REDIS_URL: Required; ADMIN_TOKEN: Required/);
+  });
+
+  it('when infrastructure is not required, then the defaults apply', () => {
+    expect(loadConfig({}, { requireInfrastructure: false })).toEqual({
+      port: 8083,
+      host: '127.0.0.1',
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      redisKeyPrefix: 'aap:',
+      adminToken: undefined,
+      iabTaxonomyFile: DEFAULT_TAXONOMY_FILE,
+      refreshIntervalMs: 2000,
+      trustProxy: false,
+      logLevel: 'info',
+    });
+  });
+
+  it('when the taxonomy file is not set, then the default sits beside the repository, under shared/data/iab', () => {
+    expect(DEFAULT_TAXONOMY_FILE).toBe(path.resolve(__dirname, '../../../../shared/data/iab/Content Taxonomy 2.2.tsv'));
+  });
+
+  it('when every variable is set, then they are read', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u@db:5432/x',
+      REDIS_URL: 'redis://cache:6379',
+      ADMIN_TOKEN: 'admin',
+      CATEGORIZATION_PORT: '9000',
+      IAB_TAXONOMY_FILE: '/data/taxonomy.tsv',
+      CATEGORY_REFRESH_INTERVAL_MS: '250',
+      REDIS_KEY_PREFIX: 'x:',
+    });
+    expect(config).toMatchObject({
+      port: 9000,
+      iabTaxonomyFile: '/data/taxonomy.tsv',
+      refreshIntervalMs: 250,
+      redisKeyPrefix: 'x:',
+      adminToken: 'admin',
+    });
+  });
+
+  it('when values are malformed, then each is named', () => {
+    expect(() =>
+      loadConfig({ DATABASE_URL: 'mysql://x', REDIS_URL: 'redis://r', ADMIN_TOKEN: 'a', CATEGORY_REFRESH_INTERVAL_MS: '0' }),
+    ).toThrow(/DATABASE_URL: must be a postgres or postgresql URL; CATEGORY_REFRESH_INTERVAL_MS: /);
+  });
+});

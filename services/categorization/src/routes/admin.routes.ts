@@ -1,0 +1,66 @@
+import type { Express, Request } from 'express';
+import { AppError, handler, locals, Params, sendBody, type Logger } from '@platform/common';
+import { constantTimeEqual, hashSecret } from '@platform/credentials';
+import type { CatalogCache } from '../catalog/catalog-cache';
+import { createCustomCategory, deleteCategory, readNewCategory, type CustomCategoryWriter } from '../domain/custom-categories';
+
+export interface AdminRouteDeps {
+  writer: CustomCategoryWriter;
+  catalog: CatalogCache;
+  /** Undefined: every admin call is refused. */
+  adminToken: string | undefined;
+}
+
+/** `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time (digests, so the length leaks nothing either). */
+function requireAdmin(req: Request, adminToken: string | undefined): void {
+  const presented = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
+  if (adminToken === undefined || presented === undefined || !constantTimeEqual(hashSecret(presented), hashSecret(adminToken))) {
+    throw new AppError('unauthenticated');
+  }
+}
+
+/** The instance that made a change serves it at once; a failed reload is caught up by the poller. */
+async function refreshAfterChange(catalog: CatalogCache, log: Logger): Promise<void> {
+  try {
+    await catalog.refresh();
+  } catch (error) {
+    log.warn('category list reload after a change failed', { error });
+  }
+}
+
+/** Admin API for custom categories (CONTRACT §7): JSON only, no WWW-Authenticate. */
+export function mountAdminRoutes(app: Express, deps: AdminRouteDeps): void {
+  app.post(
+    '/admin/v1/categories',
+    handler(
+      'codeMessages',
+      async (req, res) => {
+        locals(res).outputFormat = 'JSON';
+        requireAdmin(req, deps.adminToken);
+        const input = readNewCategory(Params.from(req).rawBody());
+        const category = await createCustomCategory(deps.writer, input);
+        await refreshAfterChange(deps.catalog, locals(res).log);
+        locals(res).log.info('category created', { id: category.id, parent: category.parent });
+        sendBody(res, 201, category, 'JSON');
+      },
+      { challenge: false },
+    ),
+  );
+
+  app.delete(
+    '/admin/v1/categories/:id',
+    handler(
+      'codeMessages',
+      async (req, res) => {
+        locals(res).outputFormat = 'JSON';
+        requireAdmin(req, deps.adminToken);
+        const id = typeof req.params.id === 'string' ? req.params.id : '';
+        await deleteCategory(deps.writer, id);
+        await refreshAfterChange(deps.catalog, locals(res).log);
+        locals(res).log.info('category deleted', { id });
+        res.status(204).end();
+      },
+      { challenge: false },
+    ),
+  );
+}

@@ -1,0 +1,119 @@
+import { readFileSync } from 'node:fs';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import type { RunningService } from '@platform/common';
+import { createRedisTokenStore, generateAccessToken, hashSecret, type TokenStore } from '@platform/credentials';
+import { createPool } from '@platform/db';
+import { anAccount, migrateUserSchema, silentLogger, testServers, uniqueId, type TestAccount } from '@platform/testing';
+import { DEFAULT_TAXONOMY_FILE, loadConfig, type CategorizationConfig } from '../src/config';
+import type { Category } from '../src/domain/category';
+import { startCategorizationService } from '../src/service';
+
+export const ADMIN_TOKEN = `admin-${uniqueId()}`;
+
+/** The TSV the service reads, as the tests find it (IAB_TAXONOMY_FILE, else the development default). */
+export const TAXONOMY_FILE = process.env.IAB_TAXONOMY_FILE ?? DEFAULT_TAXONOMY_FILE;
+
+/**
+ * The topical rows of the TSV, read here with a few lines of code of its own (not the service's
+ * parser), so that comparing the served list with it checks the import end to end.
+ */
+export function topicalRowsOfTsv(): Category[] {
+  const rows: Category[] = [];
+  for (const line of readFileSync(TAXONOMY_FILE, 'utf8').split(/\r?\n/)) {
+    const [id = '', parent = '', name = ''] = line.split('\t');
+    if (/^[0-9]+$/.test(id) && Number(id) < 1000) rows.push({ id: `IAB-${id}`, name, parent: parent === '' ? null : `IAB-${parent}` });
+  }
+  return rows;
+}
+
+export interface StartedService {
+  service: RunningService;
+  config: CategorizationConfig;
+}
+
+/** The service in-process on port 0, against the real Postgres and Redis unless told otherwise. */
+export async function startService(env: Record<string, string> = {}): Promise<StartedService> {
+  const config = loadConfig({
+    DATABASE_URL: testServers.databaseUrl,
+    REDIS_URL: testServers.redisUrl,
+    REDIS_KEY_PREFIX: `test:${uniqueId('cat')}:`,
+    ADMIN_TOKEN,
+    CATEGORIZATION_PORT: '0',
+    IAB_TAXONOMY_FILE: TAXONOMY_FILE,
+    ...env,
+  });
+  const service = await startCategorizationService({ config, logger: silentLogger() });
+  return { service, config };
+}
+
+/** A database of its own, for tests that must see the categories start empty or must own the version counter. */
+export async function temporaryDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `categorization_${uniqueId()}`.toLowerCase();
+  const admin = new pg.Client({ connectionString: testServers.databaseUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(testServers.databaseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: testServers.databaseUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+/** An account with an API key (user service tables) and a token store to mint its tokens. */
+export interface Credentials {
+  pool: pg.Pool;
+  tokens: TokenStore;
+  account: TestAccount;
+  mintToken(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function credentialsFor(config: CategorizationConfig): Promise<Credentials> {
+  const pool = createPool({ connectionString: testServers.databaseUrl, logger: silentLogger(), max: 2 });
+  await migrateUserSchema(pool);
+  const account = await anAccount(pool);
+  const redis = new Redis(testServers.redisUrl);
+  const tokens = createRedisTokenStore(redis, { keyPrefix: config.redisKeyPrefix });
+  const minted: string[] = [];
+  return {
+    pool,
+    tokens,
+    account,
+    async mintToken() {
+      const token = generateAccessToken();
+      const issuedAt = Math.floor(Date.now() / 1000);
+      await tokens.mint({ tokenHash: hashSecret(token), accountId: account.id, expectedGeneration: 0, issuedAt, ttlSeconds: 600 });
+      minted.push(token);
+      return token;
+    },
+    async close() {
+      await redis.del(
+        `${config.redisKeyPrefix}gen:${account.id}`,
+        ...minted.map((token) => `${config.redisKeyPrefix}tok:${hashSecret(token)}`),
+      );
+      await tokens.close();
+      await pool.end();
+    },
+  };
+}
+
+/** XML text escaping as the service's renderer does it. */
+export function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+export const ids = (categories: Category[]): string[] => categories.map((category) => category.id);

@@ -1,0 +1,103 @@
+import request from 'supertest';
+import { createMemoryTokenStore, generateAccessToken, hashSecret } from '@platform/credentials';
+import { createPool } from '@platform/db';
+import { silentLogger, startTcpProxy, testServers, type TcpProxy } from '@platform/testing';
+import { loadConfig } from '../src/config';
+import type { Category } from '../src/domain/category';
+import { startCategorizationService } from '../src/service';
+import { credentialsFor, startService, TAXONOMY_FILE, type Credentials, type StartedService } from './helpers';
+
+const PATH = '/api/v2/categories';
+
+describe('operations', () => {
+  let postgres: TcpProxy;
+  let redis: TcpProxy;
+  let started: StartedService;
+  let credentials: Credentials;
+
+  beforeAll(async () => {
+    postgres = await startTcpProxy(Number(new URL(testServers.databaseUrl).port || 5432));
+    redis = await startTcpProxy(Number(new URL(testServers.redisUrl).port || 6379));
+    started = await startService({
+      DATABASE_URL: postgres.url(testServers.databaseUrl),
+      REDIS_URL: redis.url(testServers.redisUrl),
+      CATEGORY_REFRESH_INTERVAL_MS: '50',
+    });
+    credentials = await credentialsFor(started.config);
+  });
+
+  afterAll(async () => {
+    await started.service.stop();
+    await credentials.close();
+    await postgres.close();
+    await redis.close();
+  });
+
+  it('serves /health/live, /health/ready, /metrics and /openapi.json', async () => {
+    const url = started.service.url;
+    expect((await request(url).get('/health/live')).body).toEqual({ status: 'ok' });
+    expect((await request(url).get('/health/ready')).body).toEqual({ status: 'ready' });
+    await request(url).get(PATH);
+    const metrics = await request(url).get('/metrics');
+    expect(metrics.text).toMatch(/http_requests_total\{[^}]*route="\/api\/v2\/categories"[^}]*status="200"/);
+    const openapi = (await request(url).get('/openapi.json')).body as { openapi: string; paths: Record<string, unknown> };
+    expect(openapi.openapi).toBe('3.1.0');
+    expect(Object.keys(openapi.paths)).toEqual(['/api/v2/categories', '/admin/v1/categories', '/admin/v1/categories/{id}']);
+  });
+
+  it('when Postgres and Redis are down, then the list is still served from memory, a credential gets 503 and readiness fails', async () => {
+    const url = started.service.url;
+    const token = await credentials.mintToken();
+    const before = await request(url).get(PATH);
+    postgres.cut();
+    redis.cut();
+    try {
+      const during = await request(url).get(PATH);
+      expect(during.status).toBe(200);
+      expect(during.headers.etag).toBe(before.headers.etag);
+      expect((during.body as Category[]).length).toBe((before.body as Category[]).length);
+
+      for (const query of [{ apiKey: token }, { apiKey: credentials.account.apiKey }]) {
+        const response = await request(url).get(PATH).query(query);
+        expect(response.status).toBe(503);
+        expect(response.body).toEqual({ code: 503, messages: 'Service temporarily unavailable. Try your call again later.' });
+        expect(response.headers['retry-after']).toBe('5');
+      }
+      const ready = await request(url).get('/health/ready');
+      expect(ready.status).toBe(503);
+    } finally {
+      postgres.restore();
+      redis.restore();
+    }
+    const recovered = async (): Promise<number> => (await request(url).get(PATH).set('Authorization', `Bearer ${token}`)).status;
+    for (let tries = 0; tries < 100 && (await recovered()) !== 200; tries += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await recovered()).toBe(200);
+  });
+
+  it('when a pool and a token store are provided (embedded mode), then they are used and left open at stop', async () => {
+    const pool = createPool({ connectionString: testServers.databaseUrl, logger: silentLogger(), max: 1 });
+    const tokens = createMemoryTokenStore();
+    const config = loadConfig({ CATEGORIZATION_PORT: '0', IAB_TAXONOMY_FILE: TAXONOMY_FILE }, { requireInfrastructure: false });
+    const service = await startCategorizationService({ config, logger: silentLogger(), provided: { pool, tokens } });
+    try {
+      const token = generateAccessToken();
+      await tokens.mint({
+        tokenHash: hashSecret(token),
+        accountId: credentials.account.id,
+        expectedGeneration: 0,
+        issuedAt: 0,
+        ttlSeconds: 60,
+      });
+      const response = await request(service.url).get(PATH).set('Authorization', `Bearer ${token}`);
+      expect(response.status).toBe(200);
+      expect((response.body as Category[]).filter((category) => category.id.startsWith('IAB-'))).toHaveLength(698);
+      expect((await request(service.url).post('/admin/v1/categories').send({ name: 'x', parent: null })).status).toBe(401);
+    } finally {
+      await service.stop();
+    }
+    await expect(pool.query('SELECT 1')).resolves.toBeDefined();
+    await expect(tokens.ping()).resolves.toBeUndefined();
+    await tokens.close();
+    await pool.end();
+  });
+});
