@@ -3,7 +3,7 @@ import { runner } from 'node-pg-migrate';
 import type { Logger } from '@platform/common';
 
 export interface MigrationSet {
-  /** Folder of `NNNN_name.sql` files with `-- Up Migration` / `-- Down Migration` sections. */
+  /** Folder of `<yyyymmddhhmmssSSS>_name.sql` files with `-- Up Migration` / `-- Down Migration` sections. */
   dir: string;
   /** Each service keeps its own history table, so services migrate independently. */
   table: string;
