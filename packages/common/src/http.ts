@@ -32,6 +32,11 @@ export interface HttpAppOptions {
   health: Health;
   openapi: Record<string, unknown>;
   trustProxy?: boolean;
+  /**
+   * Envelope of errors raised before a route picks its own (body size and syntax, 404).
+   * Default `codeMessages`; product apps of the lookup family answer `errorMessage` throughout.
+   */
+  envelope?: Envelope;
 }
 
 export interface HttpApp {
@@ -123,7 +128,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const state: RequestLocals = {
       requestId,
       log: options.logger.child({ requestId }),
-      envelope: 'codeMessages',
+      envelope: options.envelope ?? 'codeMessages',
       challenge: true,
     };
     Object.assign(res.locals, state);

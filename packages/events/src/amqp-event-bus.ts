@@ -1,0 +1,244 @@
+import { randomUUID } from 'node:crypto';
+import amqp, { type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
+import type { Logger } from '@platform/common';
+import { AmqpSubscription, settleWithin, sleep, type Settings } from './amqp-subscription';
+import { BALANCE_EXCHANGE } from './balance-changed';
+import { backoffMs, EventBusUnavailableError, UnroutableEventError, validateEvent, type EventBus, type EventName } from './event-bus';
+
+export interface AmqpEventBusOptions {
+  url: string;
+  logger: Logger;
+  /** Topic exchange the events go through. Default `balance.events`. */
+  exchange?: string;
+  /** Name shown in the RabbitMQ management UI. */
+  connectionName?: string;
+  /** Reconnect backoff. Defaults 200 ms doubling to 5 s. */
+  reconnectInitialMs?: number;
+  reconnectMaxMs?: number;
+  /** How long publish() waits for a connection before it rejects. Default 5 s. */
+  publishTimeoutMs?: number;
+  /** How long publish() waits for the broker's confirm. Default 10 s. */
+  confirmTimeoutMs?: number;
+  /** Delay before a message whose handler failed is requeued; doubles per failure of that message. Defaults 500 ms … 30 s. */
+  retryInitialMs?: number;
+  retryMaxMs?: number;
+  /** How long cancel()/close() wait for handlers in flight. Default 10 s. */
+  drainTimeoutMs?: number;
+}
+
+const PUBLISH_ID = 'x-publish-id';
+
+function withHeartbeat(url: string): string {
+  const parsed = new URL(url);
+  if (!parsed.searchParams.has('heartbeat')) parsed.searchParams.set('heartbeat', '10');
+  return parsed.toString();
+}
+
+/**
+ * RabbitMQ event bus: a durable topic exchange, persistent messages published on a confirm
+ * channel with `mandatory` (an unroutable message is a failure, not a silent drop), durable
+ * consumer queues with a dead-letter queue each, and automatic reconnection with backoff.
+ * Connecting happens in the background: the bus is usable at once and waits for the broker.
+ */
+export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
+  const exchange = options.exchange ?? BALANCE_EXCHANGE;
+  const settings: Settings = {
+    url: withHeartbeat(options.url),
+    logger: options.logger,
+    exchange,
+    deadLetterExchange: `${exchange}.dlx`,
+    connectionName: options.connectionName ?? 'event-bus',
+    reconnectInitialMs: options.reconnectInitialMs ?? 200,
+    reconnectMaxMs: options.reconnectMaxMs ?? 5000,
+    publishTimeoutMs: options.publishTimeoutMs ?? 5000,
+    confirmTimeoutMs: options.confirmTimeoutMs ?? 10_000,
+    retryInitialMs: options.retryInitialMs ?? 500,
+    retryMaxMs: options.retryMaxMs ?? 30_000,
+    drainTimeoutMs: options.drainTimeoutMs ?? 10_000,
+  };
+  const log = settings.logger;
+  const subscriptions = new Set<AmqpSubscription>();
+  const pendingPublishes = new Set<Promise<void>>();
+  const returned = new Set<string>();
+  const stopReconnecting = new AbortController();
+  let model: ChannelModel | undefined;
+  let confirm: ConfirmChannel | undefined;
+  let closing = false;
+  let closed: Promise<void> | undefined;
+  let connecting: Promise<void> | undefined;
+  let connectedWaiters: Array<() => void> = [];
+
+  const dropConnection = (current: ChannelModel, reason: string): void => {
+    if (model !== current) return;
+    model = undefined;
+    confirm = undefined;
+    if (closing) return;
+    log.warn('amqp connection lost, reconnecting', { reason });
+    void current.close().catch(() => undefined);
+    startConnecting();
+  };
+
+  const openOnce = async (): Promise<void> => {
+    const next = await amqp.connect(settings.url, { clientProperties: { connection_name: settings.connectionName } });
+    try {
+      next.on('error', (error: Error) => log.warn('amqp connection error', { error: error.message }));
+      next.on('close', () => dropConnection(next, 'connection closed'));
+      const channel = await next.createConfirmChannel();
+      channel.on('error', (error: Error) => log.warn('amqp publish channel error', { error: error.message }));
+      channel.on('close', () => dropConnection(next, 'publish channel closed'));
+      channel.on('return', (message: ConsumeMessage) => {
+        const id = (message.properties.headers as Record<string, unknown> | undefined)?.[PUBLISH_ID];
+        if (typeof id === 'string') returned.add(id);
+      });
+      await channel.assertExchange(exchange, 'topic', { durable: true });
+      model = next;
+      confirm = channel;
+      for (const subscription of subscriptions) await subscription.attach(next);
+    } catch (error) {
+      model = undefined;
+      confirm = undefined;
+      await next.close().catch(() => undefined);
+      throw error;
+    }
+  };
+
+  function startConnecting(): void {
+    connecting ??= (async () => {
+      for (let attempt = 1; !closing; attempt += 1) {
+        try {
+          await openOnce();
+          log.info('amqp connected', { exchange });
+          const waiters = connectedWaiters;
+          connectedWaiters = [];
+          for (const wake of waiters) wake();
+          return;
+        } catch (error) {
+          const delay = backoffMs(attempt, settings.reconnectInitialMs, settings.reconnectMaxMs);
+          log.warn('amqp connect failed', { attempt, retryInMs: delay, error: error instanceof Error ? error.message : String(error) });
+          await sleep(delay, stopReconnecting.signal);
+        }
+      }
+    })().finally(() => {
+      connecting = undefined;
+    });
+  }
+
+  const reattach = (subscription: AmqpSubscription): void => {
+    const current = model;
+    if (!current || closing) return;
+    // A lone consumer channel died (e.g. its queue was deleted): rebuild it after a pause.
+    void sleep(settings.reconnectInitialMs, stopReconnecting.signal)
+      .then(() => (model === current && !closing ? subscription.attach(current) : undefined))
+      .catch((error: unknown) =>
+        dropConnection(current, `consumer re-attach failed: ${error instanceof Error ? error.message : String(error)}`),
+      );
+  };
+
+  const publishChannel = async (): Promise<ConfirmChannel> => {
+    if (confirm) return confirm;
+    if (closing) throw new EventBusUnavailableError('event bus closed');
+    let timer: NodeJS.Timeout | undefined;
+    let wake: (() => void) | undefined;
+    await new Promise<void>((resolve, reject) => {
+      wake = resolve;
+      connectedWaiters.push(resolve);
+      timer = setTimeout(() => reject(new EventBusUnavailableError('RabbitMQ is unreachable')), settings.publishTimeoutMs);
+    }).finally(() => {
+      clearTimeout(timer);
+      connectedWaiters = connectedWaiters.filter((waiter) => waiter !== wake);
+    });
+    if (!confirm) throw new EventBusUnavailableError('RabbitMQ is unreachable');
+    return confirm;
+  };
+
+  const publishOnce = async (routingKey: EventName, payload: unknown): Promise<void> => {
+    const event = validateEvent(routingKey, payload);
+    const channel = await publishChannel();
+    const publishId = randomUUID();
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        returned.delete(publishId);
+        reject(new EventBusUnavailableError('RabbitMQ did not confirm the message in time'));
+      }, settings.confirmTimeoutMs);
+      try {
+        channel.publish(
+          exchange,
+          routingKey,
+          Buffer.from(JSON.stringify(event)),
+          {
+            persistent: true,
+            mandatory: true,
+            contentType: 'application/json',
+            messageId: event.id,
+            type: routingKey,
+            timestamp: Math.floor(Date.now() / 1000),
+            headers: { [PUBLISH_ID]: publishId },
+          },
+          (error: unknown) => {
+            clearTimeout(timer);
+            const wasReturned = returned.delete(publishId);
+            if (error) reject(new EventBusUnavailableError('RabbitMQ refused or lost the message', { cause: error }));
+            else if (wasReturned) reject(new UnroutableEventError(`no queue is bound to ${exchange} for ${routingKey}`));
+            else resolve();
+          },
+        );
+      } catch (error) {
+        clearTimeout(timer);
+        reject(new EventBusUnavailableError('publish channel closed', { cause: error }));
+      }
+    });
+  };
+
+  startConnecting();
+
+  return {
+    publish(routingKey, payload) {
+      if (closing) return Promise.reject(new EventBusUnavailableError('event bus closed'));
+      const task = publishOnce(routingKey, payload);
+      const tracked = task.catch(() => undefined);
+      pendingPublishes.add(tracked);
+      void tracked.finally(() => pendingPublishes.delete(tracked));
+      return task;
+    },
+
+    consume(queue, bindingKey, handler, consumeOptions = {}) {
+      const subscription = new AmqpSubscription(settings, queue, bindingKey, handler, consumeOptions, reattach);
+      subscriptions.add(subscription);
+      const current = model;
+      if (current) {
+        subscription
+          .attach(current)
+          .catch((error: unknown) =>
+            dropConnection(current, `consumer attach failed: ${error instanceof Error ? error.message : String(error)}`),
+          );
+      }
+      return {
+        ready: subscription.ready,
+        isActive: () => subscription.isActive(),
+        cancel: async () => {
+          await subscription.cancel();
+          subscriptions.delete(subscription);
+        },
+      };
+    },
+
+    ping() {
+      return model && confirm ? Promise.resolve() : Promise.reject(new EventBusUnavailableError('not connected to RabbitMQ'));
+    },
+
+    close() {
+      closed ??= (async () => {
+        await Promise.all([...subscriptions].map((subscription) => subscription.cancel()));
+        closing = true;
+        await settleWithin(pendingPublishes, settings.confirmTimeoutMs);
+        stopReconnecting.abort();
+        await connecting?.catch(() => undefined);
+        const current = model;
+        model = undefined;
+        confirm = undefined;
+        if (current) await current.close().catch(() => undefined);
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { BALANCE_CHANGED, type BalanceChanged } from './balance-changed';
+import { InvalidEventError, PoisonMessageError, UnroutableEventError } from './event-bus';
+import { createInProcessEventBus } from './in-process-event-bus';
+
+function anEvent(overrides: Partial<BalanceChanged> = {}): BalanceChanged {
+  return {
+    id: randomUUID(),
+    type: BALANCE_CHANGED,
+    accountId: 1,
+    productId: 1,
+    previousCredits: 20,
+    credits: 19,
+    cause: 'usage',
+    occurredAt: new Date().toISOString(),
+    ...overrides,
+  };
+}
+
+async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not reached');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe('in-process event bus', () => {
+  it('when an event is published, then the bound consumer receives a copy asynchronously', async () => {
+    const bus = createInProcessEventBus();
+    const received: BalanceChanged[] = [];
+    bus.consume('q', BALANCE_CHANGED, async (event) => {
+      received.push(event);
+      return Promise.resolve();
+    });
+    const event = anEvent();
+    await bus.publish(BALANCE_CHANGED, event);
+    expect(received).toHaveLength(0);
+    await until(() => received.length === 1);
+    expect(received[0]).toEqual(event);
+    expect(received[0]).not.toBe(event);
+    await bus.close();
+  });
+
+  it('when the payload is invalid, then publish rejects with InvalidEventError', async () => {
+    const bus = createInProcessEventBus();
+    bus.consume('q', BALANCE_CHANGED, () => Promise.resolve());
+    await expect(bus.publish(BALANCE_CHANGED, { ...anEvent(), credits: -1 })).rejects.toBeInstanceOf(InvalidEventError);
+    await bus.close();
+  });
+
+  it('when no queue is bound, then publish rejects as unroutable instead of dropping the event', async () => {
+    const bus = createInProcessEventBus();
+    await expect(bus.publish(BALANCE_CHANGED, anEvent())).rejects.toBeInstanceOf(UnroutableEventError);
+    await bus.close();
+  });
+
+  it('when the handler fails, then the event is redelivered with redelivered=true until it succeeds', async () => {
+    const bus = createInProcessEventBus({ retryInitialMs: 5 });
+    const deliveries: boolean[] = [];
+    bus.consume('q', BALANCE_CHANGED, async (_event, delivery) => {
+      deliveries.push(delivery.redelivered);
+      if (deliveries.length < 3) throw new Error('database down');
+      return Promise.resolve();
+    });
+    await bus.publish(BALANCE_CHANGED, anEvent());
+    await until(() => deliveries.length === 3);
+    expect(deliveries).toEqual([false, true, true]);
+    await bus.close();
+  });
+
+  it('when the handler says poison, then the event is dead-lettered and not retried', async () => {
+    const bus = createInProcessEventBus({ retryInitialMs: 5 });
+    let calls = 0;
+    bus.consume(
+      'q',
+      BALANCE_CHANGED,
+      async () => {
+        calls += 1;
+        return Promise.reject(new PoisonMessageError('unknown account'));
+      },
+      { deadLetterQueue: 'q.dlq' },
+    );
+    const event = anEvent();
+    await bus.publish(BALANCE_CHANGED, event);
+    await until(() => bus.deadLetters('q.dlq').length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(calls).toBe(1);
+    expect(bus.deadLetters('q.dlq')).toEqual([event]);
+    await bus.close();
+  });
+
+  it('when the consumer is cancelled, then the queue keeps events for the next consumer', async () => {
+    const bus = createInProcessEventBus();
+    const first = bus.consume('q', BALANCE_CHANGED, () => Promise.resolve());
+    await first.cancel();
+    expect(first.isActive()).toBe(false);
+    const event = anEvent();
+    await bus.publish(BALANCE_CHANGED, event);
+    const received: string[] = [];
+    bus.consume('q', BALANCE_CHANGED, async (delivered) => {
+      received.push(delivered.id);
+      return Promise.resolve();
+    });
+    await until(() => received.length === 1);
+    expect(received).toEqual([event.id]);
+    await bus.close();
+  });
+
+  it('when prefetch is 2, then at most two handlers run at once', async () => {
+    const bus = createInProcessEventBus();
+    let running = 0;
+    let peak = 0;
+    let done = 0;
+    bus.consume(
+      'q',
+      BALANCE_CHANGED,
+      async () => {
+        running += 1;
+        peak = Math.max(peak, running);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        running -= 1;
+        done += 1;
+      },
+      { prefetch: 2 },
+    );
+    for (let index = 0; index < 6; index += 1) await bus.publish(BALANCE_CHANGED, anEvent());
+    await until(() => done === 6);
+    expect(peak).toBe(2);
+    await bus.close();
+  });
+
+  it('when closed, then it waits for handlers in flight and refuses new events', async () => {
+    const bus = createInProcessEventBus();
+    let finished = false;
+    let started = false;
+    bus.consume('q', BALANCE_CHANGED, async () => {
+      started = true;
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      finished = true;
+    });
+    await bus.publish(BALANCE_CHANGED, anEvent());
+    await until(() => started);
+    await bus.close();
+    expect(finished).toBe(true);
+    await expect(bus.publish(BALANCE_CHANGED, anEvent())).rejects.toThrow('closed');
+    await expect(bus.ping()).rejects.toThrow('closed');
+  });
+});

@@ -1,0 +1,266 @@
+import { randomUUID } from 'node:crypto';
+import amqp, { type Channel, type ChannelModel } from 'amqplib';
+import { eventually, silentLogger, startTcpProxy, testServers, uniqueId, type TcpProxy } from '@platform/testing';
+import {
+  BALANCE_CHANGED,
+  createAmqpEventBus,
+  EventBusUnavailableError,
+  PoisonMessageError,
+  UnroutableEventError,
+  type BalanceChanged,
+  type EventBus,
+} from '../src';
+
+function anEvent(overrides: Partial<BalanceChanged> = {}): BalanceChanged {
+  return {
+    id: randomUUID(),
+    type: BALANCE_CHANGED,
+    accountId: 7,
+    productId: 1,
+    previousCredits: 20,
+    credits: 19,
+    cause: 'usage',
+    occurredAt: new Date().toISOString(),
+    ...overrides,
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('AMQP event bus (real RabbitMQ)', () => {
+  let admin: ChannelModel;
+  let channel: Channel;
+  const exchanges = new Set<string>();
+  const queues = new Set<string>();
+  const buses: EventBus[] = [];
+  const proxies: TcpProxy[] = [];
+
+  /** A bus on its own exchange, so that parallel tests never see each other's messages. */
+  function names(): { exchange: string; queue: string; deadLetterQueue: string } {
+    const exchange = uniqueId('test.events.');
+    const queue = `${exchange}.q`;
+    const deadLetterQueue = `${queue}.dead`;
+    exchanges.add(exchange).add(`${exchange}.dlx`);
+    queues.add(queue).add(deadLetterQueue);
+    return { exchange, queue, deadLetterQueue };
+  }
+
+  function aBus(exchange: string, url = testServers.amqpUrl, extra: Partial<Parameters<typeof createAmqpEventBus>[0]> = {}): EventBus {
+    const bus = createAmqpEventBus({
+      url,
+      exchange,
+      logger: silentLogger(),
+      retryInitialMs: 20,
+      reconnectInitialMs: 50,
+      reconnectMaxMs: 200,
+      ...extra,
+    });
+    buses.push(bus);
+    return bus;
+  }
+
+  async function queueDepth(queue: string): Promise<number> {
+    return (await channel.checkQueue(queue)).messageCount;
+  }
+
+  beforeAll(async () => {
+    admin = await amqp.connect(testServers.amqpUrl);
+    channel = await admin.createChannel();
+  });
+
+  afterEach(async () => {
+    await Promise.all(buses.splice(0).map((bus) => bus.close()));
+    await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
+  });
+
+  afterAll(async () => {
+    for (const queue of queues) await channel.deleteQueue(queue).catch(() => undefined);
+    for (const exchange of exchanges) await channel.deleteExchange(exchange).catch(() => undefined);
+    await admin.close();
+  });
+
+  it('when an event is published, then publish resolves on confirm and the consumer gets it', async () => {
+    const { exchange, queue } = names();
+    const bus = aBus(exchange);
+    const received: BalanceChanged[] = [];
+    const subscription = bus.consume(queue, BALANCE_CHANGED, async (event) => {
+      received.push(event);
+      return Promise.resolve();
+    });
+    await subscription.ready;
+    const event = anEvent();
+    await bus.publish(BALANCE_CHANGED, event);
+    await eventually(() => (received.length === 1 ? true : undefined));
+    expect(received[0]).toEqual(event);
+    await eventually(async () => ((await queueDepth(queue)) === 0 ? true : undefined));
+    await bus.ping();
+  });
+
+  it('when the queue is durable and declared with a dead-letter queue, then both exist after consume', async () => {
+    const { exchange, queue, deadLetterQueue } = names();
+    const bus = aBus(exchange);
+    await bus.consume(queue, BALANCE_CHANGED, () => Promise.resolve()).ready;
+    await expect(channel.checkQueue(queue)).resolves.toMatchObject({ queue });
+    await expect(channel.checkQueue(deadLetterQueue)).resolves.toMatchObject({ queue: deadLetterQueue });
+  });
+
+  it('when no queue is bound to the routing key, then publish rejects as unroutable', async () => {
+    const { exchange } = names();
+    const bus = aBus(exchange);
+    await expect(bus.publish(BALANCE_CHANGED, anEvent())).rejects.toBeInstanceOf(UnroutableEventError);
+  });
+
+  it('when a message is not JSON or fails the schema, then it goes to the dead-letter queue and the handler never runs', async () => {
+    const { exchange, queue, deadLetterQueue } = names();
+    const bus = aBus(exchange);
+    let calls = 0;
+    await bus.consume(queue, BALANCE_CHANGED, async () => {
+      calls += 1;
+      return Promise.resolve();
+    }).ready;
+    channel.publish(exchange, BALANCE_CHANGED, Buffer.from('{not json'), { persistent: true });
+    channel.publish(exchange, BALANCE_CHANGED, Buffer.from(JSON.stringify({ ...anEvent(), credits: -5 })), { persistent: true });
+    await eventually(async () => ((await queueDepth(deadLetterQueue)) === 2 ? true : undefined));
+    expect(calls).toBe(0);
+    const first = await channel.get(deadLetterQueue, { noAck: true });
+    expect(first && first.content.toString()).toBe('{not json');
+  });
+
+  it('when the handler throws PoisonMessageError, then the message is dead-lettered, not retried', async () => {
+    const { exchange, queue, deadLetterQueue } = names();
+    const bus = aBus(exchange);
+    let calls = 0;
+    await bus.consume(queue, BALANCE_CHANGED, async () => {
+      calls += 1;
+      return Promise.reject(new PoisonMessageError('unknown account'));
+    }).ready;
+    await bus.publish(BALANCE_CHANGED, anEvent());
+    await eventually(async () => ((await queueDepth(deadLetterQueue)) === 1 ? true : undefined));
+    await sleep(100);
+    expect(calls).toBe(1);
+  });
+
+  it('when the handler fails transiently, then the message is requeued and redelivered until it succeeds', async () => {
+    const { exchange, queue } = names();
+    const bus = aBus(exchange);
+    const deliveries: boolean[] = [];
+    await bus.consume(queue, BALANCE_CHANGED, async (_event, delivery) => {
+      deliveries.push(delivery.redelivered);
+      if (deliveries.length < 3) throw new Error('database unavailable');
+      return Promise.resolve();
+    }).ready;
+    await bus.publish(BALANCE_CHANGED, anEvent());
+    await eventually(() => (deliveries.length === 3 ? true : undefined));
+    expect(deliveries).toEqual([false, true, true]);
+    await eventually(async () => ((await queueDepth(queue)) === 0 ? true : undefined));
+  });
+
+  it('when prefetch is 3, then no more than 3 deliveries are in flight', async () => {
+    const { exchange, queue } = names();
+    const bus = aBus(exchange);
+    let running = 0;
+    let peak = 0;
+    let done = 0;
+    await bus.consume(
+      queue,
+      BALANCE_CHANGED,
+      async () => {
+        running += 1;
+        peak = Math.max(peak, running);
+        await sleep(40);
+        running -= 1;
+        done += 1;
+      },
+      { prefetch: 3 },
+    ).ready;
+    await Promise.all(Array.from({ length: 10 }, () => bus.publish(BALANCE_CHANGED, anEvent())));
+    await eventually(() => (done === 10 ? true : undefined));
+    expect(peak).toBe(3);
+  });
+
+  it('when RabbitMQ becomes unreachable, then publish fails fast, and after it returns the bus reconnects and the consumer resumes', async () => {
+    const { exchange, queue } = names();
+    const proxy = await startTcpProxy(Number(new URL(testServers.amqpUrl).port || 5672));
+    proxies.push(proxy);
+    const bus = aBus(exchange, proxy.url(testServers.amqpUrl), { publishTimeoutMs: 300 });
+    const received: string[] = [];
+    const subscription = bus.consume(queue, BALANCE_CHANGED, async (event) => {
+      received.push(event.id);
+      return Promise.resolve();
+    });
+    await subscription.ready;
+
+    proxy.cut();
+    await eventually(async () =>
+      (await bus.ping().then(
+        () => false,
+        () => true,
+      ))
+        ? true
+        : undefined,
+    );
+    expect(subscription.isActive()).toBe(false);
+    await expect(bus.publish(BALANCE_CHANGED, anEvent())).rejects.toBeInstanceOf(EventBusUnavailableError);
+
+    proxy.restore();
+    await eventually(async () =>
+      (await bus.ping().then(
+        () => true,
+        () => false,
+      ))
+        ? true
+        : undefined,
+    );
+    await eventually(() => (subscription.isActive() ? true : undefined));
+    const event = anEvent();
+    await bus.publish(BALANCE_CHANGED, event);
+    await eventually(() => (received.includes(event.id) ? true : undefined));
+  });
+
+  it('when the connection drops before the ack, then the broker redelivers the message to the next consumer', async () => {
+    const { exchange, queue } = names();
+    const proxy = await startTcpProxy(Number(new URL(testServers.amqpUrl).port || 5672));
+    proxies.push(proxy);
+    const crashing = aBus(exchange, proxy.url(testServers.amqpUrl), {
+      reconnectInitialMs: 60_000,
+      reconnectMaxMs: 60_000,
+      drainTimeoutMs: 100,
+    });
+    let seenByCrashing = 0;
+    await crashing.consume(queue, BALANCE_CHANGED, async () => {
+      seenByCrashing += 1;
+      proxy.cut();
+      return new Promise(() => undefined);
+    }).ready;
+    const event = anEvent();
+    await aBus(exchange).publish(BALANCE_CHANGED, event);
+    await eventually(() => (seenByCrashing === 1 ? true : undefined));
+
+    const redeliveries: boolean[] = [];
+    const next = aBus(exchange);
+    await next.consume(queue, BALANCE_CHANGED, async (delivered, delivery) => {
+      if (delivered.id === event.id) redeliveries.push(delivery.redelivered);
+      return Promise.resolve();
+    }).ready;
+    await eventually(() => (redeliveries.length === 1 ? true : undefined));
+    expect(redeliveries).toEqual([true]);
+  });
+
+  it('when closed, then handlers in flight finish and are acknowledged first', async () => {
+    const { exchange, queue } = names();
+    const bus = aBus(exchange);
+    let started = false;
+    let finished = false;
+    await bus.consume(queue, BALANCE_CHANGED, async () => {
+      started = true;
+      await sleep(150);
+      finished = true;
+    }).ready;
+    await bus.publish(BALANCE_CHANGED, anEvent());
+    await eventually(() => (started ? true : undefined));
+    await bus.close();
+    expect(finished).toBe(true);
+    await eventually(async () => ((await queueDepth(queue)) === 0 ? true : undefined));
+    await expect(bus.publish(BALANCE_CHANGED, anEvent())).rejects.toBeInstanceOf(EventBusUnavailableError);
+  });
+});

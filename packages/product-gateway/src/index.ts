@@ -1,0 +1,3 @@
+export * from './lookup-request';
+export * from './product-gateway';
+export * from './usage-client';

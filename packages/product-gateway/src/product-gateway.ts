@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { handler, locals, Params, sendBody, type OutputFormat } from '@platform/common';
+import { signServiceJwt } from '@platform/credentials';
+import { readLookupRequest } from './lookup-request';
+import { createUsageClient, type UsageClient } from './usage-client';
+
+/** A product call that passed the credential and parameter checks and was debited one credit. */
+export interface AcceptedCall {
+  /** Normalized lookup target (IDNA ASCII, lower case), or an IP address. */
+  domainName: string;
+  accountId: number;
+  productId: number;
+  /** Credits left in the pool after this call. */
+  credits: number;
+  /** The usage API's idempotency key for this call. */
+  requestId: string;
+  outputFormat: OutputFormat;
+}
+
+/** The product's own work for an accepted call: its result (or the promise of it) is rendered as JSON or XML. */
+export type LookupHandler = (call: AcceptedCall, req: Request) => unknown;
+
+type Signer = { serviceJwtSecret: string } | { signJwt: () => string };
+
+export type ProductGatewayOptions = Signer & {
+  /** Base URL of the user service (USER_URL). */
+  userUrl: string;
+  /** The product this app serves; its pool is debited (product 24 debits the lookup pool of product 1). */
+  productId: number;
+  /** `iss` of the service JWT. Default `product-<productId>`. */
+  issuer?: string;
+  fetch?: typeof fetch;
+  /** Per attempt. Default 5 s. */
+  timeoutMs?: number;
+  /** Extra attempts after a network error or 5xx (same requestId, so never a double debit). Default 2. */
+  retries?: number;
+};
+
+export interface ProductGateway {
+  /**
+   * Middleware: checks the credential and `domainName`, debits one credit, stores the
+   * AcceptedCall (read it with `acceptedCall(res)`) and calls next. Errors go to the app's
+   * error handler in the ErrorMessage envelope, so mount it in an app made by `createHttpApp`.
+   */
+  meter: RequestHandler;
+  /** GET and POST on `path`: the checks and the debit, then `lookup`, rendered in the requested format. */
+  routes(path: string, lookup: LookupHandler): Router;
+}
+
+const CALL = 'productCall';
+
+/** The AcceptedCall that `meter` stored for this request. */
+export function acceptedCall(res: Response): AcceptedCall {
+  const call = (res.locals as Record<string, unknown>)[CALL] as AcceptedCall | undefined;
+  if (!call) throw new Error('acceptedCall(res) used on a route without the gateway meter');
+  return call;
+}
+
+/**
+ * The credential-and-credits middleware of the domain-registration-lookup family (CONTRACT
+ * §4.2): the API key or token in `apiKey` or `Authorization: Bearer`, `domainName` from the
+ * query (GET) or the JSON body (POST), one credit per accepted call through the user service's
+ * internal usage API, errors as `{"ErrorMessage": {"errorCode", "msg"}}` in JSON or XML.
+ */
+export function createProductGateway(options: ProductGatewayOptions): ProductGateway {
+  const issuer = options.issuer ?? `product-${options.productId}`;
+  const signJwt =
+    'signJwt' in options
+      ? options.signJwt
+      : () => signServiceJwt({ issuer, audience: 'user', secret: options.serviceJwtSecret, ttlSeconds: 60 });
+  const usage: UsageClient = createUsageClient({
+    userUrl: options.userUrl,
+    signJwt,
+    fetch: options.fetch ?? fetch,
+    timeoutMs: options.timeoutMs ?? 5000,
+    retries: options.retries ?? 2,
+  });
+
+  const accept = async (req: Request, res: Response): Promise<AcceptedCall> => {
+    const state = locals(res);
+    state.envelope = 'errorMessage';
+    const lookup = readLookupRequest(req, Params.from(req));
+    state.outputFormat = lookup.outputFormat;
+    const requestId = randomUUID();
+    const grant = await usage.debit({ credential: lookup.credential, productId: options.productId, units: 1, requestId });
+    return {
+      domainName: lookup.domainName,
+      accountId: grant.accountId,
+      productId: options.productId,
+      credits: grant.credits,
+      requestId,
+      outputFormat: lookup.outputFormat,
+    };
+  };
+
+  const meter: RequestHandler = (req, res, next) => {
+    accept(req, res).then((call) => {
+      (res.locals as Record<string, unknown>)[CALL] = call;
+      next();
+    }, next);
+  };
+
+  return {
+    meter,
+    routes(path, lookup) {
+      const router = Router();
+      const serve = handler('errorMessage', async (req, res) => {
+        const call = await accept(req, res);
+        const body = await lookup(call, req);
+        sendBody(res, 200, body, call.outputFormat);
+      });
+      router.get(path, serve);
+      router.post(path, serve);
+      return router;
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { verifyServiceJwt, type ServiceJwtClaims } from '@platform/credentials';
+
+/** Products and their pools as in CONTRACT §5 (the part the tests use). */
+const POOL_OF: Record<number, number> = { 1: 1, 24: 1, 14: 14, 27: 14, 101: 14, 7: 7 };
+
+/**
+ * A stand-in for the user service's internal usage API (CONTRACT §7) over in-memory maps, until
+ * the real one exists: service JWT check, credential → account, pool debit that never goes
+ * below 0, requestId replay.
+ */
+export interface FakeUsageApi {
+  url: string;
+  /** A key or token that authenticates as `accountId`. */
+  addCredential(credential: string, accountId: number): void;
+  setCredits(accountId: number, productId: number, credits: number): void;
+  credits(accountId: number, productId: number): number | undefined;
+  /** Every request received, with the verified JWT claims. */
+  calls: Array<{ body: Record<string, unknown>; claims: ServiceJwtClaims | undefined }>;
+  /** The next `count` requests answer `status` (e.g. 503) before doing anything. */
+  failNext(count: number, status: number): void;
+  close(): Promise<void>;
+}
+
+export async function startFakeUsageApi(secret: string): Promise<FakeUsageApi> {
+  const accounts = new Map<string, number>();
+  const balances = new Map<string, number>();
+  const replies = new Map<string, { digest: string; status: number; body: unknown }>();
+  const calls: FakeUsageApi['calls'] = [];
+  let failures: { count: number; status: number } = { count: 0, status: 503 };
+  const poolKey = (accountId: number, productId: number): string => `${accountId}:${POOL_OF[productId] ?? productId}`;
+
+  const app = express();
+  app.use(express.json());
+  app.post('/internal/v1/usage', (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    let claims: ServiceJwtClaims | undefined;
+    try {
+      claims = verifyServiceJwt(/^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1] ?? '', { audience: 'user', secret });
+    } catch {
+      claims = undefined;
+    }
+    calls.push({ body, claims });
+    if (failures.count > 0) {
+      failures = { ...failures, count: failures.count - 1 };
+      res
+        .status(failures.status)
+        .set('Retry-After', '2')
+        .json({ code: failures.status, messages: 'Service temporarily unavailable. Try your call again later.' });
+      return;
+    }
+    if (!claims) {
+      res.status(401).json({ code: 401, messages: 'Access restricted. Check credits balance or enter the correct API key.' });
+      return;
+    }
+    const { credential, productId, units, requestId } = body;
+    if (typeof credential !== 'string' || typeof productId !== 'number' || typeof requestId !== 'string' || units !== 1) {
+      res.status(422).json({ code: 422, messages: { units: ['The selected units is invalid.'] } });
+      return;
+    }
+    const digest = JSON.stringify([credential, productId, units]);
+    const replay = replies.get(requestId);
+    if (replay) {
+      if (replay.digest !== digest) res.status(409).json({ code: 409, messages: 'Conflict.' });
+      else res.status(replay.status).json(replay.body);
+      return;
+    }
+    const answer = (status: number, answerBody: unknown): void => {
+      replies.set(requestId, { digest, status, body: answerBody });
+      res.status(status).json(answerBody);
+    };
+    const accountId = accounts.get(credential);
+    if (accountId === undefined)
+      return answer(401, { code: 401, messages: 'Access restricted. Check credits balance or enter the correct API key.' });
+    const key = poolKey(accountId, productId);
+    const credits = balances.get(key);
+    if (credits === undefined || credits < units)
+      return answer(403, { code: 403, messages: 'Access restricted. Check credits balance or enter the correct API key.' });
+    balances.set(key, credits - units);
+    return answer(200, { accountId, productId, credits: credits - units });
+  });
+
+  const server: Server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    addCredential: (credential, accountId) => accounts.set(credential, accountId),
+    setCredits: (accountId, productId, credits) => balances.set(poolKey(accountId, productId), credits),
+    credits: (accountId, productId) => balances.get(poolKey(accountId, productId)),
+    calls,
+    failNext(count, status) {
+      failures = { count, status };
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

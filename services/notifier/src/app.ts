@@ -1,0 +1,22 @@
+import { createHttpApp, Health } from '@platform/common';
+import { pingPostgres } from '@platform/db';
+import type { NotifierDeps } from './deps';
+import { createNotifierMetrics, type NotifierMetrics } from './metrics';
+import { openapi } from './openapi';
+
+/** What readiness needs to know about the consumer, which starts after the app exists. */
+export interface ConsumerProbe {
+  isConsuming(): boolean;
+}
+
+/** The notifier's HTTP side: health, metrics, OpenAPI. No I/O here. */
+export function createApp(deps: NotifierDeps, consumer: ConsumerProbe) {
+  const health = new Health({
+    postgres: pingPostgres(deps.pool),
+    rabbitmq: () => deps.bus.ping(),
+    consumer: () => (consumer.isConsuming() ? Promise.resolve() : Promise.reject(new Error('not consuming'))),
+  });
+  const http = createHttpApp({ service: 'notifier', logger: deps.logger, health, openapi });
+  const metrics: NotifierMetrics = createNotifierMetrics(http.metrics.registry);
+  return { app: http.finish(), health, metrics };
+}

@@ -1,0 +1,41 @@
+import { ConfigError } from '@platform/common';
+import { loadConfig } from './config';
+import { createDeps } from './deps';
+import { silentLogger } from '@platform/testing';
+
+describe('notifier config', () => {
+  it('when started standalone without infrastructure URLs, then one error names every missing variable', () => {
+    expect(() => loadConfig({})).toThrow(ConfigError);
+    expect(() => loadConfig({})).toThrow(/DATABASE_URL: Required; AMQP_URL: Required; SMTP_URL: Required/);
+  });
+
+  it('when values are bad, then they are reported together', () => {
+    expect(() =>
+      loadConfig({ DATABASE_URL: 'mysql://x', AMQP_URL: 'amqp://localhost', SMTP_URL: 'smtp://localhost', NOTIFIER_PORT: 'abc' }),
+    ).toThrow(/NOTIFIER_PORT.*DATABASE_URL: must be a postgres or postgresql URL/);
+  });
+
+  it('when only the required URLs are given, then the contract defaults apply', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://localhost/db', AMQP_URL: 'amqp://localhost', SMTP_URL: 'smtp://localhost:2525' });
+    expect(config).toMatchObject({
+      port: 8084,
+      host: '127.0.0.1',
+      mailFrom: 'Account alerts <alerts@localhost>',
+      settingsUrl: 'http://127.0.0.1:8082/user-service/notification-settings',
+      exchange: 'balance.events',
+      queue: 'notifier.balance-changed',
+      deadLetterQueue: 'notifier.balance-changed.dead',
+      prefetch: 10,
+    });
+  });
+
+  it('when USER_URL is set and SETTINGS_URL is not, then the settings URL is derived from it', () => {
+    const config = loadConfig({ USER_URL: 'https://api.example.com/' }, { requireInfrastructure: false });
+    expect(config.settingsUrl).toBe('https://api.example.com/user-service/notification-settings');
+  });
+
+  it('when embedded without a provided pool or DATABASE_URL, then createDeps refuses', () => {
+    const config = loadConfig({ OUTBOX_DIR: '/tmp/outbox' }, { requireInfrastructure: false });
+    expect(() => createDeps(config, silentLogger())).toThrow(/DATABASE_URL: Required; AMQP_URL: Required/);
+  });
+});

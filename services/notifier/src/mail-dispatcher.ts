@@ -1,0 +1,121 @@
+import type pg from 'pg';
+import type { Logger } from '@platform/common';
+import { backoffMs } from '@platform/events';
+import type { Mailer } from './mailer';
+import type { NotifierMetrics } from './metrics';
+import { claimDueMail, markFailed, markSent, type ClaimedMail } from './store/mail-outbox';
+
+export interface MailDispatcherOptions {
+  pool: pg.Pool;
+  mailer: Mailer;
+  logger: Logger;
+  metrics: NotifierMetrics;
+  mailFrom: string;
+  /** Sends the e-mails queued by the consumers of this event queue. */
+  queue: string;
+  /** How often the outbox is checked for due e-mails (retries, leftovers of a crash). Default 1 s. */
+  pollMs?: number;
+  /** How long a claimed e-mail is reserved for this process. Default 60 s. */
+  leaseMs?: number;
+  /** SMTP retry backoff. Defaults 1 s doubling to 5 min; retries never stop. */
+  retryInitialMs?: number;
+  retryMaxMs?: number;
+}
+
+export interface MailDispatcher {
+  /** Sends what is due now (after an event queued e-mails). */
+  wake(): void;
+  /** Stops polling and waits for the e-mail being sent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Sends the mail outbox: claim one due e-mail (lease), send it, mark it sent; on an SMTP error
+ * mark it failed with a later retry time. The window that remains: a crash after the SMTP
+ * server accepted an e-mail and before it is marked sent resends it after the lease, with the
+ * same Message-ID.
+ */
+export function startMailDispatcher(options: MailDispatcherOptions): MailDispatcher {
+  const { pool, mailer, logger, metrics } = options;
+  const leaseMs = options.leaseMs ?? 60_000;
+  const retryInitialMs = options.retryInitialMs ?? 1000;
+  const retryMaxMs = options.retryMaxMs ?? 300_000;
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  let again = false;
+
+  const sendOne = async (mail: ClaimedMail): Promise<void> => {
+    try {
+      await mailer.send({
+        messageId: mail.messageId,
+        from: options.mailFrom,
+        to: mail.recipient,
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
+        headers: { 'X-Alert-Kind': mail.kind },
+      });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const retryInMs = backoffMs(mail.attempts, retryInitialMs, retryMaxMs);
+      metrics.emails.inc({ kind: mail.kind, result: 'failed' });
+      logger.warn('alert e-mail not sent, will retry', {
+        mailId: mail.id,
+        kind: mail.kind,
+        attempts: mail.attempts,
+        retryInMs,
+        error: message,
+      });
+      await markFailed(pool, mail.id, message, retryInMs);
+      return;
+    }
+    await markSent(pool, mail.id);
+    metrics.emails.inc({ kind: mail.kind, result: 'sent' });
+    logger.info('alert e-mail sent', {
+      mailId: mail.id,
+      kind: mail.kind,
+      accountId: mail.accountId,
+      poolId: mail.poolId,
+      attempts: mail.attempts,
+    });
+  };
+
+  const drain = async (): Promise<void> => {
+    do {
+      again = false;
+      while (!stopped) {
+        const mail = await claimDueMail(pool, options.queue, leaseMs);
+        if (!mail) break;
+        await sendOne(mail);
+      }
+    } while (again && !stopped);
+  };
+
+  const wake = (): void => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = drain()
+      .catch((error: unknown) => {
+        logger.warn('mail outbox unavailable, will retry', { error: error instanceof Error ? error.message : String(error) });
+      })
+      .finally(() => {
+        running = undefined;
+      });
+  };
+
+  const timer = setInterval(wake, options.pollMs ?? 1000);
+  timer.unref();
+  wake();
+
+  return {
+    wake,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

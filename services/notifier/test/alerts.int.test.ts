@@ -1,0 +1,182 @@
+import amqp from 'amqplib';
+import request from 'supertest';
+import { eventually, testServers } from '@platform/testing';
+import type { NotifierService } from '../src/service';
+import { aChange, createHarness, SETTINGS_URL, type Harness } from './harness';
+
+describe('notifier: alert e-mails through RabbitMQ and SMTP', () => {
+  let harness: Harness;
+  let service: NotifierService;
+
+  beforeAll(async () => {
+    harness = await createHarness();
+    service = await harness.start();
+  });
+
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it('when the pool crosses the threshold and then hovers below it, then exactly one low-balance e-mail', async () => {
+    const account = await harness.account();
+    const events = [
+      aChange(account, 20, 15),
+      aChange(account, 15, 9),
+      aChange(account, 9, 8),
+      aChange(account, 8, 9),
+      aChange(account, 9, 5),
+    ];
+    for (const event of events) await harness.publish(event);
+    await harness.settled(account, events);
+
+    const mails = harness.mailsTo(account);
+    expect(mails).toHaveLength(1);
+    const [mail] = mails;
+    expect(mail?.subject).toBe('Low balance alert: WHOIS API has 9 credits left');
+    expect(mail?.text).toContain('WHOIS API');
+    expect(mail?.text).toContain('9 credits left');
+    expect(mail?.text).toContain(SETTINGS_URL);
+    expect(mail?.html).toEqual(expect.stringContaining('9 credits left'));
+    expect(mail?.html).toEqual(expect.stringContaining(`href="${SETTINGS_URL}"`));
+    expect(mail?.messageId).toBe(`<low-balance-alert.${events[1]?.id}@example.test>`);
+    expect(mail?.from?.text).toContain('alerts@example.test');
+  });
+
+  it('when the pool goes low and then to 0, then the zero alert is a separate e-mail', async () => {
+    const account = await harness.account();
+    const events = [aChange(account, 11, 5), aChange(account, 5, 0), aChange(account, 0, 0)];
+    for (const event of events) await harness.publish(event);
+    await harness.settled(account, events);
+
+    expect(harness.mailsTo(account).map((mail) => mail.subject)).toEqual([
+      'Low balance alert: WHOIS API has 5 credits left',
+      'Zero balance alert: WHOIS API has no credits left',
+    ]);
+  });
+
+  it('when the research pool reaches 0 straight from above the threshold, then one zero alert naming Domain Research Suite', async () => {
+    const account = await harness.account({ 14: 50 });
+    const events = [aChange(account, 50, 0, { productId: 14 })];
+    await harness.publish(events[0]!);
+    await harness.settled(account, events);
+    expect(harness.mailsTo(account).map((mail) => mail.subject)).toEqual(['Zero balance alert: Domain Research Suite has no credits left']);
+  });
+
+  it('when a top-up brings the pool back, then both alerts re-arm and fire again on the next crossings', async () => {
+    const account = await harness.account();
+    const events = [
+      aChange(account, 15, 5),
+      aChange(account, 5, 100),
+      aChange(account, 100, 3),
+      aChange(account, 3, 0),
+      aChange(account, 0, 2),
+      aChange(account, 2, 0),
+    ];
+    for (const event of events) await harness.publish(event);
+    await harness.settled(account, events);
+    expect(harness.mailsTo(account).map((mail) => mail.subject)).toEqual([
+      'Low balance alert: WHOIS API has 5 credits left',
+      'Low balance alert: WHOIS API has 3 credits left',
+      'Zero balance alert: WHOIS API has no credits left',
+      'Zero balance alert: WHOIS API has no credits left',
+    ]);
+  });
+
+  it('when both alerts are disabled in the settings, then nothing is sent', async () => {
+    const account = await harness.account();
+    await harness.pool.query(
+      'INSERT INTO notification_settings (account_id, low_balance_enabled, low_balance_threshold, zero_balance_enabled) VALUES ($1, false, 10, false)',
+      [account.id],
+    );
+    const events = [aChange(account, 20, 5), aChange(account, 5, 0)];
+    for (const event of events) await harness.publish(event);
+    await harness.settled(account, events);
+    expect(harness.mailsTo(account)).toHaveLength(0);
+  });
+
+  it('when only the low alert is disabled, then only the zero alert is sent', async () => {
+    const account = await harness.account();
+    await harness.pool.query('INSERT INTO notification_settings (account_id, low_balance_enabled) VALUES ($1, false)', [account.id]);
+    const events = [aChange(account, 20, 5), aChange(account, 5, 0)];
+    for (const event of events) await harness.publish(event);
+    await harness.settled(account, events);
+    expect(harness.mailsTo(account).map((mail) => mail.subject)).toEqual(['Zero balance alert: WHOIS API has no credits left']);
+  });
+
+  it('when the account set its own threshold, then the crossing is measured against it', async () => {
+    const account = await harness.account();
+    await harness.pool.query('INSERT INTO notification_settings (account_id, low_balance_threshold) VALUES ($1, 500)', [account.id]);
+    const events = [aChange(account, 600, 550), aChange(account, 550, 499), aChange(account, 499, 20)];
+    for (const event of events) await harness.publish(event);
+    await harness.settled(account, events);
+    expect(harness.mailsTo(account).map((mail) => mail.subject)).toEqual(['Low balance alert: WHOIS API has 499 credits left']);
+  });
+
+  it('when a pool is created below the threshold or the threshold is raised above the balance, then nothing is sent', async () => {
+    const account = await harness.account();
+    const created = aChange(account, 0, 5);
+    await harness.publish(created);
+    await harness.settled(account, [created]);
+    await harness.pool.query('INSERT INTO notification_settings (account_id, low_balance_threshold) VALUES ($1, 1000)', [account.id]);
+    const events = [aChange(account, 5, 400), aChange(account, 400, 390)];
+    for (const event of events) await harness.publish(event);
+    await harness.settled(account, events);
+    expect(harness.mailsTo(account)).toHaveLength(0);
+  });
+
+  it('when the same event is published twice, or the same change again under a new id, then one e-mail', async () => {
+    const account = await harness.account();
+    const crossing = aChange(account, 20, 5);
+    const copy = { ...aChange(account, 20, 5), occurredAt: crossing.occurredAt };
+    await harness.publish(crossing);
+    await harness.publish(crossing);
+    await harness.publish(copy);
+    await harness.settled(account, [crossing, copy]);
+    expect(harness.mailsTo(account)).toHaveLength(1);
+  });
+
+  it('when an event names another product of the pool, then the alert names the pool’s lowest-id product', async () => {
+    const account = await harness.account();
+    const events = [aChange(account, 12, 4, { productId: 24 })];
+    await harness.publish(events[0]!);
+    await harness.settled(account, events);
+    expect(harness.mailsTo(account).map((mail) => mail.subject)).toEqual(['Low balance alert: WHOIS API has 4 credits left']);
+  });
+
+  it('when messages are not JSON, fail the schema or name an unknown account, then they go to the dead-letter queue and the consumer goes on', async () => {
+    const connection = await amqp.connect(testServers.amqpUrl);
+    try {
+      const channel = await connection.createChannel();
+      const before = (await channel.checkQueue(harness.names.deadLetterQueue)).messageCount;
+      channel.publish(harness.names.exchange, 'balance.changed', Buffer.from('not json at all'), { persistent: true });
+      channel.publish(
+        harness.names.exchange,
+        'balance.changed',
+        Buffer.from(JSON.stringify({ type: 'balance.changed', credits: 'many' })),
+        { persistent: true },
+      );
+      await harness.publish(aChange({ id: 2_000_000_000 }, 20, 5));
+      await eventually(async () =>
+        (await channel.checkQueue(harness.names.deadLetterQueue)).messageCount === before + 3 ? true : undefined,
+      );
+
+      const account = await harness.account();
+      const events = [aChange(account, 20, 5)];
+      await harness.publish(events[0]!);
+      await harness.settled(account, events);
+      expect(harness.mailsTo(account)).toHaveLength(1);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('when asked, then health, metrics and OpenAPI answer', async () => {
+    await request(service.url).get('/health/live').expect(200, { status: 'ok' });
+    await request(service.url).get('/health/ready').expect(200, { status: 'ready' });
+    const metrics = await request(service.url).get('/metrics').expect(200);
+    expect(metrics.text).toContain('notifier_events_total{result="processed"');
+    expect(metrics.text).toContain('notifier_emails_total{kind="low",result="sent"');
+    const openapi = await request(service.url).get('/openapi.json').expect(200);
+    expect(openapi.body).toMatchObject({ openapi: '3.1.0' });
+  });
+});

@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import amqp from 'amqplib';
+import type pg from 'pg';
+import { createPool } from '@platform/db';
+import { BALANCE_CHANGED, createAmqpEventBus, type BalanceChanged, type EventBus } from '@platform/events';
+import {
+  anAccount,
+  eventually,
+  migrateUserSchema,
+  silentLogger,
+  startSmtpCapture,
+  testServers,
+  uniqueId,
+  type SmtpCapture,
+  type TestAccount,
+} from '@platform/testing';
+import { loadConfig, type NotifierConfig } from '../src/config';
+import { startNotifierService, type NotifierService } from '../src/service';
+import type { ProvidedDeps } from '../src/deps';
+
+export const SETTINGS_URL = 'https://accounts.example.test/user-service/notification-settings';
+
+/** Per test file: its own exchange and queues on the shared RabbitMQ, a pool, an SMTP capture. */
+export interface Harness {
+  pool: pg.Pool;
+  smtp: SmtpCapture;
+  names: { exchange: string; queue: string; deadLetterQueue: string };
+  /** Publishes on the test exchange with the real AMQP bus. */
+  publisher: EventBus;
+  config(overrides?: NodeJS.ProcessEnv): NotifierConfig;
+  start(options?: { env?: NodeJS.ProcessEnv; provided?: ProvidedDeps }): Promise<NotifierService>;
+  account(credits?: Record<number, number>): Promise<TestAccount>;
+  publish(event: BalanceChanged): Promise<void>;
+  /** Waits until the notifier has handled these events and sent every e-mail they queued. */
+  settled(account: TestAccount, events: BalanceChanged[]): Promise<void>;
+  mailsTo(account: TestAccount): SmtpCapture['messages'];
+  close(): Promise<void>;
+}
+
+let clock = Date.now();
+
+/** A balance.changed event; occurredAt increases from one call to the next. */
+export function aChange(
+  account: { id: number },
+  previousCredits: number,
+  credits: number,
+  overrides: Partial<BalanceChanged> = {},
+): BalanceChanged {
+  clock += 1000;
+  return {
+    id: randomUUID(),
+    type: BALANCE_CHANGED,
+    accountId: account.id,
+    productId: 1,
+    previousCredits,
+    credits,
+    cause: credits < previousCredits ? 'usage' : 'top-up',
+    occurredAt: new Date(clock).toISOString(),
+    ...overrides,
+  };
+}
+
+export async function createHarness(): Promise<Harness> {
+  const pool = createPool({ connectionString: testServers.databaseUrl, logger: silentLogger() });
+  await migrateUserSchema(pool);
+  const smtp = await startSmtpCapture();
+  const exchange = uniqueId('test.notifier.');
+  const names = { exchange, queue: `${exchange}.balance-changed`, deadLetterQueue: `${exchange}.balance-changed.dead` };
+  const publisher = createAmqpEventBus({ url: testServers.amqpUrl, exchange, logger: silentLogger() });
+  const services: NotifierService[] = [];
+
+  const config = (overrides: NodeJS.ProcessEnv = {}): NotifierConfig =>
+    loadConfig({
+      DATABASE_URL: testServers.databaseUrl,
+      AMQP_URL: testServers.amqpUrl,
+      SMTP_URL: smtp.url,
+      NOTIFIER_PORT: '0',
+      SETTINGS_URL,
+      MAIL_FROM: 'Account alerts <alerts@example.test>',
+      BALANCE_EXCHANGE: names.exchange,
+      NOTIFIER_QUEUE: names.queue,
+      NOTIFIER_DEAD_LETTER_QUEUE: names.deadLetterQueue,
+      NOTIFIER_MAIL_POLL_MS: '100',
+      NOTIFIER_MAIL_RETRY_INITIAL_MS: '100',
+      NOTIFIER_MAIL_RETRY_MAX_MS: '500',
+      ...overrides,
+    });
+
+  const unsent = async (accountId: number): Promise<number> =>
+    Number(
+      (
+        await pool.query<{ n: string }>('SELECT count(*) AS n FROM notifier_mail_outbox WHERE account_id = $1 AND sent_at IS NULL', [
+          accountId,
+        ])
+      ).rows[0]?.n,
+    );
+
+  return {
+    pool,
+    smtp,
+    names,
+    publisher,
+    config,
+    async start({ env, provided } = {}) {
+      const service = await startNotifierService({ config: config(env), logger: silentLogger(), ...(provided ? { provided } : {}) });
+      services.push(service);
+      await service.consuming;
+      return service;
+    },
+    account: (credits = { 1: 100 }) => anAccount(pool, { credits }),
+    publish: (event) => publisher.publish(BALANCE_CHANGED, event),
+    async settled(account, events) {
+      const ids = events.map((event) => event.id);
+      await eventually(
+        async () => {
+          const handled = await pool.query('SELECT 1 FROM notifier_processed_events WHERE event_id = ANY($1::uuid[])', [ids]);
+          return handled.rowCount === ids.length && (await unsent(account.id)) === 0 ? true : undefined;
+        },
+        15_000,
+        `events of account ${account.id} handled and mailed`,
+      );
+    },
+    mailsTo: (account) => smtp.messages.filter((message) => message.to !== undefined && JSON.stringify(message.to).includes(account.email)),
+    async close() {
+      for (const service of services) await service.stop();
+      await publisher.close();
+      await smtp.close();
+      const connection = await amqp.connect(testServers.amqpUrl);
+      const channel = await connection.createChannel();
+      await channel.deleteQueue(names.queue);
+      await channel.deleteQueue(names.deadLetterQueue);
+      await channel.deleteExchange(names.exchange);
+      await channel.deleteExchange(`${names.exchange}.dlx`);
+      await connection.close();
+      await pool.end();
+    },
+  };
+}

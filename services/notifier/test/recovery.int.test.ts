@@ -1,0 +1,148 @@
+import { once } from 'node:events';
+import net from 'node:net';
+import request from 'supertest';
+import { createAmqpEventBus, type EventBus } from '@platform/events';
+import { eventually, silentLogger, startTcpProxy, testServers } from '@platform/testing';
+import { aChange, createHarness, type Harness } from './harness';
+
+/** A loopback port nobody listens on: connections are refused, as when the SMTP server is down. */
+async function unusedPort(): Promise<number> {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const AMQP_PORT = Number(new URL(testServers.amqpUrl).port || 5672);
+
+async function outboxRow(
+  harness: Harness,
+  accountId: number,
+): Promise<{ attempts: number; sent: boolean; lastError: string | null } | undefined> {
+  const result = await harness.pool.query<{ attempts: number; sent_at: Date | null; last_error: string | null }>(
+    'SELECT attempts, sent_at, last_error FROM notifier_mail_outbox WHERE account_id = $1',
+    [accountId],
+  );
+  const row = result.rows[0];
+  return row ? { attempts: row.attempts, sent: row.sent_at !== null, lastError: row.last_error } : undefined;
+}
+
+describe('notifier: exactly one e-mail under crashes, redelivery and SMTP outages', () => {
+  let harness: Harness;
+
+  beforeAll(async () => {
+    harness = await createHarness();
+  });
+
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it('when the notifier dies after its commit but before the ack, then the redelivered message sends no second e-mail', async () => {
+    const account = await harness.account();
+    const crossing = aChange(account, 20, 5);
+    const proxy = await startTcpProxy(AMQP_PORT);
+    const dying = createAmqpEventBus({
+      url: proxy.url(testServers.amqpUrl),
+      exchange: harness.names.exchange,
+      logger: silentLogger(),
+      reconnectInitialMs: 60_000,
+      drainTimeoutMs: 100,
+    });
+    // The handler commits (e-mail queued), then the process "crashes": its connection drops before the ack.
+    const crashAfterCommit: EventBus = {
+      ...dying,
+      consume: (queue, bindingKey, handler, options) =>
+        dying.consume(
+          queue,
+          bindingKey,
+          async (event, delivery) => {
+            await handler(event, delivery);
+            if (event.id !== crossing.id) return;
+            proxy.cut();
+            await new Promise(() => undefined);
+          },
+          options,
+        ),
+    };
+    const first = await harness.start({ provided: { bus: crashAfterCommit } });
+    await harness.publish(crossing);
+    await eventually(async () =>
+      (await harness.pool.query('SELECT 1 FROM notifier_processed_events WHERE event_id = $1', [crossing.id])).rowCount === 1
+        ? true
+        : undefined,
+    );
+    await first.stop();
+    await dying.close();
+    await proxy.close();
+
+    const second = await harness.start();
+    await eventually(
+      async () => {
+        const metrics = await request(second.url).get('/metrics');
+        return /notifier_events_total\{result="duplicate"[^}]*\} [1-9]/.test(metrics.text) ? true : undefined;
+      },
+      15_000,
+      'the redelivered message',
+    );
+    await harness.settled(account, [crossing]);
+    expect(harness.mailsTo(account)).toHaveLength(1);
+    await second.stop();
+  });
+
+  it('when SMTP is down, then the e-mail waits in the outbox, survives a restart and is sent once SMTP is back', async () => {
+    const account = await harness.account();
+    const crossing = aChange(account, 15, 0);
+
+    const first = await harness.start({ env: { SMTP_URL: `smtp://127.0.0.1:${await unusedPort()}` } });
+    await harness.publish(crossing);
+    await eventually(async () => {
+      const row = await outboxRow(harness, account.id);
+      return row && row.attempts >= 2 ? row : undefined;
+    });
+    const failed = await outboxRow(harness, account.id);
+    expect(failed).toMatchObject({ sent: false });
+    expect(failed?.lastError).toEqual(expect.any(String));
+    await first.stop();
+    expect(harness.mailsTo(account)).toHaveLength(0);
+
+    const second = await harness.start();
+    await harness.settled(account, [crossing]);
+    expect(harness.mailsTo(account).map((mail) => mail.subject)).toEqual(['Zero balance alert: WHOIS API has no credits left']);
+    expect(await outboxRow(harness, account.id)).toMatchObject({ sent: true });
+    await second.stop();
+  });
+
+  it('when events are published while the notifier is stopped, then a restarted notifier handles them from the durable queue', async () => {
+    const first = await harness.start();
+    await first.stop();
+    const account = await harness.account();
+    const events = [aChange(account, 30, 8), aChange(account, 8, 0)];
+    for (const event of events) await harness.publish(event);
+
+    const second = await harness.start();
+    await harness.settled(account, events);
+    expect(harness.mailsTo(account)).toHaveLength(2);
+    await second.stop();
+  });
+
+  it('when RabbitMQ drops the connection, then the notifier is not ready, reconnects and goes on consuming', async () => {
+    const proxy = await startTcpProxy(AMQP_PORT);
+    const service = await harness.start({ env: { AMQP_URL: proxy.url(testServers.amqpUrl) } });
+    await request(service.url).get('/health/ready').expect(200);
+
+    proxy.cut();
+    await eventually(async () => ((await request(service.url).get('/health/ready')).status === 503 ? true : undefined));
+    proxy.restore();
+    await eventually(async () => ((await request(service.url).get('/health/ready')).status === 200 ? true : undefined), 15_000);
+
+    const account = await harness.account();
+    const events = [aChange(account, 10, 9)];
+    await harness.publish(events[0]!);
+    await harness.settled(account, events);
+    expect(harness.mailsTo(account)).toHaveLength(1);
+    await service.stop();
+    await proxy.close();
+  });
+});
