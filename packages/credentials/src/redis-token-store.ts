@@ -1,10 +1,19 @@
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { decodeRecord, encodeRecord, type MintRequest, type TokenRecord, type TokenStore } from './token-store';
 
-// KEYS[1] gen key, KEYS[2] token key; ARGV expected generation, record prefix, ttl.
+// Keeps a generation key alive at least `seconds` more (never shortens it). A generation key
+// must outlive every token minted under it; once none is left it may expire, and the next mint
+// sets it again from Postgres (accounts.key_generation).
+const KEEP_AT_LEAST = `
+local function keep_at_least(key, seconds)
+  if redis.call('TTL', key) < seconds then redis.call('EXPIRE', key, seconds) end
+end`;
+
+// KEYS[1] gen key, KEYS[2] token key; ARGV expected generation, record prefix, ttl, gen ttl.
 // A missing or lower generation (Redis lost it) is raised to what Postgres says; a higher one
 // means the key was rotated after the caller read it: refuse.
-const MINT = `
+const MINT = `${KEEP_AT_LEAST}
 local current = tonumber(redis.call('GET', KEYS[1]))
 local expected = tonumber(ARGV[1])
 if current == nil or current < expected then
@@ -12,7 +21,9 @@ if current == nil or current < expected then
   current = expected
 end
 if current > expected then return -1 end
-redis.call('SET', KEYS[2], ARGV[2] .. ':' .. current, 'EX', tonumber(ARGV[3]))
+local ttl = tonumber(ARGV[3])
+redis.call('SET', KEYS[2], ARGV[2] .. ':' .. current, 'EX', ttl)
+keep_at_least(KEYS[1], math.max(tonumber(ARGV[4]), ttl + 60))
 return current`;
 
 // KEYS[1] token key; ARGV[1] gen key prefix. Record and current generation in one round trip.
@@ -20,42 +31,70 @@ const LOOKUP = `
 local record = redis.call('GET', KEYS[1])
 if not record then return nil end
 local account = string.match(record, '^(%d+):')
+if not account then return nil end
 return { record, redis.call('GET', ARGV[1] .. account) or '' }`;
 
-// KEYS[1] gen key; ARGV[1] at least.
-const BUMP = `
+// KEYS[1] gen key; ARGV[1] at least, ARGV[2] gen ttl.
+const BUMP = `${KEEP_AT_LEAST}
 local current = tonumber(redis.call('GET', KEYS[1])) or 0
 local next = math.max(current + 1, tonumber(ARGV[1]))
-redis.call('SET', KEYS[1], next)
+redis.call('SET', KEYS[1], next, 'KEEPTTL')
+keep_at_least(KEYS[1], tonumber(ARGV[2]))
 return next`;
+
+/** A Lua script run by EVALSHA (the source is sent again only after a NOSCRIPT, e.g. a Redis restart). */
+function luaScript(source: string): (redis: Redis, keys: string[], args: string[]) => Promise<unknown> {
+  const sha = createHash('sha1').update(source).digest('hex');
+  return async (redis, keys, args) => {
+    try {
+      return await redis.evalsha(sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return redis.eval(source, keys.length, ...keys, ...args);
+      throw error;
+    }
+  };
+}
+
+const mintScript = luaScript(MINT);
+const lookupScript = luaScript(LOOKUP);
+const bumpScript = luaScript(BUMP);
+
+/** Longest token lifetime (10800 s) plus an hour: generation keys outlive their tokens. */
+export const DEFAULT_GENERATION_TTL_SECONDS = 14_400;
 
 export interface RedisTokenStoreOptions {
   /** Prefix for every key, e.g. `aap:` (keys: `<prefix>tok:<sha256>`, `<prefix>gen:<accountId>`). */
   keyPrefix?: string;
+  /** Minimum remaining lifetime of a generation key after a mint or a bump. */
+  generationTtlSeconds?: number;
 }
 
 /** Token store on Redis; generation and token checks are Lua scripts (one round trip each). */
 export function createRedisTokenStore(redis: Redis, options: RedisTokenStoreOptions = {}): TokenStore {
   const prefix = options.keyPrefix ?? 'aap:';
+  const genTtl = String(options.generationTtlSeconds ?? DEFAULT_GENERATION_TTL_SECONDS);
   const genPrefix = `${prefix}gen:`;
   const tokenKey = (hash: string): string => `${prefix}tok:${hash}`;
   const genKey = (accountId: number): string => `${genPrefix}${accountId}`;
 
   return {
     async mint(request: MintRequest) {
-      const result = (await redis.eval(
-        MINT,
-        2,
-        genKey(request.accountId),
-        tokenKey(request.tokenHash),
-        String(request.expectedGeneration),
-        encodeRecord(request.accountId, request.issuedAt, request.issuedAt + request.ttlSeconds),
-        String(request.ttlSeconds),
-      )) as number;
+      const result = Number(
+        await mintScript(
+          redis,
+          [genKey(request.accountId), tokenKey(request.tokenHash)],
+          [
+            String(request.expectedGeneration),
+            encodeRecord(request.accountId, request.issuedAt, request.issuedAt + request.ttlSeconds),
+            String(request.ttlSeconds),
+            genTtl,
+          ],
+        ),
+      );
       return result < 0 ? undefined : result;
     },
     async lookup(tokenHash: string): Promise<TokenRecord | undefined> {
-      const result = (await redis.eval(LOOKUP, 1, tokenKey(tokenHash), genPrefix)) as [string, string] | null;
+      const result = (await lookupScript(redis, [tokenKey(tokenHash)], [genPrefix])) as [string, string] | null;
       if (!result) return undefined;
       const record = decodeRecord(result[0]);
       if (!record || result[1] === '' || Number(result[1]) !== record.generation) return undefined;
@@ -65,7 +104,7 @@ export function createRedisTokenStore(redis: Redis, options: RedisTokenStoreOpti
       await redis.del(tokenKey(tokenHash));
     },
     async bumpGeneration(accountId: number, atLeast: number) {
-      return Number(await redis.eval(BUMP, 1, genKey(accountId), String(atLeast)));
+      return Number(await bumpScript(redis, [genKey(accountId)], [String(atLeast), genTtl]));
     },
     async currentGeneration(accountId: number) {
       const value = await redis.get(genKey(accountId));

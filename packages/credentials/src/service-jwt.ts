@@ -1,0 +1,75 @@
+import jwt from 'jsonwebtoken';
+import { AppError } from '@platform/common';
+
+/** Longest lifetime a service JWT may claim (CONTRACT §7: `exp` at most 5 minutes ahead). */
+export const SERVICE_JWT_MAX_TTL_SECONDS = 300;
+// Tolerated clock difference between the signing and the verifying host.
+const CLOCK_SKEW_SECONDS = 5;
+
+/** Verified claims of a service-to-service JWT. */
+export interface ServiceJwtClaims {
+  /** The calling service (for the logs; any non-empty value is accepted). */
+  iss: string;
+  aud: string | string[];
+  exp: number;
+  iat: number | undefined;
+}
+
+export interface SignServiceJwtOptions {
+  issuer: string;
+  /** The called service, e.g. `user` or `auth`. */
+  audience: string;
+  secret: string;
+  /** 1–300 seconds. */
+  ttlSeconds: number;
+}
+
+/** Signs a short-lived HS256 service JWT for `Authorization: Bearer`. */
+export function signServiceJwt(options: SignServiceJwtOptions): string {
+  if (!Number.isInteger(options.ttlSeconds) || options.ttlSeconds < 1 || options.ttlSeconds > SERVICE_JWT_MAX_TTL_SECONDS) {
+    throw new RangeError(`service JWT lifetime must be 1-${SERVICE_JWT_MAX_TTL_SECONDS} seconds`);
+  }
+  if (options.issuer === '') throw new RangeError('service JWT issuer must not be empty');
+  return jwt.sign({}, options.secret, {
+    algorithm: 'HS256',
+    issuer: options.issuer,
+    audience: options.audience,
+    expiresIn: options.ttlSeconds,
+  });
+}
+
+function isAudience(value: unknown): value is string | string[] {
+  return typeof value === 'string' || (Array.isArray(value) && value.every((item) => typeof item === 'string'));
+}
+
+export interface VerifyServiceJwtOptions {
+  audience: string;
+  secret: string;
+  /** Milliseconds since the epoch; for tests. */
+  now?: () => number;
+}
+
+/**
+ * Verifies a service JWT: HS256 only, the expected audience, a non-empty `iss`, an `exp` that
+ * is in the future but at most 5 minutes ahead. Anything else throws AppError('unauthenticated').
+ */
+export function verifyServiceJwt(token: string, options: VerifyServiceJwtOptions): ServiceJwtClaims {
+  const nowSeconds = Math.floor((options.now ?? Date.now)() / 1000);
+  let payload: unknown;
+  try {
+    payload = jwt.verify(token, options.secret, {
+      algorithms: ['HS256'],
+      audience: options.audience,
+      clockTimestamp: nowSeconds,
+      clockTolerance: CLOCK_SKEW_SECONDS,
+    });
+  } catch (error) {
+    throw new AppError('unauthenticated', { cause: error });
+  }
+  if (payload === null || typeof payload !== 'object') throw new AppError('unauthenticated');
+  const { iss, aud, exp, iat } = payload as Record<string, unknown>;
+  if (typeof iss !== 'string' || iss === '') throw new AppError('unauthenticated');
+  if (typeof exp !== 'number' || exp > nowSeconds + SERVICE_JWT_MAX_TTL_SECONDS + CLOCK_SKEW_SECONDS) throw new AppError('unauthenticated');
+  if (!isAudience(aud)) throw new AppError('unauthenticated');
+  return { iss, aud, exp, iat: typeof iat === 'number' ? iat : undefined };
+}

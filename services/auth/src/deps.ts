@@ -1,0 +1,137 @@
+import { Redis } from 'ioredis';
+import type { Pool } from 'pg';
+import { ConfigError, type Logger, type ReadinessCheck } from '@platform/common';
+import { createKeyDirectory, createRedisTokenStore, type KeyDirectory, type TokenStore } from '@platform/credentials';
+import { createPool, pingPostgres } from '@platform/db';
+import type { AuthConfig } from './config';
+import { createAttemptLimits, type AttemptLimits } from './domain/attempt-limits';
+import type { IssuanceKeys } from './domain/issue-token';
+import { createIssuanceKeys } from './store/issuance-keys';
+import { guardKeyDirectory, guardTokenStore } from './store/unavailable';
+import { memoryWindowCounter, redisWindowCounter, type WindowOptions } from './store/window-counters';
+
+/** What the embedded quickstart (or a test) hands in instead of opening connections. */
+export interface ProvidedDeps {
+  pool?: Pool;
+  /** A token store shared with the other services of the process (the memory one, embedded). */
+  tokens?: TokenStore;
+  /** `memory` with the memory token store; default: `redis` when REDIS_URL is set. */
+  limiterBackend?: 'memory' | 'redis';
+  /** Milliseconds since the epoch (tests). */
+  now?: () => number;
+}
+
+export interface AuthDeps {
+  logger: Logger;
+  /** Uncached key reads (introspection and revocation callers). */
+  keys: KeyDirectory;
+  /** Key reads for issuance (short cache, locked re-read). */
+  issuanceKeys: IssuanceKeys;
+  tokens: TokenStore;
+  limits: AttemptLimits;
+  now: () => number;
+  readiness: Record<string, ReadinessCheck>;
+  /** Closes only what createDeps opened. */
+  close(): Promise<void>;
+}
+
+const WINDOW_SECONDS = 60;
+
+function openRedis(url: string, logger: Logger): Redis {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    // Fail fast while Redis is away (503) rather than queueing requests behind a reconnect.
+    enableOfflineQueue: false,
+    // Commands issued in the same tick (the checks and the mint of one issuance, and those of
+    // concurrent requests) go out in one write.
+    enableAutoPipelining: true,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    commandTimeout: 2000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+  });
+  let reported = false;
+  redis.on('error', (error: Error) => {
+    if (!reported) logger.warn('redis unavailable', { error: error.message });
+    reported = true;
+  });
+  redis.on('ready', () => {
+    if (reported) logger.info('redis available again');
+    reported = false;
+  });
+  return redis;
+}
+
+/** The only place the auth service opens connections (Postgres pool, one Redis client). */
+export async function createDeps(config: AuthConfig, logger: Logger, provided: ProvidedDeps = {}): Promise<AuthDeps> {
+  const closers: Array<() => Promise<void>> = [];
+  const now = provided.now ?? Date.now;
+
+  let pool = provided.pool;
+  if (!pool) {
+    if (config.databaseUrl === undefined) throw new ConfigError('invalid configuration: DATABASE_URL: Required');
+    const opened = createPool({ connectionString: config.databaseUrl, logger });
+    closers.push(() => opened.end());
+    pool = opened;
+  }
+
+  const backend = provided.limiterBackend ?? (config.redisUrl !== undefined ? 'redis' : 'memory');
+  let redis: Redis | undefined;
+  if (config.redisUrl !== undefined && (!provided.tokens || backend === 'redis')) {
+    redis = openRedis(config.redisUrl, logger);
+    await redis
+      .connect()
+      .catch((error: unknown) =>
+        logger.warn('redis not reachable at start', { error: error instanceof Error ? error.message : String(error) }),
+      );
+  }
+
+  let tokens = provided.tokens;
+  if (!tokens) {
+    if (!redis) throw new ConfigError('invalid configuration: REDIS_URL: Required');
+    const opened = createRedisTokenStore(redis, { keyPrefix: config.redisKeyPrefix });
+    closers.push(() => opened.close());
+    tokens = opened;
+  } else if (redis) {
+    const client = redis;
+    closers.push(() =>
+      client.quit().then(
+        () => undefined,
+        () => client.disconnect(),
+      ),
+    );
+  }
+
+  const window = (name: string, points: number): WindowOptions => ({
+    keyPrefix: `${config.redisKeyPrefix}rl:${name}`,
+    points,
+    durationSeconds: WINDOW_SECONDS,
+  });
+  const counter = (options: WindowOptions) => {
+    if (backend === 'memory') return memoryWindowCounter(options);
+    if (!redis) throw new ConfigError('invalid configuration: REDIS_URL: Required');
+    return redisWindowCounter(redis, options);
+  };
+  const limits = createAttemptLimits({
+    failuresByAddress: counter(window('fail', config.authFailuresPerIp)),
+    issuancesByAccount: counter(window('issue', config.tokenRatePerAccount)),
+  });
+
+  const keys = guardKeyDirectory(createKeyDirectory(pool));
+  const store = tokens;
+  return {
+    logger,
+    keys,
+    issuanceKeys: createIssuanceKeys(pool, keys, { cacheMs: config.keyCacheMs, now }),
+    tokens: guardTokenStore(store),
+    limits,
+    now,
+    readiness: {
+      postgres: pingPostgres(pool),
+      redis: () => store.ping(),
+    },
+    async close() {
+      for (const close of closers.reverse()) await close().catch((error: unknown) => logger.warn('error while closing', { error }));
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { AppError } from '@platform/common';
+import { hashSecret, isApiKeyShape, type ActiveKey } from '@platform/credentials';
+
+/** What a caller presented to prove it is an account. */
+export interface AccountCredential {
+  /** The API key (client_secret, or the key inside the seed's Bearer); undefined when unreadable. */
+  apiKey: string | undefined;
+  /** RFC 6749 client_id, which must be the key's account id; undefined when the flow has none. */
+  clientId: string | undefined;
+}
+
+export interface AuthenticatedKey {
+  /** SHA-256 of the API key (how it is looked up and cached; never the key). */
+  keyHash: string;
+  key: ActiveKey;
+}
+
+export type FindActiveKey = (keyHash: string) => Promise<ActiveKey | undefined>;
+
+const ACCOUNT_ID = /^[1-9][0-9]{0,15}$/;
+
+/**
+ * Checks an account credential against the key directory. Shapes that cannot be a key or an
+ * account id are refused without a lookup. `requireCredits`: an account whose pools are all at
+ * 0 is refused too (token issuance, CONTRACT §4.1).
+ */
+export async function authenticateAccount(
+  find: FindActiveKey,
+  credential: AccountCredential,
+  options: { requireCredits: boolean },
+): Promise<AuthenticatedKey> {
+  const { apiKey, clientId } = credential;
+  if (apiKey === undefined || !isApiKeyShape(apiKey)) throw new AppError('unauthenticated');
+  if (clientId !== undefined && !ACCOUNT_ID.test(clientId)) throw new AppError('unauthenticated');
+  const keyHash = hashSecret(apiKey);
+  const key = await find(keyHash);
+  if (!key) throw new AppError('unauthenticated');
+  if (options.requireCredits && !key.hasCredits) throw new AppError('unauthenticated');
+  if (clientId !== undefined && String(key.accountId) !== clientId) throw new AppError('unauthenticated');
+  return { keyHash, key };
+}

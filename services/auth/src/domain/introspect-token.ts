@@ -1,0 +1,60 @@
+import { AppError } from '@platform/common';
+import { hashSecret, isWellFormedToken, verifyServiceJwt, constantTimeEqual, type TokenStore } from '@platform/credentials';
+import { authenticateAccount, type AccountCredential, type FindActiveKey } from './account-auth';
+
+/** Who asks: a trusted caller (service JWT or admin token) or an account (only its own tokens). */
+export type IntrospectionCaller = { kind: 'service'; name: string } | { kind: 'admin' } | { kind: 'account'; accountId: number };
+
+/** What the caller presented on the introspection endpoint. */
+export type PresentedCaller = { kind: 'bearer'; value: string } | { kind: 'account'; credential: AccountCredential } | { kind: 'none' };
+
+/** RFC 7662 answer (CONTRACT §4.1, §9). */
+export type Introspection =
+  { active: false } | { active: true; client_id: string; sub: string; exp: number; iat: number; token_type: 'Bearer' };
+
+export interface IntrospectionDeps {
+  tokens: TokenStore;
+  findKey: FindActiveKey;
+  adminToken: string | undefined;
+  serviceJwtSecret: string | undefined;
+  /** Milliseconds since the epoch. */
+  now: () => number;
+}
+
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/** Authenticates the introspection caller (401 for anything else). */
+export async function authenticateIntrospectionCaller(presented: PresentedCaller, deps: IntrospectionDeps): Promise<IntrospectionCaller> {
+  switch (presented.kind) {
+    case 'bearer': {
+      if (deps.adminToken !== undefined && constantTimeEqual(presented.value, deps.adminToken)) return { kind: 'admin' };
+      if (deps.serviceJwtSecret !== undefined && JWT_SHAPE.test(presented.value)) {
+        const claims = verifyServiceJwt(presented.value, { audience: 'auth', secret: deps.serviceJwtSecret, now: deps.now });
+        return { kind: 'service', name: claims.iss };
+      }
+      throw new AppError('unauthenticated');
+    }
+    case 'account': {
+      const { key } = await authenticateAccount(deps.findKey, presented.credential, { requireCredits: false });
+      return { kind: 'account', accountId: key.accountId };
+    }
+    case 'none':
+      throw new AppError('unauthenticated');
+  }
+}
+
+const INACTIVE: Introspection = { active: false };
+
+/** Unknown, expired, revoked, malformed or another account's token: `{"active": false}` only. */
+export async function introspectToken(
+  token: string,
+  caller: IntrospectionCaller,
+  deps: Pick<IntrospectionDeps, 'tokens' | 'now'>,
+): Promise<Introspection> {
+  if (!isWellFormedToken(token)) return INACTIVE;
+  const record = await deps.tokens.lookup(hashSecret(token));
+  if (!record || record.expiresAt * 1000 <= deps.now()) return INACTIVE;
+  if (caller.kind === 'account' && caller.accountId !== record.accountId) return INACTIVE;
+  const accountId = String(record.accountId);
+  return { active: true, client_id: accountId, sub: accountId, exp: record.expiresAt, iat: record.issuedAt, token_type: 'Bearer' };
+}

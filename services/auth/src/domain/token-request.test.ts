@@ -1,0 +1,92 @@
+import { AppError, Params } from '@platform/common';
+import { readClientCredentialsRequest, readSeedTokenRequest } from './token-request';
+
+function failure(run: () => unknown): AppError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected an AppError');
+}
+
+const seed = (body: unknown, query: unknown = {}) => readSeedTokenRequest(new Params(query, body));
+
+describe('readSeedTokenRequest', () => {
+  test('when only the grant type is given, then the lifetime is 3600 and the format JSON', () => {
+    expect(seed({ grantType: 'access_token' })).toEqual({ expiresIn: 3600, outputFormat: 'JSON' });
+  });
+
+  test.each([1800, 3600, 7200, 10800])('when expiresIn is %i as a number or a numeric string, then it is granted', (seconds) => {
+    expect(seed({ grantType: 'access_token', expiresIn: seconds }).expiresIn).toBe(seconds);
+    expect(seed({ grantType: 'access_token', expiresIn: String(seconds) }).expiresIn).toBe(seconds);
+  });
+
+  test('when outputFormat is xml in the query, then the format is XML', () => {
+    expect(seed({ grantType: 'access_token' }, { outputFormat: 'xml' }).outputFormat).toBe('XML');
+  });
+
+  test('when the body and the query disagree, then the body wins', () => {
+    expect(seed({ grantType: 'access_token', outputFormat: 'json' }, { outputFormat: 'xml' }).outputFormat).toBe('JSON');
+  });
+
+  test('when the grant type is missing, then 422 with the required message', () => {
+    expect(failure(() => seed({})).fields).toEqual({ grantType: ['The grant type field is required.'] });
+  });
+
+  test('when the grant type is an empty string or null, then it counts as missing', () => {
+    expect(failure(() => seed({ grantType: '' })).fields).toEqual({ grantType: ['The grant type field is required.'] });
+    expect(failure(() => seed({ grantType: null })).fields).toEqual({ grantType: ['The grant type field is required.'] });
+  });
+
+  test.each([['client_credentials'], ['ACCESS_TOKEN'], [['access_token']], [{ a: 1 }], [true]])(
+    'when the grant type is %j, then 422 with the invalid message',
+    (grantType) => {
+      expect(failure(() => seed({ grantType })).fields).toEqual({ grantType: ['The selected grant type is invalid.'] });
+    },
+  );
+
+  test.each([[60], ['60'], [3600.5], ['3600.0'], ['-3600'], [' 3600'], [[3600]], [false]])(
+    'when expiresIn is %j, then 422 with the invalid message',
+    (expiresIn) => {
+      expect(failure(() => seed({ grantType: 'access_token', expiresIn })).fields).toEqual({
+        expiresIn: ['The selected expires in is invalid.'],
+      });
+    },
+  );
+
+  test('when several fields are wrong, then they are reported together', () => {
+    expect(failure(() => seed({ expiresIn: 5, outputFormat: 'yaml' })).fields).toEqual({
+      grantType: ['The grant type field is required.'],
+      expiresIn: ['The selected expires in is invalid.'],
+      outputFormat: ['The selected output format is invalid.'],
+    });
+  });
+});
+
+const rfc = (body: unknown) => readClientCredentialsRequest(new Params({}, body));
+
+describe('readClientCredentialsRequest', () => {
+  test('when the grant is client_credentials, then the default lifetime is 3600', () => {
+    expect(rfc({ grant_type: 'client_credentials' })).toEqual({ expiresIn: 3600 });
+  });
+
+  test('when expires_in is 7200, then it is granted', () => {
+    expect(rfc({ grant_type: 'client_credentials', expires_in: '7200' })).toEqual({ expiresIn: 7200 });
+  });
+
+  test('when the grant type is another one, then unsupported_grant_type', () => {
+    expect(failure(() => rfc({ grant_type: 'password' })).code).toBe('unsupported_grant_type');
+  });
+
+  test('when the grant type is empty, then invalid_request', () => {
+    expect(failure(() => rfc({ grant_type: '' })).fields).toEqual({ grant_type: ['The grant type field is required.'] });
+  });
+
+  test('when expires_in is not an allowed value, then invalid_request', () => {
+    expect(failure(() => rfc({ grant_type: 'client_credentials', expires_in: '5' })).fields).toEqual({
+      expires_in: ['The selected expires in is invalid.'],
+    });
+  });
+});

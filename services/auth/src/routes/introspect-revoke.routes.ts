@@ -1,0 +1,84 @@
+import { Router, type Request } from 'express';
+import { AppError, handler, locals, Params, requiredMessage } from '@platform/common';
+import { authenticateAccount } from '../domain/account-auth';
+import type { AttemptLimits } from '../domain/attempt-limits';
+import {
+  authenticateIntrospectionCaller,
+  introspectToken,
+  type IntrospectionCaller,
+  type IntrospectionDeps,
+  type PresentedCaller,
+} from '../domain/introspect-token';
+import { revokeOwnToken } from '../domain/revoke-token';
+import { AddressCheck, countingFailures, required } from './attempts';
+import { clientAddress, clientCredential, readAuthorization, seedCredential } from './authorization';
+import { noStore } from './token.routes';
+
+export interface IntrospectRevokeRouteDeps extends IntrospectionDeps {
+  limits: AttemptLimits;
+}
+
+/** The `token` form parameter of RFC 7662 / RFC 7009 (400 invalid_request when missing). */
+function tokenParameter(req: Request): string {
+  const value = Params.from(req).get('token');
+  if (value.kind === 'value') return value.value;
+  throw new AppError('invalid_params', { fields: { token: [requiredMessage('token')] } });
+}
+
+function presentedCaller(req: Request): PresentedCaller {
+  const authorization = readAuthorization(req);
+  if (authorization.scheme === 'bearer') return { kind: 'bearer', value: authorization.value };
+  const credential = clientCredential(req, authorization);
+  return credential ? { kind: 'account', credential } : { kind: 'none' };
+}
+
+function callerLabel(caller: IntrospectionCaller): Record<string, unknown> {
+  switch (caller.kind) {
+    case 'service':
+      return { caller: 'service', issuer: caller.name };
+    case 'admin':
+      return { caller: 'admin' };
+    case 'account':
+      return { caller: 'account', accountId: caller.accountId };
+  }
+}
+
+/** RFC 7662 introspection and RFC 7009 revocation (JSON, RFC 6749 §5.2 errors). */
+export function introspectRevokeRoutes(deps: IntrospectRevokeRouteDeps): Router {
+  const router = Router();
+
+  router.post(
+    '/oauth/introspect',
+    handler('oauth', async (req, res) => {
+      noStore(res);
+      const address = clientAddress(req);
+      await countingFailures(deps.limits, address, async () => {
+        const check = new AddressCheck(deps.limits, address);
+        const caller = await check.guard(() => authenticateIntrospectionCaller(presentedCaller(req), deps));
+        await check.allowed;
+        const answer = await introspectToken(tokenParameter(req), caller, deps);
+        locals(res).log.info('token introspected', { ...callerLabel(caller), active: answer.active });
+        res.status(200).json(answer);
+      });
+    }),
+  );
+
+  router.post(
+    '/oauth/revoke',
+    handler('oauth', async (req, res) => {
+      noStore(res);
+      const address = clientAddress(req);
+      await countingFailures(deps.limits, address, async () => {
+        const authorization = readAuthorization(req);
+        const credential = seedCredential(authorization) ?? clientCredential(req, authorization);
+        const check = new AddressCheck(deps.limits, address);
+        const { key } = await check.guard(() => authenticateAccount(deps.findKey, required(credential), { requireCredits: false }));
+        await check.allowed;
+        const revoked = await revokeOwnToken(deps.tokens, tokenParameter(req), key.accountId);
+        locals(res).log.info('token revocation', { accountId: key.accountId, revoked });
+        res.status(200).end();
+      });
+    }),
+  );
+  return router;
+}

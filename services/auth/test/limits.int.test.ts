@@ -1,0 +1,221 @@
+import { Redis } from 'ioredis';
+import request from 'supertest';
+import { createMemoryTokenStore, createCredentialVerifier, createKeyDirectory, generateApiKey } from '@platform/credentials';
+import { anAccount, silentLogger, testServers, uniqueId } from '@platform/testing';
+import { loadConfig, startAuthService } from '../src';
+import { ADMIN_TOKEN, basicOf, bearerOf, startAuth, testPool, type AuthHarness } from './harness';
+
+const JSON_429 = '{"code":429,"messages":"Too Many Requests. Try your call again later."}';
+const XML_429 =
+  '<?xml version="1.0" encoding="utf-8"?><xml><code>429</code><messages>Too Many Requests. Try your call again later.</messages></xml>';
+
+const issue = (url: string, apiKey: string, query = '', forwardedFor?: string) => {
+  const call = request(url).post(`/oauth/token${query}`).set('Authorization', bearerOf(apiKey));
+  if (forwardedFor !== undefined) call.set('X-Forwarded-For', forwardedFor);
+  return call.send({ grantType: 'access_token' });
+};
+
+function expectRetryAfter(value: unknown): void {
+  expect(value).toMatch(/^[0-9]+$/);
+  expect(Number(value)).toBeGreaterThanOrEqual(1);
+  expect(Number(value)).toBeLessThanOrEqual(60);
+}
+
+describe('issuances per account (TOKEN_RATE_PER_ACCOUNT)', () => {
+  let h: AuthHarness;
+  beforeAll(async () => {
+    h = await startAuth({ env: { TOKEN_RATE_PER_ACCOUNT: '3' } });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  test('when an account asks for more tokens a minute than allowed, then 429 with Retry-After, in JSON and in XML', async () => {
+    const account = await anAccount(h.pool, { credits: { 1: 100 } });
+    for (let index = 0; index < 3; index += 1) expect((await issue(h.url, account.apiKey)).status).toBe(200);
+
+    const refused = await issue(h.url, account.apiKey);
+    expect(refused.status).toBe(429);
+    expect(refused.text).toBe(JSON_429);
+    expectRetryAfter(refused.headers['retry-after']);
+
+    const xml = await issue(h.url, account.apiKey, '?outputFormat=xml');
+    expect(xml.status).toBe(429);
+    expect(xml.text).toBe(XML_429);
+    expectRetryAfter(xml.headers['retry-after']);
+  });
+
+  test('when an account is over its limit, then other accounts still get tokens', async () => {
+    const busy = await anAccount(h.pool, { credits: { 1: 100 } });
+    const quiet = await anAccount(h.pool, { credits: { 1: 100 } });
+    for (let index = 0; index < 4; index += 1) await issue(h.url, busy.apiKey);
+    expect((await issue(h.url, quiet.apiKey)).status).toBe(200);
+  });
+
+  test('when both flows are used, then both count as issuances and the RFC flow’s 429 keeps the code/messages envelope', async () => {
+    const account = await anAccount(h.pool, { credits: { 1: 100 } });
+    const grant = () =>
+      request(h.url)
+        .post('/oauth/token')
+        .type('form')
+        .set('Authorization', basicOf(account.id, account.apiKey))
+        .send('grant_type=client_credentials');
+    expect((await grant()).status).toBe(200);
+    expect((await issue(h.url, account.apiKey)).status).toBe(200);
+    expect((await grant()).status).toBe(200);
+    const refused = await grant();
+    expect(refused.status).toBe(429);
+    expect(refused.text).toBe(JSON_429);
+    expectRetryAfter(refused.headers['retry-after']);
+  });
+
+  test('when issuance is refused for the rate, then no extra token was left in Redis', async () => {
+    const account = await anAccount(h.pool, { credits: { 1: 100 } });
+    const before = (await h.redis.keys(`${h.prefix}tok:*`)).length;
+    for (let index = 0; index < 5; index += 1) await issue(h.url, account.apiKey);
+    expect((await h.redis.keys(`${h.prefix}tok:*`)).length).toBe(before + 3);
+  });
+
+  test('when the request is invalid (422), then it does not use up the account’s issuances', async () => {
+    const account = await anAccount(h.pool, { credits: { 1: 100 } });
+    for (let index = 0; index < 5; index += 1) {
+      const res = await request(h.url).post('/oauth/token').set('Authorization', bearerOf(account.apiKey)).send({ grantType: 'nope' });
+      expect(res.status).toBe(422);
+    }
+    expect((await issue(h.url, account.apiKey)).status).toBe(200);
+  });
+});
+
+describe('failed attempts per client address (AUTH_FAILURES_PER_IP)', () => {
+  const start = (env: Record<string, string> = {}) => startAuth({ env: { AUTH_FAILURES_PER_IP: '3', ...env } });
+
+  test('when an address fails more often than allowed, then it gets 429 until the window ends, even with a good key', async () => {
+    const h = await start();
+    try {
+      const account = await anAccount(h.pool, { credits: { 1: 100 } });
+      for (let index = 0; index < 3; index += 1) expect((await issue(h.url, generateApiKey())).status).toBe(401);
+      const over = await issue(h.url, generateApiKey());
+      expect(over.status).toBe(429);
+      expect(over.text).toBe(JSON_429);
+      expectRetryAfter(over.headers['retry-after']);
+
+      const good = await issue(h.url, account.apiKey, '?outputFormat=XML');
+      expect(good.status).toBe(429);
+      expect(good.text).toBe(XML_429);
+      expect(good.headers['cache-control']).toBe('no-store');
+      expectRetryAfter(good.headers['retry-after']);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('when an address has failed exactly as often as allowed, then its good key still works', async () => {
+    const h = await start();
+    try {
+      const account = await anAccount(h.pool, { credits: { 1: 100 } });
+      for (let index = 0; index < 3; index += 1) await issue(h.url, generateApiKey());
+      expect((await issue(h.url, account.apiKey)).status).toBe(200);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('when the 401s come from introspection and revocation, then they count too and those endpoints refuse as well', async () => {
+    const h = await start();
+    try {
+      const badIntrospect = () =>
+        request(h.url).post('/oauth/introspect').type('form').set('Authorization', 'Bearer wrong').send('token=x');
+      const badRevoke = () =>
+        request(h.url).post('/oauth/revoke').type('form').set('Authorization', basicOf(1, generateApiKey())).send('token=x');
+      expect((await badIntrospect()).status).toBe(401);
+      expect((await badRevoke()).status).toBe(401);
+      expect((await issue(h.url, generateApiKey())).status).toBe(401);
+      const refused = await badIntrospect();
+      expect(refused.status).toBe(429);
+      expect(refused.text).toBe(JSON_429);
+
+      const good = await request(h.url)
+        .post('/oauth/introspect')
+        .type('form')
+        .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+        .send('token=x');
+      expect(good.status).toBe(429);
+      expectRetryAfter(good.headers['retry-after']);
+      expect((await badRevoke()).status).toBe(429);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('when validation fails (422), then it is not a failed attempt', async () => {
+    const h = await start();
+    try {
+      const account = await anAccount(h.pool, { credits: { 1: 100 } });
+      for (let index = 0; index < 5; index += 1) {
+        expect((await request(h.url).post('/oauth/token').set('Authorization', bearerOf(account.apiKey)).send({})).status).toBe(422);
+      }
+      expect((await issue(h.url, account.apiKey)).status).toBe(200);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('when TRUST_PROXY is off, then X-Forwarded-For is ignored: every failure counts against the connecting address', async () => {
+    const h = await start();
+    try {
+      const account = await anAccount(h.pool, { credits: { 1: 100 } });
+      for (let index = 0; index < 4; index += 1) await issue(h.url, generateApiKey(), '', `10.0.0.${index}`);
+      expect((await issue(h.url, account.apiKey, '', '10.9.9.9')).status).toBe(429);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('when TRUST_PROXY is on, then the address the proxy appended is counted (a client-written entry does not help)', async () => {
+    const h = await start({ TRUST_PROXY: 'true' });
+    try {
+      const account = await anAccount(h.pool, { credits: { 1: 100 } });
+      for (let index = 0; index < 4; index += 1) await issue(h.url, generateApiKey(), '', `spoofed-${index}, 10.0.0.1`);
+      expect((await issue(h.url, account.apiKey, '', '10.0.0.1')).status).toBe(429);
+      expect((await issue(h.url, account.apiKey, '', '10.0.0.2')).status).toBe(200);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('embedded mode (memory token store, memory limiter)', () => {
+  test('when the service runs on the memory token store, then tokens, revocation and both limits work without Redis', async () => {
+    const pool = await testPool();
+    const tokens = createMemoryTokenStore();
+    const prefix = `test:embedded:${uniqueId()}:`;
+    const config = loadConfig(
+      { AUTH_PORT: '0', TOKEN_RATE_PER_ACCOUNT: '2', AUTH_FAILURES_PER_IP: '2', REDIS_KEY_PREFIX: prefix },
+      { requireInfrastructure: false },
+    );
+    const service = await startAuthService({ config, logger: silentLogger(), provided: { pool, tokens, limiterBackend: 'memory' } });
+    try {
+      const account = await anAccount(pool, { credits: { 1: 100 } });
+      const first = await issue(service.url, account.apiKey);
+      expect(first.status).toBe(200);
+      const verifier = createCredentialVerifier({ keys: createKeyDirectory(pool), tokens });
+      await expect(verifier.verify(first.body.accessToken as string)).resolves.toMatchObject({ accountId: account.id });
+      expect((await issue(service.url, account.apiKey)).status).toBe(200);
+      expect((await issue(service.url, account.apiKey)).status).toBe(429);
+
+      await tokens.bumpGeneration(account.id, 1);
+      await expect(verifier.verify(first.body.accessToken as string)).resolves.toBeUndefined();
+
+      for (let index = 0; index < 2; index += 1) expect((await issue(service.url, generateApiKey())).status).toBe(401);
+      expect((await issue(service.url, generateApiKey())).status).toBe(429);
+      expect((await request(service.url).get('/health/ready')).status).toBe(200);
+    } finally {
+      await service.stop();
+      await tokens.close();
+      await pool.end();
+    }
+    const redis = new Redis(testServers.redisUrl);
+    expect(await redis.keys(`${prefix}*`)).toEqual([]);
+    await redis.quit();
+  });
+});
