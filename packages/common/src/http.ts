@@ -31,6 +31,7 @@ export interface HttpAppOptions {
   logger: Logger;
   health: Health;
   openapi: Record<string, unknown>;
+  /** Honour X-Forwarded-For from one proxy hop in front of the service. */
   trustProxy?: boolean;
   /**
    * Envelope of errors raised before a route picks its own (body size and syntax, 404).
@@ -114,7 +115,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = express();
   const metrics = createHttpMetrics(options.service);
   app.disable('x-powered-by');
-  app.set('trust proxy', options.trustProxy ?? false);
+  // One hop: the address the nearest proxy saw. `true` would take the client-written left-most
+  // X-Forwarded-For entry and let a client choose its own address for rate limits.
+  app.set('trust proxy', options.trustProxy === true ? 1 : false);
   app.set('etag', false);
 
   app.use((req, res, next) => {

@@ -41,8 +41,8 @@ export function encodeRecord(accountId: number, issuedAt: number, expiresAt: num
 
 /** Parses `accountId:issuedAt:expiresAt:generation`. */
 export function decodeRecord(value: string): TokenRecord | undefined {
-  const parts = value.split(':').map(Number);
-  if (parts.length !== 4 || parts.some((part) => !Number.isSafeInteger(part))) return undefined;
-  const [accountId, issuedAt, expiresAt, generation] = parts as [number, number, number, number];
+  const texts = value.split(':');
+  if (texts.length !== 4 || texts.some((text) => !/^[0-9]{1,15}$/.test(text))) return undefined;
+  const [accountId, issuedAt, expiresAt, generation] = texts.map(Number) as [number, number, number, number];
   return { accountId, issuedAt, expiresAt, generation };
 }

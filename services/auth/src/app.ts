@@ -12,9 +12,6 @@ import { tokenRoutes } from './routes/token.routes';
 export function createApp(deps: AuthDeps, config: AuthConfig): { app: Express; health: Health } {
   const health = new Health(deps.readiness);
   const http = createHttpApp({ service: 'auth', logger: deps.logger, health, openapi, trustProxy: config.trustProxy });
-  // Trust one proxy hop only: with `true` express would take the left-most X-Forwarded-For
-  // entry, which the client writes itself, and the failure limit could be dodged.
-  http.app.set('trust proxy', config.trustProxy ? 1 : false);
 
   const issuer = createTokenIssuer({ keys: deps.issuanceKeys, tokens: deps.tokens, limits: deps.limits, now: deps.now });
   http.app.use(tokenRoutes({ issuer, limits: deps.limits }));
