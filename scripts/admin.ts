@@ -27,6 +27,7 @@ runMain(async () => {
       await runCategoriesCli(rest, process.env);
       return;
     }
+    case undefined:
     default:
       throw new Error(USAGE);
   }

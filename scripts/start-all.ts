@@ -17,5 +17,5 @@ runMain(async () => {
   ];
   // The admin token is printed once for the operator on purpose; it never goes to a log line.
   process.stdout.write(`${lines.join('\n')}\n`);
-  exitOnSignals(() => [{ name: 'platform', url: '', port: 0, stop: platform.stop }], createLogger({ service: 'platform' }));
+  exitOnSignals(() => [{ name: 'platform', url: '', port: 0, stop: () => platform.stop() }], createLogger({ service: 'platform' }));
 });

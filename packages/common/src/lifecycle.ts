@@ -93,8 +93,12 @@ export function exitOnSignals(services: () => RunningService[], logger: Logger, 
     }, timeoutMs);
     timer.unref();
     Promise.all(services().map((service) => service.stop())).then(
-      () => process.exit(0),
+      () => {
+        clearTimeout(timer);
+        process.exit(0);
+      },
       (error: unknown) => {
+        clearTimeout(timer);
         logger.error('shutdown failed', { error });
         process.exit(1);
       },
