@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
@@ -45,7 +45,7 @@ describe('pnpm start (embedded quickstart)', () => {
     adminToken = (/admin token\s+(\S+)/.exec(output) as RegExpExecArray)[1] as string;
   }, 90_000);
 
-  afterAll(async () => {
+  afterAll(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -91,6 +91,32 @@ describe('pnpm start (embedded quickstart)', () => {
 
   it('when the data folder is inspected, then the database lives there', () => {
     expect(readdirSync(dataDir)).toContain('pg');
+  });
+
+  it('when an admin adjustment takes a pool from 12 to 5 credits, then a "Low balance alert" e-mail is written to DATA_DIR/outbox', async () => {
+    const admin = `Bearer ${adminToken}`;
+    const created = await request(urls.user as string)
+      .post('/admin/v1/accounts')
+      .set('Authorization', admin)
+      .send({ email: 'low-balance@example.com', credits: { '1': 12 } });
+    expect(created.status).toBe(201);
+    const adjusted = await request(urls.user as string)
+      .post(`/admin/v1/accounts/${created.body.id as number}/credits`)
+      .set('Authorization', admin)
+      .send({ productId: 1, amount: -7 });
+    expect(adjusted.body).toEqual({ productId: 1, credits: 5 });
+
+    const outbox = path.join(dataDir, 'outbox');
+    const lowAlerts = (): string[] =>
+      (existsSync(outbox) ? readdirSync(outbox) : [])
+        .filter((file) => file.endsWith('.eml'))
+        .map((file) => readFileSync(path.join(outbox, file), 'utf8'))
+        .filter((mail) => /^Subject: Low balance alert/m.test(mail) && mail.includes('low-balance@example.com'));
+    const deadline = Date.now() + 15_000;
+    while (lowAlerts().length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const mails = lowAlerts();
+    expect(mails).toHaveLength(1);
+    expect(mails[0]).toContain('WHOIS API');
   });
 
   it('when sent SIGTERM, then it stops every service and exits 0', async () => {

@@ -19,7 +19,10 @@ export interface UsageGrant {
 }
 
 export interface UsageClient {
-  /** Debits or throws AppError: unauthenticated (401), credits_exhausted (403), rate_limited, unavailable. */
+  /**
+   * Debits or throws AppError: unauthenticated (401), credits_exhausted (403), rate_limited,
+   * unavailable; a plain Error (a logged 500) when the usage API refuses the gateway's own JWT.
+   */
   debit(request: UsageRequest): Promise<UsageGrant>;
 }
 
@@ -40,6 +43,9 @@ const grantSchema = z.object({
 });
 
 const RETRYABLE = new Set([500, 502, 503, 504]);
+
+/** `messages` of the usage API's 401 for a refused service JWT (a bad customer credential gets the contract's 401 sentence). */
+export const INVALID_SERVICE_TOKEN = 'Invalid service token.';
 
 function retryAfter(response: Response): number | undefined {
   const value = Number(response.headers.get('retry-after'));
@@ -82,8 +88,14 @@ export function createUsageClient(options: UsageClientOptions): UsageClient {
           if (!grant.success) throw new Error(`usage API answered 200 with an unexpected body: ${grant.error.message}`);
           return grant.data;
         }
-        case 401:
+        case 401: {
+          const refused = (await response.json().catch(() => undefined)) as { messages?: unknown } | undefined;
+          // Our own JWT was refused: the product is misconfigured, not the customer (a logged 500).
+          if (refused?.messages === INVALID_SERVICE_TOKEN) {
+            throw new Error('usage API refused the service JWT: check SERVICE_JWT_SECRET and the clock of this host');
+          }
           throw new AppError('unauthenticated');
+        }
         case 403:
           throw new AppError('credits_exhausted');
         case 429:

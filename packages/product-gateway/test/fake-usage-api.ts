@@ -8,9 +8,9 @@ import { verifyServiceJwt, type ServiceJwtClaims } from '@platform/credentials';
 const POOL_OF: Record<number, number> = { 1: 1, 24: 1, 14: 14, 27: 14, 101: 14, 7: 7 };
 
 /**
- * A stand-in for the user service's internal usage API (CONTRACT §7) over in-memory maps, until
- * the real one exists: service JWT check, credential → account, pool debit that never goes
- * below 0, requestId replay.
+ * A stand-in for the user service's internal usage API (CONTRACT §7) over in-memory maps, for
+ * the gateway's unit tests (tests/metering.int.test.ts runs against the real one): service JWT
+ * check, credential → account, pool debit that never goes below 0, requestId replay.
  */
 export interface FakeUsageApi {
   url: string;
@@ -53,7 +53,7 @@ export async function startFakeUsageApi(secret: string): Promise<FakeUsageApi> {
       return;
     }
     if (!claims) {
-      res.status(401).json({ code: 401, messages: 'Access restricted. Check credits balance or enter the correct API key.' });
+      res.status(401).json({ code: 401, messages: 'Invalid service token.' });
       return;
     }
     const { credential, productId, units, requestId } = body;

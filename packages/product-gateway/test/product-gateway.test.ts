@@ -246,10 +246,11 @@ describe('product gateway (credential-and-credits middleware)', () => {
       expect(response.headers['retry-after']).toBe('1');
     });
 
-    it('when the service JWT secret is wrong, then the caller gets 401 (the usage API cannot tell the two apart)', async () => {
+    it('when the service JWT secret is wrong, then 500 INTERNAL_01 (the product is misconfigured, not the customer) and nothing is debited', async () => {
       const misconfigured = productApp(usage, 1, { serviceJwtSecret: 'another-secret-another-secret-0123456789' });
       const account = anAccount(5);
-      await request(misconfigured).get(PATH).query({ apiKey: account.apiKey, domainName: 'example.com' }).expect(401);
+      const response = await request(misconfigured).get(PATH).query({ apiKey: account.apiKey, domainName: 'example.com' }).expect(500);
+      expect(response.body).toEqual(errorJson('INTERNAL_01', 'Internal server error.'));
       expect(usage.credits(account.accountId, 1)).toBe(5);
     });
   });

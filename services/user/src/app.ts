@@ -8,27 +8,39 @@ import { adminRoutes } from './routes/admin.routes';
 import { apiKeyRoutes } from './routes/api-key.routes';
 import { balanceRoutes } from './routes/balance.routes';
 import { notificationSettingsRoutes } from './routes/notification-settings.routes';
+import { usageRoutes } from './routes/usage.routes';
+import { createUsageStore } from './store/usage-store';
 import { createUserStore } from './store/user-store';
 
-/**
- * Every router the service mounts. Seam: further APIs (the internal usage API) add their
- * router here; each gets the deps and the bound store.
- */
+/** Every router the service mounts (further APIs add theirs here); each gets the deps and its store. */
 function routers(deps: UserDeps, config: UserConfig): Router[] {
   if (config.adminToken === undefined) throw new ConfigError('invalid configuration: ADMIN_TOKEN: Required');
+  if (config.serviceJwtSecret === undefined) throw new ConfigError('invalid configuration: SERVICE_JWT_SECRET: Required');
   const store = createUserStore(deps.pool);
   return [
     balanceRoutes(deps, store),
     apiKeyRoutes(deps, store),
     notificationSettingsRoutes(deps, store),
     adminRoutes(store, config.adminToken),
+    usageRoutes(deps, createUsageStore(deps.pool), config.serviceJwtSecret),
   ];
 }
 
+/** Balance changes arrive by POST on the admin and internal APIs: a success rings the outbox relay. */
+const BALANCE_WRITERS = ['/admin/v1', '/internal/v1'];
+
 /** The user service's HTTP app; no I/O until requests arrive. */
 export function createApp(deps: UserDeps, config: UserConfig): { app: Express; health: Health } {
-  const health = new Health({ postgres: pingPostgres(deps.pool), redis: () => deps.tokens.ping() });
+  const health = new Health({ postgres: pingPostgres(deps.pool), redis: () => deps.tokens.ping(), rabbitmq: () => deps.bus.ping() });
   const http = createHttpApp({ service: 'user', logger: deps.logger, health, openapi });
+  http.app.use(BALANCE_WRITERS, (req, res, next) => {
+    if (req.method === 'POST') {
+      res.once('finish', () => {
+        if (res.statusCode < 300) deps.outbox.notify();
+      });
+    }
+    next();
+  });
   for (const router of routers(deps, config)) http.app.use(router);
   return { app: http.finish(), health };
 }

@@ -18,6 +18,10 @@ describe('loadConfig', () => {
       redisUrl: FULL.REDIS_URL,
       redisKeyPrefix: 'aap:',
       amqpUrl: FULL.AMQP_URL,
+      balanceExchange: 'balance.events',
+      outboxPollMs: 500,
+      outboxRetryInitialMs: 500,
+      outboxRetryMaxMs: 10_000,
       adminToken: FULL.ADMIN_TOKEN,
       serviceJwtSecret: FULL.SERVICE_JWT_SECRET,
       logLevel: 'info',
@@ -40,6 +44,19 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...FULL, REDIS_URL: 'http://x', USER_PORT: 'abc', SERVICE_JWT_SECRET: 'short' })).toThrow(
       /REDIS_URL.*USER_PORT|USER_PORT.*REDIS_URL/,
     );
+  });
+
+  it('when the outbox relay is tuned, then its exchange, poll interval and backoff are read; a poll interval of 0 is refused', () => {
+    expect(
+      loadConfig({
+        ...FULL,
+        BALANCE_EXCHANGE: 'x.events',
+        OUTBOX_POLL_MS: '50',
+        OUTBOX_RETRY_INITIAL_MS: '20',
+        OUTBOX_RETRY_MAX_MS: '400',
+      }),
+    ).toMatchObject({ balanceExchange: 'x.events', outboxPollMs: 50, outboxRetryInitialMs: 20, outboxRetryMaxMs: 400 });
+    expect(() => loadConfig({ ...FULL, OUTBOX_POLL_MS: '0' })).toThrow(/OUTBOX_POLL_MS/);
   });
 
   it('when infrastructure is not required (embedded quickstart), then the URLs may be absent and empty values count as unset', () => {

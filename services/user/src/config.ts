@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { env, parseEnv } from '@platform/common';
+import { BALANCE_EXCHANGE } from '@platform/events';
 
 export interface UserConfig {
   host: string;
@@ -9,11 +10,18 @@ export interface UserConfig {
   /** Undefined only when the embedded quickstart provides a token store. */
   redisUrl: string | undefined;
   redisKeyPrefix: string;
-  /** Used by the outbox relay (added separately); undefined in the embedded quickstart. */
+  /** The outbox relay's RabbitMQ; undefined in the embedded quickstart (in-process bus). */
   amqpUrl: string | undefined;
+  /** Topic exchange the relay publishes `balance.changed` to (BALANCE_EXCHANGE). */
+  balanceExchange: string;
+  /** How often the relay looks for unpublished events when nothing woke it (OUTBOX_POLL_MS). */
+  outboxPollMs: number;
+  /** Relay backoff after a failed publish: initial, doubling up to max (OUTBOX_RETRY_INITIAL_MS / _MAX_MS). */
+  outboxRetryInitialMs: number;
+  outboxRetryMaxMs: number;
   /** Guards the admin API; the embedded quickstart generates one when unset. */
   adminToken: string | undefined;
-  /** Verifies service JWTs on the internal usage API (added separately). */
+  /** Verifies service JWTs on the internal usage API. */
   serviceJwtSecret: string | undefined;
   logLevel: string;
 }
@@ -30,6 +38,10 @@ function schema(requireInfrastructure: boolean) {
     REDIS_URL: needed(env.url(['redis', 'rediss'])),
     REDIS_KEY_PREFIX: z.string().default('aap:'),
     AMQP_URL: needed(env.url(['amqp', 'amqps'])),
+    BALANCE_EXCHANGE: z.string().min(1).default(BALANCE_EXCHANGE),
+    OUTBOX_POLL_MS: env.positiveInt(500),
+    OUTBOX_RETRY_INITIAL_MS: env.positiveInt(500),
+    OUTBOX_RETRY_MAX_MS: env.positiveInt(10_000),
     ADMIN_TOKEN: needed(env.secret(ADMIN_TOKEN_MIN)),
     SERVICE_JWT_SECRET: needed(env.secret(JWT_SECRET_MIN)),
     LOG_LEVEL: env.logLevel(),
@@ -49,6 +61,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructu
     REDIS_URL?: string;
     REDIS_KEY_PREFIX: string;
     AMQP_URL?: string;
+    BALANCE_EXCHANGE: string;
+    OUTBOX_POLL_MS: number;
+    OUTBOX_RETRY_INITIAL_MS: number;
+    OUTBOX_RETRY_MAX_MS: number;
     ADMIN_TOKEN?: string;
     SERVICE_JWT_SECRET?: string;
     LOG_LEVEL: string;
@@ -60,6 +76,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructu
     redisUrl: parsed.REDIS_URL,
     redisKeyPrefix: parsed.REDIS_KEY_PREFIX,
     amqpUrl: parsed.AMQP_URL,
+    balanceExchange: parsed.BALANCE_EXCHANGE,
+    outboxPollMs: parsed.OUTBOX_POLL_MS,
+    outboxRetryInitialMs: parsed.OUTBOX_RETRY_INITIAL_MS,
+    outboxRetryMaxMs: parsed.OUTBOX_RETRY_MAX_MS,
     adminToken: parsed.ADMIN_TOKEN,
     serviceJwtSecret: parsed.SERVICE_JWT_SECRET,
     logLevel: parsed.LOG_LEVEL,

@@ -9,12 +9,16 @@ import {
   type TokenStore,
 } from '@platform/credentials';
 import { createPool } from '@platform/db';
+import { createAmqpEventBus, type EventBus } from '@platform/events';
 import type { UserConfig } from './config';
+import { createOutboxSignal, type OutboxSignal } from './outbox-signal';
 
 /** Connections the embedded quickstart shares with the service instead of letting it open its own. */
 export interface ProvidedDeps {
   pool?: pg.Pool;
   tokens?: TokenStore;
+  /** The in-process bus the outbox relay publishes to (embedded quickstart, tests). */
+  bus?: EventBus;
 }
 
 export interface UserDeps {
@@ -22,12 +26,20 @@ export interface UserDeps {
   pool: pg.Pool;
   tokens: TokenStore;
   credentials: CredentialVerifier;
+  /** Where the outbox relay publishes `balance.changed` events. */
+  bus: EventBus;
+  /** Rung after a request that may have written outbox events, so that the relay need not wait for its next poll. */
+  outbox: OutboxSignal;
   /** Closes only what createDeps opened itself. */
   close(): Promise<void>;
 }
 
 // A Redis outage must turn into a quick 503, not a request that hangs while ioredis reconnects.
 const REDIS_COMMAND_TIMEOUT_MS = 2000;
+// The relay waits at most this long for a connection or a confirm before it backs off and
+// retries; short enough that a stop during a RabbitMQ outage stays within the 10 s budget.
+const PUBLISH_TIMEOUT_MS = 2000;
+const CONFIRM_TIMEOUT_MS = 5000;
 
 function openRedis(url: string, logger: Logger): Redis {
   const redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: REDIS_COMMAND_TIMEOUT_MS });
@@ -35,11 +47,12 @@ function openRedis(url: string, logger: Logger): Redis {
   return redis;
 }
 
-/** The only place the user service opens Postgres and Redis connections. */
+/** The only place the user service opens Postgres, Redis and RabbitMQ connections. */
 export function createDeps(config: UserConfig, logger: Logger, provided: ProvidedDeps = {}): UserDeps {
   const missing: string[] = [];
   if (!provided.pool && config.databaseUrl === undefined) missing.push('DATABASE_URL: Required');
   if (!provided.tokens && config.redisUrl === undefined) missing.push('REDIS_URL: Required');
+  if (!provided.bus && config.amqpUrl === undefined) missing.push('AMQP_URL: Required');
   if (missing.length > 0) throw new ConfigError(`invalid configuration: ${missing.join('; ')}`);
 
   const closers: Array<() => Promise<void>> = [];
@@ -60,12 +73,29 @@ export function createDeps(config: UserConfig, logger: Logger, provided: Provide
     });
     tokens = opened;
   }
+  let bus = provided.bus;
+  if (!bus) {
+    // Connects in the background: the service starts (and takes balance changes into the
+    // outbox) while RabbitMQ is down.
+    const opened = createAmqpEventBus({
+      url: config.amqpUrl as string,
+      exchange: config.balanceExchange,
+      logger,
+      connectionName: 'user',
+      publishTimeoutMs: PUBLISH_TIMEOUT_MS,
+      confirmTimeoutMs: CONFIRM_TIMEOUT_MS,
+    });
+    closers.push(() => opened.close());
+    bus = opened;
+  }
   const credentials = createCredentialVerifier({ keys: createKeyDirectory(pool), tokens });
   return {
     logger,
     pool,
     tokens,
     credentials,
+    bus,
+    outbox: createOutboxSignal(),
     async close() {
       for (const close of closers.reverse()) {
         try {

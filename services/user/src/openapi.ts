@@ -1,4 +1,4 @@
-/** OpenAPI 3.1 description of the user service's public and admin endpoints (served at /openapi.json). */
+/** OpenAPI 3.1 description of the user service's public, admin and internal endpoints (served at /openapi.json). */
 const codeMessages = {
   type: 'object',
   required: ['code', 'messages'],
@@ -143,11 +143,49 @@ export const openapi: Record<string, unknown> = {
         },
       },
     },
+    '/internal/v1/usage': {
+      post: {
+        summary: 'Debit a product pool for a customer call (internal, product services)',
+        description:
+          'Service JWT (HS256, audience `user`, `exp` at most 5 minutes ahead) as Bearer. One transaction debits `units` from the ' +
+          "product's pool, all or nothing, and stores the answer under `requestId`: a replay with the same body gets the first " +
+          'answer and debits nothing; a replay with a different body is 409. JSON only.',
+        security: [{ serviceJwt: [] }],
+        requestBody: {
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['credential', 'productId', 'requestId'],
+                properties: {
+                  credential: { type: 'string', description: "The customer's API key or access token." },
+                  productId: { type: ['integer', 'string'], description: 'Catalogue product id (numeric strings allowed).' },
+                  units: { type: ['integer', 'string'], minimum: 1, maximum: 10_000, default: 1 },
+                  requestId: { type: 'string', minLength: 1, maxLength: 200, description: 'Idempotency key, global.' },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          200: {
+            description: 'Debited; `credits` is what the pool holds afterwards',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/UsageGrant' } } },
+          },
+          401: error('Missing or bad service JWT ("Invalid service token."), or bad customer credential'),
+          403: error('Pool exhausted (fewer credits than units) or product not held'),
+          409: error('requestId already used with a different body'),
+          422: error('Bad productId, units or requestId'),
+          503: error('Database or token store unavailable; nothing was debited'),
+        },
+      },
+    },
   },
   components: {
     securitySchemes: {
       credential: { type: 'http', scheme: 'bearer', description: 'Access token (or API key)' },
       admin: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
+      serviceJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Service JWT signed with SERVICE_JWT_SECRET' },
     },
     schemas: {
       CodeMessages: codeMessages,
@@ -166,6 +204,10 @@ export const openapi: Record<string, unknown> = {
             },
           },
         },
+      },
+      UsageGrant: {
+        type: 'object',
+        properties: { accountId: { type: 'integer' }, productId: { type: 'integer' }, credits: { type: 'integer', minimum: 0 } },
       },
       ApiKey: { type: 'object', properties: { apiKey: { type: 'string', pattern: '^at_[A-Za-z0-9]{29}$' } } },
       NotificationSettings: {

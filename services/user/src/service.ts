@@ -5,13 +5,14 @@ import { migrate, type MigrationSet } from '@platform/db';
 import { createApp } from './app';
 import type { UserConfig } from './config';
 import { createDeps, type ProvidedDeps, type UserDeps } from './deps';
+import { startOutboxRelay } from './outbox-relay';
 
 export const USER_MIGRATIONS: MigrationSet = { dir: path.resolve(__dirname, '../migrations'), table: 'pgmigrations_user' };
 
 export interface StartUserServiceOptions {
   config: UserConfig;
   logger: Logger;
-  /** The embedded quickstart's shared pool and memory token store. */
+  /** The embedded quickstart's shared pool, memory token store and in-process bus. */
   provided?: ProvidedDeps;
 }
 
@@ -22,8 +23,22 @@ type StopWorker = () => Promise<void>;
  * Background workers that run beside the HTTP listener. Seam: the outbox relay starts here;
  * its stop function runs after HTTP has drained and before the connections close.
  */
-function startWorkers(_deps: UserDeps, _config: UserConfig): Promise<StopWorker[]> {
-  return Promise.resolve([]);
+function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]> {
+  const relay = startOutboxRelay({
+    pool: deps.pool,
+    bus: deps.bus,
+    logger: deps.logger,
+    pollMs: config.outboxPollMs,
+    retryInitialMs: config.outboxRetryInitialMs,
+    retryMaxMs: config.outboxRetryMaxMs,
+  });
+  const unsubscribe = deps.outbox.subscribe(() => relay.wake());
+  return Promise.resolve([
+    async () => {
+      unsubscribe();
+      await relay.stop();
+    },
+  ]);
 }
 
 /** Applies the user migrations, then serves; stop() drains HTTP, stops the workers, closes what it opened. */

@@ -4,12 +4,14 @@ import request from 'supertest';
 import type { Logger, RunningService } from '@platform/common';
 import { createRedisTokenStore, generateAccessToken, hashSecret, type TokenStore } from '@platform/credentials';
 import { createPool } from '@platform/db';
+import { createInProcessEventBus, type EventBus } from '@platform/events';
 import { anAccount, silentLogger, testServers, type TestAccount } from '@platform/testing';
 import { loadConfig, type UserConfig } from '../src/config';
 import type { ProvidedDeps } from '../src/deps';
 import { startUserService } from '../src/service';
 
 export const ADMIN_TOKEN = 'user-service-test-admin-token';
+export const SERVICE_JWT_SECRET = 'user-service-test-jwt-secret-0123456789';
 /** Redis keys of these tests live under their own prefix. */
 export const KEY_PREFIX = 'test-user:';
 
@@ -24,7 +26,7 @@ export function testConfig(overrides: Record<string, string> = {}): UserConfig {
     REDIS_URL: testServers.redisUrl,
     AMQP_URL: testServers.amqpUrl,
     ADMIN_TOKEN,
-    SERVICE_JWT_SECRET: 'user-service-test-jwt-secret-0123456789',
+    SERVICE_JWT_SECRET,
     USER_PORT: '0',
     REDIS_KEY_PREFIX: KEY_PREFIX,
     ...overrides,
@@ -45,14 +47,32 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(options: { config?: UserConfig; provided?: ProvidedDeps; logger?: Logger } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  config?: UserConfig;
+  provided?: ProvidedDeps;
+  logger?: Logger;
+  /**
+   * Where the outbox relay publishes. Default: a private in-process bus nobody consumes, so the
+   * relay never publishes the shared test database's events to the shared RabbitMQ. `amqp`:
+   * the RabbitMQ of the config (AMQP_URL, BALANCE_EXCHANGE); give such a test its own database.
+   */
+  eventBus?: 'in-process' | 'amqp';
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const logger = options.logger ?? silentLogger();
+  const config = options.config ?? testConfig();
+  let ownBus: EventBus | undefined;
+  if (options.eventBus !== 'amqp' && !options.provided?.bus) ownBus = createInProcessEventBus();
   const service = await startUserService({
-    config: options.config ?? testConfig(),
+    config,
     logger,
-    ...(options.provided ? { provided: options.provided } : {}),
+    provided: { ...options.provided, ...(ownBus ? { bus: ownBus } : {}) },
+  }).catch(async (error: unknown) => {
+    await ownBus?.close();
+    throw error;
   });
-  const pool = createPool({ connectionString: testServers.databaseUrl, logger, max: 4 });
+  const pool = createPool({ connectionString: config.databaseUrl ?? testServers.databaseUrl, logger, max: 4 });
   const redis = new Redis(testServers.redisUrl);
   const tokens = createRedisTokenStore(redis, { keyPrefix: KEY_PREFIX });
   return {
@@ -77,6 +97,7 @@ export async function startHarness(options: { config?: UserConfig; provided?: Pr
     },
     async stop() {
       await service.stop();
+      await ownBus?.close();
       await tokens.close();
       await pool.end();
     },

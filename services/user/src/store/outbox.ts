@@ -1,0 +1,48 @@
+import type { Queryable } from '@platform/db';
+
+/** An `outbox_events` row a relay has claimed for publishing. */
+export interface ClaimedEvent {
+  seq: number;
+  id: string;
+  routingKey: string;
+  payload: unknown;
+}
+
+// One statement, no transaction left open: the claim is a lease (claimed_until), so a relay
+// never holds a connection while it waits for the broker (the embedded quickstart shares one
+// connection between all services), and replicas skip each other's rows.
+const CLAIM = `
+WITH next AS (
+  SELECT seq FROM outbox_events
+   WHERE published_at IS NULL AND failed_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
+   ORDER BY seq
+   LIMIT $1
+   FOR UPDATE SKIP LOCKED
+)
+UPDATE outbox_events o SET claimed_until = now() + make_interval(secs => $2::double precision / 1000)
+  FROM next
+ WHERE o.seq = next.seq
+RETURNING o.seq, o.id, o.routing_key, o.payload`;
+
+/** Claims up to `limit` unpublished events for `leaseMs`, oldest first (by `seq`). */
+export async function claimPendingEvents(db: Queryable, limit: number, leaseMs: number): Promise<ClaimedEvent[]> {
+  const result = await db.query<{ seq: number; id: string; routing_key: string; payload: unknown }>(CLAIM, [limit, leaseMs]);
+  return result.rows
+    .map((row) => ({ seq: Number(row.seq), id: row.id, routingKey: row.routing_key, payload: row.payload }))
+    .sort((a, b) => a.seq - b.seq);
+}
+
+export async function markEventPublished(db: Queryable, id: string): Promise<void> {
+  await db.query('UPDATE outbox_events SET published_at = now(), claimed_until = NULL WHERE id = $1', [id]);
+}
+
+/** Sets aside an event that can never be published (kept for an operator, never retried). */
+export async function markEventFailed(db: Queryable, id: string, error: string): Promise<void> {
+  await db.query('UPDATE outbox_events SET failed_at = now(), last_error = $2, claimed_until = NULL WHERE id = $1', [id, error]);
+}
+
+/** Gives claimed events back at once, so that the next attempt (of any relay) starts with them. */
+export async function releaseEvents(db: Queryable, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query('UPDATE outbox_events SET claimed_until = NULL WHERE id = ANY($1::uuid[]) AND published_at IS NULL', [ids]);
+}

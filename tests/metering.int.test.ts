@@ -1,0 +1,243 @@
+/**
+ * Metering end to end: a product app built with @platform/product-gateway → the user service's
+ * internal usage API (real Postgres, real Redis) → outbox → relay → RabbitMQ → notifier → SMTP.
+ * The test has its own database (a relay publishes every unpublished row of its outbox), its
+ * own exchange and queues, and reaches RabbitMQ from the user service through a TCP proxy so
+ * that it can cut it.
+ */
+import type { Express } from 'express';
+import request from 'supertest';
+import { createHttpApp, Health } from '@platform/common';
+import { createProductGateway } from '@platform/product-gateway';
+import {
+  eventually,
+  silentLogger,
+  startSmtpCapture,
+  startTcpProxy,
+  testServers,
+  uniqueId,
+  type SmtpCapture,
+  type TcpProxy,
+} from '@platform/testing';
+import { loadConfig as loadNotifierConfig, startNotifierService, type NotifierService } from '../services/notifier/src';
+import { ACCESS_RESTRICTED, ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '../services/user/test/harness';
+import { createPrivateDatabase, type PrivateDatabase } from '../services/user/test/private-database';
+import { deleteTopology } from '../services/user/test/rabbitmq';
+
+const PATH = '/whoisserver/WhoisService';
+const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
+
+/** A product of the domain-registration-lookup family, as a product team would build it. */
+function productApp(userUrl: string, productId: number): Express {
+  const http = createHttpApp({
+    service: `product-${productId}`,
+    logger: silentLogger(),
+    health: new Health({}),
+    openapi: {},
+    envelope: 'errorMessage',
+  });
+  const gateway = createProductGateway({ userUrl, serviceJwtSecret: SERVICE_JWT_SECRET, productId });
+  http.app.use(gateway.routes(PATH, (call) => ({ WhoisRecord: { domainName: call.domainName, creditsLeft: call.credits } })));
+  return http.finish();
+}
+
+describe('metering: product calls debit the pool, balance events reach the notifier, alerts are mailed once', () => {
+  let db: PrivateDatabase;
+  let smtp: SmtpCapture;
+  let proxy: TcpProxy;
+  let user: Harness;
+  let notifier: NotifierService;
+  let whois: Express;
+  let bulkWhois: Express;
+  const exchange = uniqueId('test.metering.');
+  const queue = `${exchange}.balance-changed`;
+  const deadLetterQueue = `${queue}.dead`;
+
+  beforeAll(async () => {
+    db = await createPrivateDatabase('metering');
+    smtp = await startSmtpCapture();
+    proxy = await startTcpProxy(Number(new URL(testServers.amqpUrl).port || 5672));
+    user = await startHarness({
+      eventBus: 'amqp',
+      config: testConfig({
+        DATABASE_URL: db.url,
+        AMQP_URL: proxy.url(testServers.amqpUrl),
+        BALANCE_EXCHANGE: exchange,
+        OUTBOX_POLL_MS: '100',
+        OUTBOX_RETRY_INITIAL_MS: '100',
+        OUTBOX_RETRY_MAX_MS: '500',
+      }),
+    });
+    notifier = await startNotifierService({
+      config: loadNotifierConfig({
+        DATABASE_URL: db.url,
+        AMQP_URL: testServers.amqpUrl,
+        SMTP_URL: smtp.url,
+        NOTIFIER_PORT: '0',
+        USER_URL: user.service.url,
+        MAIL_FROM: 'Account alerts <alerts@example.test>',
+        BALANCE_EXCHANGE: exchange,
+        NOTIFIER_QUEUE: queue,
+        NOTIFIER_DEAD_LETTER_QUEUE: deadLetterQueue,
+        NOTIFIER_MAIL_POLL_MS: '100',
+        NOTIFIER_MAIL_RETRY_INITIAL_MS: '100',
+        NOTIFIER_MAIL_RETRY_MAX_MS: '500',
+      }),
+      logger: silentLogger(),
+    });
+    await notifier.consuming;
+    whois = productApp(user.service.url, 1);
+    bulkWhois = productApp(user.service.url, 24);
+  });
+
+  afterAll(async () => {
+    await notifier?.stop();
+    await user?.stop();
+    await proxy?.close();
+    await smtp?.close();
+    await deleteTopology(testServers.amqpUrl, { queues: [queue, deadLetterQueue], exchanges: [exchange, `${exchange}.dlx`] });
+    await db?.drop();
+  });
+
+  /** An account created through the admin API (its opening top-up is a balance change too). */
+  async function anAccount(credits: number): Promise<{ id: number; email: string; apiKey: string; token: string }> {
+    const email = `${uniqueId('metering')}@example.test`;
+    const created = await user.http
+      .post('/admin/v1/accounts')
+      .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+      .send({ email, credits: { 1: credits } });
+    expect(created.status).toBe(201);
+    const id = created.body.id as number;
+    return { id, email, apiKey: created.body.apiKey as string, token: await user.token(id) };
+  }
+
+  const lookupPool = async (apiKey: string): Promise<number> => {
+    const res = await user.http.get('/user-service/account-balance').query({ apiKey, productId: '1' });
+    return res.body.data[0].credits as number;
+  };
+  const mailsTo = (email: string): SmtpCapture['messages'] =>
+    smtp.messages.filter((mail) => JSON.stringify(mail.to ?? null).includes(email));
+
+  /** Every balance change of the account is published, handled by the notifier, and every e-mail it queued is sent. */
+  const settled = (accountId: number) =>
+    eventually(
+      async () => {
+        const pending = await user.pool.query<{ n: string }>(
+          "SELECT count(*) AS n FROM outbox_events WHERE payload->>'accountId' = $1 AND published_at IS NULL",
+          [String(accountId)],
+        );
+        const unhandled = await user.pool.query<{ n: string }>(
+          `SELECT count(*) AS n FROM outbox_events o
+            WHERE o.payload->>'accountId' = $1 AND NOT EXISTS (SELECT 1 FROM notifier_processed_events p WHERE p.event_id = o.id)`,
+          [String(accountId)],
+        );
+        const unsent = await user.pool.query<{ n: string }>(
+          'SELECT count(*) AS n FROM notifier_mail_outbox WHERE account_id = $1 AND sent_at IS NULL',
+          [accountId],
+        );
+        return [pending, unhandled, unsent].every((result) => Number(result.rows[0]?.n) === 0) ? true : undefined;
+      },
+      20_000,
+      `balance changes of account ${accountId} published, handled and mailed`,
+    );
+
+  it('when a product app is called by GET with a key and by POST with a token, then each call debits one credit, and a call to product 24 shows on product 1', async () => {
+    const account = await anAccount(20);
+    const byKey = await request(whois).get(PATH).query({ domainName: 'Example.COM', apiKey: account.apiKey });
+    expect(byKey.status).toBe(200);
+    expect(byKey.body).toEqual({ WhoisRecord: { domainName: 'example.com', creditsLeft: 19 } });
+    const byToken = await request(whois).post(PATH).set('Authorization', `Bearer ${account.token}`).send({ domainName: 'example.org' });
+    expect(byToken.body).toEqual({ WhoisRecord: { domainName: 'example.org', creditsLeft: 18 } });
+    const tokenInBody = await request(whois).post(PATH).send({ domainName: 'example.net', apiKey: account.token, outputFormat: 'XML' });
+    expect(tokenInBody.text).toBe(
+      `${XML_DECLARATION}<xml><WhoisRecord><domainName>example.net</domainName><creditsLeft>17</creditsLeft></WhoisRecord></xml>`,
+    );
+    const bulk = await request(bulkWhois).get(PATH).query({ domainName: 'example.com', apiKey: account.apiKey });
+    expect(bulk.body).toEqual({ WhoisRecord: { domainName: 'example.com', creditsLeft: 16 } });
+    expect(await lookupPool(account.apiKey)).toBe(16);
+    const ledger = await user.pool.query("SELECT count(*) AS n FROM credit_ledger WHERE account_id = $1 AND cause = 'usage'", [account.id]);
+    expect(Number(ledger.rows[0].n)).toBe(4);
+  });
+
+  it('when 12 credits are used up, with RabbitMQ unreachable for the user service while the pool crosses 10 and 0, then exactly one low and one zero alert arrive after it returns, and the next call is 403 in JSON and XML', async () => {
+    const account = await anAccount(12);
+    const call = (index: number) =>
+      index % 2 === 0
+        ? request(index % 3 === 0 ? bulkWhois : whois)
+            .get(PATH)
+            .query({ domainName: `d${index}.example`, apiKey: account.apiKey })
+        : request(whois)
+            .post(PATH)
+            .set('Authorization', `Bearer ${account.token}`)
+            .send({ domainName: `d${index}.example` });
+
+    // 12 → 10: at the threshold, no alert yet.
+    for (const index of [0, 1]) expect((await call(index)).status).toBe(200);
+    await settled(account.id);
+    expect(mailsTo(account.email)).toHaveLength(0);
+
+    proxy.cut();
+    try {
+      await eventually(async () => ((await user.http.get('/health/ready')).body.checks?.rabbitmq !== 'ok' ? true : undefined));
+      // 10 → 0 while the user service cannot reach RabbitMQ: the calls are still served.
+      for (let index = 2; index < 12; index += 1) {
+        const res = await call(index);
+        expect(res.status).toBe(200);
+        expect(res.body.WhoisRecord.creditsLeft).toBe(11 - index);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(mailsTo(account.email)).toHaveLength(0);
+      const waiting = await user.pool.query(
+        "SELECT count(*) AS n FROM outbox_events WHERE payload->>'accountId' = $1 AND published_at IS NULL",
+        [String(account.id)],
+      );
+      expect(Number(waiting.rows[0].n)).toBe(10);
+    } finally {
+      proxy.restore();
+    }
+
+    await settled(account.id);
+    const subjects = mailsTo(account.email).map((mail) => mail.subject);
+    expect(subjects.filter((subject) => subject?.startsWith('Low balance alert'))).toEqual([
+      'Low balance alert: WHOIS API has 9 credits left',
+    ]);
+    expect(subjects.filter((subject) => subject?.startsWith('Zero balance alert'))).toEqual([
+      'Zero balance alert: WHOIS API has no credits left',
+    ]);
+    expect(subjects).toHaveLength(2);
+
+    const json = await request(whois).get(PATH).query({ domainName: 'example.com', apiKey: account.apiKey });
+    expect(json.status).toBe(403);
+    expect(json.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(json.body).toEqual({ ErrorMessage: { errorCode: 'AUTHENTICATE_02', msg: ACCESS_RESTRICTED } });
+    const xml = await request(bulkWhois)
+      .post(PATH)
+      .set('Authorization', `Bearer ${account.token}`)
+      .send({ domainName: 'example.com', outputFormat: 'XML' });
+    expect(xml.status).toBe(403);
+    expect(xml.headers['content-type']).toBe('application/xml; charset=utf-8');
+    expect(xml.text).toBe(
+      `${XML_DECLARATION}<ErrorMessage><errorCode>AUTHENTICATE_02</errorCode><msg>${ACCESS_RESTRICTED}</msg></ErrorMessage>`,
+    );
+    expect(await lookupPool(account.apiKey)).toBe(0);
+
+    // Refused calls change nothing: no event, no further e-mail.
+    await settled(account.id);
+    expect(mailsTo(account.email)).toHaveLength(2);
+  });
+
+  it('when the credential is unknown, then 401 AUTHENTICATE_01 in the ErrorMessage envelope, in JSON and in XML', async () => {
+    const json = await request(whois)
+      .get(PATH)
+      .query({ domainName: 'example.com', apiKey: `at_${'x'.repeat(29)}` });
+    expect(json.status).toBe(401);
+    expect(json.body).toEqual({ ErrorMessage: { errorCode: 'AUTHENTICATE_01', msg: ACCESS_RESTRICTED } });
+    const xml = await request(whois)
+      .post(PATH)
+      .send({ domainName: 'example.com', apiKey: `at_${'x'.repeat(29)}`, outputFormat: 'xml' });
+    expect(xml.status).toBe(401);
+    expect(xml.text).toBe(
+      `${XML_DECLARATION}<ErrorMessage><errorCode>AUTHENTICATE_01</errorCode><msg>${ACCESS_RESTRICTED}</msg></ErrorMessage>`,
+    );
+  });
+});
