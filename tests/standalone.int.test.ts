@@ -6,7 +6,7 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import request from 'supertest';
-import { startSmtpCapture, testServers, uniqueId, type SmtpCapture } from '@platform/testing';
+import { createPrivateDatabase, deleteTopology, startSmtpCapture, testServers, uniqueId, type PrivateDatabase, type SmtpCapture } from '@platform/testing';
 
 const ROOT = path.resolve(__dirname, '..');
 const SERVICES = ['auth', 'user', 'categorization', 'notifier'] as const;
@@ -37,23 +37,34 @@ function startService(name: string, env: NodeJS.ProcessEnv): { child: ChildProce
 }
 
 describe('services started one per process on the real servers', () => {
+  // A database and a RabbitMQ topology of its own: the user service's outbox relay publishes
+  // every pending event of its database, and the notifier declares its queues.
+  const suffix = uniqueId();
+  const topology = { exchange: `test.standalone.${suffix}`, queue: `test.standalone.${suffix}` };
+  let database: PrivateDatabase;
   let smtp: SmtpCapture;
   const running: Array<ReturnType<typeof startService>> = [];
 
   beforeAll(async () => {
+    database = await createPrivateDatabase('standalone');
     smtp = await startSmtpCapture();
   });
 
   afterAll(async () => {
     for (const service of running) if (service.child.exitCode === null) service.child.kill('SIGKILL');
     await smtp.close();
+    await deleteTopology(testServers.amqpUrl, {
+      queues: [topology.queue, `${topology.queue}.dead`],
+      exchanges: [topology.exchange, `${topology.exchange}.dlx`],
+    });
+    await database.drop();
   });
 
   it('when pnpm migrate runs twice, then it succeeds both times', () => {
     for (let run = 0; run < 2; run += 1) {
       const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], {
         cwd: ROOT,
-        env: { ...baseEnv(), DATABASE_URL: testServers.databaseUrl },
+        env: { ...baseEnv(), DATABASE_URL: database.url },
         encoding: 'utf8',
       });
       expect(result.stderr).toBe('');
@@ -62,18 +73,17 @@ describe('services started one per process on the real servers', () => {
   }, 60_000);
 
   it('when each service starts with the real URLs, then each is ready, and SIGTERM stops it with exit 0', async () => {
-    const suffix = uniqueId();
     const env: NodeJS.ProcessEnv = {
       ...baseEnv(),
-      DATABASE_URL: testServers.databaseUrl,
+      DATABASE_URL: database.url,
       REDIS_URL: testServers.redisUrl,
       REDIS_KEY_PREFIX: `test:standalone:${suffix}:`,
       AMQP_URL: testServers.amqpUrl,
       SMTP_URL: smtp.url,
       ADMIN_TOKEN: 'standalone-admin-token-0123456789',
       SERVICE_JWT_SECRET: 'standalone-service-jwt-secret-0123456789abcdef',
-      BALANCE_EXCHANGE: `test.standalone.${suffix}`,
-      NOTIFIER_QUEUE: `test.standalone.${suffix}`,
+      BALANCE_EXCHANGE: topology.exchange,
+      NOTIFIER_QUEUE: topology.queue,
       AUTH_PORT: '0',
       USER_PORT: '0',
       CATEGORIZATION_PORT: '0',

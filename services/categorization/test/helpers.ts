@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
-import pg from 'pg';
+import type pg from 'pg';
 import type { RunningService } from '@platform/common';
 import { createRedisTokenStore, generateAccessToken, hashSecret, type TokenStore } from '@platform/credentials';
 import { createPool } from '@platform/db';
-import { anAccount, migrateUserSchema, silentLogger, testServers, uniqueId, type TestAccount } from '@platform/testing';
+import { anAccount, migrateUserSchema, silentLogger, testServers, uniqueId, type TestAccount, createPrivateDatabase, type PrivateDatabase } from '@platform/testing';
 import { DEFAULT_TAXONOMY_FILE, loadConfig, type CategorizationConfig } from '../src/config';
 import type { Category } from '../src/domain/category';
 import { startCategorizationService } from '../src/service';
@@ -48,29 +48,8 @@ export async function startService(env: Record<string, string> = {}): Promise<St
 }
 
 /** A database of its own, for tests that must see the categories start empty or must own the version counter. */
-export async function temporaryDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `categorization_${uniqueId()}`.toLowerCase();
-  const admin = new pg.Client({ connectionString: testServers.databaseUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(testServers.databaseUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: testServers.databaseUrl });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
+export function temporaryDatabase(): Promise<PrivateDatabase> {
+  return createPrivateDatabase('categorization');
 }
 
 /** An account with an API key (user service tables) and a token store to mint its tokens. */

@@ -1,19 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import amqp from 'amqplib';
 import type pg from 'pg';
 import { createPool } from '@platform/db';
 import { BALANCE_CHANGED, createAmqpEventBus, type BalanceChanged, type EventBus } from '@platform/events';
-import {
-  anAccount,
-  eventually,
-  migrateUserSchema,
-  silentLogger,
-  startSmtpCapture,
-  testServers,
-  uniqueId,
-  type SmtpCapture,
-  type TestAccount,
-} from '@platform/testing';
+import { anAccount, eventually, migrateUserSchema, silentLogger, startSmtpCapture, testServers, uniqueId, type SmtpCapture, type TestAccount, deleteTopology } from '@platform/testing';
 import { loadConfig, type NotifierConfig } from '../src/config';
 import { startNotifierService, type NotifierService } from '../src/service';
 import type { ProvidedDeps } from '../src/deps';
@@ -125,13 +114,10 @@ export async function createHarness(): Promise<Harness> {
       for (const service of services) await service.stop();
       await publisher.close();
       await smtp.close();
-      const connection = await amqp.connect(testServers.amqpUrl);
-      const channel = await connection.createChannel();
-      await channel.deleteQueue(names.queue);
-      await channel.deleteQueue(names.deadLetterQueue);
-      await channel.deleteExchange(names.exchange);
-      await channel.deleteExchange(`${names.exchange}.dlx`);
-      await connection.close();
+      await deleteTopology(testServers.amqpUrl, {
+        queues: [names.queue, names.deadLetterQueue],
+        exchanges: [names.exchange, `${names.exchange}.dlx`],
+      });
       await pool.end();
     },
   };

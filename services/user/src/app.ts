@@ -1,4 +1,5 @@
 import type { Express, Router } from 'express';
+import { Gauge } from 'prom-client';
 import { ConfigError, createHttpApp, Health } from '@platform/common';
 import { pingPostgres } from '@platform/db';
 import type { UserConfig } from './config';
@@ -9,6 +10,7 @@ import { apiKeyRoutes } from './routes/api-key.routes';
 import { balanceRoutes } from './routes/balance.routes';
 import { notificationSettingsRoutes } from './routes/notification-settings.routes';
 import { usageRoutes } from './routes/usage.routes';
+import { countPendingEvents } from './store/outbox';
 import { createUsageStore } from './store/usage-store';
 import { createUserStore } from './store/user-store';
 
@@ -31,8 +33,19 @@ const BALANCE_WRITERS = ['/admin/v1', '/internal/v1'];
 
 /** The user service's HTTP app; no I/O until requests arrive. */
 export function createApp(deps: UserDeps, config: UserConfig): { app: Express; health: Health } {
-  const health = new Health({ postgres: pingPostgres(deps.pool), redis: () => deps.tokens.ping(), rabbitmq: () => deps.bus.ping() });
+  // RabbitMQ is not a readiness dependency: balance changes wait in the outbox while it is down,
+  // and taking the service out of rotation would stop the usage API for no gain. The backlog
+  // shows as the outbox_pending_events metric instead.
+  const health = new Health({ postgres: pingPostgres(deps.pool), redis: () => deps.tokens.ping() });
   const http = createHttpApp({ service: 'user', logger: deps.logger, health, openapi });
+  new Gauge({
+    name: 'outbox_pending_events',
+    help: 'balance.changed events written but not yet confirmed by RabbitMQ',
+    registers: [http.metrics.registry],
+    async collect() {
+      this.set(await countPendingEvents(deps.pool));
+    },
+  });
   http.app.use(BALANCE_WRITERS, (req, res, next) => {
     if (req.method === 'POST') {
       res.once('finish', () => {

@@ -1,5 +1,6 @@
 import { createPool } from '@platform/db';
-import { silentLogger, testServers, uniqueId } from '@platform/testing';
+import { silentLogger } from './logs';
+import { testServers, uniqueId } from './servers';
 
 /** A database of its own on the shared Postgres server, for tests that run an outbox relay. */
 export interface PrivateDatabase {
@@ -17,9 +18,10 @@ async function onServer(sql: string): Promise<void> {
 }
 
 /**
- * Creates an empty database beside the shared `test` one. A relay publishes every unpublished
- * row of its database's outbox; in the shared database it would also publish (to its own test
- * exchange) the events other test files are waiting for. The services migrate it themselves.
+ * Creates an empty database beside the shared `test` one, for tests that must own what the
+ * shared one holds: an outbox relay publishes every unpublished row of its database (in the
+ * shared one it would take the events other test files wait for), and a category list or
+ * version counter must start empty. The services migrate it themselves.
  */
 export async function createPrivateDatabase(label: string): Promise<PrivateDatabase> {
   const name = uniqueId(`aap_test_${label}_`)
