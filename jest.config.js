@@ -2,7 +2,14 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/packages/*/src/**/*.test.ts', '<rootDir>/packages/*/test/**/*.test.ts', '<rootDir>/services/*/src/**/*.test.ts', '<rootDir>/services/*/test/**/*.test.ts', '<rootDir>/scripts/**/*.test.ts', '<rootDir>/tests/**/*.test.ts'],
+  testMatch: [
+    '<rootDir>/packages/*/src/**/*.test.ts',
+    '<rootDir>/packages/*/test/**/*.test.ts',
+    '<rootDir>/services/*/src/**/*.test.ts',
+    '<rootDir>/services/*/test/**/*.test.ts',
+    '<rootDir>/scripts/**/*.test.ts',
+    '<rootDir>/tests/**/*.test.ts',
+  ],
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },

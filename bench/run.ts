@@ -78,7 +78,8 @@ async function main(): Promise<void> {
   const platform = await start('scripts/start-all.ts', platformEnv, /admin token\s+\S+/);
   const bare = await start('bench/bare-express.ts', { PATH: process.env.PATH }, /listening (\S+)/);
   try {
-    const url = (name: string): string => (new RegExp(`^\\s+${name}\\s+(http://\\S+)`, 'm').exec(platform.output()) as RegExpExecArray)[1] as string;
+    const url = (name: string): string =>
+      (new RegExp(`^\\s+${name}\\s+(http://\\S+)`, 'm').exec(platform.output()) as RegExpExecArray)[1] as string;
     const [auth, user, categorization] = [url('auth'), url('user'), url('categorization')];
     const bareUrl = (/listening (\S+)/.exec(bare.output()) as RegExpExecArray)[1] as string;
 
@@ -90,27 +91,54 @@ async function main(): Promise<void> {
     const { apiKey } = (await created.json()) as { apiKey: string };
     const tokenBody = JSON.stringify({ grantType: 'access_token', expiresIn: 1800 });
     const bearerKey = `Bearer ${Buffer.from(apiKey).toString('base64')}`;
-    const issued = await fetch(`${auth}/oauth/token`, { method: 'POST', headers: { authorization: bearerKey, 'content-type': 'application/json' }, body: tokenBody });
+    const issued = await fetch(`${auth}/oauth/token`, {
+      method: 'POST',
+      headers: { authorization: bearerKey, 'content-type': 'application/json' },
+      body: tokenBody,
+    });
     const { accessToken } = (await issued.json()) as { accessToken: string };
     const categories = await fetch(`${categorization}/api/v2/categories`);
     const etag = categories.headers.get('etag') ?? '';
 
     const rows: Row[] = [];
-    rows.push(await measure('bare express (baseline)', { url: bareUrl, method: 'POST', headers: { 'content-type': 'application/json' }, body: tokenBody }));
     rows.push(
-      await measure('POST /oauth/token', { url: `${auth}/oauth/token`, method: 'POST', headers: { authorization: bearerKey, 'content-type': 'application/json' }, body: tokenBody }),
+      await measure('bare express (baseline)', {
+        url: bareUrl,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: tokenBody,
+      }),
     );
-    rows.push(await measure('balance with token (Bearer)', { url: `${user}/user-service/account-balance`, headers: { authorization: `Bearer ${accessToken}` } }));
+    rows.push(
+      await measure('POST /oauth/token', {
+        url: `${auth}/oauth/token`,
+        method: 'POST',
+        headers: { authorization: bearerKey, 'content-type': 'application/json' },
+        body: tokenBody,
+      }),
+    );
+    rows.push(
+      await measure('balance with token (Bearer)', {
+        url: `${user}/user-service/account-balance`,
+        headers: { authorization: `Bearer ${accessToken}` },
+      }),
+    );
     rows.push(await measure('balance with API key', { url: `${user}/user-service/account-balance?apiKey=${apiKey}` }));
     rows.push(await measure('GET /api/v2/categories', { url: `${categorization}/api/v2/categories` }));
-    rows.push(await measure('categories, If-None-Match (304)', { url: `${categorization}/api/v2/categories`, headers: { 'if-none-match': etag } }));
+    rows.push(
+      await measure('categories, If-None-Match (304)', { url: `${categorization}/api/v2/categories`, headers: { 'if-none-match': etag } }),
+    );
     const rss = rssMiB(platform.child.pid);
 
     const baseline = rows[0]?.rps ?? 1;
-    process.stdout.write(`\n${SECONDS}s per scenario, ${CONNECTIONS} connections, ${process.platform} ${process.arch}, node ${process.version}\n\n`);
+    process.stdout.write(
+      `\n${SECONDS}s per scenario, ${CONNECTIONS} connections, ${process.platform} ${process.arch}, node ${process.version}\n\n`,
+    );
     process.stdout.write('| scenario | req/s | % of bare | p50 ms | p99 ms | non-2xx (304s count here) |\n|---|---|---|---|---|---|\n');
     for (const row of rows) {
-      process.stdout.write(`| ${row.scenario} | ${row.rps} | ${Math.round((row.rps / baseline) * 100)} % | ${row.p50} | ${row.p99} | ${row.non2xx} |\n`);
+      process.stdout.write(
+        `| ${row.scenario} | ${row.rps} | ${Math.round((row.rps / baseline) * 100)} % | ${row.p50} | ${row.p99} | ${row.non2xx} |\n`,
+      );
     }
     process.stdout.write(`\nplatform process (all four services) RSS after load: ${rss} MiB\n`);
   } finally {

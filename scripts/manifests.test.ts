@@ -71,7 +71,17 @@ describe('Kubernetes manifests', () => {
     const configMap = manifests.find((m) => m.kind === 'ConfigMap') as unknown as { data: Record<string, string> };
     for (const [name, service] of Object.entries(services)) {
       const deployment = manifests.find((m) => m.kind === 'Deployment' && m.metadata.name === name) as unknown as {
-        spec: { template: { spec: { containers: Array<{ command: string[]; ports: Array<{ containerPort: number }>; readinessProbe: { httpGet: { path: string } } }> } } };
+        spec: {
+          template: {
+            spec: {
+              containers: Array<{
+                command: string[];
+                ports: Array<{ containerPort: number }>;
+                readinessProbe: { httpGet: { path: string } };
+              }>;
+            };
+          };
+        };
       };
       const container = deployment.spec.template.spec.containers[0];
       expect(container?.command).toEqual(['pnpm', `start:${name}`]);

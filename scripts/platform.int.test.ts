@@ -75,11 +75,26 @@ describe('pnpm start (embedded quickstart)', () => {
     expect(issued.status).toBe(200);
     const token = issued.body.accessToken as string;
 
-    const balance = await request(urls.user as string).get('/user-service/account-balance').query({ productId: '1' }).set('Authorization', `Bearer ${token}`);
+    const balance = await request(urls.user as string)
+      .get('/user-service/account-balance')
+      .query({ productId: '1' })
+      .set('Authorization', `Bearer ${token}`);
     expect(balance.body).toEqual({ data: [{ product_id: 1, product: { id: 1, name: 'WHOIS API' }, credits: 40 }] });
 
-    expect((await request(urls.user as string).get('/user-service/api-key/generate').query({ currentApiKey: apiKey })).status).toBe(200);
-    expect((await request(urls.user as string).get('/user-service/account-balance').query({ apiKey: token })).status).toBe(401);
+    expect(
+      (
+        await request(urls.user as string)
+          .get('/user-service/api-key/generate')
+          .query({ currentApiKey: apiKey })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await request(urls.user as string)
+          .get('/user-service/account-balance')
+          .query({ apiKey: token })
+      ).status,
+    ).toBe(401);
   });
 
   it('when the categories are listed, then the IAB taxonomy was imported into the embedded database', async () => {

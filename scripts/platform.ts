@@ -89,11 +89,19 @@ export async function startPlatform(environment: NodeJS.ProcessEnv): Promise<Pla
 
   try {
     // The user service first: it owns the schema the others read.
-    services.push(await startUserService({ config: configs.user, logger: logger('user'), provided: { ...sharedPool, ...sharedTokens, ...sharedBus } }));
     services.push(
-      await startCategorizationService({ config: configs.categorization, logger: logger('categorization'), provided: { ...sharedPool, ...sharedTokens } }),
+      await startUserService({ config: configs.user, logger: logger('user'), provided: { ...sharedPool, ...sharedTokens, ...sharedBus } }),
     );
-    services.push(await startNotifierService({ config: configs.notifier, logger: logger('notifier'), provided: { ...sharedPool, ...sharedBus } }));
+    services.push(
+      await startCategorizationService({
+        config: configs.categorization,
+        logger: logger('categorization'),
+        provided: { ...sharedPool, ...sharedTokens },
+      }),
+    );
+    services.push(
+      await startNotifierService({ config: configs.notifier, logger: logger('notifier'), provided: { ...sharedPool, ...sharedBus } }),
+    );
     services.push(
       await startAuthService({
         config: configs.auth,

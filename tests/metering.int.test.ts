@@ -9,7 +9,19 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createHttpApp, Health } from '@platform/common';
 import { createProductGateway } from '@platform/product-gateway';
-import { eventually, silentLogger, startSmtpCapture, startTcpProxy, testServers, uniqueId, type SmtpCapture, type TcpProxy, createPrivateDatabase, type PrivateDatabase, deleteTopology } from '@platform/testing';
+import {
+  eventually,
+  silentLogger,
+  startSmtpCapture,
+  startTcpProxy,
+  testServers,
+  uniqueId,
+  type SmtpCapture,
+  type TcpProxy,
+  createPrivateDatabase,
+  type PrivateDatabase,
+  deleteTopology,
+} from '@platform/testing';
 import { loadConfig as loadNotifierConfig, startNotifierService, type NotifierService } from '../services/notifier/src';
 import { ACCESS_RESTRICTED, ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '../services/user/test/harness';
 

@@ -72,8 +72,16 @@ describe('revocation across auth, user and categorization', () => {
   async function seenBy(token: string): Promise<{ user: number; categorization: number; introspection: unknown }> {
     const balance = await request(user).get('/user-service/account-balance').set('Authorization', `Bearer ${token}`);
     const categories = await request(categorization).get('/api/v2/categories').query({ apiKey: token });
-    const introspection = await request(auth).post('/oauth/introspect').set('Authorization', `Bearer ${ADMIN_TOKEN}`).type('form').send({ token });
-    return { user: balance.status, categorization: categories.status, introspection: introspection.status === 200 ? introspection.body.active : introspection.status };
+    const introspection = await request(auth)
+      .post('/oauth/introspect')
+      .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+      .type('form')
+      .send({ token });
+    return {
+      user: balance.status,
+      categorization: categories.status,
+      introspection: introspection.status === 200 ? introspection.body.active : introspection.status,
+    };
   }
 
   /** seenBy once no service answers 503 any more (Redis clients reconnect with backoff). */

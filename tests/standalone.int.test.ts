@@ -6,7 +6,15 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import request from 'supertest';
-import { createPrivateDatabase, deleteTopology, startSmtpCapture, testServers, uniqueId, type PrivateDatabase, type SmtpCapture } from '@platform/testing';
+import {
+  createPrivateDatabase,
+  deleteTopology,
+  startSmtpCapture,
+  testServers,
+  uniqueId,
+  type PrivateDatabase,
+  type SmtpCapture,
+} from '@platform/testing';
 
 const ROOT = path.resolve(__dirname, '..');
 const SERVICES = ['auth', 'user', 'categorization', 'notifier'] as const;
@@ -15,7 +23,10 @@ function baseEnv(): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, LOG_LEVEL: 'info' };
 }
 
-function startService(name: string, env: NodeJS.ProcessEnv): { child: ChildProcessWithoutNullStreams; url: Promise<string>; output: () => string } {
+function startService(
+  name: string,
+  env: NodeJS.ProcessEnv,
+): { child: ChildProcessWithoutNullStreams; url: Promise<string>; output: () => string } {
   const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], { cwd: ROOT, env });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -101,18 +112,22 @@ describe('services started one per process on the real servers', () => {
     expect(await Promise.all(exits)).toEqual([0, 0, 0, 0]);
   }, 90_000);
 
-  it.each(SERVICES)('when %s starts without its variables, then it exits 1 with one message naming each of them', (name) => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
-      cwd: ROOT,
-      env: { ...baseEnv(), DATABASE_URL: 'not a url', [`${name.toUpperCase()}_PORT`]: 'eighty' },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    expect(result.status).toBe(1);
-    const lines = result.stderr.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^invalid configuration: /);
-    expect(lines[0]).toContain('DATABASE_URL');
-    expect(lines[0]).toContain(`${name.toUpperCase()}_PORT`);
-  }, 60_000);
+  it.each(SERVICES)(
+    'when %s starts without its variables, then it exits 1 with one message naming each of them',
+    (name) => {
+      const result = spawnSync(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
+        cwd: ROOT,
+        env: { ...baseEnv(), DATABASE_URL: 'not a url', [`${name.toUpperCase()}_PORT`]: 'eighty' },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(result.status).toBe(1);
+      const lines = result.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^invalid configuration: /);
+      expect(lines[0]).toContain('DATABASE_URL');
+      expect(lines[0]).toContain(`${name.toUpperCase()}_PORT`);
+    },
+    60_000,
+  );
 });

@@ -42,11 +42,26 @@ describe('parseEnv', () => {
 
   it('when several variables are bad, then one ConfigError names every one of them', () => {
     const error = configError(() =>
-      parseEnv(schema, { AUTH_PORT: 'eighty', DATABASE_URL: 'mysql://x/y', SERVICE_JWT_SECRET: 'short', TRUST_PROXY: 'maybe', TOKEN_RATE_PER_ACCOUNT: '0', LOG_LEVEL: 'loud' }),
+      parseEnv(schema, {
+        AUTH_PORT: 'eighty',
+        DATABASE_URL: 'mysql://x/y',
+        SERVICE_JWT_SECRET: 'short',
+        TRUST_PROXY: 'maybe',
+        TOKEN_RATE_PER_ACCOUNT: '0',
+        LOG_LEVEL: 'loud',
+      }),
     );
     expect(error.name).toBe('ConfigError');
     expect(error.message).toMatch(/^invalid configuration: /);
-    for (const name of ['AUTH_PORT', 'REDIS_URL', 'DATABASE_URL', 'SERVICE_JWT_SECRET', 'TRUST_PROXY', 'TOKEN_RATE_PER_ACCOUNT', 'LOG_LEVEL']) {
+    for (const name of [
+      'AUTH_PORT',
+      'REDIS_URL',
+      'DATABASE_URL',
+      'SERVICE_JWT_SECRET',
+      'TRUST_PROXY',
+      'TOKEN_RATE_PER_ACCOUNT',
+      'LOG_LEVEL',
+    ]) {
       expect(error.message).toContain(`${name}:`);
     }
     expect(error.message).toContain('REDIS_URL: Required');
@@ -74,7 +89,9 @@ describe('parseEnv', () => {
   });
 
   it('when a rule spans variables, then its message still appears', () => {
-    const paired = z.object({ A: z.string().optional(), B: z.string().optional() }).refine((value) => (value.A === undefined) === (value.B === undefined), 'A and B go together');
+    const paired = z
+      .object({ A: z.string().optional(), B: z.string().optional() })
+      .refine((value) => (value.A === undefined) === (value.B === undefined), 'A and B go together');
     expect(configError(() => parseEnv(paired, { A: 'x' })).message).toBe('invalid configuration: (env): A and B go together');
   });
 });

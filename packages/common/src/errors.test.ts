@@ -139,7 +139,9 @@ describe('renderError: code/messages envelope', () => {
   });
 
   it('when key generation refuses the input, then 422 with its own string', () => {
-    expect(wire(new AppError('invalid_request_params'), 'codeMessages', 'JSON')).toBe('{"code":422,"messages":"Input correct request parameters."}');
+    expect(wire(new AppError('invalid_request_params'), 'codeMessages', 'JSON')).toBe(
+      '{"code":422,"messages":"Input correct request parameters."}',
+    );
   });
 
   it('when the key is not active, then 400 with the contract string', () => {
@@ -202,7 +204,10 @@ describe('renderError: OAuth envelope (RFC 6749 §5.2)', () => {
   });
 
   it('when the grant type is unsupported, then 400 unsupported_grant_type', () => {
-    expect(renderError(new AppError('unsupported_grant_type'), 'oauth')).toMatchObject({ status: 400, body: { error: 'unsupported_grant_type' } });
+    expect(renderError(new AppError('unsupported_grant_type'), 'oauth')).toMatchObject({
+      status: 400,
+      body: { error: 'unsupported_grant_type' },
+    });
   });
 
   it('when parameters are invalid, then 400 invalid_request with every field message', () => {
@@ -210,7 +215,10 @@ describe('renderError: OAuth envelope (RFC 6749 §5.2)', () => {
     expect(renderError(error, 'oauth')).toEqual({
       status: 400,
       body: { error: 'invalid_request', error_description: 'The selected expires in is invalid. The client id field is required.' },
-      xml: { root: 'xml', value: { error: 'invalid_request', error_description: 'The selected expires in is invalid. The client id field is required.' } },
+      xml: {
+        root: 'xml',
+        value: { error: 'invalid_request', error_description: 'The selected expires in is invalid. The client id field is required.' },
+      },
       headers: {},
     });
   });
@@ -265,15 +273,18 @@ describe('renderError: Retry-After', () => {
 describe('renderError: unknown errors', () => {
   const internals = new Error('connect ECONNREFUSED 10.0.0.5:5432 password=hunter2');
 
-  it.each(['codeMessages', 'errorMessage', 'oauth'] as const)('when a plain Error reaches the %s envelope, then a generic 500 without internals', (envelope) => {
-    const rendered = renderError(internals, envelope);
-    expect(rendered.status).toBe(500);
-    const text = JSON.stringify(rendered);
-    expect(text).toContain('Internal server error.');
-    expect(text).not.toContain('ECONNREFUSED');
-    expect(text).not.toContain('hunter2');
-    expect(text).not.toContain('at ');
-  });
+  it.each(['codeMessages', 'errorMessage', 'oauth'] as const)(
+    'when a plain Error reaches the %s envelope, then a generic 500 without internals',
+    (envelope) => {
+      const rendered = renderError(internals, envelope);
+      expect(rendered.status).toBe(500);
+      const text = JSON.stringify(rendered);
+      expect(text).toContain('Internal server error.');
+      expect(text).not.toContain('ECONNREFUSED');
+      expect(text).not.toContain('hunter2');
+      expect(text).not.toContain('at ');
+    },
+  );
 
   it('when the thrown value is not even an Error, then still the generic 500', () => {
     for (const thrown of ['boom', 42, null, undefined, { message: 'x' }]) {
@@ -293,6 +304,8 @@ describe('renderError: unknown errors', () => {
   });
 
   it('when an unknown error is rendered as XML, then the 500 XML envelope', () => {
-    expect(wire(internals, 'codeMessages', 'XML')).toBe(`${DECLARATION}<xml><code>500</code><messages>Internal server error.</messages></xml>`);
+    expect(wire(internals, 'codeMessages', 'XML')).toBe(
+      `${DECLARATION}<xml><code>500</code><messages>Internal server error.</messages></xml>`,
+    );
   });
 });

@@ -99,7 +99,12 @@ export function describeError(code: ErrorCode): ErrorDescription {
         oauthError: 'invalid_client',
       };
     case 'unsupported_grant_type':
-      return { status: 400, message: 'The selected grant type is invalid.', errorCode: 'VALIDATION_02', oauthError: 'unsupported_grant_type' };
+      return {
+        status: 400,
+        message: 'The selected grant type is invalid.',
+        errorCode: 'VALIDATION_02',
+        oauthError: 'unsupported_grant_type',
+      };
     case 'not_found':
       return { status: 404, message: 'Not found.', errorCode: 'NOT_FOUND_01', oauthError: 'invalid_request' };
     case 'conflict':

@@ -24,7 +24,10 @@ describe('Health', () => {
         throw new Error('sync boom');
       },
     });
-    await expect(health.report()).resolves.toEqual({ ready: false, body: { status: 'not ready', checks: { broken: 'failed: sync boom' } } });
+    await expect(health.report()).resolves.toEqual({
+      ready: false,
+      body: { status: 'not ready', checks: { broken: 'failed: sync boom' } },
+    });
   });
 
   it('when a check rejects with a non-Error, then its text is reported', async () => {

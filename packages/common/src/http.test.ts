@@ -29,7 +29,12 @@ function buildApp(checks: Record<string, ReadinessCheck> = {}): TestApp {
   stream.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')));
   const logger = createLogger({ service: SERVICE, level: 'debug', stream });
   const health = new Health(checks);
-  const http = createHttpApp({ service: SERVICE, logger, health, openapi: { openapi: '3.1.0', info: { title: SERVICE, version: '1' }, paths: {} } });
+  const http = createHttpApp({
+    service: SERVICE,
+    logger,
+    health,
+    openapi: { openapi: '3.1.0', info: { title: SERVICE, version: '1' }, paths: {} },
+  });
 
   // Reads parameters the way routes do: outputFormat first, then echoes what it saw.
   const echo = handler('codeMessages', (req, res) => {
@@ -182,7 +187,11 @@ describe('X-Request-Id', () => {
     const { app } = buildApp();
     const responses = await Promise.all([
       request(app).get('/nowhere').set('X-Request-Id', 'r-404'),
-      request(app).post('/echo').set('X-Request-Id', 'r-413').type('json').send(`{"a":"${'x'.repeat(17_000)}"}`),
+      request(app)
+        .post('/echo')
+        .set('X-Request-Id', 'r-413')
+        .type('json')
+        .send(`{"a":"${'x'.repeat(17_000)}"}`),
       request(app).post('/echo').set('X-Request-Id', 'r-400').type('json').send('{"a":'),
       request(app).get('/boom').set('X-Request-Id', 'r-500'),
     ]);
@@ -197,7 +206,9 @@ describe('X-Request-Id', () => {
   it('when a request is answered, then its log line carries the request id and no query string', async () => {
     const { app, logs, logText } = buildApp();
     await request(app).get(`/echo?apiKey=${SECRET_IN_ERROR}`).set('X-Request-Id', 'log-me');
-    expect(logs()).toContainEqual(expect.objectContaining({ message: 'request', requestId: 'log-me', method: 'GET', route: '/echo', status: '200' }));
+    expect(logs()).toContainEqual(
+      expect.objectContaining({ message: 'request', requestId: 'log-me', method: 'GET', route: '/echo', status: '200' }),
+    );
     expect(logText()).not.toContain(SECRET_IN_ERROR);
   });
 });
@@ -214,7 +225,11 @@ describe('parameters through the kernel', () => {
   it('when parameters come in a JSON body, then numbers read as strings and the body wins over the query', async () => {
     const { app } = buildApp();
     const response = await request(app).post('/echo?a=query&b=query').send({ a: 'body', n: 7200 });
-    expect(response.body).toEqual({ a: { kind: 'value', value: 'body' }, b: { kind: 'value', value: 'query' }, n: { kind: 'value', value: '7200' } });
+    expect(response.body).toEqual({
+      a: { kind: 'value', value: 'body' },
+      b: { kind: 'value', value: 'query' },
+      n: { kind: 'value', value: '7200' },
+    });
   });
 
   it('when parameters come in a form body, then the route reads them', async () => {
@@ -241,7 +256,9 @@ describe('parameters through the kernel', () => {
     const response = await request(app).get('/echo?outputFormat=xml&a=1');
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe(XML_TYPE);
-    expect(response.text).toBe(`${DECLARATION}<xml><a><kind>value</kind><value>1</value></a><b><kind>absent</kind></b><n><kind>absent</kind></n></xml>`);
+    expect(response.text).toBe(
+      `${DECLARATION}<xml><a><kind>value</kind><value>1</value></a><b><kind>absent</kind></b><n><kind>absent</kind></n></xml>`,
+    );
   });
 
   it('when outputFormat is invalid, then 422 with the contract body in JSON', async () => {
@@ -273,14 +290,20 @@ describe('body limits and syntax', () => {
 
   it('when a form body is over 16 KiB, then 413 too', async () => {
     const { app } = buildApp();
-    const response = await request(app).post('/echo').type('form').send(`a=${'x'.repeat(17 * 1024)}`);
+    const response = await request(app)
+      .post('/echo')
+      .type('form')
+      .send(`a=${'x'.repeat(17 * 1024)}`);
     expect(response.status).toBe(413);
     expect(response.body).toEqual({ code: 413, messages: 'Request body too large.' });
   });
 
   it('when the body is too large and XML was asked for in the query, then the 413 is XML', async () => {
     const { app } = buildApp();
-    const response = await request(app).post('/echo?outputFormat=XML').type('json').send(`{"a":"${'x'.repeat(17 * 1024)}"}`);
+    const response = await request(app)
+      .post('/echo?outputFormat=XML')
+      .type('json')
+      .send(`{"a":"${'x'.repeat(17 * 1024)}"}`);
     expect(response.status).toBe(413);
     expect(response.headers['content-type']).toBe(XML_TYPE);
     expect(response.text).toBe(`${DECLARATION}<xml><code>413</code><messages>Request body too large.</messages></xml>`);
@@ -427,7 +450,9 @@ describe('errors', () => {
     const { app } = buildApp();
     const response = await request(app).get('/validate?outputFormat=xml');
     expect(response.status).toBe(422);
-    expect(response.text).toBe(`${DECLARATION}<xml><code>422</code><messages><grantType><item>The grant type field is required.</item></grantType></messages></xml>`);
+    expect(response.text).toBe(
+      `${DECLARATION}<xml><code>422</code><messages><grantType><item>The grant type field is required.</item></grantType></messages></xml>`,
+    );
   });
 
   it('when outputFormat is invalid on a failing route, then the error is rendered as JSON', async () => {
@@ -448,7 +473,9 @@ describe('errors', () => {
     const { app } = buildApp();
     const json = await request(app).get('/product');
     expect(json.status).toBe(401);
-    expect(json.text).toBe('{"ErrorMessage":{"errorCode":"AUTHENTICATE_01","msg":"Access restricted. Check credits balance or enter the correct API key."}}');
+    expect(json.text).toBe(
+      '{"ErrorMessage":{"errorCode":"AUTHENTICATE_01","msg":"Access restricted. Check credits balance or enter the correct API key."}}',
+    );
     const xml = await request(app).get('/product?outputFormat=xml');
     expect(xml.headers['content-type']).toBe(XML_TYPE);
     expect(xml.text).toBe(
@@ -461,7 +488,10 @@ describe('errors', () => {
     const response = await request(app).post('/oauth/token?outputFormat=xml').type('form').send('grant_type=client_credentials');
     expect(response.status).toBe(401);
     expect(response.headers['content-type']).toBe(JSON_TYPE);
-    expect(response.body).toEqual({ error: 'invalid_client', error_description: 'Access restricted. Check credits balance or enter the correct API key.' });
+    expect(response.body).toEqual({
+      error: 'invalid_client',
+      error_description: 'Access restricted. Check credits balance or enter the correct API key.',
+    });
   });
 
   it('when rate limited, then 429 with Retry-After', async () => {
@@ -576,7 +606,9 @@ describe('metrics', () => {
     const response = await request(app).get('/metrics');
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/plain/);
-    expect(metricLines(response.text, 'http_requests_total', { method: 'GET', route: '/echo', status: '200' })).toEqual([expect.stringMatching(/ 2$/)]);
+    expect(metricLines(response.text, 'http_requests_total', { method: 'GET', route: '/echo', status: '200' })).toEqual([
+      expect.stringMatching(/ 2$/),
+    ]);
     expect(metricLines(response.text, 'http_requests_total', { route: '/user-service/accounts/:id', status: '200' })).toHaveLength(1);
     expect(response.text).not.toContain('/user-service/accounts/42');
   });
@@ -589,14 +621,18 @@ describe('metrics', () => {
     expect(metricLines(response.text, 'http_request_duration_seconds_count', { method: 'POST', route: '/echo', status: '200' })).toEqual([
       expect.stringMatching(/ 1$/),
     ]);
-    expect(metricLines(response.text, 'http_request_duration_seconds_bucket', { method: 'POST', route: '/echo', status: '200', le: '+Inf' })).toHaveLength(1);
+    expect(
+      metricLines(response.text, 'http_request_duration_seconds_bucket', { method: 'POST', route: '/echo', status: '200', le: '+Inf' }),
+    ).toHaveLength(1);
   });
 
   it('when a route in a mounted router fails, then the label is still the full template', async () => {
     const { app } = buildApp();
     await request(app).get('/user-service/account-balance');
     const response = await request(app).get('/metrics');
-    expect(metricLines(response.text, 'http_requests_total', { method: 'GET', route: '/user-service/account-balance', status: '401' })).toHaveLength(1);
+    expect(
+      metricLines(response.text, 'http_requests_total', { method: 'GET', route: '/user-service/account-balance', status: '401' }),
+    ).toHaveLength(1);
   });
 
   it('when a route is served at two paths, then the label is the template that matched', async () => {

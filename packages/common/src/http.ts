@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, {
+  type ErrorRequestHandler,
+  type Express,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import { AppError, renderError, type Envelope, type ErrorCode } from './errors';
 import type { Health } from './health';
 import type { Logger } from './logger';
@@ -102,7 +109,8 @@ function requestError(error: unknown): AppError | undefined {
   const { type, status } = error as { type?: unknown; status?: unknown };
   const code = typeof type === 'string' ? BODY_PARSER_ERRORS.get(type) : undefined;
   if (code !== undefined) return new AppError(code, { cause: error });
-  if (error instanceof URIError && status === 400) return new AppError('malformed_body', { message: 'Malformed request URL.', cause: error });
+  if (error instanceof URIError && status === 400)
+    return new AppError('malformed_body', { message: 'Malformed request URL.', cause: error });
   return undefined;
 }
 

@@ -27,7 +27,10 @@ function gate(): Gate {
 }
 
 /** A service whose /slow answers only when the test releases it, and tells when it started. */
-async function startService(closers: Array<() => Promise<void>> = [], events: string[] = []): Promise<{ service: RunningService; health: Health; started: Gate; release: Gate; logs(): string }> {
+async function startService(
+  closers: Array<() => Promise<void>> = [],
+  events: string[] = [],
+): Promise<{ service: RunningService; health: Health; started: Gate; release: Gate; logs(): string }> {
   const { logger, text } = quietLogger();
   const health = new Health({});
   const started = gate();
@@ -136,7 +139,10 @@ describe('stop', () => {
       const response = await inFlight;
       expect(response.connection).toBe('close');
       // keepAliveTimeout is 5 s: finishing well before it shows the connection was closed, not timed out.
-      const outcome = await Promise.race([stopped.then(() => 'stopped'), new Promise((resolve) => setTimeout(() => resolve('still open'), 2000))]);
+      const outcome = await Promise.race([
+        stopped.then(() => 'stopped'),
+        new Promise((resolve) => setTimeout(() => resolve('still open'), 2000)),
+      ]);
       expect(outcome).toBe('stopped');
     } finally {
       agent.destroy();

@@ -66,7 +66,9 @@ describe('createLogger', () => {
 
   it('when secrets are nested in objects and arrays, then they are redacted', () => {
     const logs = capture();
-    logs.logger.info('nested', { req: { headers: { authorization: 'Basic YmFzaWMtY3JlZHM=' }, body: { items: [{ secret: 'hunter2' }, `see ${TOKEN}`] } } });
+    logs.logger.info('nested', {
+      req: { headers: { authorization: 'Basic YmFzaWMtY3JlZHM=' }, body: { items: [{ secret: 'hunter2' }, `see ${TOKEN}`] } },
+    });
     expectNoSecret(logs.text());
   });
 

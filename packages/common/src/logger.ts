@@ -24,9 +24,7 @@ export interface LoggerOptions {
 
 /** winston JSON logger with secret redaction applied to every record. */
 export function createLogger(options: LoggerOptions): Logger {
-  const transport = options.stream
-    ? new winston.transports.Stream({ stream: options.stream })
-    : new winston.transports.Console();
+  const transport = options.stream ? new winston.transports.Stream({ stream: options.stream }) : new winston.transports.Console();
   return winston.createLogger({
     level: options.level ?? 'info',
     defaultMeta: { service: options.service },

@@ -20,7 +20,9 @@ function samples(text: string): Sample[] {
 }
 
 function find(text: string, name: string, labels: Record<string, string>): Sample[] {
-  return samples(text).filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
+  return samples(text).filter(
+    (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+  );
 }
 
 describe('createHttpMetrics', () => {
@@ -31,7 +33,9 @@ describe('createHttpMetrics', () => {
     metrics.requests.inc(labels);
     metrics.requests.inc(labels);
     const text = await metrics.registry.metrics();
-    expect(find(text, 'http_requests_total', { ...labels, service: 'user' })).toEqual([{ name: 'http_requests_total', labels: { ...labels, service: 'user' }, value: 2 }]);
+    expect(find(text, 'http_requests_total', { ...labels, service: 'user' })).toEqual([
+      { name: 'http_requests_total', labels: { ...labels, service: 'user' }, value: 2 },
+    ]);
     expect(text).toContain('# TYPE http_requests_total counter');
   });
 
@@ -40,8 +44,12 @@ describe('createHttpMetrics', () => {
     metrics.duration.observe(labels, 0.003);
     const text = await metrics.registry.metrics();
     expect(text).toContain('# TYPE http_request_duration_seconds histogram');
-    expect(find(text, 'http_request_duration_seconds_count', { ...labels, service: 'user' })).toEqual([expect.objectContaining({ value: 1 })]);
-    expect(find(text, 'http_request_duration_seconds_bucket', { ...labels, le: '0.0025' })).toEqual([expect.objectContaining({ value: 0 })]);
+    expect(find(text, 'http_request_duration_seconds_count', { ...labels, service: 'user' })).toEqual([
+      expect.objectContaining({ value: 1 }),
+    ]);
+    expect(find(text, 'http_request_duration_seconds_bucket', { ...labels, le: '0.0025' })).toEqual([
+      expect.objectContaining({ value: 0 }),
+    ]);
     expect(find(text, 'http_request_duration_seconds_bucket', { ...labels, le: '0.005' })).toEqual([expect.objectContaining({ value: 1 })]);
   });
 

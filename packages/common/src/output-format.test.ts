@@ -56,7 +56,9 @@ describe('readOutputFormat', () => {
     } catch (error) {
       thrown = error;
     }
-    expect(JSON.stringify(renderError(thrown, 'codeMessages').body)).toBe('{"code":422,"messages":{"outputFormat":["The selected output format is invalid."]}}');
+    expect(JSON.stringify(renderError(thrown, 'codeMessages').body)).toBe(
+      '{"code":422,"messages":{"outputFormat":["The selected output format is invalid."]}}',
+    );
   });
 
   describe('lenient mode (choosing the format of an error body)', () => {

@@ -24,7 +24,15 @@ describe('redactText', () => {
   ])('when text holds %s, then the secret is gone', (_what, text) => {
     const result = redactText(text);
     expect(result).toContain('[redacted]');
-    for (const secret of [API_KEY, TOKEN, JWT, 'c2VjcmV0LXZhbHVl', 'abc.def-ghi', 'MTI6YXRf', Buffer.from(API_KEY).toString('base64').slice(0, 20)]) {
+    for (const secret of [
+      API_KEY,
+      TOKEN,
+      JWT,
+      'c2VjcmV0LXZhbHVl',
+      'abc.def-ghi',
+      'MTI6YXRf',
+      Buffer.from(API_KEY).toString('base64').slice(0, 20),
+    ]) {
       expect(result).not.toContain(secret);
     }
   });
@@ -47,12 +55,26 @@ describe('redactText', () => {
 });
 
 describe('redact', () => {
-  it.each(['apiKey', 'currentApiKey', 'api_key', 'x-api-key', 'accessToken', 'access_token', 'token', 'tokenHash', 'authorization', 'Authorization', 'client_secret', 'password', 'ADMIN_TOKEN', 'SERVICE_JWT_SECRET', 'cookie', 'credential'])(
-    'when a member is named %s, then its value is replaced whatever it looks like',
-    (name) => {
-      expect(redact({ [name]: 'plain-value-1234', other: 'visible' })).toEqual({ [name]: '[redacted]', other: 'visible' });
-    },
-  );
+  it.each([
+    'apiKey',
+    'currentApiKey',
+    'api_key',
+    'x-api-key',
+    'accessToken',
+    'access_token',
+    'token',
+    'tokenHash',
+    'authorization',
+    'Authorization',
+    'client_secret',
+    'password',
+    'ADMIN_TOKEN',
+    'SERVICE_JWT_SECRET',
+    'cookie',
+    'credential',
+  ])('when a member is named %s, then its value is replaced whatever it looks like', (name) => {
+    expect(redact({ [name]: 'plain-value-1234', other: 'visible' })).toEqual({ [name]: '[redacted]', other: 'visible' });
+  });
 
   it('when a secret-named member holds a number or object, then it is replaced too', () => {
     expect(redact({ token: 12345, credential: { value: 'x' } })).toEqual({ token: '[redacted]', credential: '[redacted]' });
@@ -67,8 +89,14 @@ describe('redact', () => {
   });
 
   it('when secrets are nested in objects and arrays, then they are redacted at every level', () => {
-    const result = redact({ req: { headers: { authorization: 'Bearer x' }, query: { apiKey: 'k' } }, list: [{ password: 'p' }, `t ${TOKEN}`] });
-    expect(result).toEqual({ req: { headers: { authorization: '[redacted]' }, query: { apiKey: '[redacted]' } }, list: [{ password: '[redacted]' }, 't [redacted]'] });
+    const result = redact({
+      req: { headers: { authorization: 'Bearer x' }, query: { apiKey: 'k' } },
+      list: [{ password: 'p' }, `t ${TOKEN}`],
+    });
+    expect(result).toEqual({
+      req: { headers: { authorization: '[redacted]' }, query: { apiKey: '[redacted]' } },
+      list: [{ password: '[redacted]' }, 't [redacted]'],
+    });
   });
 
   it('when a secret sits deeper than the copy goes, then it is dropped rather than logged', () => {

@@ -18,7 +18,9 @@ describe('serialize', () => {
   });
 
   it('when an XML root is named, then it is used', () => {
-    expect(serialize({ msg: 'm' }, 'XML', 'ErrorMessage').body).toBe('<?xml version="1.0" encoding="utf-8"?><ErrorMessage><msg>m</msg></ErrorMessage>');
+    expect(serialize({ msg: 'm' }, 'XML', 'ErrorMessage').body).toBe(
+      '<?xml version="1.0" encoding="utf-8"?><ErrorMessage><msg>m</msg></ErrorMessage>',
+    );
   });
 
   it('when the value is a bare array, then JSON is an array and XML a list of items', () => {

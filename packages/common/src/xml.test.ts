@@ -21,7 +21,9 @@ describe('toXml', () => {
   });
 
   it('when arrays are nested, then items hold items', () => {
-    expect(toXml({ m: [[1, 2], [3]] })).toBe(`${DECLARATION}<xml><m><item><item>1</item><item>2</item></item><item><item>3</item></item></m></xml>`);
+    expect(toXml({ m: [[1, 2], [3]] })).toBe(
+      `${DECLARATION}<xml><m><item><item>1</item><item>2</item></item><item><item>3</item></item></m></xml>`,
+    );
   });
 
   it('when the top-level value is an array, then its elements are <item>s directly under <xml>', () => {
@@ -115,7 +117,9 @@ describe('toXml', () => {
 
   it('renders the code/messages 422 envelope as CONTRACT §2 shows it', () => {
     const body = { code: 422, messages: { grantType: ['The selected grant type is invalid.'] } };
-    expect(toXml(body)).toBe(`${DECLARATION}<xml><code>422</code><messages><grantType><item>The selected grant type is invalid.</item></grantType></messages></xml>`);
+    expect(toXml(body)).toBe(
+      `${DECLARATION}<xml><code>422</code><messages><grantType><item>The selected grant type is invalid.</item></grantType></messages></xml>`,
+    );
   });
 
   it('when the root is named ErrorMessage, then that is the root element', () => {

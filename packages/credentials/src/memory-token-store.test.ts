@@ -26,7 +26,14 @@ let nextAccount = 1000;
 /** A mint request for a fresh token of a fresh account (unless one is given). */
 function aMint(overrides: Partial<MintRequest> = {}): MintRequest {
   nextAccount += 1;
-  return { tokenHash: hashSecret(generateAccessToken()), accountId: nextAccount, expectedGeneration: 0, issuedAt: 1_700_000_000, ttlSeconds: 3600, ...overrides };
+  return {
+    tokenHash: hashSecret(generateAccessToken()),
+    accountId: nextAccount,
+    expectedGeneration: 0,
+    issuedAt: 1_700_000_000,
+    ttlSeconds: 3600,
+    ...overrides,
+  };
 }
 
 describe('memory token store', () => {

@@ -33,7 +33,12 @@ export async function migrate(pool: pg.Pool, sets: MigrationSet[], logger: Logge
         noLock: true,
         checkOrder: true,
         log: (message: string) => logger.debug(message),
-        logger: { debug: () => undefined, info: () => undefined, warn: (m: string) => logger.warn(m), error: (m: string) => logger.error(m) },
+        logger: {
+          debug: () => undefined,
+          info: () => undefined,
+          warn: (m: string) => logger.warn(m),
+          error: (m: string) => logger.error(m),
+        },
       });
       if (applied.length > 0) logger.info('migrations applied', { table: set.table, migrations: applied.map((m) => m.name) });
     }

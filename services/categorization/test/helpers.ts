@@ -4,7 +4,16 @@ import type pg from 'pg';
 import type { RunningService } from '@platform/common';
 import { createRedisTokenStore, generateAccessToken, hashSecret, type TokenStore } from '@platform/credentials';
 import { createPool } from '@platform/db';
-import { anAccount, migrateUserSchema, silentLogger, testServers, uniqueId, type TestAccount, createPrivateDatabase, type PrivateDatabase } from '@platform/testing';
+import {
+  anAccount,
+  migrateUserSchema,
+  silentLogger,
+  testServers,
+  uniqueId,
+  type TestAccount,
+  createPrivateDatabase,
+  type PrivateDatabase,
+} from '@platform/testing';
 import { DEFAULT_TAXONOMY_FILE, loadConfig, type CategorizationConfig } from '../src/config';
 import type { Category } from '../src/domain/category';
 import { startCategorizationService } from '../src/service';

@@ -2,7 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { createPool } from '@platform/db';
 import { BALANCE_CHANGED, createAmqpEventBus, type BalanceChanged, type EventBus } from '@platform/events';
-import { anAccount, eventually, migrateUserSchema, silentLogger, startSmtpCapture, testServers, uniqueId, type SmtpCapture, type TestAccount, deleteTopology } from '@platform/testing';
+import {
+  anAccount,
+  eventually,
+  migrateUserSchema,
+  silentLogger,
+  startSmtpCapture,
+  testServers,
+  uniqueId,
+  type SmtpCapture,
+  type TestAccount,
+  deleteTopology,
+} from '@platform/testing';
 import { loadConfig, type NotifierConfig } from '../src/config';
 import { startNotifierService, type NotifierService } from '../src/service';
 import type { ProvidedDeps } from '../src/deps';

@@ -3,7 +3,17 @@ import type pg from 'pg';
 import { signServiceJwt } from '@platform/credentials';
 import { createPool, migrate } from '@platform/db';
 import { BALANCE_CHANGED, UnroutableEventError, validateEvent, type BalanceChanged, type EventBus, type EventName } from '@platform/events';
-import { eventually, silentLogger, startTcpProxy, testServers, uniqueId, type TcpProxy, createPrivateDatabase, type PrivateDatabase, deleteTopology } from '@platform/testing';
+import {
+  eventually,
+  silentLogger,
+  startTcpProxy,
+  testServers,
+  uniqueId,
+  type TcpProxy,
+  createPrivateDatabase,
+  type PrivateDatabase,
+  deleteTopology,
+} from '@platform/testing';
 import { startOutboxRelay, type OutboxRelay } from '../src/outbox-relay';
 import { USER_MIGRATIONS } from '../src/service';
 import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from './harness';

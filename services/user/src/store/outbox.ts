@@ -49,6 +49,8 @@ export async function releaseEvents(db: Queryable, ids: string[]): Promise<void>
 
 /** Events not yet published (and not given up on): the backlog an operator alerts on. */
 export async function countPendingEvents(db: Queryable): Promise<number> {
-  const result = await db.query<{ pending: number }>('SELECT count(*)::int AS pending FROM outbox_events WHERE published_at IS NULL AND failed_at IS NULL');
+  const result = await db.query<{ pending: number }>(
+    'SELECT count(*)::int AS pending FROM outbox_events WHERE published_at IS NULL AND failed_at IS NULL',
+  );
   return result.rows[0]?.pending ?? 0;
 }
