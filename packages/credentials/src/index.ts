@@ -1,5 +1,6 @@
 export * from './key-directory';
 export * from './memory-token-store';
+export * from './redis-client';
 export * from './redis-token-store';
 export * from './secrets';
 export * from './service-jwt';

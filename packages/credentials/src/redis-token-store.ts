@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { closeRedis } from './redis-client';
 import { decodeRecord, encodeRecord, type MintRequest, type TokenRecord, type TokenStore } from './token-store';
 
 // Keeps a generation key alive at least `seconds` more (never shortens it). A generation key
@@ -113,8 +114,6 @@ export function createRedisTokenStore(redis: Redis, options: RedisTokenStoreOpti
     async ping() {
       await redis.ping();
     },
-    async close() {
-      await redis.quit().catch(() => redis.disconnect());
-    },
+    close: () => closeRedis(redis),
   };
 }

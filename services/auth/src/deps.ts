@@ -1,7 +1,14 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import { ConfigError, type Logger, type ReadinessCheck } from '@platform/common';
-import { createKeyDirectory, createRedisTokenStore, type KeyDirectory, type TokenStore } from '@platform/credentials';
+import {
+  closeRedis,
+  connectRedis,
+  createKeyDirectory,
+  createRedisTokenStore,
+  type KeyDirectory,
+  type TokenStore,
+} from '@platform/credentials';
 import { createPool, pingPostgres } from '@platform/db';
 import type { AuthConfig } from './config';
 import { createAttemptLimits, type AttemptLimits } from './domain/attempt-limits';
@@ -37,31 +44,6 @@ export interface AuthDeps {
 
 const WINDOW_SECONDS = 60;
 
-function openRedis(url: string, logger: Logger): Redis {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    // Fail fast while Redis is away (503) rather than queueing requests behind a reconnect.
-    enableOfflineQueue: false,
-    // Commands issued in the same tick (the checks and the mint of one issuance, and those of
-    // concurrent requests) go out in one write.
-    enableAutoPipelining: true,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2000,
-    commandTimeout: 2000,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-  });
-  let reported = false;
-  redis.on('error', (error: Error) => {
-    if (!reported) logger.warn('redis unavailable', { error: error.message });
-    reported = true;
-  });
-  redis.on('ready', () => {
-    if (reported) logger.info('redis available again');
-    reported = false;
-  });
-  return redis;
-}
-
 /** The only place the auth service opens connections (Postgres pool, one Redis client). */
 export async function createDeps(config: AuthConfig, logger: Logger, provided: ProvidedDeps = {}): Promise<AuthDeps> {
   const closers: Array<() => Promise<void>> = [];
@@ -78,12 +60,7 @@ export async function createDeps(config: AuthConfig, logger: Logger, provided: P
   const backend = provided.limiterBackend ?? (config.redisUrl !== undefined ? 'redis' : 'memory');
   let redis: Redis | undefined;
   if (config.redisUrl !== undefined && (!provided.tokens || backend === 'redis')) {
-    redis = openRedis(config.redisUrl, logger);
-    await redis
-      .connect()
-      .catch((error: unknown) =>
-        logger.warn('redis not reachable at start', { error: error instanceof Error ? error.message : String(error) }),
-      );
+    redis = await connectRedis(config.redisUrl, logger);
   }
 
   let tokens = provided.tokens;
@@ -94,12 +71,7 @@ export async function createDeps(config: AuthConfig, logger: Logger, provided: P
     tokens = opened;
   } else if (redis) {
     const client = redis;
-    closers.push(() =>
-      client.quit().then(
-        () => undefined,
-        () => client.disconnect(),
-      ),
-    );
+    closers.push(() => closeRedis(client));
   }
 
   const window = (name: string, points: number): WindowOptions => ({

@@ -1,7 +1,7 @@
-import { Redis } from 'ioredis';
 import type pg from 'pg';
 import { ConfigError, type Logger } from '@platform/common';
 import {
+  connectRedis,
   createCredentialVerifier,
   createKeyDirectory,
   createRedisTokenStore,
@@ -30,14 +30,8 @@ export interface CategorizationDeps {
   close(): Promise<void>;
 }
 
-function openRedis(url: string, logger: Logger): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: 2000 });
-  redis.on('error', (error: Error) => logger.warn('redis error', { error: error.message }));
-  return redis;
-}
-
 /** The only place that opens Postgres and Redis connections. */
-export function createDeps(config: CategorizationConfig, logger: Logger, provided: ProvidedDeps = {}): CategorizationDeps {
+export async function createDeps(config: CategorizationConfig, logger: Logger, provided: ProvidedDeps = {}): Promise<CategorizationDeps> {
   const missing = [
     ...(provided.pool || config.databaseUrl !== undefined ? [] : ['DATABASE_URL: Required']),
     ...(provided.tokens || config.redisUrl !== undefined ? [] : ['REDIS_URL: Required']),
@@ -53,7 +47,7 @@ export function createDeps(config: CategorizationConfig, logger: Logger, provide
   }
   let tokens = provided.tokens;
   if (!tokens) {
-    const opened = createRedisTokenStore(openRedis(config.redisUrl as string, logger), { keyPrefix: config.redisKeyPrefix });
+    const opened = createRedisTokenStore(await connectRedis(config.redisUrl as string, logger), { keyPrefix: config.redisKeyPrefix });
     closers.push(() => opened.close());
     tokens = opened;
   }

@@ -18,7 +18,7 @@ export interface StartCategorizationOptions {
  */
 export async function startCategorizationService(options: StartCategorizationOptions): Promise<RunningService> {
   const { config, logger } = options;
-  const deps = createDeps(config, logger, options.provided);
+  const deps = await createDeps(config, logger, options.provided);
   try {
     await applyMigrations(deps.pool, logger);
     await importTaxonomyIfMissing(deps.store, config.iabTaxonomyFile, logger);

@@ -1,7 +1,7 @@
-import { Redis } from 'ioredis';
 import type pg from 'pg';
 import { ConfigError, type Logger } from '@platform/common';
 import {
+  connectRedis,
   createCredentialVerifier,
   createKeyDirectory,
   createRedisTokenStore,
@@ -34,21 +34,13 @@ export interface UserDeps {
   close(): Promise<void>;
 }
 
-// A Redis outage must turn into a quick 503, not a request that hangs while ioredis reconnects.
-const REDIS_COMMAND_TIMEOUT_MS = 2000;
 // The relay waits at most this long for a connection or a confirm before it backs off and
 // retries; short enough that a stop during a RabbitMQ outage stays within the 10 s budget.
 const PUBLISH_TIMEOUT_MS = 2000;
 const CONFIRM_TIMEOUT_MS = 5000;
 
-function openRedis(url: string, logger: Logger): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: REDIS_COMMAND_TIMEOUT_MS });
-  redis.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
-  return redis;
-}
-
 /** The only place the user service opens Postgres, Redis and RabbitMQ connections. */
-export function createDeps(config: UserConfig, logger: Logger, provided: ProvidedDeps = {}): UserDeps {
+export async function createDeps(config: UserConfig, logger: Logger, provided: ProvidedDeps = {}): Promise<UserDeps> {
   const missing: string[] = [];
   if (!provided.pool && config.databaseUrl === undefined) missing.push('DATABASE_URL: Required');
   if (!provided.tokens && config.redisUrl === undefined) missing.push('REDIS_URL: Required');
@@ -64,13 +56,8 @@ export function createDeps(config: UserConfig, logger: Logger, provided: Provide
   }
   let tokens = provided.tokens;
   if (!tokens) {
-    const redis = openRedis(config.redisUrl as string, logger);
-    const opened = createRedisTokenStore(redis, { keyPrefix: config.redisKeyPrefix });
-    closers.push(async () => {
-      await opened.close();
-      // QUIT waits for a reachable server; during an outage, also drop pending commands and reconnect timers.
-      redis.disconnect();
-    });
+    const opened = createRedisTokenStore(await connectRedis(config.redisUrl as string, logger), { keyPrefix: config.redisKeyPrefix });
+    closers.push(() => opened.close());
     tokens = opened;
   }
   let bus = provided.bus;

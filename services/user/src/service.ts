@@ -43,7 +43,7 @@ function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]>
 
 /** Applies the user migrations, then serves; stop() drains HTTP, stops the workers, closes what it opened. */
 export async function startUserService({ config, logger, provided = {} }: StartUserServiceOptions): Promise<RunningService> {
-  const deps = createDeps(config, logger, provided);
+  const deps = await createDeps(config, logger, provided);
   const stops: StopWorker[] = [];
   try {
     await migrate(deps.pool, [USER_MIGRATIONS], logger);
