@@ -5,15 +5,18 @@
  *   pnpm admin accounts show <id>
  *   pnpm admin credits add <accountId> <productId> <amount>
  *   pnpm admin categories import <file>
+ *   pnpm admin service-jwt <auth|user> [issuer] [ttlSeconds]
  */
 import { runMain } from '@platform/common';
 import { runCategoriesCli } from '../services/categorization/src/cli';
 import { runUserCli } from '../services/user/src/cli';
+import { serviceJwt } from './service-jwt';
 
 const USAGE = `usage: pnpm admin accounts create --email <e-mail> [--credits <productId>=<n>,...]
        pnpm admin accounts show <accountId>
        pnpm admin credits add <accountId> <productId> <amount>
-       pnpm admin categories import <file>`;
+       pnpm admin categories import <file>
+       pnpm admin service-jwt <auth|user> [issuer] [ttlSeconds]`;
 
 runMain(async () => {
   const [area, ...rest] = process.argv.slice(2);
@@ -27,6 +30,9 @@ runMain(async () => {
       await runCategoriesCli(rest, process.env);
       return;
     }
+    case 'service-jwt':
+      process.stdout.write(`${serviceJwt(rest, process.env)}\n`);
+      return;
     case undefined:
     default:
       throw new Error(USAGE);

@@ -30,7 +30,7 @@ function schema(requireInfrastructure: boolean) {
     DATABASE_URL: needed(env.url(['postgres', 'postgresql'])),
     REDIS_URL: needed(env.url(['redis', 'rediss'])),
     REDIS_KEY_PREFIX: z.string().default('aap:'),
-    ADMIN_TOKEN: needed(z.string().min(1)),
+    ADMIN_TOKEN: needed(env.secret(16)),
     SERVICE_JWT_SECRET: needed(env.secret(32)),
     AUTH_URL: env.url(['http', 'https']).optional(),
     TOKEN_RATE_PER_ACCOUNT: env.positiveInt(600),

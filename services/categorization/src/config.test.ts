@@ -31,7 +31,7 @@ describe('loadConfig', () => {
     const config = loadConfig({
       DATABASE_URL: 'postgres://u@db:5432/x',
       REDIS_URL: 'redis://cache:6379',
-      ADMIN_TOKEN: 'admin',
+      ADMIN_TOKEN: 'admin-token-0123456789',
       CATEGORIZATION_PORT: '9000',
       IAB_TAXONOMY_FILE: '/data/taxonomy.tsv',
       CATEGORY_REFRESH_INTERVAL_MS: '250',
@@ -42,13 +42,18 @@ describe('loadConfig', () => {
       iabTaxonomyFile: '/data/taxonomy.tsv',
       refreshIntervalMs: 250,
       redisKeyPrefix: 'x:',
-      adminToken: 'admin',
+      adminToken: 'admin-token-0123456789',
     });
   });
 
   it('when values are malformed, then each is named', () => {
     expect(() =>
-      loadConfig({ DATABASE_URL: 'mysql://x', REDIS_URL: 'redis://r', ADMIN_TOKEN: 'a', CATEGORY_REFRESH_INTERVAL_MS: '0' }),
+      loadConfig({
+        DATABASE_URL: 'mysql://x',
+        REDIS_URL: 'redis://r',
+        ADMIN_TOKEN: 'admin-token-0123456789',
+        CATEGORY_REFRESH_INTERVAL_MS: '0',
+      }),
     ).toThrow(/DATABASE_URL: must be a postgres or postgresql URL; CATEGORY_REFRESH_INTERVAL_MS: /);
   });
 });

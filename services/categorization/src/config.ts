@@ -36,7 +36,7 @@ function schema(requireInfrastructure: boolean) {
       DATABASE_URL: env.url(['postgres', 'postgresql']).optional(),
       REDIS_URL: env.url(['redis', 'rediss']).optional(),
       REDIS_KEY_PREFIX: z.string().default('aap:'),
-      ADMIN_TOKEN: z.string().optional(),
+      ADMIN_TOKEN: env.secret(16).optional(),
       IAB_TAXONOMY_FILE: z.string().optional(),
       CATEGORY_REFRESH_INTERVAL_MS: env.positiveInt(2000),
       TRUST_PROXY: env.bool(false),
