@@ -147,7 +147,7 @@ describe('POST /user-service/notification-settings', () => {
     },
   );
 
-  it.each(['true', 1, null, {}, []])('when an enabled flag is %p (not a boolean), then 422 for each flag', async (enabled) => {
+  it.each(['true', 1, {}, []])('when an enabled flag is %p (not a boolean), then 422 for each flag', async (enabled) => {
     const account = await h.account({ 1: 10 });
     const res = await h.http.post(PATH).send({ apiKey: account.apiKey, lowBalanceAlert: { enabled }, zeroBalanceAlert: { enabled } });
     expect(res.status).toBe(422);

@@ -15,8 +15,9 @@ function section(body: Record<string, unknown>, name: string, errors: FieldMessa
 }
 
 function readBoolean(container: Record<string, unknown>, name: string, field: string, errors: FieldMessages): boolean | undefined {
-  if (!Object.hasOwn(container, name)) return undefined;
   const value = container[name];
+  // A JSON null counts as not given (CONTRACT §9); only `threshold: null` is an error.
+  if (value === undefined || value === null) return undefined;
   if (typeof value === 'boolean') return value;
   errors[field] = [invalidMessage(field)];
   return undefined;
