@@ -24,6 +24,7 @@ import {
   type SmtpCapture,
   type TcpProxy,
   type TestAccount,
+  deleteKeys,
 } from '@platform/testing';
 import { loadConfig as loadAuthConfig, startAuthService } from '../services/auth/src';
 import { DEFAULT_TAXONOMY_FILE, loadConfig as loadCategorizationConfig, startCategorizationService } from '../services/categorization/src';
@@ -429,12 +430,7 @@ export async function startPlatform(): Promise<Platform> {
       // Only this suite's own keys (its unique prefix), never anyone else's.
       const redis = await connectRedis(testServers.redisUrl, logger);
       try {
-        let cursor = '0';
-        do {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-          if (keys.length > 0) await redis.del(...keys);
-          cursor = next;
-        } while (cursor !== '0');
+        await deleteKeys(redis, prefix);
       } finally {
         await closeRedis(redis);
       }

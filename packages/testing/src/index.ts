@@ -2,6 +2,7 @@ export * from './accounts';
 export * from './logs';
 export * from './private-database';
 export * from './rabbitmq';
+export * from './redis';
 export * from './servers';
 export * from './smtp';
 export * from './tcp-proxy';

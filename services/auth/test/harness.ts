@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import type { Logger, RunningService } from '@platform/common';
 import { createRedisTokenStore, type TokenStore } from '@platform/credentials';
 import { createPool } from '@platform/db';
-import { migrateUserSchema, silentLogger, testServers, uniqueId } from '@platform/testing';
+import { migrateUserSchema, silentLogger, testServers, uniqueId, deleteKeys } from '@platform/testing';
 import { loadConfig, startAuthService, type ProvidedDeps } from '../src';
 
 export const ADMIN_TOKEN = 'admin-token-for-auth-tests-0123456789';
@@ -35,16 +35,6 @@ export async function testPool(databaseUrl = testServers.databaseUrl): Promise<P
   const pool = createPool({ connectionString: databaseUrl, logger: silentLogger(), max: 5 });
   await migrateUserSchema(pool);
   return pool;
-}
-
-/** Deletes every Redis key under the prefix (tests never flush the shared Redis). */
-export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-    if (keys.length > 0) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
 }
 
 export async function startAuth(options: HarnessOptions = {}): Promise<AuthHarness> {
