@@ -67,23 +67,97 @@ function routeTemplate(req: Request, route: unknown): string | undefined {
   return undefined;
 }
 
+// Where `req.route` is kept for a request the kernel does not serve (another express app).
+const ROUTE = Symbol('route');
+
+interface WatchedRequest extends Request {
+  [ROUTE]?: unknown;
+}
+
+/** The kernel's state of the request, found through `req.res.locals` (no property added to the request). */
+function kernelState(req: Request): RequestState | undefined {
+  const state: unknown = req.res?.locals;
+  return state instanceof RequestState ? state : undefined;
+}
+
 /**
- * Calls `onRoute` with the template of every route the router dispatches the request to. The
- * router assigns `req.route` while `req.baseUrl` still holds the mount path; by the time the
- * response finishes (an error that left a mounted router, say) baseUrl has been reset.
+ * Records, on the request's kernel state, the template of every route the router dispatches the
+ * request to. The router assigns `req.route` while `req.baseUrl` still holds the mount path; by
+ * the time the response finishes (an error that left a mounted router, say) baseUrl has been
+ * reset. One accessor on the app's request prototype does it for every request, instead of a
+ * property defined on each request.
  */
-function watchRoute(req: Request, onRoute: (template: string) => void): void {
-  let current: unknown;
-  Object.defineProperty(req, 'route', {
+function watchRoutes(prototype: object): void {
+  if (Object.hasOwn(prototype, ROUTE)) return;
+  Object.defineProperty(prototype, ROUTE, { value: undefined, writable: true });
+  Object.defineProperty(prototype, 'route', {
     configurable: true,
     enumerable: true,
-    get: () => current,
-    set: (value: unknown) => {
-      current = value;
-      const template = routeTemplate(req, value);
-      if (template !== undefined) onRoute(template);
+    get(this: WatchedRequest): unknown {
+      const state = kernelState(this);
+      return state ? state.routeObject : this[ROUTE];
+    },
+    set(this: WatchedRequest, value: unknown) {
+      const state = kernelState(this);
+      if (!state) {
+        this[ROUTE] = value;
+        return;
+      }
+      state.routeObject = value;
+      const template = routeTemplate(this, value);
+      if (template !== undefined) state.route = template;
     },
   });
+}
+
+/**
+ * `res.locals` of a request: the contract's RequestLocals, with the child logger made only when
+ * something logs (most requests log only their request line, which needs no child).
+ */
+class RequestState implements RequestLocals {
+  challenge = true;
+  outputFormat?: OutputFormat;
+  /** Route template for metrics and the request line; `unmatched` until the router finds one. */
+  route = 'unmatched';
+  /** What the router assigned to `req.route`. */
+  routeObject: unknown = undefined;
+  private child: Logger | undefined;
+
+  constructor(
+    private readonly logger: Logger,
+    public requestId: string,
+    public envelope: Envelope,
+    /** performance.now() when the kernel saw the request. */
+    readonly started: number,
+  ) {}
+
+  get log(): Logger {
+    if (this.child === undefined) this.child = this.logger.child({ requestId: this.requestId });
+    return this.child;
+  }
+
+  set log(logger: Logger) {
+    this.child = logger;
+  }
+
+  /** The child logger if one was made (a route logged, or replaced it), else undefined. */
+  madeLogger(): Logger | undefined {
+    return this.child;
+  }
+
+  /** Whether the request's logger writes records of `level`, without making the child logger. */
+  levelEnabled(level: string): boolean {
+    return (this.child ?? this.logger).isLevelEnabled(level);
+  }
+}
+
+/**
+ * Whether a record of `level` on the request's logger would be written. Check it before building
+ * an expensive record: asking `locals(res).log` makes the request's child logger.
+ */
+export function logLevelEnabled(res: Response, level: string): boolean {
+  const state: unknown = res.locals;
+  return state instanceof RequestState ? state.levelEnabled(level) : locals(res).log.isLevelEnabled(level);
 }
 
 /** body-parser's error types that a client causes, and the contract error each one is. */
@@ -128,29 +202,33 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.set('trust proxy', options.trustProxy === true ? 1 : false);
   app.set('etag', false);
 
+  watchRoutes(app.request);
+  const envelope = options.envelope ?? 'codeMessages';
+  const logger = options.logger;
+
+  // Runs as the response's 'finish' listener: metrics and the request line.
+  function onFinish(this: Response): void {
+    const req = this.req;
+    const state = this.locals as RequestLocals as RequestState;
+    const seconds = (performance.now() - state.started) / 1e3;
+    const labels = { method: req.method, route: state.route, status: String(this.statusCode) };
+    metrics.requests.inc(labels);
+    metrics.duration.observe(labels, seconds);
+    // Formatting a line costs more than the rest of the kernel: skip it when the level drops it.
+    if (!logger.isInfoEnabled()) return;
+    const fields = { ...labels, durationMs: Math.round(seconds * 1e5) / 100 };
+    const child = state.madeLogger();
+    if (child !== undefined) child.info('request', fields);
+    else logger.info('request', { requestId: state.requestId, ...fields });
+  }
+
   app.use((req, res, next) => {
-    const incoming = req.get('x-request-id');
-    const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    const started = process.hrtime.bigint();
-    let route = 'unmatched';
-    watchRoute(req, (template) => {
-      route = template;
-    });
-    const state: RequestLocals = {
-      requestId,
-      log: options.logger.child({ requestId }),
-      envelope: options.envelope ?? 'codeMessages',
-      challenge: true,
-    };
-    Object.assign(res.locals, state);
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const state = new RequestState(logger, requestId, envelope, performance.now());
+    res.locals = state;
     res.setHeader('X-Request-Id', requestId);
-    res.on('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const labels = { method: req.method, route, status: String(res.statusCode) };
-      metrics.requests.inc(labels);
-      metrics.duration.observe(labels, seconds);
-      state.log.info('request', { ...labels, durationMs: Math.round(seconds * 1e5) / 100 });
-    });
+    res.on('finish', onFinish);
     next();
   });
 
@@ -168,8 +246,21 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     res.json(options.openapi);
   });
 
-  app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
-  app.use(express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 100 }));
+  const jsonBody = express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] });
+  const formBody = express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 100 });
+  app.use((req, res, next) => {
+    // What both parsers do first for a request without a body (type-is's hasBody), without
+    // running either: most requests (GET) have none.
+    if (req.headers['transfer-encoding'] === undefined && Number.isNaN(Number(req.headers['content-length']))) {
+      if (!Reflect.has(req, 'body')) req.body = undefined;
+      next();
+      return;
+    }
+    void jsonBody(req, res, (error?: unknown) => {
+      if (error !== undefined) next(error);
+      else void formBody(req, res, next);
+    });
+  });
 
   const notFound: RequestHandler = (_req, _res, next) => {
     next(new AppError('not_found'));

@@ -15,13 +15,26 @@ function flatten(raw: unknown): ParamValue {
   return INVALID;
 }
 
+/** The keys of a source that bracket something (`a[b]`); most sources have none. */
+function bracketedKeys(source: Record<string, unknown>): readonly string[] {
+  let found: string[] | undefined;
+  for (const key of Object.keys(source)) {
+    if (key.includes('[')) (found ??= []).push(key);
+  }
+  return found ?? NONE;
+}
+
+const NONE: readonly string[] = [];
+
 /**
  * One source's value for a name. Express's query parser and the form parser keep `a[b]=c` as a
  * key `a[b]`; such a key makes `a` structured, hence invalid (CONTRACT §2), even beside `a=1`.
  */
-function read(source: Record<string, unknown>, name: string): ParamValue {
-  const nested = `${name}[`;
-  if (Object.keys(source).some((key) => key.startsWith(nested))) return INVALID;
+function read(source: Record<string, unknown>, bracketed: readonly string[], name: string): ParamValue {
+  if (bracketed.length > 0) {
+    const nested = `${name}[`;
+    if (bracketed.some((key) => key.startsWith(nested))) return INVALID;
+  }
   return Object.hasOwn(source, name) ? flatten(source[name]) : ABSENT;
 }
 
@@ -36,6 +49,9 @@ function asRecord(value: unknown): Record<string, unknown> {
 export class Params {
   private readonly body: Record<string, unknown>;
   private readonly query: Record<string, unknown>;
+  // Keys with a bracket, found once per source instead of on every read.
+  private bodyBracketed: readonly string[] | undefined;
+  private queryBracketed: readonly string[] | undefined;
 
   constructor(query: unknown, body: unknown) {
     this.query = asRecord(query);
@@ -47,9 +63,9 @@ export class Params {
   }
 
   get(name: string): ParamValue {
-    const fromBody = read(this.body, name);
+    const fromBody = read(this.body, (this.bodyBracketed ??= bracketedKeys(this.body)), name);
     if (fromBody.kind !== 'absent') return fromBody;
-    return read(this.query, name);
+    return read(this.query, (this.queryBracketed ??= bracketedKeys(this.query)), name);
   }
 
   /** The raw body member, for endpoints that take nested JSON documents. */

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 
 /** API key shape (real): `at_` + 29 characters of [A-Za-z0-9]. */
 export const API_KEY_PATTERN = /^at_[A-Za-z0-9]{29}$/;
@@ -17,7 +17,8 @@ export function generateApiKey(): string {
 
 /** SHA-256 hex digest: how keys and tokens are stored and looked up (never the secret itself). */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  // One-shot digest: no Hash object per call (every credential check hashes once or twice).
+  return hash('sha256', secret, 'hex');
 }
 
 export function constantTimeEqual(a: string, b: string): boolean {

@@ -1,11 +1,11 @@
-import { createHash, randomFillSync } from 'node:crypto';
+import { hash, randomFillSync } from 'node:crypto';
 
 // tk_ + 43 chars (32 random bytes, base64url) + 6 chars of checksum. The checksum lets a
 // garbled or made-up token be refused without a store lookup; it is not a secret.
 const TOKEN_PATTERN = /^tk_([A-Za-z0-9_-]{43})([A-Za-z0-9_-]{6})$/;
 
 function checksum(body: string): string {
-  return createHash('sha256').update(body).digest('base64url').slice(0, 6);
+  return hash('sha256', body, 'base64url').slice(0, 6);
 }
 
 const TOKEN_BYTES = 32;

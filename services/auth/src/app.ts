@@ -13,7 +13,13 @@ export function createApp(deps: AuthDeps, config: AuthConfig): { app: Express; h
   const health = new Health(deps.readiness);
   const http = createHttpApp({ service: 'auth', logger: deps.logger, health, openapi, trustProxy: config.trustProxy });
 
-  const issuer = createTokenIssuer({ keys: deps.issuanceKeys, tokens: deps.tokens, limits: deps.limits, now: deps.now });
+  const issuer = createTokenIssuer({
+    keys: deps.issuanceKeys,
+    tokens: deps.tokens,
+    limits: deps.limits,
+    now: deps.now,
+    ...(deps.issuanceGate ? { gate: deps.issuanceGate } : {}),
+  });
   http.app.use(tokenRoutes({ issuer, limits: deps.limits }));
   http.app.use(
     introspectRevokeRoutes({

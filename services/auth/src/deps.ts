@@ -11,11 +11,12 @@ import {
 } from '@platform/credentials';
 import { createPool, pingPostgres } from '@platform/db';
 import type { AuthConfig } from './config';
-import { createAttemptLimits, type AttemptLimits } from './domain/attempt-limits';
-import type { IssuanceKeys } from './domain/issue-token';
+import { createAttemptLimits, type AttemptLimits, type WindowCounter } from './domain/attempt-limits';
+import type { IssuanceGate, IssuanceKeys } from './domain/issue-token';
+import { redisIssuanceGate } from './store/issuance-gate';
 import { createIssuanceKeys } from './store/issuance-keys';
 import { guardKeyDirectory, guardTokenStore } from './store/unavailable';
-import { memoryWindowCounter, redisWindowCounter, type WindowOptions } from './store/window-counters';
+import { isRedisCounter, memoryWindowCounter, redisWindowCounter, type WindowOptions } from './store/window-counters';
 
 /** What the embedded quickstart (or a test) hands in instead of opening connections. */
 export interface ProvidedDeps {
@@ -34,6 +35,8 @@ export interface AuthDeps {
   keys: KeyDirectory;
   /** Key reads for issuance (short cache, locked re-read). */
   issuanceKeys: IssuanceKeys;
+  /** Issuance's Redis steps in one round trip, when the limits and the token store share the Redis opened here. */
+  issuanceGate?: IssuanceGate;
   tokens: TokenStore;
   limits: AttemptLimits;
   now: () => number;
@@ -64,11 +67,14 @@ export async function createDeps(config: AuthConfig, logger: Logger, provided: P
   }
 
   let tokens = provided.tokens;
+  // The store opened here, on the same Redis (and prefix) as the limit counters below.
+  let ownRedisStore = false;
   if (!tokens) {
     if (!redis) throw new ConfigError('invalid configuration: REDIS_URL: Required');
     const opened = createRedisTokenStore(redis, { keyPrefix: config.redisKeyPrefix });
     closers.push(() => opened.close());
     tokens = opened;
+    ownRedisStore = true;
   } else if (redis) {
     const client = redis;
     closers.push(() => closeRedis(client));
@@ -79,15 +85,18 @@ export async function createDeps(config: AuthConfig, logger: Logger, provided: P
     points,
     durationSeconds: WINDOW_SECONDS,
   });
-  const counter = (options: WindowOptions) => {
+  const counter = (options: WindowOptions): WindowCounter => {
     if (backend === 'memory') return memoryWindowCounter(options);
     if (!redis) throw new ConfigError('invalid configuration: REDIS_URL: Required');
     return redisWindowCounter(redis, options);
   };
-  const limits = createAttemptLimits({
-    failuresByAddress: counter(window('fail', config.authFailuresPerIp)),
-    issuancesByAccount: counter(window('issue', config.tokenRatePerAccount)),
-  });
+  const failuresByAddress = counter(window('fail', config.authFailuresPerIp));
+  const issuancesByAccount = counter(window('issue', config.tokenRatePerAccount));
+  const limits = createAttemptLimits({ failuresByAddress, issuancesByAccount });
+  const issuanceGate =
+    redis && ownRedisStore && isRedisCounter(failuresByAddress) && isRedisCounter(issuancesByAccount)
+      ? redisIssuanceGate(redis, { keyPrefix: config.redisKeyPrefix, failuresByAddress, issuancesByAccount })
+      : undefined;
 
   const keys = guardKeyDirectory(createKeyDirectory(pool));
   const store = tokens;
@@ -95,6 +104,7 @@ export async function createDeps(config: AuthConfig, logger: Logger, provided: P
     logger,
     keys,
     issuanceKeys: createIssuanceKeys(pool, keys, { cacheMs: config.keyCacheMs, now }),
+    ...(issuanceGate ? { issuanceGate } : {}),
     tokens: guardTokenStore(store),
     limits,
     now,

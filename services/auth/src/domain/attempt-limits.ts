@@ -18,7 +18,8 @@ export interface AttemptLimits {
   countIssuance(accountId: number): Promise<void>;
 }
 
-function tooMany(msBeforeNext: number): AppError {
+/** The 429 of a limit, with Retry-After in whole seconds (at least 1). */
+export function tooMany(msBeforeNext: number): AppError {
   return new AppError('rate_limited', { retryAfterSeconds: Math.max(1, Math.ceil(msBeforeNext / 1000)) });
 }
 

@@ -1,7 +1,7 @@
 import { AppError } from '@platform/common';
 import { generateAccessToken, hashSecret, type ActiveKey, type MintRequest, type TokenStore } from '@platform/credentials';
 import { authenticateAccount, type AccountCredential, type AuthenticatedKey } from './account-auth';
-import type { AttemptLimits } from './attempt-limits';
+import { tooMany, type AttemptLimits } from './attempt-limits';
 
 /** Returned by `IssuanceKeys.whileLocked` when a key rotation holds the key's rows. */
 export const KEY_BUSY = Symbol('key busy');
@@ -19,6 +19,31 @@ export interface IssuanceKeys {
   whileLocked<T>(keyHash: string, fn: (key: ActiveKey | undefined) => Promise<T>): Promise<T | typeof KEY_BUSY>;
 }
 
+/** The client address's failure check as issuance sees it (`AddressCheck` in routes/attempts.ts). */
+export interface AddressGuard {
+  readonly address: string;
+  /** Resolves when the address may proceed; rejects with the 429 (or a 503). */
+  readonly allowed: Promise<void>;
+  /** Takes the outcome of the address check when the issuance gate made it. */
+  settle(outcome: Promise<void>): void;
+}
+
+export type IssuanceGateOutcome =
+  | { outcome: 'minted'; generation: number }
+  /** The account's generation has moved past the one read with the key (a rotation). */
+  | { outcome: 'refused' }
+  | { outcome: 'address_limited'; msBeforeNext: number }
+  | { outcome: 'account_limited'; msBeforeNext: number };
+
+/**
+ * The Redis steps of an issuance in one round trip, where the limit counters and the token store
+ * share one Redis: the address's failure check, the account's issuance count (counted whether or
+ * not the address passes) and, only when neither refuses, the mint. Throws the 503 when Redis fails.
+ */
+export interface IssuanceGate {
+  countAndMint(address: string, request: MintRequest): Promise<IssuanceGateOutcome>;
+}
+
 export interface IssuedToken {
   accessToken: string;
   expiresIn: number;
@@ -30,18 +55,28 @@ export interface TokenIssuer {
   authenticate(credential: AccountCredential): Promise<AuthenticatedKey>;
   /**
    * Counts the issuance (429 over the account's limit) and mints a token (401 if the key was
-   * rotated meanwhile). `addressAllowed` (the client address's failure check, 429) runs beside
-   * them; a token minted for a request that is then refused is deleted again, never returned.
+   * rotated meanwhile). The client address's failure check (429) runs beside them: given as an
+   * AddressGuard, the issuance gate (when there is one) makes it in the same round trip and
+   * settles the guard with it. A refused request never gets a token: the gate mints only when
+   * neither limit refuses; the separate calls delete a token minted beside a refusal.
    */
-  issue(authenticated: AuthenticatedKey, ttlSeconds: number, addressAllowed?: Promise<void>): Promise<IssuedToken>;
+  issue(authenticated: AuthenticatedKey, ttlSeconds: number, address?: Promise<void> | AddressGuard): Promise<IssuedToken>;
+  /** True when issue() checks an AddressGuard's address itself: the caller need not start the check. */
+  readonly checksAddress: boolean;
 }
 
 export interface TokenIssuerDeps {
   keys: IssuanceKeys;
   tokens: TokenStore;
   limits: AttemptLimits;
+  /** The one-round-trip path, on Redis; without it the checks and the mint are separate calls. */
+  gate?: IssuanceGate;
   /** Milliseconds since the epoch. */
   now: () => number;
+}
+
+function isAddressGuard(value: Promise<void> | AddressGuard): value is AddressGuard {
+  return typeof (value as Partial<AddressGuard>).settle === 'function';
 }
 
 /**
@@ -64,14 +99,31 @@ export function createTokenIssuer(deps: TokenIssuerDeps): TokenIssuer {
     return outcome !== KEY_BUSY && outcome !== undefined;
   };
 
+  const find = (keyHash: string): Promise<ActiveKey | undefined> => deps.keys.find(keyHash);
+  const gate = deps.gate;
+
   return {
+    checksAddress: gate !== undefined,
     authenticate(credential) {
-      return authenticateAccount((keyHash) => deps.keys.find(keyHash), credential, { requireCredits: true });
+      return authenticateAccount(find, credential, { requireCredits: true });
     },
-    async issue(authenticated, ttlSeconds, addressAllowed = Promise.resolve()) {
+    async issue(authenticated, ttlSeconds, addressCheck = Promise.resolve()) {
       const { accountId, generation } = authenticated.key;
       const accessToken = generateAccessToken();
       const request = { tokenHash: hashSecret(accessToken), accountId, issuedAt: Math.floor(deps.now() / 1000), ttlSeconds };
+      if (gate && isAddressGuard(addressCheck)) {
+        const result = await gate.countAndMint(addressCheck.address, { ...request, expectedGeneration: generation });
+        if (result.outcome === 'address_limited') {
+          const refused = tooMany(result.msBeforeNext);
+          addressCheck.settle(Promise.reject(refused));
+          throw refused;
+        }
+        addressCheck.settle(Promise.resolve());
+        if (result.outcome === 'account_limited') throw tooMany(result.msBeforeNext);
+        if (result.outcome === 'refused' && !(await mintAfterRefusal(authenticated, request))) throw new AppError('unauthenticated');
+        return { accessToken, expiresIn: ttlSeconds, accountId };
+      }
+      const addressAllowed = isAddressGuard(addressCheck) ? addressCheck.allowed : addressCheck;
       // One round trip for all three: the checks and the mint are independent Redis calls.
       const [address, counted, minted] = await Promise.allSettled([
         addressAllowed,

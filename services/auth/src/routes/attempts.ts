@@ -1,5 +1,6 @@
 import { AppError } from '@platform/common';
 import type { AttemptLimits } from '../domain/attempt-limits';
+import type { AddressGuard } from '../domain/issue-token';
 
 /**
  * Runs an endpoint's work counting its 401s as failed attempts of the client address
@@ -17,16 +18,31 @@ export async function countingFailures(limits: AttemptLimits, address: string, w
 /**
  * The check "is this address over its failure limit?", which CONTRACT §2/§9 puts before every
  * other answer. It is started at once and runs beside the request's other I/O; whichever
- * answer the request is about to give, the address's 429 takes precedence.
+ * answer the request is about to give, the address's 429 takes precedence. With `lazy`, it is
+ * started only when something asks for it: a step that failed (guard), or never, when the
+ * issuance gate makes the check in its own round trip and settles it.
  */
-export class AddressCheck {
-  /** Resolves when the address may proceed; rejects with the 429. */
-  readonly allowed: Promise<void>;
+export class AddressCheck implements AddressGuard {
+  private outcome: Promise<void> | undefined;
 
-  constructor(limits: AttemptLimits, address: string) {
-    this.allowed = limits.ensureAddressAllowed(address);
+  constructor(
+    private readonly limits: AttemptLimits,
+    readonly address: string,
+    options: { lazy?: boolean } = {},
+  ) {
+    if (options.lazy !== true) void this.start();
+  }
+
+  /** Resolves when the address may proceed; rejects with the 429. */
+  get allowed(): Promise<void> {
+    return this.outcome ?? this.start();
+  }
+
+  settle(outcome: Promise<void>): void {
+    if (this.outcome !== undefined) return;
     // Awaited wherever the request answers; this keeps an early rejection from counting as unhandled.
-    this.allowed.catch(() => undefined);
+    outcome.catch(() => undefined);
+    this.outcome = outcome;
   }
 
   /** Runs a step of the request; if it fails, an over-limit address is answered 429 instead. */
@@ -37,6 +53,12 @@ export class AddressCheck {
       await this.allowed;
       throw error;
     }
+  }
+
+  private start(): Promise<void> {
+    const outcome = this.limits.ensureAddressAllowed(this.address);
+    this.settle(outcome);
+    return outcome;
   }
 }
 

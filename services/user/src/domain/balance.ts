@@ -1,5 +1,6 @@
 import { invalidMessage, invalidParams, NUMERIC, type FieldMessages, type ParamValue } from '@platform/common';
-import type { ProductBalance } from '../store/balances';
+import type { Queryable } from '@platform/db';
+import { catalogueProduct, productBalances, type PoolCredits, type ProductBalance } from '../store/balances';
 import type { UserQueries } from '../store/user-store';
 import { MAX_ID } from './integer-field';
 
@@ -23,4 +24,20 @@ export async function accountBalance(store: UserQueries, accountId: number, prod
   const found = await store.readProductBalance(accountId, productId);
   if (found.product === 'unknown') throw invalidParams({ productId: [invalidMessage('productId')] });
   return found.balance ? [found.balance] : [];
+}
+
+/**
+ * As accountBalance, from pools already read (the API-key path reads them with the key): every
+ * held product, or only the named one; a product id outside the catalogue is a 422.
+ */
+export async function balanceOfPools(
+  db: Queryable,
+  pools: readonly PoolCredits[],
+  productId: number | undefined,
+): Promise<ProductBalance[]> {
+  if (productId === undefined) return productBalances(db, pools);
+  const product = await catalogueProduct(db, productId);
+  if (!product) throw invalidParams({ productId: [invalidMessage('productId')] });
+  const pool = pools.find((held) => held.poolId === product.poolId);
+  return pool ? [{ productId: product.id, productName: product.name, credits: pool.credits }] : [];
 }

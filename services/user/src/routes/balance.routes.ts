@@ -1,24 +1,34 @@
 import { Router } from 'express';
-import { Params, sendBody, throwIfInvalid, type FieldMessages } from '@platform/common';
-import { presentedCredential } from '@platform/credentials';
+import { AppError, Params, sendBody, throwIfInvalid, type FieldMessages } from '@platform/common';
+import { hashSecret, isApiKeyShape, presentedCredential } from '@platform/credentials';
 import type { UserDeps } from '../deps';
-import { accountBalance, parseProductFilter } from '../domain/balance';
+import { balanceOfPools, parseProductFilter } from '../domain/balance';
+import { readPoolCreditsBatched, readPoolCreditsByKeyBatched } from '../store/balances';
 import type { UserStore } from '../store/user-store';
 import { balanceItemView } from './balance-view';
 import { collectOutputFormat } from './output-format';
 import { publicRoute } from './route';
 
 /** `GET|POST /user-service/account-balance` and the legacy `/service/account-balance` (CONTRACT §4.3). */
-export function balanceRoutes(deps: UserDeps, store: UserStore): Router {
+export function balanceRoutes(deps: UserDeps, _store: UserStore): Router {
   const router = Router();
   const balance = publicRoute(async (req, res) => {
     const params = Params.from(req);
-    const principal = await deps.credentials.require(presentedCredential(req, params).secret);
+    const { secret } = presentedCredential(req, params);
+    // Credential first (401), then the parameters (422). An API key is checked by the same
+    // query that reads the account's pools (one round trip); a token by the token store, then
+    // the pools are read. Both reads are batched with those of concurrent requests.
+    const caller =
+      secret !== undefined && isApiKeyShape(secret)
+        ? await readPoolCreditsByKeyBatched(deps.pool, hashSecret(secret))
+        : await deps.credentials.require(secret);
+    if (!caller) throw new AppError('unauthenticated');
     const errors: FieldMessages = {};
     const format = collectOutputFormat(params, res, errors);
     const productId = parseProductFilter(params.get('productId'), errors);
     throwIfInvalid(errors);
-    const balances = await accountBalance(store, principal.accountId, productId);
+    const pools = 'pools' in caller ? caller.pools : await readPoolCreditsBatched(deps.pool, caller.accountId);
+    const balances = await balanceOfPools(deps.pool, pools, productId);
     sendBody(res, 200, { data: balances.map(balanceItemView) }, format);
   });
   for (const path of ['/user-service/account-balance', '/service/account-balance']) {

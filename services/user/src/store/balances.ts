@@ -1,6 +1,8 @@
+import DataLoader from 'dataloader';
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '@platform/db';
 import { BALANCE_CHANGED, balanceChangedSchema, type BalanceChanged } from '@platform/events';
+import { catalogue, reloadCatalogue, type Product } from './catalogue';
 
 /** One held product with its pool's credits. */
 export interface ProductBalance {
@@ -9,22 +11,159 @@ export interface ProductBalance {
   credits: number;
 }
 
-const BALANCES = `
-SELECT p.id, p.name, b.credits
-  FROM pool_balances b JOIN products p ON p.pool_id = b.pool_id
- WHERE b.account_id = $1
- ORDER BY p.id`;
+/** One pool the account holds and its credits. */
+export interface PoolCredits {
+  poolId: number;
+  credits: number;
+}
+
+// The hot reads are named (prepared once per connection: no parse and plan per request), and
+// products come from the kept catalogue, so a balance is one primary-key range read.
+const POOL_CREDITS = 'SELECT pool_id, credits FROM pool_balances WHERE account_id = $1';
+const POOL_CREDIT = 'SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_id = $2';
+
+/** The pools an account holds, with their credits (any order). */
+export async function readPoolCredits(db: Queryable, accountId: number): Promise<PoolCredits[]> {
+  const result = await db.query<{ pool_id: number; credits: number }>({
+    name: 'user-pool-credits',
+    text: POOL_CREDITS,
+    values: [accountId],
+  });
+  return result.rows.map((row) => ({ poolId: row.pool_id, credits: Number(row.credits) }));
+}
+
+/** Every product of the given pools with its pool's credits, ordered by product id. */
+export async function productBalances(db: Queryable, pools: readonly PoolCredits[]): Promise<ProductBalance[]> {
+  if (pools.length === 0) return [];
+  let known = await catalogue(db);
+  if (pools.some((pool) => !known.byPool.has(pool.poolId))) known = await reloadCatalogue(db);
+  const balances: ProductBalance[] = [];
+  for (const pool of pools) {
+    for (const product of known.byPool.get(pool.poolId) ?? []) {
+      balances.push({ productId: product.id, productName: product.name, credits: pool.credits });
+    }
+  }
+  return balances.sort((a, b) => a.productId - b.productId);
+}
+
+/**
+ * Reads asked for in one turn of the event loop, run as one query (DataLoader, without its
+ * cache: every request reads fresh). Under load the credential checks of many balance requests
+ * answer together (Redis replies arrive in one read); their balance reads then share one round
+ * trip to Postgres instead of taking a pool connection each. Every caller still gets exactly its
+ * own key's answer; a failed query fails each of them.
+ */
+function readBatch<K, V>(readMany: (keys: K[]) => Promise<Map<K, V>>, absent: () => V): DataLoader<K, V> {
+  return new DataLoader<K, V>(
+    async (keys) => {
+      const found = await readMany([...new Set(keys)]);
+      return keys.map((key) => found.get(key) ?? absent());
+    },
+    // After the I/O callbacks of this turn (and their promise continuations) have asked.
+    { cache: false, maxBatchSize: 100, batchScheduleFn: (callback) => setImmediate(callback) },
+  );
+}
+
+const POOL_CREDITS_OF_ACCOUNTS = 'SELECT account_id, pool_id, credits FROM pool_balances WHERE account_id = ANY($1::int[])';
+// The API-key balance read: the key check (as KeyDirectory.findActive: an active key; every key
+// row has its account, a foreign key) and the account's pools in one round trip. A key whose
+// account holds no pool: one row with a null pool.
+const POOL_CREDITS_BY_KEYS = `
+SELECT k.key_hash, k.account_id, b.pool_id, b.credits
+  FROM api_keys k LEFT JOIN pool_balances b ON b.account_id = k.account_id
+ WHERE k.key_hash = ANY($1::text[]) AND k.active`;
+
+/** The batches of one pool (a transaction's client reads on its own). */
+interface Batches {
+  byAccount: DataLoader<number, PoolCredits[]>;
+  byKey: DataLoader<string, { accountId: number; pools: PoolCredits[] } | undefined>;
+}
+
+const batchesOfPools = new WeakMap<Queryable, Batches>();
+
+function batchesOf(db: Queryable): Batches {
+  let batches = batchesOfPools.get(db);
+  if (batches) return batches;
+  batches = {
+    byAccount: readBatch(
+      async (accountIds) => {
+        const result = await db.query<{ account_id: number; pool_id: number; credits: number }>({
+          name: 'user-pool-credits-of-accounts',
+          text: POOL_CREDITS_OF_ACCOUNTS,
+          values: [accountIds],
+        });
+        const found = new Map<number, PoolCredits[]>();
+        for (const row of result.rows) {
+          const pool = { poolId: row.pool_id, credits: Number(row.credits) };
+          const accountId = Number(row.account_id);
+          const pools = found.get(accountId);
+          if (pools) pools.push(pool);
+          else found.set(accountId, [pool]);
+        }
+        return found;
+      },
+      () => [],
+    ),
+    byKey: readBatch(
+      async (keyHashes) => {
+        const result = await db.query<{ key_hash: string; account_id: number; pool_id: number | null; credits: number | null }>({
+          name: 'user-pool-credits-by-keys',
+          text: POOL_CREDITS_BY_KEYS,
+          values: [keyHashes],
+        });
+        const found = new Map<string, { accountId: number; pools: PoolCredits[] }>();
+        for (const row of result.rows) {
+          let entry = found.get(row.key_hash);
+          if (!entry) {
+            entry = { accountId: Number(row.account_id), pools: [] };
+            found.set(row.key_hash, entry);
+          }
+          if (row.pool_id !== null) entry.pools.push({ poolId: row.pool_id, credits: Number(row.credits) });
+        }
+        return found;
+      },
+      () => undefined,
+    ),
+  };
+  batchesOfPools.set(db, batches);
+  return batches;
+}
+
+const INT4_MAX = 2_147_483_647;
+
+/**
+ * As readPoolCredits, batched with the other reads of the same turn on the same pool. Pass the
+ * pool (not a transaction's client). The result is shared with callers of the same account:
+ * read it, do not change it.
+ */
+export function readPoolCreditsBatched(pool: Queryable, accountId: number): Promise<readonly PoolCredits[]> {
+  // An id outside the column's type fails its query, as it did alone: it must not fail a batch.
+  if (!Number.isSafeInteger(accountId) || accountId < 0 || accountId > INT4_MAX) return readPoolCredits(pool, accountId);
+  return batchesOf(pool).byAccount.load(accountId);
+}
+
+/**
+ * As readPoolCreditsByKey, batched with the other reads of the same turn on the same pool
+ * (`keyHash` a SHA-256 hex digest). The result is shared with callers of the same key: read it,
+ * do not change it.
+ */
+export function readPoolCreditsByKeyBatched(
+  pool: Queryable,
+  keyHash: string,
+): Promise<{ readonly accountId: number; readonly pools: readonly PoolCredits[] } | undefined> {
+  return batchesOf(pool).byKey.load(keyHash);
+}
+
+/** A catalogue product by id; undefined when the catalogue has no such product. */
+export async function catalogueProduct(db: Queryable, productId: number): Promise<Product | undefined> {
+  const known = await catalogue(db);
+  return known.byId.get(productId) ?? (await reloadCatalogue(db)).byId.get(productId);
+}
 
 /** Every product the account holds (a held pool holds all its products), ordered by product id. */
 export async function readBalances(db: Queryable, accountId: number): Promise<ProductBalance[]> {
-  const result = await db.query<{ id: number; name: string; credits: number }>(BALANCES, [accountId]);
-  return result.rows.map((row) => ({ productId: row.id, productName: row.name, credits: Number(row.credits) }));
+  return productBalances(db, await readPoolCredits(db, accountId));
 }
-
-const PRODUCT_BALANCE = `
-SELECT p.id, p.name, b.credits
-  FROM products p LEFT JOIN pool_balances b ON b.pool_id = p.pool_id AND b.account_id = $1
- WHERE p.id = $2`;
 
 /** One catalogue product's balance: unknown product, not held, or held with its pool's credits. */
 export async function readProductBalance(
@@ -32,12 +171,13 @@ export async function readProductBalance(
   accountId: number,
   productId: number,
 ): Promise<{ product: 'unknown' } | { product: 'known'; balance: ProductBalance | undefined }> {
-  const result = await db.query<{ id: number; name: string; credits: number | null }>(PRODUCT_BALANCE, [accountId, productId]);
+  const product = await catalogueProduct(db, productId);
+  if (!product) return { product: 'unknown' };
+  const result = await db.query<{ credits: number }>({ name: 'user-pool-credit', text: POOL_CREDIT, values: [accountId, product.poolId] });
   const row = result.rows[0];
-  if (!row) return { product: 'unknown' };
   return {
     product: 'known',
-    balance: row.credits === null ? undefined : { productId: row.id, productName: row.name, credits: Number(row.credits) },
+    balance: row ? { productId: product.id, productName: product.name, credits: Number(row.credits) } : undefined,
   };
 }
 
