@@ -1,3 +1,4 @@
+export * from './admin-token';
 export * from './key-directory';
 export * from './memory-token-store';
 export * from './redis-client';

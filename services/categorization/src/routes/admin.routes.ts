@@ -1,6 +1,6 @@
-import type { Express, Request } from 'express';
-import { AppError, handler, locals, Params, sendBody, type Logger } from '@platform/common';
-import { constantTimeEqual, hashSecret } from '@platform/credentials';
+import type { Express } from 'express';
+import { handler, locals, Params, sendBody, type Logger } from '@platform/common';
+import { requireAdminToken } from '@platform/credentials';
 import type { CatalogCache } from '../catalog/catalog-cache';
 import { createCustomCategory, deleteCategory, readNewCategory, type CustomCategoryWriter } from '../domain/custom-categories';
 
@@ -9,14 +9,6 @@ export interface AdminRouteDeps {
   catalog: CatalogCache;
   /** Undefined: every admin call is refused. */
   adminToken: string | undefined;
-}
-
-/** `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time (digests, so the length leaks nothing either). */
-function requireAdmin(req: Request, adminToken: string | undefined): void {
-  const presented = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
-  if (adminToken === undefined || presented === undefined || !constantTimeEqual(hashSecret(presented), hashSecret(adminToken))) {
-    throw new AppError('unauthenticated');
-  }
 }
 
 /** The instance that made a change serves it at once; a failed reload is caught up by the poller. */
@@ -30,13 +22,12 @@ async function refreshAfterChange(catalog: CatalogCache, log: Logger): Promise<v
 
 /** Admin API for custom categories (CONTRACT §7): JSON only, no WWW-Authenticate. */
 export function mountAdminRoutes(app: Express, deps: AdminRouteDeps): void {
+  app.use('/admin/v1', requireAdminToken(deps.adminToken));
   app.post(
     '/admin/v1/categories',
     handler(
       'codeMessages',
       async (req, res) => {
-        locals(res).outputFormat = 'JSON';
-        requireAdmin(req, deps.adminToken);
         const input = readNewCategory(Params.from(req).rawBody());
         const category = await createCustomCategory(deps.writer, input);
         await refreshAfterChange(deps.catalog, locals(res).log);
@@ -52,8 +43,6 @@ export function mountAdminRoutes(app: Express, deps: AdminRouteDeps): void {
     handler(
       'codeMessages',
       async (req, res) => {
-        locals(res).outputFormat = 'JSON';
-        requireAdmin(req, deps.adminToken);
         const id = typeof req.params.id === 'string' ? req.params.id : '';
         await deleteCategory(deps.writer, id);
         await refreshAfterChange(deps.catalog, locals(res).log);

@@ -1,6 +1,6 @@
-import { Router, type RequestHandler } from 'express';
-import { AppError, locals, Params, sendBody } from '@platform/common';
-import { constantTimeEqual, hashSecret } from '@platform/credentials';
+import { Router } from 'express';
+import { locals, Params, sendBody } from '@platform/common';
+import { requireAdminToken } from '@platform/credentials';
 import { accountDetails, addCredits, createAccount, parseAccountId, parseNewAccount } from '../domain/accounts';
 import type { UserStore } from '../store/user-store';
 import { balanceItemView } from './balance-view';
@@ -8,24 +8,10 @@ import { adminRoute } from './route';
 
 const BASE = '/admin/v1';
 
-/** Every admin request: JSON only, no WWW-Authenticate, and the admin token before anything else. */
-function requireAdmin(adminToken: string): RequestHandler {
-  // Comparing digests keeps the comparison constant-time whatever the presented length.
-  const expected = hashSecret(adminToken);
-  return (req, res, next) => {
-    const state = locals(res);
-    state.envelope = 'codeMessages';
-    state.challenge = false;
-    state.outputFormat = 'JSON';
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
-    next(match?.[1] !== undefined && constantTimeEqual(hashSecret(match[1]), expected) ? undefined : new AppError('unauthenticated'));
-  };
-}
-
 /** The operator's admin API (CONTRACT §7): accounts, top-ups and adjustments. */
 export function adminRoutes(store: UserStore, adminToken: string): Router {
   const router = Router();
-  router.use(BASE, requireAdmin(adminToken));
+  router.use(BASE, requireAdminToken(adminToken));
 
   router.post(
     `${BASE}/accounts`,
