@@ -1,21 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { BALANCE_CHANGED, type BalanceChanged } from './balance-changed';
 import { InvalidEventError, PoisonMessageError, UnroutableEventError } from './event-bus';
 import { createInProcessEventBus } from './in-process-event-bus';
-
-function anEvent(overrides: Partial<BalanceChanged> = {}): BalanceChanged {
-  return {
-    id: randomUUID(),
-    type: BALANCE_CHANGED,
-    accountId: 1,
-    productId: 1,
-    previousCredits: 20,
-    credits: 19,
-    cause: 'usage',
-    occurredAt: new Date().toISOString(),
-    ...overrides,
-  };
-}
+import { aBalanceChange } from '@platform/testing';
 
 async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -33,7 +19,7 @@ describe('in-process event bus', () => {
       received.push(event);
       return Promise.resolve();
     });
-    const event = anEvent();
+    const event = aBalanceChange();
     await bus.publish(BALANCE_CHANGED, event);
     expect(received).toHaveLength(0);
     await until(() => received.length === 1);
@@ -45,13 +31,13 @@ describe('in-process event bus', () => {
   it('when the payload is invalid, then publish rejects with InvalidEventError', async () => {
     const bus = createInProcessEventBus();
     bus.consume('q', BALANCE_CHANGED, () => Promise.resolve());
-    await expect(bus.publish(BALANCE_CHANGED, { ...anEvent(), credits: -1 })).rejects.toBeInstanceOf(InvalidEventError);
+    await expect(bus.publish(BALANCE_CHANGED, { ...aBalanceChange(), credits: -1 })).rejects.toBeInstanceOf(InvalidEventError);
     await bus.close();
   });
 
   it('when no queue is bound, then publish rejects as unroutable instead of dropping the event', async () => {
     const bus = createInProcessEventBus();
-    await expect(bus.publish(BALANCE_CHANGED, anEvent())).rejects.toBeInstanceOf(UnroutableEventError);
+    await expect(bus.publish(BALANCE_CHANGED, aBalanceChange())).rejects.toBeInstanceOf(UnroutableEventError);
     await bus.close();
   });
 
@@ -63,7 +49,7 @@ describe('in-process event bus', () => {
       if (deliveries.length < 3) throw new Error('database down');
       return Promise.resolve();
     });
-    await bus.publish(BALANCE_CHANGED, anEvent());
+    await bus.publish(BALANCE_CHANGED, aBalanceChange());
     await until(() => deliveries.length === 3);
     expect(deliveries).toEqual([false, true, true]);
     await bus.close();
@@ -81,7 +67,7 @@ describe('in-process event bus', () => {
       },
       { deadLetterQueue: 'q.dlq' },
     );
-    const event = anEvent();
+    const event = aBalanceChange();
     await bus.publish(BALANCE_CHANGED, event);
     await until(() => bus.deadLetters('q.dlq').length === 1);
     await new Promise((resolve) => setTimeout(resolve, 30));
@@ -95,7 +81,7 @@ describe('in-process event bus', () => {
     const first = bus.consume('q', BALANCE_CHANGED, () => Promise.resolve());
     await first.cancel();
     expect(first.isActive()).toBe(false);
-    const event = anEvent();
+    const event = aBalanceChange();
     await bus.publish(BALANCE_CHANGED, event);
     const received: string[] = [];
     bus.consume('q', BALANCE_CHANGED, async (delivered) => {
@@ -124,7 +110,7 @@ describe('in-process event bus', () => {
       },
       { prefetch: 2 },
     );
-    for (let index = 0; index < 6; index += 1) await bus.publish(BALANCE_CHANGED, anEvent());
+    for (let index = 0; index < 6; index += 1) await bus.publish(BALANCE_CHANGED, aBalanceChange());
     await until(() => done === 6);
     expect(peak).toBe(2);
     await bus.close();
@@ -139,11 +125,11 @@ describe('in-process event bus', () => {
       await new Promise((resolve) => setTimeout(resolve, 30));
       finished = true;
     });
-    await bus.publish(BALANCE_CHANGED, anEvent());
+    await bus.publish(BALANCE_CHANGED, aBalanceChange());
     await until(() => started);
     await bus.close();
     expect(finished).toBe(true);
-    await expect(bus.publish(BALANCE_CHANGED, anEvent())).rejects.toThrow('closed');
+    await expect(bus.publish(BALANCE_CHANGED, aBalanceChange())).rejects.toThrow('closed');
     await expect(bus.ping()).rejects.toThrow('closed');
   });
 });

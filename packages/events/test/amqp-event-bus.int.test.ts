@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
-import { eventually, silentLogger, startTcpProxy, testServers, uniqueId, type TcpProxy } from '@platform/testing';
+import { eventually, silentLogger, startTcpProxy, testServers, uniqueId, type TcpProxy, aBalanceChange } from '@platform/testing';
 import {
   BALANCE_CHANGED,
   createAmqpEventBus,
@@ -11,19 +10,7 @@ import {
   type EventBus,
 } from '../src';
 
-function anEvent(overrides: Partial<BalanceChanged> = {}): BalanceChanged {
-  return {
-    id: randomUUID(),
-    type: BALANCE_CHANGED,
-    accountId: 7,
-    productId: 1,
-    previousCredits: 20,
-    credits: 19,
-    cause: 'usage',
-    occurredAt: new Date().toISOString(),
-    ...overrides,
-  };
-}
+const anEvent = (overrides: Partial<BalanceChanged> = {}): BalanceChanged => aBalanceChange({ accountId: 7, ...overrides });
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -4,11 +4,8 @@ import { generateApiKey, hashSecret } from '@platform/credentials';
 import { silentLogger } from './logs';
 import { uniqueId } from './servers';
 
-/** Migration sets of the services that own tables (re-exported for tests). */
-export const migrationSets = serviceMigrations;
-
 export async function migrateUserSchema(pool: Pool): Promise<void> {
-  await migrate(pool, [migrationSets.user], silentLogger());
+  await migrate(pool, [serviceMigrations.user], silentLogger());
 }
 
 export interface TestAccount {

@@ -1,4 +1,5 @@
 export * from './accounts';
+export * from './events';
 export * from './logs';
 export * from './private-database';
 export * from './rabbitmq';

@@ -1,4 +1,4 @@
 export { loadConfig, type NotifierConfig } from './config';
 export { createDeps, type NotifierDeps, type ProvidedDeps } from './deps';
 export { createFileMailer, createSmtpMailer, type Mailer, type OutgoingMail } from './mailer';
-export { NOTIFIER_MIGRATIONS, startNotifierService, type NotifierService, type StartNotifierOptions } from './service';
+export { startNotifierService, type NotifierService, type StartNotifierOptions } from './service';

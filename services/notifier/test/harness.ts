@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { createPool } from '@platform/db';
 import { BALANCE_CHANGED, createAmqpEventBus, type BalanceChanged, type EventBus } from '@platform/events';
@@ -13,6 +12,7 @@ import {
   type SmtpCapture,
   type TestAccount,
   deleteTopology,
+  aBalanceChange,
 } from '@platform/testing';
 import { loadConfig, type NotifierConfig } from '../src/config';
 import { startNotifierService, type NotifierService } from '../src/service';
@@ -47,17 +47,14 @@ export function aChange(
   overrides: Partial<BalanceChanged> = {},
 ): BalanceChanged {
   clock += 1000;
-  return {
-    id: randomUUID(),
-    type: BALANCE_CHANGED,
+  return aBalanceChange({
     accountId: account.id,
-    productId: 1,
     previousCredits,
     credits,
     cause: credits < previousCredits ? 'usage' : 'top-up',
     occurredAt: new Date(clock).toISOString(),
     ...overrides,
-  };
+  });
 }
 
 export async function createHarness(): Promise<Harness> {

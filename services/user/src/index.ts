@@ -2,5 +2,5 @@ export { createApp } from './app';
 export { runUserCli } from './cli';
 export { loadConfig, type UserConfig } from './config';
 export { createDeps, type ProvidedDeps, type UserDeps } from './deps';
-export { startUserService, USER_MIGRATIONS, type StartUserServiceOptions } from './service';
+export { startUserService, type StartUserServiceOptions } from './service';
 export { changeBalance, type BalanceChange, type BalanceChangeResult } from './store/balances';

@@ -1,13 +1,10 @@
-import path from 'node:path';
 import type { Logger, RunningService } from '@platform/common';
 import { serve } from '@platform/common';
-import { migrate, type MigrationSet } from '@platform/db';
+import { migrate, serviceMigrations } from '@platform/db';
 import { createApp } from './app';
 import type { UserConfig } from './config';
 import { createDeps, type ProvidedDeps, type UserDeps } from './deps';
 import { startOutboxRelay } from './outbox-relay';
-
-export const USER_MIGRATIONS: MigrationSet = { dir: path.resolve(__dirname, '../migrations'), table: 'pgmigrations_user' };
 
 export interface StartUserServiceOptions {
   config: UserConfig;
@@ -46,7 +43,7 @@ export async function startUserService({ config, logger, provided = {} }: StartU
   const deps = await createDeps(config, logger, provided);
   const stops: StopWorker[] = [];
   try {
-    await migrate(deps.pool, [USER_MIGRATIONS], logger);
+    await migrate(deps.pool, [serviceMigrations.user], logger);
     const { app, health } = createApp(deps, config);
     stops.push(...(await startWorkers(deps, config)));
     return await serve({

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { signServiceJwt } from '@platform/credentials';
-import { createPool, migrate } from '@platform/db';
+import { createPool, migrate, serviceMigrations } from '@platform/db';
 import { BALANCE_CHANGED, UnroutableEventError, validateEvent, type BalanceChanged, type EventBus, type EventName } from '@platform/events';
 import {
   eventually,
@@ -15,7 +15,6 @@ import {
   deleteTopology,
 } from '@platform/testing';
 import { startOutboxRelay, type OutboxRelay } from '../src/outbox-relay';
-import { USER_MIGRATIONS } from '../src/service';
 import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from './harness';
 import { observeExchange, type ExchangeObserver } from './rabbitmq';
 
@@ -244,7 +243,7 @@ describe('outbox relay rules (a database of its own, a recording bus)', () => {
   beforeAll(async () => {
     db = await createPrivateDatabase('relayrules');
     pool = createPool({ connectionString: db.url, logger: silentLogger(), max: 6 });
-    await migrate(pool, [USER_MIGRATIONS], silentLogger());
+    await migrate(pool, [serviceMigrations.user], silentLogger());
   });
 
   afterEach(async () => {

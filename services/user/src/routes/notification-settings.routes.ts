@@ -11,29 +11,18 @@ const PATH = '/user-service/notification-settings';
 
 /** `GET|POST /user-service/notification-settings` (CONTRACT §6): read, or change any nested subset. */
 export function notificationSettingsRoutes(deps: UserDeps, store: UserStore): Router {
+  // GET reads; POST changes what its JSON body names (an empty change reads) and answers the whole document.
+  const settings = publicRoute(async (req, res) => {
+    const params = Params.from(req);
+    const principal = await deps.credentials.require(presentedCredential(req, params).secret);
+    const errors: FieldMessages = {};
+    const format = collectOutputFormat(params, res, errors);
+    const patch = req.method === 'POST' ? parseSettingsPatch(params.rawBody(), errors) : {};
+    throwIfInvalid(errors);
+    sendBody(res, 200, await changeNotificationSettings(store, principal.accountId, patch), format);
+  });
   const router = Router();
-  router.get(
-    PATH,
-    publicRoute(async (req, res) => {
-      const params = Params.from(req);
-      const principal = await deps.credentials.require(presentedCredential(req, params).secret);
-      const errors: FieldMessages = {};
-      const format = collectOutputFormat(params, res, errors);
-      throwIfInvalid(errors);
-      sendBody(res, 200, await store.readNotificationSettings(principal.accountId), format);
-    }),
-  );
-  router.post(
-    PATH,
-    publicRoute(async (req, res) => {
-      const params = Params.from(req);
-      const principal = await deps.credentials.require(presentedCredential(req, params).secret);
-      const errors: FieldMessages = {};
-      const format = collectOutputFormat(params, res, errors);
-      const patch = parseSettingsPatch(params.rawBody(), errors);
-      throwIfInvalid(errors);
-      sendBody(res, 200, await changeNotificationSettings(store, principal.accountId, patch), format);
-    }),
-  );
+  router.get(PATH, settings);
+  router.post(PATH, settings);
   return router;
 }
