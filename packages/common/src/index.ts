@@ -5,6 +5,7 @@ export * from './http';
 export * from './lifecycle';
 export * from './logger';
 export * from './metrics';
+export * from './openapi';
 export * from './output-format';
 export * from './params';
 export * from './redact';

@@ -1,11 +1,5 @@
-const errorCodeMessages = {
-  type: 'object',
-  required: ['code', 'messages'],
-  properties: {
-    code: { type: 'integer' },
-    messages: { oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } }] },
-  },
-};
+import { codeMessagesSchema } from '@platform/common';
+
 const oauthError = {
   type: 'object',
   required: ['error'],
@@ -18,7 +12,7 @@ const tokenForm = {
     schema: { type: 'object', required: ['token'], properties: { token: { type: 'string' }, token_type_hint: { type: 'string' } } },
   },
 };
-const tooMany = { description: 'Rate limited (Retry-After header)', content: jsonOrXml(errorCodeMessages) };
+const tooMany = { description: 'Rate limited (Retry-After header)', content: jsonOrXml(codeMessagesSchema) };
 
 /** OpenAPI 3.1 description of the auth service's public endpoints (CONTRACT §4.1). */
 export const openapi: Record<string, unknown> = {
@@ -103,12 +97,12 @@ export const openapi: Record<string, unknown> = {
           '400': { description: 'Malformed body; RFC flow: invalid_request, unsupported_grant_type', content: json(oauthError) },
           '401': {
             description: 'Bad credential or no credits (WWW-Authenticate when a scheme was sent)',
-            content: jsonOrXml(errorCodeMessages),
+            content: jsonOrXml(codeMessagesSchema),
           },
-          '413': { description: 'Body over 16 KiB', content: jsonOrXml(errorCodeMessages) },
-          '422': { description: 'Invalid grantType, expiresIn or outputFormat', content: jsonOrXml(errorCodeMessages) },
+          '413': { description: 'Body over 16 KiB', content: jsonOrXml(codeMessagesSchema) },
+          '422': { description: 'Invalid grantType, expiresIn or outputFormat', content: jsonOrXml(codeMessagesSchema) },
           '429': tooMany,
-          '503': { description: 'Redis or Postgres unavailable (Retry-After)', content: jsonOrXml(errorCodeMessages) },
+          '503': { description: 'Redis or Postgres unavailable (Retry-After)', content: jsonOrXml(codeMessagesSchema) },
         },
       },
     },

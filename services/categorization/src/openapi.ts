@@ -1,11 +1,4 @@
-const errorBody = {
-  type: 'object',
-  required: ['code', 'messages'],
-  properties: {
-    code: { type: 'integer' },
-    messages: { oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } }] },
-  },
-};
+import { codeMessagesSchema } from '@platform/common';
 
 const category = {
   type: 'object',
@@ -110,7 +103,7 @@ export const openapi: Record<string, unknown> = {
     },
   },
   components: {
-    schemas: { Category: category, Error: errorBody },
+    schemas: { Category: category, Error: codeMessagesSchema },
     securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' } },
   },
 };

@@ -1,12 +1,6 @@
+import { codeMessagesSchema } from '@platform/common';
+
 /** OpenAPI 3.1 description of the user service's public, admin and internal endpoints (served at /openapi.json). */
-const codeMessages = {
-  type: 'object',
-  required: ['code', 'messages'],
-  properties: {
-    code: { type: 'integer' },
-    messages: { oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } }] },
-  },
-};
 const error = (description: string) => ({
   description,
   content: { 'application/json': { schema: { $ref: '#/components/schemas/CodeMessages' } } },
@@ -188,7 +182,7 @@ export const openapi: Record<string, unknown> = {
       serviceJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Service JWT signed with SERVICE_JWT_SECRET' },
     },
     schemas: {
-      CodeMessages: codeMessages,
+      CodeMessages: codeMessagesSchema,
       Balance: {
         type: 'object',
         properties: {
