@@ -23,8 +23,8 @@ describe('loadConfig', () => {
     });
   });
 
-  it('when the taxonomy file is not set, then the default sits beside the repository, under shared/data/iab', () => {
-    expect(DEFAULT_TAXONOMY_FILE).toBe(path.resolve(__dirname, '../../../../shared/data/iab/Content Taxonomy 2.2.tsv'));
+  it('when the taxonomy file is not set, then the default is the copy that ships with the service', () => {
+    expect(DEFAULT_TAXONOMY_FILE).toBe(path.resolve(__dirname, '../data/content-taxonomy-2.2.tsv'));
   });
 
   it('when every variable is set, then they are read', () => {

@@ -2,11 +2,11 @@ import path from 'node:path';
 import { z } from 'zod';
 import { env, parseEnv } from '@platform/common';
 
-/** The repository root (services/categorization/src → ../../..). */
-const REPOSITORY_ROOT = path.resolve(__dirname, '../../..');
-
-/** Development default of IAB_TAXONOMY_FILE: relative to the repository root, outside the repository. */
-export const DEFAULT_TAXONOMY_FILE = path.resolve(REPOSITORY_ROOT, '../shared/data/iab/Content Taxonomy 2.2.tsv');
+/**
+ * Default IAB_TAXONOMY_FILE: the copy of the IAB Content Taxonomy 2.2 that ships with the service
+ * (`services/categorization/data`, beside `src/` and `dist/` alike, with its attribution).
+ */
+export const DEFAULT_TAXONOMY_FILE = path.resolve(__dirname, '../data/content-taxonomy-2.2.tsv');
 
 export interface CategorizationConfig {
   port: number;
