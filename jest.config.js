@@ -2,6 +2,9 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
+  // Workspace packages resolve to their TypeScript source (package.json "exports" → development).
+  testEnvironmentOptions: { customExportConditions: ['development', 'node', 'node-addons'] },
+  globalSetup: '<rootDir>/tests/setup/global-setup.ts',
   testMatch: [
     '<rootDir>/packages/*/src/**/*.test.ts',
     '<rootDir>/packages/*/test/**/*.test.ts',

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
+import { sourceNodeArgs } from '@platform/testing';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -20,7 +21,7 @@ describe('pnpm start (embedded quickstart)', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'platform-'));
-    child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-all.ts'], {
+    child = spawn(process.execPath, [...sourceNodeArgs, 'scripts/start-all.ts'], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH,

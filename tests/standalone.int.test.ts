@@ -1,7 +1,9 @@
 /**
- * Each service as its own process on the real servers, as `pnpm migrate` then
- * `pnpm start:<name>` run them (CONTRACT §1, §8): ready only when its dependencies answer, stops
- * with exit 0 on SIGTERM, and refuses to start with one message naming every bad variable.
+ * Each service as its own process on the real servers, as production runs it: the `pnpm build`
+ * output started with plain `node services/<name>/dist/main.js` (no tsx, no source), after the
+ * migration commands (CONTRACT §1, §8). Ready only when its dependencies answer, stops with
+ * exit 0 on SIGTERM, and refuses to start with one message naming every bad variable. The jest
+ * global setup builds first (`tsc -b`, incremental).
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
@@ -14,10 +16,14 @@ import {
   uniqueId,
   type PrivateDatabase,
   type SmtpCapture,
+  sourceNodeArgs,
 } from '@platform/testing';
 
 const ROOT = path.resolve(__dirname, '..');
 const SERVICES = ['auth', 'user', 'categorization', 'notifier'] as const;
+/** The services that own tables, each with its own migration command. */
+const MIGRATING = ['user', 'categorization', 'notifier'] as const;
+const built = (name: string, entry: string): string => path.join(ROOT, 'services', name, 'dist', `${entry}.js`);
 
 function baseEnv(): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, LOG_LEVEL: 'info' };
@@ -27,7 +33,7 @@ function startService(
   name: string,
   env: NodeJS.ProcessEnv,
 ): { child: ChildProcessWithoutNullStreams; url: Promise<string>; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], { cwd: ROOT, env });
+  const child = spawn(process.execPath, [built(name, 'main')], { cwd: ROOT, env });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -71,16 +77,28 @@ describe('services started one per process on the real servers', () => {
     await database.drop();
   });
 
-  it('when pnpm migrate runs twice, then it succeeds both times', () => {
+  it('when each built migration command runs twice, then it succeeds both times', () => {
     for (let run = 0; run < 2; run += 1) {
-      const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], {
-        cwd: ROOT,
-        env: { ...baseEnv(), DATABASE_URL: database.url },
-        encoding: 'utf8',
-      });
-      expect(result.stderr).toBe('');
-      expect(result.status).toBe(0);
+      for (const name of MIGRATING) {
+        const result = spawnSync(process.execPath, [built(name, 'migrate')], {
+          cwd: ROOT,
+          env: { ...baseEnv(), DATABASE_URL: database.url },
+          encoding: 'utf8',
+        });
+        expect(result.stderr).toBe('');
+        expect(result.status).toBe(0);
+      }
     }
+  }, 60_000);
+
+  it('when pnpm migrate (every service, from source) runs after them, then it succeeds', () => {
+    const result = spawnSync(process.execPath, [...sourceNodeArgs, 'scripts/migrate.ts'], {
+      cwd: ROOT,
+      env: { ...baseEnv(), DATABASE_URL: database.url },
+      encoding: 'utf8',
+    });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
   }, 60_000);
 
   it('when each service starts with the real URLs, then each is ready, and SIGTERM stops it with exit 0', async () => {
@@ -115,7 +133,7 @@ describe('services started one per process on the real servers', () => {
   it.each(SERVICES)(
     'when %s starts without its variables, then it exits 1 with one message naming each of them',
     (name) => {
-      const result = spawnSync(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
+      const result = spawnSync(process.execPath, [built(name, 'main')], {
         cwd: ROOT,
         env: { ...baseEnv(), DATABASE_URL: 'not a url', [`${name.toUpperCase()}_PORT`]: 'eighty' },
         encoding: 'utf8',

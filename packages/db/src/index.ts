@@ -1,4 +1,3 @@
-export * from './embedded';
 export * from './migrate';
 export * from './pool';
-export * from './migration-sets';
+export * from './migrate-command';

@@ -1,4 +1,7 @@
-import { createPool, migrate, serviceMigrations, withTransaction } from '@platform/db';
+import { createPool, migrate, withTransaction } from '@platform/db';
+import { categorizationMigrations } from '@platform/categorization/migrations';
+import { notifierMigrations } from '@platform/notifier/migrations';
+import { userMigrations } from '@platform/user/migrations';
 import { createPrivateDatabase, silentLogger, type PrivateDatabase } from '@platform/testing';
 
 describe('migrations and transactions on a database of their own', () => {
@@ -15,7 +18,7 @@ describe('migrations and transactions on a database of their own', () => {
   it('when several processes migrate the same database at once, then all succeed and each migration is applied once', async () => {
     const pools = [1, 2, 3].map(() => createPool({ connectionString: database.url, max: 1, logger: silentLogger() }));
     try {
-      await Promise.all(pools.map((pool) => migrate(pool, Object.values(serviceMigrations), silentLogger())));
+      await Promise.all(pools.map((pool) => migrate(pool, [userMigrations, categorizationMigrations, notifierMigrations], silentLogger())));
       const history = await pools[0]?.query<{ name: string; runs: number }>(
         'SELECT name, count(*)::int AS runs FROM pgmigrations_user GROUP BY name',
       );

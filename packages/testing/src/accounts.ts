@@ -1,11 +1,12 @@
 import type { Pool } from 'pg';
-import { migrate, serviceMigrations } from '@platform/db';
+import { migrate } from '@platform/db';
+import { userMigrations } from '@platform/user/migrations';
 import { generateApiKey, hashSecret } from '@platform/credentials';
 import { silentLogger } from './logs';
 import { uniqueId } from './servers';
 
 export async function migrateUserSchema(pool: Pool): Promise<void> {
-  await migrate(pool, [serviceMigrations.user], silentLogger());
+  await migrate(pool, [userMigrations], silentLogger());
 }
 
 export interface TestAccount {

@@ -9,3 +9,9 @@ export const testServers = {
 export function uniqueId(prefix = 't'): string {
   return `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 }
+
+/**
+ * Node's arguments for running a TypeScript entry point from source in a child process: the
+ * workspace packages resolve to their `src/` through the `development` export condition.
+ */
+export const sourceNodeArgs = ['--conditions=development', '--import', 'tsx'];

@@ -1,3 +1,4 @@
+import type { Express } from 'express';
 import { createHttpApp, Health } from '@platform/common';
 import { pingPostgres } from '@platform/db';
 import type { NotifierDeps } from './deps';
@@ -10,7 +11,7 @@ export interface ConsumerProbe {
 }
 
 /** The notifier's HTTP side: health, metrics, OpenAPI. No I/O here. */
-export function createApp(deps: NotifierDeps, consumer: ConsumerProbe) {
+export function createApp(deps: NotifierDeps, consumer: ConsumerProbe): { app: Express; health: Health; metrics: NotifierMetrics } {
   const health = new Health({
     postgres: pingPostgres(deps.pool),
     rabbitmq: () => deps.bus.ping(),

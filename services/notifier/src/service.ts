@@ -1,11 +1,12 @@
 import { serve, type Logger, type RunningService } from '@platform/common';
-import { migrate, serviceMigrations } from '@platform/db';
+import { migrate } from '@platform/db';
 import { BALANCE_CHANGED, type Subscription } from '@platform/events';
 import { createApp } from './app';
 import { createBalanceChangedHandler } from './balance-changed-handler';
 import type { NotifierConfig } from './config';
 import { createDeps, type ProvidedDeps } from './deps';
 import { startMailDispatcher } from './mail-dispatcher';
+import { notifierMigrations } from './migrations';
 
 export interface NotifierService extends RunningService {
   /** Resolves once the consumer is attached to its queue (it waits for RabbitMQ if it is down). */
@@ -28,7 +29,7 @@ export async function startNotifierService({ config, logger, provided = {} }: St
   const deps = createDeps(config, logger, provided);
   let subscription: Subscription | undefined;
   try {
-    await migrate(deps.pool, [serviceMigrations.notifier], logger);
+    await migrate(deps.pool, [notifierMigrations], logger);
     const { app, health, metrics } = createApp(deps, { isConsuming: () => subscription?.isActive() ?? false });
     const dispatcher = startMailDispatcher({
       pool: deps.pool,

@@ -1,9 +1,10 @@
 import type { Logger, RunningService } from '@platform/common';
 import { serve } from '@platform/common';
-import { migrate, serviceMigrations } from '@platform/db';
+import { migrate } from '@platform/db';
 import { createApp } from './app';
 import type { UserConfig } from './config';
 import { createDeps, type ProvidedDeps, type UserDeps } from './deps';
+import { userMigrations } from './migrations';
 import { startOutboxRelay } from './outbox-relay';
 
 export interface StartUserServiceOptions {
@@ -43,7 +44,7 @@ export async function startUserService({ config, logger, provided = {} }: StartU
   const deps = await createDeps(config, logger, provided);
   const stops: StopWorker[] = [];
   try {
-    await migrate(deps.pool, [serviceMigrations.user], logger);
+    await migrate(deps.pool, [userMigrations], logger);
     const { app, health } = createApp(deps, config);
     stops.push(...(await startWorkers(deps, config)));
     return await serve({

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { signServiceJwt } from '@platform/credentials';
-import { createPool, migrate, serviceMigrations } from '@platform/db';
+import { createPool, migrate } from '@platform/db';
+import { userMigrations } from '../src/migrations';
 import { BALANCE_CHANGED, UnroutableEventError, validateEvent, type BalanceChanged, type EventBus, type EventName } from '@platform/events';
 import {
   eventually,
@@ -243,7 +244,7 @@ describe('outbox relay rules (a database of its own, a recording bus)', () => {
   beforeAll(async () => {
     db = await createPrivateDatabase('relayrules');
     pool = createPool({ connectionString: db.url, logger: silentLogger(), max: 6 });
-    await migrate(pool, [serviceMigrations.user], silentLogger());
+    await migrate(pool, [userMigrations], silentLogger());
   });
 
   afterEach(async () => {

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { createLogger, env, parseEnv } from '@platform/common';
+import { migrate, type MigrationSet } from './migrate';
+import { createPool } from './pool';
+
+/**
+ * The body of a migration command (`pnpm migrate`, a service's `dist/migrate.js`): applies the
+ * pending migrations of `sets` to the environment's DATABASE_URL and closes its connection.
+ */
+export async function migrateFromEnvironment(environment: NodeJS.ProcessEnv, sets: MigrationSet[]): Promise<void> {
+  const config = parseEnv(z.object({ DATABASE_URL: env.url(['postgres', 'postgresql']), LOG_LEVEL: env.logLevel() }), environment);
+  const logger = createLogger({ service: 'migrate', level: config.LOG_LEVEL });
+  const pool = createPool({ connectionString: config.DATABASE_URL, max: 1, logger });
+  try {
+    await migrate(pool, sets, logger);
+    logger.info('database is up to date', { tables: sets.map((set) => set.table) });
+  } finally {
+    await pool.end();
+  }
+}

@@ -1,0 +1,6 @@
+/** `node dist/migrate.js`: applies the categorization service's pending migrations to DATABASE_URL, then exits. */
+import { runMain } from '@platform/common';
+import { migrateFromEnvironment } from '@platform/db';
+import { categorizationMigrations } from './migrations';
+
+runMain(() => migrateFromEnvironment(process.env, [categorizationMigrations]));

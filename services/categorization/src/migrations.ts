@@ -1,0 +1,11 @@
+import path from 'node:path';
+import type { MigrationSet } from '@platform/db';
+
+/**
+ * The categorization service's tables: its migration folder (shipped beside `src/` and `dist/`) and its
+ * own history table, so that every service migrates and deploys on its own.
+ */
+export const categorizationMigrations: MigrationSet = {
+  dir: path.resolve(__dirname, '../migrations'),
+  table: 'pgmigrations_categorization',
+};

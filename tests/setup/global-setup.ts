@@ -1,0 +1,113 @@
+/**
+ * Runs once before `pnpm test`: the real servers the integration tests need must answer, and the
+ * production build (`tsc -b`, incremental) must be current, since some tests start the built
+ * services. A server that is installed but stopped is started here; one that cannot be started
+ * ends the run at once with one line saying which server to start and how (never hundreds of
+ * red tests).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+interface Server {
+  name: string;
+  url: string;
+  defaultPort: number;
+  /** How to start it on this machine kind (Debian packages), or undefined when not installed. */
+  start: string[] | undefined;
+  startHint: string;
+  waitSeconds: number;
+}
+
+const onPath = (command: string): boolean => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
+const postgresVersion = (): string | undefined => (existsSync('/etc/postgresql') ? readdirSync('/etc/postgresql')[0] : undefined);
+
+function servers(): Server[] {
+  const version = postgresVersion();
+  return [
+    {
+      name: 'PostgreSQL',
+      url: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+      defaultPort: 5432,
+      start: version && onPath('pg_ctlcluster') ? ['pg_ctlcluster', '--skip-systemctl-redirect', version, 'main', 'start'] : undefined,
+      startHint: 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
+      waitSeconds: 60,
+    },
+    {
+      name: 'Redis',
+      url: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+      defaultPort: 6379,
+      start: onPath('redis-server')
+        ? ['redis-server', '--daemonize', 'yes', '--bind', '127.0.0.1', '--port', '6379', '--save', '', '--appendonly', 'no']
+        : undefined,
+      startHint: 'redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no',
+      waitSeconds: 30,
+    },
+    {
+      name: 'RabbitMQ',
+      url: process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
+      defaultPort: 5672,
+      start: onPath('rabbitmq-server') ? ['rabbitmq-server', '-detached'] : undefined,
+      startHint: 'rabbitmq-server -detached',
+      waitSeconds: 120,
+    },
+  ];
+}
+
+function answers(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port, timeout: 1000 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+async function waitFor(host: string, port: number, seconds: number): Promise<boolean> {
+  for (let second = 0; second < seconds; second += 1) {
+    if (await answers(host, port)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  return false;
+}
+
+function stop(message: string): never {
+  process.stderr.write(`\n${message}\n`);
+  process.exit(1);
+}
+
+async function ensureRunning(server: Server): Promise<void> {
+  const url = new URL(server.url);
+  const host = url.hostname;
+  const port = Number(url.port || server.defaultPort);
+  if (await answers(host, port)) return;
+  const local = host === '127.0.0.1' || host === 'localhost';
+  if (!local || !server.start)
+    stop(`${server.name} is not answering on ${host}:${port}: start it (${server.startHint}) and run the tests again.`);
+  const [command, ...args] = server.start;
+  process.stderr.write(`${server.name} is not running on ${host}:${port}; starting it: ${server.start.join(' ')}\n`);
+  spawnSync(command as string, args, { stdio: 'ignore' });
+  if (!(await waitFor(host, port, server.waitSeconds))) {
+    stop(`${server.name} did not come up on ${host}:${port}: start it (${server.startHint}) and run the tests again.`);
+  }
+}
+
+function build(): void {
+  const tsc = path.join(ROOT, 'node_modules/.bin/tsc');
+  const result = spawnSync(tsc, ['-b', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
+  if (result.status !== 0) stop(`pnpm build failed; fix it before the tests run:\n${result.stdout}${result.stderr}`);
+}
+
+export default async function globalSetup(): Promise<void> {
+  for (const server of servers()) await ensureRunning(server);
+  build();
+}
