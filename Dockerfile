@@ -1,13 +1,39 @@
-# One image for every service; the command picks the service (pnpm start:<name>, pnpm migrate).
-FROM node:20-bookworm-slim
+# One image per service, from one Dockerfile:
+#   docker build --build-arg SERVICE=auth -t account-access-auth .
+# SERVICE is auth, user, categorization or notifier. The final stage holds the service's
+# compiled JavaScript (dist/), its production dependencies (pnpm deploy --prod) and, where the
+# service owns tables, its migrations; it runs `node dist/main.js` as the unprivileged `node`
+# user. `node dist/migrate.js` applies the service's migrations and exits.
+ARG NODE_VERSION=22.23.3
+
+FROM node:${NODE_VERSION}-bookworm-slim AS pnpm
+RUN npm install --global pnpm@10.34.9
+
+# Dependencies first, from the lockfile alone, so that a change of source reuses this layer.
+FROM pnpm AS dependencies
+WORKDIR /src
+COPY pnpm-lock.yaml pnpm-workspace.yaml ./
+RUN pnpm fetch --frozen-lockfile
+
+FROM dependencies AS build
+ARG SERVICE
+RUN test -n "$SERVICE" || { echo "build with --build-arg SERVICE=auth|user|categorization|notifier" >&2; exit 1; }
+COPY . .
+RUN pnpm install --offline --frozen-lockfile \
+ && pnpm build \
+ && pnpm --filter "@platform/${SERVICE}" deploy --legacy --prod --offline /out
+
+FROM node:${NODE_VERSION}-bookworm-slim AS runtime
+ARG SERVICE
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    SERVICE=${SERVICE}
 WORKDIR /app
-RUN npm install -g pnpm@10.34.9
-COPY package.json pnpm-lock.yaml pnpm-workspace.yaml tsconfig.base.json tsconfig.json ./
-COPY packages ./packages
-COPY services ./services
-COPY scripts ./scripts
-RUN pnpm install --frozen-lockfile && chown -R node:node /app
-ENV HOST=0.0.0.0
+# Owned by root and read-only for the service user: the process cannot rewrite its own code.
+COPY --from=build /out ./
 USER node
 EXPOSE 8081 8082 8083 8084
-CMD ["pnpm", "start:auth"]
+# Ready means every dependency answers (GET /health/ready); the port is the service's own.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "const s=process.env.SERVICE,d={auth:8081,user:8082,categorization:8083,notifier:8084}[s],p=process.env[s.toUpperCase()+'_PORT']||d;fetch('http://127.0.0.1:'+p+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "dist/main.js"]

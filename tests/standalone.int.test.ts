@@ -1,11 +1,14 @@
 /**
- * Each service as its own process on the real servers, as production runs it: the `pnpm build`
- * output started with plain `node services/<name>/dist/main.js` (no tsx, no source), after the
- * migration commands (CONTRACT §1, §8). Ready only when its dependencies answer, stops with
- * exit 0 on SIGTERM, and refuses to start with one message naming every bad variable. The jest
- * global setup builds first (`tsc -b`, incremental).
+ * Each service as its own process on the real servers, as its image runs it: the `pnpm build`
+ * output deployed with its production dependencies only (`pnpm deploy --prod`, the Dockerfile's
+ * build step) into a folder of its own, started with plain `node dist/main.js` (no tsx, no
+ * source), after the migration commands (CONTRACT §1, §8). Ready only when its dependencies
+ * answer, stops with exit 0 on SIGTERM, and refuses to start with one message naming every bad
+ * variable. The jest global setup builds first (`tsc -b`, incremental).
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import {
@@ -23,7 +26,25 @@ const ROOT = path.resolve(__dirname, '..');
 const SERVICES = ['auth', 'user', 'categorization', 'notifier'] as const;
 /** The services that own tables, each with its own migration command. */
 const MIGRATING = ['user', 'categorization', 'notifier'] as const;
-const built = (name: string, entry: string): string => path.join(ROOT, 'services', name, 'dist', `${entry}.js`);
+const DEPLOYED = mkdtempSync(path.join(os.tmpdir(), 'aap-deploy-'));
+const built = (name: string, entry: string): string => path.join(DEPLOYED, name, 'dist', `${entry}.js`);
+/** pnpm itself: the one running `pnpm test`, else the one on PATH. */
+const pnpm = process.env.npm_execpath?.includes('pnpm') ? [process.execPath, process.env.npm_execpath] : ['pnpm'];
+
+/** The Dockerfile's dependency step for one service: its package, dist/ and production dependencies. */
+function deploy(name: string): Promise<void> {
+  const [command, ...args] = pnpm;
+  const target = path.join(DEPLOYED, name);
+  const child = spawn(command as string, [...args, '--filter', `@platform/${name}`, 'deploy', '--legacy', '--prod', '--offline', target], {
+    cwd: ROOT,
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`pnpm deploy of ${name} failed:\n${output}`)))),
+  );
+}
 
 function baseEnv(): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, LOG_LEVEL: 'info' };
@@ -33,7 +54,7 @@ function startService(
   name: string,
   env: NodeJS.ProcessEnv,
 ): { child: ChildProcessWithoutNullStreams; url: Promise<string>; output: () => string } {
-  const child = spawn(process.execPath, [built(name, 'main')], { cwd: ROOT, env });
+  const child = spawn(process.execPath, [built(name, 'main')], { cwd: path.join(DEPLOYED, name), env });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -63,9 +84,10 @@ describe('services started one per process on the real servers', () => {
   const running: Array<ReturnType<typeof startService>> = [];
 
   beforeAll(async () => {
+    await Promise.all(SERVICES.map((name) => deploy(name)));
     database = await createPrivateDatabase('standalone');
     smtp = await startSmtpCapture();
-  });
+  }, 180_000);
 
   afterAll(async () => {
     for (const service of running) if (service.child.exitCode === null) service.child.kill('SIGKILL');
@@ -75,13 +97,25 @@ describe('services started one per process on the real servers', () => {
       exchanges: [topology.exchange, `${topology.exchange}.dlx`],
     });
     await database.drop();
+    rmSync(DEPLOYED, { recursive: true, force: true });
+  });
+
+  it.each(SERVICES)('when %s is deployed, then it holds its build and production dependencies only', (name) => {
+    const modules = path.join(DEPLOYED, name, 'node_modules');
+    for (const devOnly of ['tsx', 'typescript', 'jest', '@swc', '@electric-sql', 'autocannon'])
+      expect(existsSync(path.join(modules, devOnly))).toBe(false);
+    for (const workspace of readdirSync(path.join(modules, '@platform'))) {
+      expect(readdirSync(path.join(modules, '@platform', workspace)).sort()).toEqual(expect.arrayContaining(['dist', 'package.json']));
+      expect(existsSync(path.join(modules, '@platform', workspace, 'src'))).toBe(false);
+    }
+    expect(existsSync(path.join(DEPLOYED, name, 'src'))).toBe(false);
   });
 
   it('when each built migration command runs twice, then it succeeds both times', () => {
     for (let run = 0; run < 2; run += 1) {
       for (const name of MIGRATING) {
         const result = spawnSync(process.execPath, [built(name, 'migrate')], {
-          cwd: ROOT,
+          cwd: path.join(DEPLOYED, name),
           env: { ...baseEnv(), DATABASE_URL: database.url },
           encoding: 'utf8',
         });
@@ -134,7 +168,7 @@ describe('services started one per process on the real servers', () => {
     'when %s starts without its variables, then it exits 1 with one message naming each of them',
     (name) => {
       const result = spawnSync(process.execPath, [built(name, 'main')], {
-        cwd: ROOT,
+        cwd: path.join(DEPLOYED, name),
         env: { ...baseEnv(), DATABASE_URL: 'not a url', [`${name.toUpperCase()}_PORT`]: 'eighty' },
         encoding: 'utf8',
         timeout: 30_000,
