@@ -21,6 +21,8 @@ export interface Platform {
   services: RunningService[];
   urls: Record<'auth' | 'user' | 'categorization' | 'notifier', string>;
   adminToken: string;
+  /** Whether the admin token was generated here (ADMIN_TOKEN unset); a given one is never printed. */
+  adminTokenGenerated: boolean;
   /** Which components run embedded in this process. */
   embedded: string[];
   dataDir: string;
@@ -119,6 +121,7 @@ export async function startPlatform(environment: NodeJS.ProcessEnv): Promise<Pla
     services,
     urls: { auth: auth.url, user: user.url, categorization: categorization.url, notifier: notifier.url },
     adminToken: env.ADMIN_TOKEN as string,
+    adminTokenGenerated: !environment.ADMIN_TOKEN,
     embedded,
     dataDir,
     stop,

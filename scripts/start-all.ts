@@ -11,11 +11,11 @@ runMain(async () => {
     `  user            ${platform.urls.user}`,
     `  categorization  ${platform.urls.categorization}`,
     `  notifier        ${platform.urls.notifier}`,
-    `  admin token     ${platform.adminToken}`,
+    // Printed once for the operator only when generated here; a given token is never printed (§1).
+    `  admin token     ${platform.adminTokenGenerated ? `${platform.adminToken} (generated; set ADMIN_TOKEN to choose one)` : 'from ADMIN_TOKEN'}`,
     `  data folder     ${platform.dataDir} (stop, then delete it to start afresh)`,
     '',
   ];
-  // The admin token is printed once for the operator on purpose; it never goes to a log line.
   process.stdout.write(`${lines.join('\n')}\n`);
   exitOnSignals(() => [{ name: 'platform', url: '', port: 0, stop: () => platform.stop() }], createLogger({ service: 'platform' }));
 });

@@ -104,8 +104,10 @@ export function exitOnSignals(services: () => RunningService[], logger: Logger, 
       },
     );
   };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  // `on`, not `once`: a second signal (pnpm forwards the one the process group already got)
+  // must not fall back to the default action and kill the drain half-way.
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 }
 
 /** Runs a main function; a start-up failure prints one clear line and exits 1. */
