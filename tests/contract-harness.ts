@@ -49,7 +49,7 @@ export const LOW_LIMIT = 3;
 export type Fields = Record<string, string | readonly string[]> | string;
 
 export interface HttpRequest {
-  method?: 'GET' | 'POST' | 'DELETE';
+  method?: 'GET' | 'POST' | 'DELETE' | 'OPTIONS';
   query?: Fields;
   /** A JSON body (`application/json`), serialized with JSON.stringify. */
   json?: unknown;

@@ -7,6 +7,7 @@ import express, {
   type RequestHandler,
   type Response,
 } from 'express';
+import { publicCors, type PublicEndpoints } from './cors';
 import { AppError, renderError, type Envelope, type ErrorCode } from './errors';
 import type { Health } from './health';
 import type { Logger } from './logger';
@@ -40,6 +41,8 @@ export interface HttpAppOptions {
   openapi: Record<string, unknown>;
   /** Honour X-Forwarded-For from one proxy hop in front of the service. */
   trustProxy?: boolean;
+  /** The public endpoints (CONTRACT §2): they answer CORS requests and preflights from any origin. */
+  publicEndpoints?: PublicEndpoints;
   /**
    * Envelope of errors raised before a route picks its own (body size and syntax, 404).
    * Default `codeMessages`; product apps of the lookup family answer `errorMessage` throughout.
@@ -231,6 +234,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     res.on('finish', onFinish);
     next();
   });
+
+  for (const [path, methods] of Object.entries(options.publicEndpoints ?? {})) app.use(path, publicCors(methods));
 
   app.get('/health/live', (_req, res) => {
     res.json({ status: 'ok' });

@@ -1,6 +1,7 @@
 export * from './config';
 export * from './errors';
 export * from './health';
+export * from './cors';
 export * from './http';
 export * from './lifecycle';
 export * from './logger';

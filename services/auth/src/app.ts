@@ -8,10 +8,25 @@ import { introspectRevokeRoutes } from './routes/introspect-revoke.routes';
 import { metadataRoutes } from './routes/metadata.routes';
 import { tokenRoutes } from './routes/token.routes';
 
+/** The endpoints browsers may call from any origin (CONTRACT §2). */
+const PUBLIC_ENDPOINTS = {
+  '/oauth/token': ['POST'],
+  '/oauth/introspect': ['POST'],
+  '/oauth/revoke': ['POST'],
+  '/.well-known/oauth-authorization-server': ['GET'],
+};
+
 /** The auth service's express app (no I/O here: every connection comes in `deps`). */
 export function createApp(deps: AuthDeps, config: AuthConfig): { app: Express; health: Health } {
   const health = new Health(deps.readiness);
-  const http = createHttpApp({ service: 'auth', logger: deps.logger, health, openapi, trustProxy: config.trustProxy });
+  const http = createHttpApp({
+    service: 'auth',
+    logger: deps.logger,
+    health,
+    openapi,
+    trustProxy: config.trustProxy,
+    publicEndpoints: PUBLIC_ENDPOINTS,
+  });
 
   const issuer = createTokenIssuer({
     keys: deps.issuanceKeys,

@@ -5,7 +5,7 @@ import type { CategorizationConfig } from './config';
 import type { CategorizationDeps } from './deps';
 import { openapi } from './openapi';
 import { mountAdminRoutes } from './routes/admin.routes';
-import { mountCategoryRoutes } from './routes/categories.routes';
+import { CATEGORIES_PATH, mountCategoryRoutes } from './routes/categories.routes';
 
 /** The categorization service's HTTP app; no I/O here. */
 export function createApp(deps: CategorizationDeps, config: CategorizationConfig): { app: Express; health: Health } {
@@ -14,7 +14,15 @@ export function createApp(deps: CategorizationDeps, config: CategorizationConfig
     redis: () => deps.tokens.ping(),
     categories: () => (deps.catalog.loaded ? Promise.resolve() : Promise.reject(new Error('category list not loaded'))),
   });
-  const http = createHttpApp({ service: 'categorization', logger: deps.logger, health, openapi, trustProxy: config.trustProxy });
+  const http = createHttpApp({
+    service: 'categorization',
+    logger: deps.logger,
+    health,
+    openapi,
+    trustProxy: config.trustProxy,
+    // The category list is the one public endpoint (CONTRACT §2); the admin API sends no CORS headers.
+    publicEndpoints: { [CATEGORIES_PATH]: ['GET'] },
+  });
   mountCategoryRoutes(http.app, deps);
   mountAdminRoutes(http.app, { writer: deps.store, catalog: deps.catalog, adminToken: config.adminToken });
   return { app: http.finish(), health };

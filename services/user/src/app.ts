@@ -28,6 +28,14 @@ function routers(deps: UserDeps, config: UserConfig): Router[] {
   ];
 }
 
+/** The endpoints browsers may call from any origin (CONTRACT §2); admin and internal APIs are not. */
+const PUBLIC_ENDPOINTS = {
+  '/user-service/account-balance': ['GET', 'POST'],
+  '/service/account-balance': ['GET', 'POST'],
+  '/user-service/api-key/generate': ['GET'],
+  '/user-service/notification-settings': ['GET', 'POST'],
+};
+
 /** Balance changes arrive by POST on the admin and internal APIs: a success rings the outbox relay. */
 const BALANCE_WRITERS = ['/admin/v1', '/internal/v1'];
 
@@ -37,7 +45,7 @@ export function createApp(deps: UserDeps, config: UserConfig): { app: Express; h
   // and taking the service out of rotation would stop the usage API for no gain. The backlog
   // shows as the outbox_pending_events metric instead.
   const health = new Health({ postgres: pingPostgres(deps.pool), redis: () => deps.tokens.ping() });
-  const http = createHttpApp({ service: 'user', logger: deps.logger, health, openapi });
+  const http = createHttpApp({ service: 'user', logger: deps.logger, health, openapi, publicEndpoints: PUBLIC_ENDPOINTS });
   new Gauge({
     name: 'outbox_pending_events',
     help: 'balance.changed events written but not yet confirmed by RabbitMQ',
