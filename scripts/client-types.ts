@@ -2,7 +2,8 @@
  * Generates the client's request and response types (packages/client/src/generated/*.ts) from
  * the services' OpenAPI documents, built in-process from services/*\/src/openapi.ts: the same
  * objects the services serve at /openapi.json, so no server has to run.
- * `pnpm generate:client` writes the files; scripts/client-types.test.ts fails when they drift.
+ * scripts/client-types.test.ts runs the check in CI. (A child process: openapi-typescript's
+ * CommonJS build requires ES modules, which Node loads and jest's module sandbox does not.)
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -36,19 +37,39 @@ export async function generateClientTypes(): Promise<Record<string, string>> {
   return files;
 }
 
-async function main(): Promise<void> {
+/**
+ * `pnpm generate:client` writes the files; with `--check` it writes nothing and exits 1 naming
+ * the files that differ (`--dir <folder>` compares another folder, for the check's own test).
+ */
+async function main(args: string[]): Promise<number> {
+  const check = args.includes('--check');
+  const dirIndex = args.indexOf('--dir');
+  const dir = dirIndex >= 0 && args[dirIndex + 1] ? path.resolve(args[dirIndex + 1] as string) : GENERATED_DIR;
+  const drifted: string[] = [];
   for (const [file, content] of Object.entries(await generateClientTypes())) {
-    const target = path.join(GENERATED_DIR, file);
+    const target = path.join(dir, file);
     const current = await readFile(target, 'utf8').catch(() => undefined);
     if (current === content) continue;
-    await writeFile(target, content);
-    console.log(`wrote ${path.relative(ROOT, target)}`);
+    drifted.push(path.relative(ROOT, target));
+    if (!check) await writeFile(target, content);
   }
+  if (!check) {
+    for (const file of drifted) console.log(`wrote ${file}`);
+    return 0;
+  }
+  if (drifted.length === 0) return 0;
+  console.error(`generated client types are out of date: ${drifted.join(', ')}; run pnpm generate:client`);
+  return 1;
 }
 
 if (require.main === module) {
-  main().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    },
+  );
 }

@@ -38,12 +38,16 @@ function clientFromEnvironment(environment: Record<string, string | undefined>, 
   });
 }
 
+function parseOptions(args: string[]) {
+  try {
+    return parseArgs({ args, options: { 'product-id': { type: 'string' }, order: { type: 'string' } }, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
 async function runCommand(command: string | undefined, args: string[], client: () => AccountAccessClient): Promise<unknown> {
-  const { values } = parseArgs({
-    args,
-    options: { 'product-id': { type: 'string' }, order: { type: 'string' } },
-    strict: true,
-  });
+  const { values } = parseOptions(args);
   switch (command ?? '') {
     case 'balance': {
       const productId = values['product-id'];
@@ -85,7 +89,7 @@ export async function runClientCli(
       output.err(`${JSON.stringify({ error: { status, code, messages, requestId } }, null, 2)}\n`);
       return 1;
     }
-    if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
+    if (error instanceof UsageError) {
       output.err(`${error.message}\n${USAGE}\n`);
       return 2;
     }
