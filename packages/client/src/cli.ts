@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ApiError } from './api-error.js';
 import { AccountAccessClient } from './client.js';
-import type { FetchFunction } from './http.js';
 import type { CategoryOrder, TokenLifetime } from './types.js';
 
 export const USAGE = `usage: pnpm client <command> [options]
@@ -22,10 +21,10 @@ export interface CliOutput {
 
 class UsageError extends Error {}
 
-function clientFromEnvironment(environment: Record<string, string | undefined>, fetchFn?: FetchFunction): AccountAccessClient {
+function clientFromEnvironment(environment: Record<string, string | undefined>): AccountAccessClient {
   const apiKey = environment.API_KEY;
   if (!apiKey) throw new UsageError('API_KEY is not set.');
-  const lifetime = Number(environment.TOKEN_EXPIRES_IN ?? 3600);
+  const lifetime = Number(environment.TOKEN_EXPIRES_IN || 3600);
   const expiresIn = LIFETIMES.find((allowed) => allowed === lifetime);
   if (expiresIn === undefined) throw new UsageError('TOKEN_EXPIRES_IN must be 1800, 3600, 7200 or 10800.');
   return new AccountAccessClient({
@@ -34,7 +33,6 @@ function clientFromEnvironment(environment: Record<string, string | undefined>, 
     userUrl: environment.USER_URL || 'http://127.0.0.1:8082',
     categorizationUrl: environment.CATEGORIZATION_URL || 'http://127.0.0.1:8083',
     expiresIn,
-    ...(fetchFn ? { fetch: fetchFn } : {}),
   });
 }
 
@@ -72,15 +70,10 @@ async function runCommand(command: string | undefined, args: string[], client: (
  * Runs one CLI command and prints its result as JSON. Answers the exit code: 0 done,
  * 1 the platform refused (the ApiError printed as JSON on stderr), 2 bad usage.
  */
-export async function runClientCli(
-  argv: string[],
-  environment: Record<string, string | undefined>,
-  output: CliOutput,
-  fetchFn?: FetchFunction,
-): Promise<number> {
+export async function runClientCli(argv: string[], environment: Record<string, string | undefined>, output: CliOutput): Promise<number> {
   const [command, ...args] = argv;
   try {
-    const result = await runCommand(command, args, () => clientFromEnvironment(environment, fetchFn));
+    const result = await runCommand(command, args, () => clientFromEnvironment(environment));
     output.out(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (error) {

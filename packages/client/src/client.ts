@@ -76,7 +76,7 @@ export class AccountAccessClient {
   /** The credits of every product the account holds, or of one product. */
   async balance(options: { productId?: number } = {}): Promise<BalanceItem[]> {
     const query: BalanceQuery = options.productId === undefined ? {} : { productId: String(options.productId) };
-    const response = await this.withToken((token) => this.get(`${this.urls.user}/user-service/account-balance`, query, token));
+    const response = await this.withToken((token) => this.getRequest(`${this.urls.user}/user-service/account-balance`, query, token));
     const body = (await readJson(response)) as BalanceResponse;
     return body.data.map((item) => ({ productId: item.product_id, productName: item.product.name, credits: item.credits }));
   }
@@ -87,7 +87,7 @@ export class AccountAccessClient {
    */
   async rotateKey(): Promise<string> {
     const currentApiKey = await this.key();
-    const response = await send(this.fetchFn, this.get(`${this.urls.user}/user-service/api-key/generate`, { currentApiKey }));
+    const response = await send(this.fetchFn, this.getRequest(`${this.urls.user}/user-service/api-key/generate`, { currentApiKey }));
     const { apiKey } = (await readJson(response)) as ApiKeyResponse;
     this.key = () => apiKey;
     this.tokens.clear();
@@ -102,7 +102,7 @@ export class AccountAccessClient {
     const order = options.order ?? 'IAB';
     const cached = this.categoryCache.get(order);
     const response = await this.withToken((token) => {
-      const request = this.get(`${this.urls.categorization}/api/v2/categories`, { order }, token);
+      const request = this.getRequest(`${this.urls.categorization}/api/v2/categories`, { order }, token);
       // The ETag is opaque: it names the representation (coding included) the server chose.
       if (cached) request.headers['If-None-Match'] = cached.etag;
       return request;
@@ -120,7 +120,7 @@ export class AccountAccessClient {
 
   /** The account's alert settings. */
   async notificationSettings(): Promise<NotificationSettings> {
-    const response = await this.withToken((token) => this.get(`${this.urls.user}/user-service/notification-settings`, {}, token));
+    const response = await this.withToken((token) => this.getRequest(`${this.urls.user}/user-service/notification-settings`, {}, token));
     return (await readJson(response)) as NotificationSettings;
   }
 
@@ -135,7 +135,7 @@ export class AccountAccessClient {
     return (await readJson(response)) as NotificationSettings;
   }
 
-  private get(url: string, query: Record<string, string>, token?: string): HttpRequest {
+  private getRequest(url: string, query: Record<string, string>, token?: string): HttpRequest {
     const search = new URLSearchParams(query).toString();
     const headers: Record<string, string> =
       token === undefined ? { ...JSON_HEADERS } : { ...JSON_HEADERS, Authorization: `Bearer ${token}` };
