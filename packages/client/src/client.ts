@@ -154,11 +154,15 @@ export class AccountAccessClient {
 
   private async grantToken(): Promise<GrantedToken> {
     const key = await this.key();
+    // btoa takes Latin-1 only; such a key cannot be a key, and no request could carry it.
+    if (!/^[\x21-\x7e]+$/.test(key)) {
+      throw new ApiError({ status: 0, code: 'invalid_api_key', messages: 'The API key is empty or holds characters no API key has.' });
+    }
     const body: TokenRequest = { grantType: 'access_token', expiresIn: this.expiresIn };
     const response = await send(this.fetchFn, {
       method: 'POST',
       url: `${this.urls.auth}/oauth/token`,
-      // The seed flow takes the key Base64-encoded; keys are ASCII, so btoa is exact.
+      // The seed flow takes the key Base64-encoded.
       headers: { ...JSON_HEADERS, 'Content-Type': 'application/json', Authorization: `Bearer ${btoa(key)}` },
       body: JSON.stringify(body),
     });

@@ -110,5 +110,5 @@ describe('pnpm client', () => {
 
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual([{ productId: 7, productName: 'Email Verification API', credits: 9 }]);
-  }, 30_000);
+  }, 60_000);
 });
