@@ -1,0 +1,87 @@
+import { ApiError, errorFromBody } from './api-error.js';
+
+/** The fetch the client calls: the platform's own unless one is given. */
+export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
+
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** 429 and 503 are answered before any work is done, so they are safe to repeat. */
+const RETRIED_STATUSES = new Set([429, 503]);
+export const MAX_RETRIES = 3;
+/** The platform's longest rate-limit window is a minute; a longer wait is not worth blocking a caller for. */
+export const MAX_RETRY_DELAY_MS = 60_000;
+const BACKOFF_BASE_MS = 250;
+
+/**
+ * How long to wait before retry number `attempt` (0-based): the answer's Retry-After (seconds
+ * or an HTTP date) when present, else an exponential backoff with jitter.
+ */
+export function retryDelayMs(retryAfter: string | null, attempt: number, now = Date.now()): number {
+  const value = retryAfter?.trim() ?? '';
+  if (/^[0-9]+$/.test(value)) return Number(value) * 1000;
+  const date = value === '' ? Number.NaN : Date.parse(value);
+  if (!Number.isNaN(date)) return Math.max(0, date - now);
+  const backoff = BACKOFF_BASE_MS * 2 ** attempt;
+  return backoff / 2 + Math.random() * (backoff / 2);
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Frees the connection of an answer whose body is not read. */
+export async function discard(response: Response): Promise<void> {
+  await response.body?.cancel().catch(() => undefined);
+}
+
+/** Sends a request, retrying 429 and 503 at most MAX_RETRIES times as their Retry-After asks. */
+export async function send(fetchFn: FetchFunction, request: HttpRequest): Promise<Response> {
+  for (let attempt = 0; ; attempt += 1) {
+    const response = await fetchOnce(fetchFn, request);
+    if (!RETRIED_STATUSES.has(response.status) || attempt >= MAX_RETRIES) return response;
+    const delay = retryDelayMs(response.headers.get('retry-after'), attempt);
+    if (delay > MAX_RETRY_DELAY_MS) return response;
+    await discard(response);
+    await sleep(delay);
+  }
+}
+
+async function fetchOnce(fetchFn: FetchFunction, request: HttpRequest): Promise<Response> {
+  const init: RequestInit = { method: request.method, headers: request.headers };
+  if (request.body !== undefined) init.body = request.body;
+  try {
+    return await fetchFn(request.url, init);
+  } catch (error) {
+    // undici puts the reason (ECONNREFUSED, a TLS error…) in the cause of its "fetch failed".
+    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    const detail = error instanceof Error ? `${error.message}${cause}` : String(error);
+    throw new ApiError({ status: 0, code: 'network_error', messages: `${request.method} ${request.url} failed: ${detail}`, cause: error });
+  }
+}
+
+/** The parsed JSON body of a 2xx answer; any other answer becomes an ApiError. */
+export async function readJson(response: Response): Promise<unknown> {
+  const requestId = response.headers.get('x-request-id') ?? undefined;
+  const text = await response.text().catch((error: unknown) => {
+    throw new ApiError({ status: response.status, code: 'network_error', messages: 'The answer was cut off.', requestId, cause: error });
+  });
+  let body: unknown;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch (error) {
+    if (response.ok) {
+      throw new ApiError({
+        status: response.status,
+        code: 'invalid_response',
+        messages: 'The answer is not JSON.',
+        requestId,
+        cause: error,
+      });
+    }
+  }
+  if (!response.ok) throw errorFromBody(response.status, body, requestId, response.statusText || `HTTP ${response.status}`);
+  return body;
+}

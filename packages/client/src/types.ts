@@ -1,0 +1,42 @@
+/** The client's request and response types, derived from the types generated from the services' OpenAPI documents. */
+import type { paths as AuthPaths } from './generated/auth.js';
+import type { paths as CategorizationPaths, components as CategorizationComponents } from './generated/categorization.js';
+import type { paths as UserPaths, components as UserComponents } from './generated/user.js';
+
+type TokenOperation = AuthPaths['/oauth/token']['post'];
+type TokenRequestBody = NonNullable<TokenOperation['requestBody']>['content']['application/json'];
+
+/** Body of the seed flow's token request. */
+export type TokenRequest = Omit<TokenRequestBody, 'outputFormat'>;
+/** Body of the seed flow's token answer. */
+export type TokenResponse = Extract<TokenOperation['responses'][200]['content']['application/json'], { accessToken: string }>;
+/** Lifetimes (seconds) the token endpoint grants. */
+export type TokenLifetime = Exclude<NonNullable<TokenRequestBody['expiresIn']>, string>;
+
+type BalanceOperation = UserPaths['/user-service/account-balance']['get'];
+export type BalanceResponse = BalanceOperation['responses'][200]['content']['application/json'];
+export type BalanceQuery = NonNullable<BalanceOperation['parameters']['query']>;
+
+/** One product the account holds; products that share a pool show the same credits. */
+export interface BalanceItem {
+  productId: number;
+  productName: string;
+  credits: number;
+}
+
+export type ApiKeyResponse = UserPaths['/user-service/api-key/generate']['get']['responses'][200]['content']['application/json'];
+
+/** `{"lowBalanceAlert": {"enabled", "threshold"}, "zeroBalanceAlert": {"enabled"}}` */
+export type NotificationSettings = UserComponents['schemas']['NotificationSettings'];
+
+/** Any nested subset of the settings; members not named keep their value. */
+export type NotificationSettingsPatch = {
+  [Group in keyof NotificationSettings]?: Partial<NotificationSettings[Group]>;
+};
+
+type CategoriesOperation = CategorizationPaths['/api/v2/categories']['get'];
+
+/** `{"id": "IAB-1", "name": "Automotive", "parent": null}` */
+export type Category = CategorizationComponents['schemas']['Category'];
+/** `IAB` (by id, the default) or `ABC` (by name). */
+export type CategoryOrder = NonNullable<NonNullable<CategoriesOperation['parameters']['query']>['order']>;

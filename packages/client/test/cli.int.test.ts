@@ -1,0 +1,114 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { runClientCli } from '../src/cli.js';
+import { startTestPlatform, type TestPlatform } from './platform.js';
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+describe('pnpm client', () => {
+  let platform: TestPlatform;
+
+  beforeAll(async () => {
+    platform = await startTestPlatform();
+  }, 60_000);
+
+  afterAll(async () => {
+    await platform.stop();
+  });
+
+  function environment(apiKey: string): Record<string, string> {
+    return {
+      API_KEY: apiKey,
+      AUTH_URL: platform.urls.auth,
+      USER_URL: platform.urls.user,
+      CATEGORIZATION_URL: platform.urls.categorization,
+    };
+  }
+
+  async function run(args: string[], env: Record<string, string | undefined>) {
+    let stdout = '';
+    let stderr = '';
+    const code = await runClientCli(args, env, { out: (text) => (stdout += text), err: (text) => (stderr += text) });
+    return { code, stdout, stderr };
+  }
+
+  it('when asked for the balance of one product, then it prints it as JSON', async () => {
+    const account = await platform.anAccount({ '1': 70 });
+    const result = await run(['balance', '--product-id', '1'], environment(account.apiKey));
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(result.stdout)).toEqual([{ productId: 1, productName: 'WHOIS API', credits: 70 }]);
+  });
+
+  it('when asked for a token, then it prints one the user service accepts', async () => {
+    const account = await platform.anAccount({ '1': 70 });
+    const result = await run(['token'], environment(account.apiKey));
+    expect(result.code).toBe(0);
+    const { accessToken } = JSON.parse(result.stdout) as { accessToken: string };
+    const balance = await fetch(`${platform.urls.user}/user-service/account-balance`, {
+      headers: { Authorization: `Bearer ${accessToken}` },
+    });
+    expect(balance.status).toBe(200);
+    await balance.body?.cancel();
+  });
+
+  it('when asked to rotate, then it prints the new key, which works while the old one is refused', async () => {
+    const account = await platform.anAccount({ '1': 70 });
+    const rotated = await run(['rotate'], environment(account.apiKey));
+    expect(rotated.code).toBe(0);
+    const { apiKey } = JSON.parse(rotated.stdout) as { apiKey: string };
+    expect(apiKey).toMatch(/^at_[A-Za-z0-9]{29}$/);
+
+    expect((await run(['balance'], environment(apiKey))).code).toBe(0);
+    const refused = await run(['balance'], environment(account.apiKey));
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stderr)).toMatchObject({
+      error: { status: 401, code: 401, messages: 'Access restricted. Check credits balance or enter the correct API key.' },
+    });
+  });
+
+  it('when asked for the categories by name, then it prints the whole list in that order', async () => {
+    const account = await platform.anAccount();
+    const result = await run(['categories', '--order', 'abc'], environment(account.apiKey));
+    expect(result.code).toBe(0);
+    const categories = JSON.parse(result.stdout) as Array<{ name: string }>;
+    expect(categories).toHaveLength(698);
+    const names = categories.map((category) => category.name);
+    expect(names).toEqual([...names].sort(new Intl.Collator('en', { sensitivity: 'base', numeric: true }).compare));
+  });
+
+  it('when the command, a flag or API_KEY is wrong, then it prints the usage and exits 2', async () => {
+    const env = environment('at_anythinganythinganythingany1');
+    for (const [args, reason] of [
+      [['refill'], 'Unknown command: refill'],
+      [[], 'No command given.'],
+      [['balance', '--product-id', 'one'], '--product-id takes a product id.'],
+      [['categories', '--order', 'size'], '--order takes IAB or ABC.'],
+      [['balance', '--verbose'], "Unknown option '--verbose'"],
+    ] as const) {
+      const result = await run([...args], env);
+      expect(result).toMatchObject({ code: 2, stdout: '' });
+      expect(result.stderr).toContain(reason);
+      expect(result.stderr).toContain('usage: pnpm client');
+    }
+    const noKey = await run(['balance'], { ...env, API_KEY: undefined });
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toContain('API_KEY is not set.');
+  });
+
+  it('when run as `pnpm client balance`, then the process prints the JSON and exits 0', async () => {
+    const account = await platform.anAccount({ '7': 9 });
+    // Under `pnpm test`, npm_execpath is pnpm itself; run directly, pnpm is on the PATH.
+    const pnpm = process.env.npm_execpath;
+    const [command, args] = pnpm?.endsWith('.cjs') || pnpm?.endsWith('.js') ? [process.execPath, [pnpm]] : ['pnpm', []];
+    const child = spawn(command, [...args, '--silent', 'client', 'balance'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, ...environment(account.apiKey) },
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual([{ productId: 7, productName: 'Email Verification API', credits: 9 }]);
+  }, 60_000);
+});

@@ -1,0 +1,93 @@
+/**
+ * The whole platform for the client's tests, started in-process as `pnpm start` composes it,
+ * on the real Postgres and Redis (each file its own Redis key prefix and data folder).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { closeRedis, connectRedis, hashSecret, redisTokenKeys } from '@platform/credentials';
+import { deleteKeys, eventually, silentLogger, testServers, uniqueId } from '@platform/testing';
+import { startPlatform, type Platform } from '../../../scripts/platform.js';
+import type { FetchFunction } from '../src/index.js';
+
+export interface TestPlatform {
+  urls: Platform['urls'];
+  /** The three base URLs as the client takes them. */
+  clientUrls: { authUrl: string; userUrl: string; categorizationUrl: string };
+  /** Creates an account through the admin API; answers its id and API key. */
+  anAccount(credits?: Record<string, number>): Promise<{ id: number; apiKey: string }>;
+  /** Lets a token's Redis record reach the end of its TTL now, as if its lifetime were over. */
+  expireToken(token: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startTestPlatform(env: Record<string, string> = {}): Promise<TestPlatform> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'client-test-'));
+  const prefix = `test:client:${uniqueId()}:`;
+  const platform = await startPlatform({
+    DATABASE_URL: testServers.databaseUrl,
+    REDIS_URL: testServers.redisUrl,
+    REDIS_KEY_PREFIX: prefix,
+    DATA_DIR: dataDir,
+    AUTH_PORT: '0',
+    USER_PORT: '0',
+    CATEGORIZATION_PORT: '0',
+    NOTIFIER_PORT: '0',
+    // Several tests provoke 401s from one address on purpose; the limit has its own tests.
+    AUTH_FAILURES_PER_IP: '100000',
+    LOG_LEVEL: 'error',
+    ...env,
+  });
+  const redis = await connectRedis(testServers.redisUrl, silentLogger());
+  const { tokenKey } = redisTokenKeys(prefix);
+  return {
+    urls: platform.urls,
+    clientUrls: { authUrl: platform.urls.auth, userUrl: platform.urls.user, categorizationUrl: platform.urls.categorization },
+    async anAccount(credits = { '1': 100 }) {
+      const response = await fetch(`${platform.urls.user}/admin/v1/accounts`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${platform.adminToken}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ email: `${uniqueId('client')}@example.test`, credits }),
+      });
+      if (response.status !== 201) throw new Error(`account not created: ${response.status} ${await response.text()}`);
+      return (await response.json()) as { id: number; apiKey: string };
+    },
+    async expireToken(token) {
+      const key = tokenKey(hashSecret(token));
+      if ((await redis.pexpire(key, 1)) !== 1) throw new Error('no such token in Redis');
+      await eventually(async () => ((await redis.exists(key)) === 0 ? true : undefined), 5000, 'the token to expire');
+    },
+    async stop() {
+      await platform.stop();
+      await deleteKeys(redis, prefix);
+      await closeRedis(redis);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface RecordedCall {
+  method: string;
+  url: URL;
+  status: number;
+  headers: Record<string, string>;
+}
+
+/** A fetch that records every request the client sends and the status it got. */
+export function recordingFetch(): { fetch: FetchFunction; calls: RecordedCall[]; tokenRequests(): number } {
+  const calls: RecordedCall[] = [];
+  return {
+    calls,
+    tokenRequests: () => calls.filter((call) => call.url.pathname === '/oauth/token').length,
+    async fetch(input, init) {
+      const response = await fetch(input, init);
+      calls.push({
+        method: init.method ?? 'GET',
+        url: new URL(input),
+        status: response.status,
+        headers: Object.fromEntries(new Headers(init.headers).entries()),
+      });
+      return response;
+    },
+  };
+}
