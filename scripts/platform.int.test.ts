@@ -35,7 +35,7 @@ describe('pnpm start (embedded quickstart)', () => {
     });
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + 150_000;
     while (!/admin token\s+\S+/.test(output)) {
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`pnpm start did not come up:\n${output}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -44,7 +44,7 @@ describe('pnpm start (embedded quickstart)', () => {
       urls[name] = (new RegExp(`^\\s+${name}\\s+(http://\\S+)`, 'm').exec(output) as RegExpExecArray)[1] as string;
     }
     adminToken = (/admin token\s+(\S+)/.exec(output) as RegExpExecArray)[1] as string;
-  }, 90_000);
+  }, 180_000);
 
   afterAll(() => {
     if (child.exitCode === null) child.kill('SIGKILL');

@@ -50,7 +50,7 @@ describe('a fresh clone with nothing beside it', () => {
     });
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const deadline = Date.now() + 90_000;
+    const deadline = Date.now() + 150_000;
     while (!/data folder/.test(output)) {
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`pnpm start did not come up in the clone:\n${output}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -58,7 +58,7 @@ describe('a fresh clone with nothing beside it', () => {
     for (const name of ['auth', 'user', 'categorization', 'notifier']) {
       urls[name] = (new RegExp(`^\\s+${name}\\s+(http://\\S+)`, 'm').exec(output) as RegExpExecArray)[1] as string;
     }
-  }, 180_000);
+  }, 240_000);
 
   afterAll(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
