@@ -1,4 +1,5 @@
 export * from './config';
+export * from './email-address';
 export * from './errors';
 export * from './health';
 export * from './http';
@@ -10,4 +11,5 @@ export * from './output-format';
 export * from './params';
 export * from './redact';
 export * from './render';
+export * from './secret-compare';
 export * from './xml';

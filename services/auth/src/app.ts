@@ -11,7 +11,14 @@ import { tokenRoutes } from './routes/token.routes';
 /** The auth service's express app (no I/O here: every connection comes in `deps`). */
 export function createApp(deps: AuthDeps, config: AuthConfig): { app: Express; health: Health } {
   const health = new Health(deps.readiness);
-  const http = createHttpApp({ service: 'auth', logger: deps.logger, health, openapi, trustProxy: config.trustProxy });
+  const http = createHttpApp({
+    service: 'auth',
+    logger: deps.logger,
+    health,
+    openapi,
+    trustProxy: config.trustProxy,
+    metricsToken: config.metricsToken,
+  });
 
   const issuer = createTokenIssuer({
     keys: deps.issuanceKeys,

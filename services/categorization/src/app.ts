@@ -14,8 +14,20 @@ export function createApp(deps: CategorizationDeps, config: CategorizationConfig
     redis: () => deps.tokens.ping(),
     categories: () => (deps.catalog.loaded ? Promise.resolve() : Promise.reject(new Error('category list not loaded'))),
   });
-  const http = createHttpApp({ service: 'categorization', logger: deps.logger, health, openapi, trustProxy: config.trustProxy });
+  const http = createHttpApp({
+    service: 'categorization',
+    logger: deps.logger,
+    health,
+    openapi,
+    trustProxy: config.trustProxy,
+    metricsToken: config.metricsToken,
+  });
   mountCategoryRoutes(http.app, deps);
-  mountAdminRoutes(http.app, { writer: deps.store, catalog: deps.catalog, adminToken: config.adminToken });
+  mountAdminRoutes(http.app, {
+    writer: deps.store,
+    catalog: deps.catalog,
+    adminToken: config.adminToken,
+    adminFailures: deps.adminFailures,
+  });
   return { app: http.finish(), health };
 }

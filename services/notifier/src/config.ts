@@ -22,6 +22,8 @@ export interface NotifierConfig {
   mailPollMs: number;
   mailRetryInitialMs: number;
   mailRetryMaxMs: number;
+  /** Bearer token `/metrics` requires; undefined leaves it open. */
+  metricsToken: string | undefined;
   logLevel: string;
 }
 
@@ -44,6 +46,7 @@ function schema(requireInfrastructure: boolean) {
     NOTIFIER_MAIL_POLL_MS: env.positiveInt(1000),
     NOTIFIER_MAIL_RETRY_INITIAL_MS: env.positiveInt(1000),
     NOTIFIER_MAIL_RETRY_MAX_MS: env.positiveInt(300_000),
+    METRICS_TOKEN: env.optionalSecret(16),
     LOG_LEVEL: env.logLevel(),
   });
 }
@@ -73,6 +76,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructu
     mailPollMs: parsed.NOTIFIER_MAIL_POLL_MS,
     mailRetryInitialMs: parsed.NOTIFIER_MAIL_RETRY_INITIAL_MS,
     mailRetryMaxMs: parsed.NOTIFIER_MAIL_RETRY_MAX_MS,
+    metricsToken: parsed.METRICS_TOKEN,
     logLevel: parsed.LOG_LEVEL,
   };
 }

@@ -29,7 +29,11 @@ export async function startNotifierService({ config, logger, provided = {} }: St
   let subscription: Subscription | undefined;
   try {
     await migrate(deps.pool, [serviceMigrations.notifier], logger);
-    const { app, health, metrics } = createApp(deps, { isConsuming: () => subscription?.isActive() ?? false });
+    const { app, health, metrics } = createApp(
+      deps,
+      { isConsuming: () => subscription?.isActive() ?? false },
+      { metricsToken: config.metricsToken },
+    );
     const dispatcher = startMailDispatcher({
       pool: deps.pool,
       mailer: deps.mailer,

@@ -29,6 +29,8 @@ export function testConfig(overrides: Record<string, string> = {}): UserConfig {
     SERVICE_JWT_SECRET,
     USER_PORT: '0',
     REDIS_KEY_PREFIX: KEY_PREFIX,
+    // Files share one address and provoke 401s; the admin failure limit has its own test.
+    AUTH_FAILURES_PER_IP: '100000',
     ...overrides,
   });
 }
