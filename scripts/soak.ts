@@ -1,5 +1,5 @@
 /**
- * `pnpm soak [--minutes 10] [--rate 100]`: the four services in one process on the local
+ * `pnpm soak [--minutes 10] [--rate 40]`: the four services in one process on the local
  * Postgres (a database of its own) and Redis, under mixed load at a fixed rate (issuance,
  * balances, categories, debits, a key rotation every second). Every interval (a minute; 10 s
  * for runs of a minute or less) it records RSS, event-loop delay, open handles and Postgres
@@ -20,7 +20,7 @@ import { startPlatform } from './platform';
 import { MixedLoad } from './soak/load';
 import { judge, type Sample } from './soak/verdict';
 
-const { values } = parseArgs({ options: { minutes: { type: 'string', default: '10' }, rate: { type: 'string', default: '100' } } });
+const { values } = parseArgs({ options: { minutes: { type: 'string', default: '10' }, rate: { type: 'string', default: '40' } } });
 const minutes = Number(values.minutes);
 const rate = Number(values.rate);
 if (!(minutes > 0) || !(rate > 0)) throw new Error('usage: pnpm soak [--minutes <n>] [--rate <requests per second>]');
@@ -30,7 +30,7 @@ const intervalMs = minutes <= 1 ? 10_000 : 60_000;
  * Readings of the process, taken while the load is paused and nothing is in flight (and, with
  * --expose-gc, after a full collection), so that they compare across intervals: handles are
  * then what the process keeps (pooled sockets, timers), RSS is what survives a collection. The
- * event-loop delay is the mean over the loaded interval.
+ * event-loop delay is the median over the loaded interval.
  */
 function sampler(pool: pg.Pool, started: number) {
   const delay = monitorEventLoopDelay({ resolution: 10 });
@@ -38,7 +38,8 @@ function sampler(pool: pg.Pool, started: number) {
   const collect = (globalThis as { gc?: () => void }).gc;
   return {
     async take(): Promise<Sample> {
-      const loopDelayMs = Math.round((delay.mean / 1e6) * 100) / 100;
+      // The median: a collection or a burst of other work on the machine moves the mean, not it.
+      const loopDelayMs = Math.round((delay.percentile(50) / 1e6) * 100) / 100;
       collect?.();
       const connections = await pool.query<{ count: string }>('SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()');
       delay.reset();
@@ -79,15 +80,17 @@ async function main(): Promise<number> {
     const started = Date.now();
     const samples: Sample[] = [];
     const meter = sampler(pool, started);
+    const record = async (): Promise<void> => {
+      const sample = await meter.take();
+      samples.push(sample);
+      console.log(JSON.stringify(sample));
+    };
     console.log(`soak: ${minutes} min at ${rate} requests/s, a sample every ${intervalMs / 1000} s`);
     const report = await load.run(rate, started + minutes * 60_000, {
       everyMs: intervalMs,
-      async at() {
-        const sample = await meter.take();
-        samples.push(sample);
-        console.log(JSON.stringify(sample));
-      },
+      at: record,
     });
+    await record();
     meter.stop();
     return verdict(samples, report);
   } finally {

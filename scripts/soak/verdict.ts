@@ -3,7 +3,7 @@ export interface Sample {
   /** Seconds since the load started. */
   atSeconds: number;
   rssMb: number;
-  /** Mean event-loop delay over the interval, milliseconds. */
+  /** Median event-loop delay over the interval, milliseconds. */
   loopDelayMs: number;
   /** Handles keeping the loop alive (sockets, timers, …): process.getActiveResourcesInfo(). */
   openHandles: number;
