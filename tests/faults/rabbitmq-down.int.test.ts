@@ -92,12 +92,18 @@ describe('RabbitMQ down for 30 s while debits continue', () => {
   const debit = (apiKey: string, units: number) =>
     user.http
       .post('/internal/v1/usage')
-      .set('Authorization', `Bearer ${signServiceJwt({ issuer: 'fault-test', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 300 })}`)
+      .set(
+        'Authorization',
+        `Bearer ${signServiceJwt({ issuer: 'fault-test', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 300 })}`,
+      )
       .send({ credential: apiKey, productId: 1, units, requestId: randomUUID() });
 
   test('then after it returns every balance event arrives once in order, and exactly one low and one zero alert are mailed', async () => {
     const email = `${uniqueId('rabbitdown')}@example.test`;
-    const created = await user.http.post('/admin/v1/accounts').set('Authorization', `Bearer ${ADMIN_TOKEN}`).send({ email, credits: { 1: 30 } });
+    const created = await user.http
+      .post('/admin/v1/accounts')
+      .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+      .send({ email, credits: { 1: 30 } });
     expect(created.status).toBe(201);
     const { id: accountId, apiKey } = created.body as { id: number; apiKey: string };
     expect((await debit(apiKey, 5)).status).toBe(200); // 30 → 25, published before the outage
@@ -144,7 +150,10 @@ describe('RabbitMQ down for 30 s while debits continue', () => {
             AND NOT EXISTS (SELECT 1 FROM notifier_processed_events p WHERE p.event_id = o.id)`,
         [String(accountId)],
       );
-      const unsent = await user.pool.query<{ n: string }>('SELECT count(*) AS n FROM notifier_mail_outbox WHERE account_id = $1 AND sent_at IS NULL', [accountId]);
+      const unsent = await user.pool.query<{ n: string }>(
+        'SELECT count(*) AS n FROM notifier_mail_outbox WHERE account_id = $1 AND sent_at IS NULL',
+        [accountId],
+      );
       return Number(unhandled.rows[0]?.n) === 0 && Number(unsent.rows[0]?.n) === 0 ? true : undefined;
     }, 20_000);
     const final = smtp.messages.filter((mail) => JSON.stringify(mail.to ?? null).includes(email)).map((mail) => mail.subject ?? '');

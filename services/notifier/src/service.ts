@@ -44,6 +44,7 @@ export async function startNotifierService({ config, logger, provided = {} }: St
       pollMs: config.mailPollMs,
       retryInitialMs: config.mailRetryInitialMs,
       retryMaxMs: config.mailRetryMaxMs,
+      leaseMs: config.mailLeaseMs,
     });
     const handler = createBalanceChangedHandler({
       pool: deps.pool,
