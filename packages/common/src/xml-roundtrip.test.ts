@@ -43,7 +43,8 @@ function expected(value: unknown): Read {
     return entries.length === 0 ? '' : Object.fromEntries(entries.map(([key, member]) => [key, expected(member)]));
   }
   // Characters XML 1.0 cannot carry are written as U+FFFD (documented in xml.ts).
-  return String(value as string | number | boolean).replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD');
+  const scalar = typeof value === 'string' ? value : JSON.stringify(value);
+  return scalar.replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD');
 }
 
 // Member names as the APIs use them (camelCase, snake_case, dotted field names); `item` is the array element's name.
