@@ -29,16 +29,28 @@ export interface Finding {
   grew: boolean;
 }
 
+/** How many of the last readings make up the value a metric ends at (their median). */
+export const END_READINGS = 3;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
 /**
  * The soak's rule: after the first interval (warm-up: pools fill, code is compiled), no metric
- * may end more than 10 % above its value at the end of that interval (plus ABSOLUTE_SLACK).
+ * may end more than 10 % above its value at the end of that interval (plus ABSOLUTE_SLACK). A
+ * metric ends at the median of its last three readings after the first, so that one interval
+ * in which the machine was busy with something else is not taken for growth; a leak, which
+ * grows steadily, moves the median as well.
  */
 export function judge(samples: readonly Sample[]): Finding[] {
   const first = samples[0];
-  const last = samples[samples.length - 1];
-  if (first === undefined || last === undefined || samples.length < 2) throw new Error('a soak needs at least two samples');
+  if (first === undefined || samples.length < 2) throw new Error('a soak needs at least two samples');
+  const ending = samples.slice(1).slice(-END_READINGS);
   return METRICS.map((metric) => {
     const limit = first[metric] * 1.1 + ABSOLUTE_SLACK[metric];
-    return { metric, baseline: first[metric], last: last[metric], limit, grew: last[metric] > limit };
+    const last = median(ending.map((sample) => sample[metric]));
+    return { metric, baseline: first[metric], last, limit, grew: last > limit };
   });
 }

@@ -71,7 +71,7 @@ describe('XML renderer: what it writes, a conforming parser reads back as the sa
         expect(xml.startsWith('<?xml version="1.0" encoding="utf-8"?>')).toBe(true);
         expect(readBack(xml)).toEqual({ root: 'xml', value: expected(document) });
       }),
-      { numRuns: 500 },
+      { numRuns: 200 },
     );
   });
 
