@@ -59,14 +59,16 @@ const body = fc.oneof(
   fc.record({ type: fc.constantFrom('text/xml', 'application/octet-stream', 'application/json; charset=utf-16'), data: text }),
   fc.constant(undefined),
 );
+// A header value as it can travel (visible ASCII, no leading or trailing blank); anything else a client cannot send.
+const headerText = text.map((value) => value.replace(/[^\x20-\x7e]/g, '').trim());
 const credential = fc.oneof(
   fc.constant(undefined),
   fc.constant(`Bearer ${ADMIN_TOKEN}`),
   fc.constant('service-jwt'),
-  text.map((value) => `Bearer ${value}`),
+  headerText.map((value) => `Bearer ${value}`.trim()),
   text.map((value) => `Basic ${Buffer.from(value).toString('base64')}`),
   text.map((value) => `Bearer ${Buffer.from(value).toString('base64')}`),
-  text,
+  headerText,
 );
 
 describe('hostile HTTP input: no answer is a 5xx', () => {
@@ -133,13 +135,7 @@ describe('hostile HTTP input: no answer is a 5xx', () => {
             method,
             headers,
             ...(payload !== undefined && method !== 'GET' ? { body: payload.data } : {}),
-          }).catch((error: unknown) => {
-            // A header value fetch itself refuses to send is not a request the service saw.
-            if ((error as { name?: unknown }).name === 'TypeError' && /header|ByteString/i.test(String((error as Error).message)))
-              return undefined;
-            throw error;
           });
-          if (response === undefined) return;
           await response.arrayBuffer();
           expect(response.status).toBeLessThan(500);
         },
