@@ -98,7 +98,7 @@ describe('Kubernetes manifests', () => {
       expect({ key, secretName: /(TOKEN|SECRET|PASSWORD)$/.test(key) }).toEqual({ key, secretName: false });
       expect({ key, credentialsInUrl: /\/\/[^/\s]+:[^/\s]+@/.test(value) }).toEqual({ key, credentialsInUrl: false });
     }
-    expect(data.TRUST_PROXY).toBeUndefined();
+    expect(data.TRUST_PROXY).toBe('false');
   });
 
   it('when the migration job runs, then it is the user image applying its migrations', () => {

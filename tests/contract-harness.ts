@@ -17,6 +17,7 @@ import {
   deleteTopology,
   silentLogger,
   startSmtpCapture,
+  freePort,
   startTcpProxy,
   testServers,
   uniqueId,
@@ -323,7 +324,7 @@ export interface Platform {
   notifier: string;
   /** AUTH_FAILURES_PER_IP=3, TRUST_PROXY=false. */
   strictAuth: string;
-  /** AUTH_FAILURES_PER_IP=3, TRUST_PROXY=true. */
+  /** AUTH_FAILURES_PER_IP=3, TRUST_PROXY=loopback (the suite connects as the proxy). */
   proxiedAuth: string;
   /** TOKEN_RATE_PER_ACCOUNT=3. */
   meteredAuth: string;
@@ -365,6 +366,7 @@ export async function startPlatform(): Promise<Platform> {
       ADMIN_TOKEN,
       SERVICE_JWT_SECRET,
       AUTH_PORT: '0',
+      AUTH_URL: 'http://auth.contract.test',
       USER_PORT: '0',
       CATEGORIZATION_PORT: '0',
       AUTH_FAILURES_PER_IP: '100000',
@@ -386,7 +388,11 @@ export async function startPlatform(): Promise<Platform> {
     const replicaCategorization = await run(
       startCategorizationService({ config: loadCategorizationConfig({ ...base, CATEGORY_REFRESH_INTERVAL_MS: '200' }), logger }),
     );
-    const auth = await run(startAuthService({ config: loadAuthConfig(base), logger }));
+    // The metadata names AUTH_URL, and the suite calls the endpoints it names: the port is chosen first.
+    const authPort = String(await freePort());
+    const auth = await run(
+      startAuthService({ config: loadAuthConfig({ ...base, AUTH_PORT: authPort, AUTH_URL: `http://127.0.0.1:${authPort}` }), logger }),
+    );
     const fragileAuth = await run(
       startAuthService({ config: loadAuthConfig({ ...base, REDIS_URL: redisProxy.url(testServers.redisUrl) }), logger }),
     );
@@ -398,7 +404,7 @@ export async function startPlatform(): Promise<Platform> {
         }),
       );
     const strictAuth = await limitedAuth({ AUTH_FAILURES_PER_IP: String(LOW_LIMIT), TRUST_PROXY: 'false' });
-    const proxiedAuth = await limitedAuth({ AUTH_FAILURES_PER_IP: String(LOW_LIMIT), TRUST_PROXY: 'true' });
+    const proxiedAuth = await limitedAuth({ AUTH_FAILURES_PER_IP: String(LOW_LIMIT), TRUST_PROXY: 'loopback' });
     const meteredAuth = await limitedAuth({ TOKEN_RATE_PER_ACCOUNT: String(LOW_LIMIT) });
 
     const smtp: SmtpCapture = await startSmtpCapture();

@@ -1062,7 +1062,7 @@ describe('§4.1/§9 limits: failed attempts per address, issuances per account',
     );
   });
 
-  it('with TRUST_PROXY=true, X-Forwarded-For is the client address: another address is still served', async () => {
+  it('with TRUST_PROXY naming the proxy, X-Forwarded-For is the client address: another address is still served', async () => {
     for (let index = 0; index <= LOW_LIMIT; index += 1) await failedToken('proxiedAuth', '198.51.100.33');
     expectTooMany(await attempt('proxiedAuth', { headers: fromAddress('198.51.100.33', seedBearer(await freshKey())), json: GRANT }));
     expect(

@@ -40,6 +40,7 @@ describe('revocation across auth, user and categorization', () => {
       USER_PORT: '0',
       CATEGORIZATION_PORT: '0',
       AUTH_FAILURES_PER_IP: '100000',
+      AUTH_URL: 'http://auth.revocation.test',
       KEY_CACHE_MS: '10000',
     };
     const userService = await startUserService({ config: loadUserConfig(env), logger: silentLogger(), provided: { bus } });

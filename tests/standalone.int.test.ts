@@ -145,6 +145,7 @@ describe('services started one per process on the real servers', () => {
       SMTP_URL: smtp.url,
       ADMIN_TOKEN: 'standalone-admin-token-0123456789',
       SERVICE_JWT_SECRET: 'standalone-service-jwt-secret-0123456789abcdef',
+      AUTH_URL: 'http://auth.standalone.test',
       BALANCE_EXCHANGE: topology.exchange,
       NOTIFIER_QUEUE: topology.queue,
       AUTH_PORT: '0',

@@ -6,7 +6,7 @@ const schema = z.object({
   REDIS_URL: env.url(['redis', 'rediss']),
   DATABASE_URL: env.url(['postgres', 'postgresql']),
   SERVICE_JWT_SECRET: env.secret(32),
-  TRUST_PROXY: env.bool(false),
+  TRUST_PROXY: env.trustProxy(),
   TOKEN_RATE_PER_ACCOUNT: env.positiveInt(600),
   LOG_LEVEL: env.logLevel(),
 });
@@ -143,5 +143,26 @@ describe('env helpers', () => {
     expect(parseEnv(level, {})).toEqual({ L: 'info' });
     expect(parseEnv(level, { L: 'debug' })).toEqual({ L: 'debug' });
     expect(() => parseEnv(level, { L: 'trace' })).toThrow(ConfigError);
+  });
+
+  it('trustProxy: false by default; a hop count; a list of addresses/CIDRs or express names', () => {
+    const trust = z.object({ T: env.trustProxy() });
+    expect(parseEnv(trust, {})).toEqual({ T: false });
+    expect(parseEnv(trust, { T: 'FALSE' })).toEqual({ T: false });
+    expect(parseEnv(trust, { T: '0' })).toEqual({ T: false });
+    expect(parseEnv(trust, { T: '2' })).toEqual({ T: 2 });
+    expect(parseEnv(trust, { T: '10.0.0.0/8, 192.0.2.7 ,fd00::/8,loopback' })).toEqual({
+      T: ['10.0.0.0/8', '192.0.2.7', 'fd00::/8', 'loopback'],
+    });
+    for (const bad of ['yes', '10.0.0.0/33', '10.0.0/8', 'fd00::/129', '10.0.0.1,', 'proxy.internal', '1.2.3.4/8/9', '-1', '100'])
+      expect(() => parseEnv(trust, { T: bad })).toThrow(/T: use false, a number of proxy hops, or a comma-separated list/);
+  });
+
+  it('trustProxy: true is refused, since it lets a client that reaches the service directly choose its own address', () => {
+    const trust = z.object({ TRUST_PROXY: env.trustProxy() });
+    for (const value of ['true', 'TRUE'])
+      expect(() => parseEnv(trust, { TRUST_PROXY: value })).toThrow(
+        'TRUST_PROXY: true would let any client choose its address; use false, a number of proxy hops, or a comma-separated list',
+      );
   });
 });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 export class ConfigError extends Error {
@@ -22,6 +23,43 @@ export function parseEnv<S extends z.ZodTypeAny>(schema: S, env: NodeJS.ProcessE
   throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
 }
 
+/**
+ * Which proxies in front of a service may name the client address in `X-Forwarded-For`
+ * (CONTRACT §9), in a form express's `trust proxy` setting takes: `false` (none, the default),
+ * a number of hops, or proxy addresses/CIDRs (and express's names `loopback`, `linklocal`,
+ * `uniquelocal`). Only the entries those proxies appended are read.
+ */
+export type TrustProxy = false | number | string[];
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An address, an address/prefix within its family's width, or one of express's names. */
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_NAMES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+const TRUST_PROXY_FORMS =
+  "use false, a number of proxy hops, or a comma-separated list of the proxies' addresses/CIDRs (loopback, linklocal, uniquelocal also accepted)";
+
+function parseTrustProxy(raw: string, context: z.RefinementCtx): TrustProxy {
+  const value = raw.trim().toLowerCase();
+  if (value === 'false' || value === '0') return false;
+  if (/^[0-9]{1,2}$/.test(value)) return Number(value);
+  // `true` trusts every hop: a client that reaches the service directly would pick its own address.
+  const reason = value === 'true' ? `true would let any client choose its address; ${TRUST_PROXY_FORMS}` : TRUST_PROXY_FORMS;
+  const entries = value.split(',').map((entry) => entry.trim());
+  if (value === 'true' || !entries.every(isProxyEntry)) {
+    context.addIssue({ code: z.ZodIssueCode.custom, message: reason });
+    return z.NEVER;
+  }
+  return entries;
+}
+
 /** Reusable field schemas for service configs. */
 export const env = {
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
@@ -42,6 +80,14 @@ export const env = {
         .default(fallback ? 'true' : 'false')
         .transform((value) => value === 'true' || value === '1'),
     ),
+  /** TRUST_PROXY (CONTRACT §9): false by default; `true` is refused with the accepted forms. */
+  trustProxy: () =>
+    z
+      .string()
+      .optional()
+      .transform((value, context): TrustProxy => (value === undefined ? false : parseTrustProxy(value, context))),
+  /** An optional bearer token (METRICS_TOKEN): unset leaves the endpoint open. */
+  optionalSecret: (minLength: number) => z.string().min(minLength, `must be at least ${minLength} characters`).optional(),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
   logLevel: () => z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']).default('info'),
 };

@@ -152,32 +152,37 @@ function oauthStatus(description: ErrorDescription): number {
   }
 }
 
+const MAX_RETRY_AFTER_SECONDS = 86_400;
+
 /** Converts any thrown value into status, headers and envelope body. Never throws. */
 export function renderError(error: unknown, envelope: Envelope): RenderedError {
   const appError = error instanceof AppError ? error : new AppError('internal');
   const description = describeError(appError.code);
   // A 500 never tells the client more than the contract's sentence (the cause goes to the log).
-  const message = appError.code === 'internal' ? description.message : (appError.customMessage ?? description.message);
+  const internal = appError.code === 'internal';
+  const message = internal ? description.message : (appError.customMessage ?? description.message);
+  const fields = internal ? undefined : appError.fields;
   const headers: Record<string, string> = {};
   const retryAfter = appError.retryAfterSeconds;
   if (retryAfter !== undefined && Number.isFinite(retryAfter)) {
-    headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfter)));
+    // delay-seconds (RFC 9110 §10.2.3) is a whole number of digits: at least 1, at most a day.
+    headers['Retry-After'] = String(Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, Math.ceil(retryAfter))));
   }
   // Rate limiting keeps the code/messages envelope everywhere (CONTRACT §2, §9).
   const effective: Envelope = appError.code === 'rate_limited' && envelope === 'oauth' ? 'codeMessages' : envelope;
   switch (effective) {
     case 'codeMessages': {
-      const body = { code: description.status, messages: appError.fields ?? message };
+      const body = { code: description.status, messages: fields ?? message };
       return { status: description.status, body, xml: { root: 'xml', value: body }, headers };
     }
     case 'errorMessage': {
-      const firstFieldMessage = appError.fields ? Object.values(appError.fields)[0]?.[0] : undefined;
+      const firstFieldMessage = fields ? Object.values(fields)[0]?.[0] : undefined;
       const inner = { errorCode: description.errorCode, msg: firstFieldMessage ?? message };
       return { status: description.status, body: { ErrorMessage: inner }, xml: { root: 'ErrorMessage', value: inner }, headers };
     }
     case 'oauth': {
       const status = oauthStatus(description);
-      const descriptionText = appError.fields ? Object.values(appError.fields).flat().join(' ') : message;
+      const descriptionText = fields ? Object.values(fields).flat().join(' ') : message;
       const body = { error: description.oauthError, error_description: descriptionText };
       return { status, body, xml: { root: 'xml', value: body }, headers };
     }

@@ -8,6 +8,7 @@ import express, {
   type Response,
 } from 'express';
 import { publicCors, type PublicEndpoints } from './cors';
+import type { TrustProxy } from './config';
 import { AppError, renderError, type Envelope, type ErrorCode } from './errors';
 import type { Health } from './health';
 import type { Logger } from './logger';
@@ -15,6 +16,7 @@ import { createHttpMetrics, type HttpMetrics } from './metrics';
 import { readOutputFormat, type OutputFormat } from './output-format';
 import { Params } from './params';
 import { sendBody } from './render';
+import { secretDigest, secretsEqual } from './secret-compare';
 
 export const BODY_LIMIT = '16kb';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -39,8 +41,10 @@ export interface HttpAppOptions {
   logger: Logger;
   health: Health;
   openapi: Record<string, unknown>;
-  /** Honour X-Forwarded-For from one proxy hop in front of the service. */
-  trustProxy?: boolean;
+  /** Which proxies may name the client address in X-Forwarded-For (TRUST_PROXY); default none. */
+  trustProxy?: TrustProxy;
+  /** When set, `GET /metrics` needs `Authorization: Bearer <metricsToken>` (METRICS_TOKEN). */
+  metricsToken?: string | undefined;
   /** The public endpoints (CONTRACT §2): they answer CORS requests and preflights from any origin. */
   publicEndpoints?: PublicEndpoints;
   /**
@@ -200,9 +204,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = express();
   const metrics = createHttpMetrics(options.service);
   app.disable('x-powered-by');
-  // One hop: the address the nearest proxy saw. `true` would take the client-written left-most
-  // X-Forwarded-For entry and let a client choose its own address for rate limits.
-  app.set('trust proxy', options.trustProxy === true ? 1 : false);
+  // Never `true`: it would take the client-written left-most X-Forwarded-For entry and let a
+  // client choose its own address for rate limits (config refuses it).
+  app.set('trust proxy', options.trustProxy ?? false);
   app.set('etag', false);
 
   watchRoutes(app.request);
@@ -244,7 +248,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const report = await options.health.report();
     res.status(report.ready ? 200 : 503).json(report.body);
   });
-  app.get('/metrics', async (_req, res) => {
+  app.get('/metrics', metricsGuard(options.metricsToken), async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   app.get('/openapi.json', (_req, res) => {
@@ -304,6 +308,23 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       app.use(onError);
       return app;
     },
+  };
+}
+
+/**
+ * METRICS_TOKEN: with a token, `/metrics` answers 401 (code/messages, JSON) unless the request
+ * carries it as a Bearer token; SHA-256 digests are compared in constant time. Without one,
+ * the endpoint stays open.
+ */
+function metricsGuard(token: string | undefined): RequestHandler {
+  if (token === undefined) return (_req, _res, next) => next();
+  const expected = secretDigest(token);
+  return (req, res, next) => {
+    const state = locals(res);
+    state.challenge = false;
+    state.outputFormat = 'JSON';
+    const presented = /^Bearer +(\S+) *$/i.exec(req.get('authorization') ?? '')?.[1];
+    next(presented !== undefined && secretsEqual(presented, expected) ? undefined : new AppError('unauthenticated'));
   };
 }
 

@@ -1,4 +1,5 @@
 export * from './config';
+export * from './email-address';
 export * from './errors';
 export * from './health';
 export * from './cors';
@@ -11,4 +12,5 @@ export * from './output-format';
 export * from './params';
 export * from './redact';
 export * from './render';
+export * from './secret-compare';
 export * from './xml';

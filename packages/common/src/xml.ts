@@ -36,9 +36,10 @@ function elementName(key: string): string {
 
 // xmlbuilder2 escapes < and > but leaves an `&` that already looks like an entity (`&amp;`,
 // `&foo;`) as it is, which would change the text. Escaping every `&` first leaves it only
-// entity-shaped ampersands, so the output is exact.
+// entity-shaped ampersands, so the output is exact. A raw carriage return is read back as a
+// line feed by every conforming parser (XML 1.0 §2.11), so it is written as a reference.
 function textFor(text: string): string {
-  return xmlChars(text).replace(/&/g, '&amp;');
+  return xmlChars(text).replace(/&/g, '&amp;').replace(/\r/g, '&#13;');
 }
 
 function hasToJson(value: object): value is { toJSON(): unknown } {

@@ -2,15 +2,17 @@ import request from 'supertest';
 import { createHttpApp, createLogger, Health } from '@platform/common';
 import { PassThrough } from 'node:stream';
 import { requireAdminToken } from './admin-token';
+import { memoryFailureLimit, type FailureLimit } from './failure-limit';
 
-function adminApp(adminToken: string | undefined) {
+function adminApp(adminToken: string | undefined, failures?: FailureLimit) {
   const http = createHttpApp({
+    trustProxy: ['loopback'],
     service: 'admin-test',
     logger: createLogger({ service: 'admin-test', level: 'error', stream: new PassThrough().resume() }),
     health: new Health({}),
     openapi: {},
   });
-  http.app.use('/admin', requireAdminToken(adminToken));
+  http.app.use('/admin', requireAdminToken(adminToken, failures ? { failures } : {}));
   http.app.get('/admin/ping', (_req, res) => {
     res.json({ ok: true });
   });
@@ -43,5 +45,33 @@ describe('requireAdminToken', () => {
   it('when no admin token is configured, then every call is refused', async () => {
     const response = await request(adminApp(undefined)).get('/admin/ping').set('Authorization', 'Bearer anything-at-all-here');
     expect(response.status).toBe(401);
+  });
+
+  describe('with a failure limit per address (AUTH_FAILURES_PER_IP, as on the token endpoints)', () => {
+    const LIMIT = 3;
+    const fromAddress = (app: ReturnType<typeof adminApp>, address: string, token: string) =>
+      request(app).get('/admin/ping').set('X-Forwarded-For', address).set('Authorization', `Bearer ${token}`);
+
+    it('when an address goes over the limit with wrong tokens, then 429 with Retry-After; other addresses still get 401', async () => {
+      const app = adminApp(TOKEN, memoryFailureLimit({ points: LIMIT, keyPrefix: 'admin-test' }));
+      for (let attempt = 0; attempt < LIMIT; attempt += 1)
+        expect((await fromAddress(app, '198.51.100.7', `guess-${attempt}`)).status).toBe(401);
+      const limited = await fromAddress(app, '198.51.100.7', 'guess-over');
+      expect(limited.status).toBe(429);
+      expect(limited.body).toEqual({ code: 429, messages: 'Too Many Requests. Try your call again later.' });
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect((await fromAddress(app, '198.51.100.8', 'guess')).status).toBe(401);
+    });
+
+    it('when the address is over the limit, then the right token is still served (the operator is never locked out)', async () => {
+      const app = adminApp(TOKEN, memoryFailureLimit({ points: LIMIT, keyPrefix: 'admin-test' }));
+      for (let attempt = 0; attempt <= LIMIT; attempt += 1) await fromAddress(app, '198.51.100.9', `guess-${attempt}`);
+      expect((await fromAddress(app, '198.51.100.9', TOKEN)).status).toBe(200);
+    });
+
+    it('when the limit store fails, then a wrong token still gets its 401', async () => {
+      const broken: FailureLimit = { recordFailure: () => Promise.reject(new Error('store down')) };
+      expect((await fromAddress(adminApp(TOKEN, broken), '198.51.100.10', 'guess')).status).toBe(401);
+    });
   });
 });

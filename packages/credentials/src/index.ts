@@ -1,4 +1,5 @@
 export * from './admin-token';
+export * from './failure-limit';
 export * from './key-directory';
 export * from './memory-token-store';
 export * from './redis-client';

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { API_KEY_PATTERN, constantTimeEqual, generateApiKey, hashSecret, isApiKeyShape } from './secrets';
 
 describe('API key shape', () => {
@@ -88,5 +89,25 @@ describe('constantTimeEqual', () => {
 
   it('when the strings differ only in case, then false', () => {
     expect(constantTimeEqual('AdminToken', 'admintoken')).toBe(false);
+  });
+
+  it('when the lengths differ, then the work is the same as for equal lengths: two 32-byte digests go through timingSafeEqual', () => {
+    // A length check before the compare answers faster for a wrong length, telling the secret's length.
+    const compare = jest.spyOn(crypto, 'timingSafeEqual');
+    try {
+      for (const [presented, expected] of [
+        ['x', 'admin-token-0123456789'],
+        ['admin-token-0123456789-and-more', 'admin-token-0123456789'],
+        ['admin-token-0123456789', 'admin-token-0123456789'],
+      ] as const) {
+        compare.mockClear();
+        constantTimeEqual(presented, expected);
+        expect(compare).toHaveBeenCalledTimes(1);
+        const [left, right] = compare.mock.calls[0] as [Buffer, Buffer];
+        expect([left.length, right.length]).toEqual([32, 32]);
+      }
+    } finally {
+      compare.mockRestore();
+    }
   });
 });

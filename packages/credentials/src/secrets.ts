@@ -1,4 +1,5 @@
-import { hash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomInt } from 'node:crypto';
+import { secretsEqual } from '@platform/common';
 
 /** API key shape (real): `at_` + 29 characters of [A-Za-z0-9]. */
 export const API_KEY_PATTERN = /^at_[A-Za-z0-9]{29}$/;
@@ -21,10 +22,9 @@ export function hashSecret(secret: string): string {
   return hash('sha256', secret, 'hex');
 }
 
+/** Constant-time equality of two secrets, lengths included (their SHA-256 digests are compared). */
 export function constantTimeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
+  return secretsEqual(a, b);
 }
 
 export { randomBytes };

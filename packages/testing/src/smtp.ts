@@ -9,12 +9,23 @@ export interface SmtpCapture {
   messages: ParsedMail[];
   /** Resolves once at least `count` messages have arrived (or rejects after `timeoutMs`). */
   waitFor(count: number, timeoutMs?: number): Promise<ParsedMail[]>;
+  /** While true, every recipient is refused with 451 (a temporary failure: the sender retries). */
+  refuse(refusing: boolean): void;
+  /** Recipients refused so far. */
+  refused(): number;
   close(): Promise<void>;
 }
 
 export async function startSmtpCapture(): Promise<SmtpCapture> {
   const messages: ParsedMail[] = [];
+  let refusing = false;
+  let refusedCount = 0;
   const server = new SMTPServer({
+    onRcptTo(_address, _session, callback) {
+      if (!refusing) return callback();
+      refusedCount += 1;
+      return callback(Object.assign(new Error('Mailbox temporarily unavailable, try again later'), { responseCode: 451 }));
+    },
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
@@ -42,6 +53,10 @@ export async function startSmtpCapture(): Promise<SmtpCapture> {
       }
       return messages;
     },
+    refuse(value) {
+      refusing = value;
+    },
+    refused: () => refusedCount,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -56,3 +56,15 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     },
   };
 }
+
+/**
+ * A loopback port that was free a moment ago: for a server that must know its own URL before it
+ * listens (AUTH_URL), or for a port nobody listens on (connections refused).
+ */
+export async function freePort(): Promise<number> {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

@@ -26,6 +26,7 @@ export function createApp(deps: AuthDeps, config: AuthConfig): { app: Express; h
     openapi,
     trustProxy: config.trustProxy,
     publicEndpoints: PUBLIC_ENDPOINTS,
+    metricsToken: config.metricsToken,
   });
 
   const issuer = createTokenIssuer({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, parseEnv } from '@platform/common';
+import { env, parseEnv, type TrustProxy } from '@platform/common';
 
 /** Validated configuration of the auth service. */
 export interface AuthConfig {
@@ -12,11 +12,16 @@ export interface AuthConfig {
   adminToken: string | undefined;
   /** HS256 secret of service JWTs (audience `auth`); undefined disables service callers. */
   serviceJwtSecret: string | undefined;
-  /** Public base URL (issuer in the RFC 8414 metadata); undefined: taken from the request. */
-  publicUrl: string | undefined;
+  /**
+   * Public base URL: the issuer of the RFC 8414 metadata, never taken from the request's Host.
+   * AUTH_URL, required outside the embedded quickstart (which defaults it to 127.0.0.1 and the port).
+   */
+  publicUrl: string;
   tokenRatePerAccount: number;
   authFailuresPerIp: number;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
+  /** Bearer token `/metrics` requires; undefined leaves it open. */
+  metricsToken: string | undefined;
   /** How long an issuance may reuse a key lookup (0 disables the cache); see README. */
   keyCacheMs: number;
   logLevel: string;
@@ -32,10 +37,11 @@ function schema(requireInfrastructure: boolean) {
     REDIS_KEY_PREFIX: z.string().default('aap:'),
     ADMIN_TOKEN: needed(env.secret(16)),
     SERVICE_JWT_SECRET: needed(env.secret(32)),
-    AUTH_URL: env.url(['http', 'https']).optional(),
+    AUTH_URL: needed(env.url(['http', 'https'])),
     TOKEN_RATE_PER_ACCOUNT: env.positiveInt(600),
     AUTH_FAILURES_PER_IP: env.positiveInt(30),
-    TRUST_PROXY: env.bool(false),
+    TRUST_PROXY: env.trustProxy(),
+    METRICS_TOKEN: env.optionalSecret(16),
     KEY_CACHE_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
     LOG_LEVEL: env.logLevel(),
   });
@@ -43,7 +49,7 @@ function schema(requireInfrastructure: boolean) {
 
 /**
  * Reads the auth service's variables. With `requireInfrastructure` (every start except the
- * embedded quickstart) DATABASE_URL, REDIS_URL, ADMIN_TOKEN and SERVICE_JWT_SECRET are required;
+ * embedded quickstart) DATABASE_URL, REDIS_URL, ADMIN_TOKEN, SERVICE_JWT_SECRET and AUTH_URL are required;
  * every problem is reported together in one ConfigError.
  */
 export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructure = true } = {}): AuthConfig {
@@ -58,7 +64,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructu
     AUTH_URL?: string;
     TOKEN_RATE_PER_ACCOUNT: number;
     AUTH_FAILURES_PER_IP: number;
-    TRUST_PROXY: boolean;
+    TRUST_PROXY: TrustProxy;
+    METRICS_TOKEN?: string;
     KEY_CACHE_MS: number;
     LOG_LEVEL: string;
   };
@@ -70,10 +77,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructu
     redisKeyPrefix: parsed.REDIS_KEY_PREFIX,
     adminToken: parsed.ADMIN_TOKEN,
     serviceJwtSecret: parsed.SERVICE_JWT_SECRET,
-    publicUrl: parsed.AUTH_URL?.replace(/\/+$/, ''),
+    publicUrl: (parsed.AUTH_URL ?? `http://127.0.0.1:${parsed.AUTH_PORT}`).replace(/\/+$/, ''),
     tokenRatePerAccount: parsed.TOKEN_RATE_PER_ACCOUNT,
     authFailuresPerIp: parsed.AUTH_FAILURES_PER_IP,
     trustProxy: parsed.TRUST_PROXY,
+    metricsToken: parsed.METRICS_TOKEN,
     keyCacheMs: parsed.KEY_CACHE_MS,
     logLevel: parsed.LOG_LEVEL,
   };

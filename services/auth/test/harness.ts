@@ -8,6 +8,8 @@ import { loadConfig, startAuthService, type ProvidedDeps } from '../src';
 
 export const ADMIN_TOKEN = 'admin-token-for-auth-tests-0123456789';
 export const SERVICE_JWT_SECRET = 'service-jwt-secret-for-auth-tests-0123456789';
+/** AUTH_URL of the harness's services: the issuer the metadata names. */
+export const ISSUER = 'https://auth.issuer.test';
 
 /** One in-process auth service on port 0 against the real Postgres and Redis, with its own Redis key prefix. */
 export interface AuthHarness {
@@ -47,6 +49,7 @@ export async function startAuth(options: HarnessOptions = {}): Promise<AuthHarne
     ADMIN_TOKEN,
     SERVICE_JWT_SECRET,
     AUTH_PORT: '0',
+    AUTH_URL: ISSUER,
     // Most files provoke many 401s from one address; the limit has its own tests.
     AUTH_FAILURES_PER_IP: '100000',
     TOKEN_RATE_PER_ACCOUNT: '100000',

@@ -3,7 +3,7 @@ import { ClientCredentials } from 'simple-oauth2';
 import request from 'supertest';
 import { generateAccessToken, generateApiKey, signServiceJwt } from '@platform/credentials';
 import { anAccount } from '@platform/testing';
-import { ADMIN_TOKEN, basicOf, bearerOf, SERVICE_JWT_SECRET, startAuth, type AuthHarness } from './harness';
+import { ADMIN_TOKEN, basicOf, bearerOf, ISSUER, SERVICE_JWT_SECRET, startAuth, type AuthHarness } from './harness';
 
 const INVALID_CLIENT = {
   error: 'invalid_client',
@@ -365,17 +365,28 @@ describe('POST /oauth/revoke (RFC 7009)', () => {
 });
 
 describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
-  test('when the metadata is fetched, then it names the token, introspection and revocation endpoints', async () => {
+  test('when the metadata is fetched, then it names the token, introspection and revocation endpoints under AUTH_URL', async () => {
     const res = await request(h.url).get('/.well-known/oauth-authorization-server');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      issuer: h.url,
-      token_endpoint: `${h.url}/oauth/token`,
-      introspection_endpoint: `${h.url}/oauth/introspect`,
-      revocation_endpoint: `${h.url}/oauth/revoke`,
+      issuer: ISSUER,
+      token_endpoint: `${ISSUER}/oauth/token`,
+      introspection_endpoint: `${ISSUER}/oauth/introspect`,
+      revocation_endpoint: `${ISSUER}/oauth/revoke`,
       grant_types_supported: ['client_credentials'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     });
+  });
+
+  test('when a request carries a forged Host or X-Forwarded-Host, then the cacheable metadata still names AUTH_URL', async () => {
+    const res = await request(h.url)
+      .get('/.well-known/oauth-authorization-server')
+      .set('Host', 'attacker.example')
+      .set('X-Forwarded-Host', 'attacker.example')
+      .set('X-Forwarded-Proto', 'https');
+    expect(res.status).toBe(200);
+    expect(res.text).not.toContain('attacker');
+    expect(res.body.issuer).toBe(ISSUER);
   });
 
   test('when AUTH_URL is configured, then it is the issuer', async () => {

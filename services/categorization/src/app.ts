@@ -20,10 +20,16 @@ export function createApp(deps: CategorizationDeps, config: CategorizationConfig
     health,
     openapi,
     trustProxy: config.trustProxy,
+    metricsToken: config.metricsToken,
     // The category list is the one public endpoint (CONTRACT §2); the admin API sends no CORS headers.
     publicEndpoints: { [CATEGORIES_PATH]: ['GET'] },
   });
   mountCategoryRoutes(http.app, deps);
-  mountAdminRoutes(http.app, { writer: deps.store, catalog: deps.catalog, adminToken: config.adminToken });
+  mountAdminRoutes(http.app, {
+    writer: deps.store,
+    catalog: deps.catalog,
+    adminToken: config.adminToken,
+    adminFailures: deps.adminFailures,
+  });
   return { app: http.finish(), health };
 }

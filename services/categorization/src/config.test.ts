@@ -19,6 +19,8 @@ describe('loadConfig', () => {
       iabTaxonomyFile: DEFAULT_TAXONOMY_FILE,
       refreshIntervalMs: 2000,
       trustProxy: false,
+      authFailuresPerIp: 30,
+      metricsToken: undefined,
       logLevel: 'info',
     });
   });
@@ -36,6 +38,8 @@ describe('loadConfig', () => {
       IAB_TAXONOMY_FILE: '/data/taxonomy.tsv',
       CATEGORY_REFRESH_INTERVAL_MS: '250',
       REDIS_KEY_PREFIX: 'x:',
+      TRUST_PROXY: '2',
+      AUTH_FAILURES_PER_IP: '7',
     });
     expect(config).toMatchObject({
       port: 9000,
@@ -43,6 +47,8 @@ describe('loadConfig', () => {
       refreshIntervalMs: 250,
       redisKeyPrefix: 'x:',
       adminToken: 'admin-token-0123456789',
+      trustProxy: 2,
+      authFailuresPerIp: 7,
     });
   });
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { env, parseEnv } from '@platform/common';
+import { env, parseEnv, type TrustProxy } from '@platform/common';
 
 /**
  * Default IAB_TAXONOMY_FILE: the copy of the IAB Content Taxonomy 2.2 that ships with the service
@@ -22,7 +22,11 @@ export interface CategorizationConfig {
   iabTaxonomyFile: string;
   /** How often a replica checks whether the categories changed. */
   refreshIntervalMs: number;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
+  /** Failed admin-token attempts allowed per client address and minute (AUTH_FAILURES_PER_IP). */
+  authFailuresPerIp: number;
+  /** Bearer token `/metrics` requires; undefined leaves it open. */
+  metricsToken: string | undefined;
   logLevel: string;
 }
 
@@ -39,7 +43,9 @@ function schema(requireInfrastructure: boolean) {
       ADMIN_TOKEN: env.secret(16).optional(),
       IAB_TAXONOMY_FILE: z.string().optional(),
       CATEGORY_REFRESH_INTERVAL_MS: env.positiveInt(2000),
-      TRUST_PROXY: env.bool(false),
+      TRUST_PROXY: env.trustProxy(),
+      AUTH_FAILURES_PER_IP: env.positiveInt(30),
+      METRICS_TOKEN: env.optionalSecret(16),
       LOG_LEVEL: env.logLevel(),
     })
     .superRefine((values, context) => {
@@ -68,6 +74,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructu
     iabTaxonomyFile: values.IAB_TAXONOMY_FILE === undefined ? DEFAULT_TAXONOMY_FILE : path.resolve(values.IAB_TAXONOMY_FILE),
     refreshIntervalMs: values.CATEGORY_REFRESH_INTERVAL_MS,
     trustProxy: values.TRUST_PROXY,
+    authFailuresPerIp: values.AUTH_FAILURES_PER_IP,
+    metricsToken: values.METRICS_TOKEN,
     logLevel: values.LOG_LEVEL,
   };
 }

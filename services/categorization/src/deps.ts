@@ -5,7 +5,10 @@ import {
   createCredentialVerifier,
   createKeyDirectory,
   createRedisTokenStore,
+  memoryFailureLimit,
+  redisFailureLimit,
   type CredentialVerifier,
+  type FailureLimit,
   type TokenStore,
 } from '@platform/credentials';
 import { createPool } from '@platform/db';
@@ -25,6 +28,8 @@ export interface CategorizationDeps {
   store: CategoryStore;
   catalog: CatalogCache;
   verifier: CredentialVerifier;
+  /** Failed admin-token attempts per client address, on the same Redis as the tokens (memory when tokens are provided). */
+  adminFailures: FailureLimit;
   logger: Logger;
   /** Closes only what createDeps opened. */
   close(): Promise<void>;
@@ -46,10 +51,14 @@ export async function createDeps(config: CategorizationConfig, logger: Logger, p
     pool = opened;
   }
   let tokens = provided.tokens;
+  const limitOptions = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:admin-fail` };
+  let adminFailures = memoryFailureLimit(limitOptions);
   if (!tokens) {
-    const opened = createRedisTokenStore(await connectRedis(config.redisUrl as string, logger), { keyPrefix: config.redisKeyPrefix });
+    const redis = await connectRedis(config.redisUrl as string, logger);
+    const opened = createRedisTokenStore(redis, { keyPrefix: config.redisKeyPrefix });
     closers.push(() => opened.close());
     tokens = opened;
+    adminFailures = redisFailureLimit(redis, limitOptions);
   }
 
   const store = createCategoryStore(pool);
@@ -59,6 +68,7 @@ export async function createDeps(config: CategorizationConfig, logger: Logger, p
     store,
     catalog: createCatalogCache({ source: store, pollIntervalMs: config.refreshIntervalMs, logger }),
     verifier: createCredentialVerifier({ keys: createKeyDirectory(pool), tokens }),
+    adminFailures,
     logger,
     async close() {
       for (const close of closers.reverse()) await close();

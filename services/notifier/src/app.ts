@@ -11,13 +11,17 @@ export interface ConsumerProbe {
 }
 
 /** The notifier's HTTP side: health, metrics, OpenAPI. No I/O here. */
-export function createApp(deps: NotifierDeps, consumer: ConsumerProbe): { app: Express; health: Health; metrics: NotifierMetrics } {
+export function createApp(
+  deps: NotifierDeps,
+  consumer: ConsumerProbe,
+  options: { metricsToken?: string | undefined } = {},
+): { app: Express; health: Health; metrics: NotifierMetrics } {
   const health = new Health({
     postgres: pingPostgres(deps.pool),
     rabbitmq: () => deps.bus.ping(),
     consumer: () => (consumer.isConsuming() ? Promise.resolve() : Promise.reject(new Error('not consuming'))),
   });
-  const http = createHttpApp({ service: 'notifier', logger: deps.logger, health, openapi });
+  const http = createHttpApp({ service: 'notifier', logger: deps.logger, health, openapi, metricsToken: options.metricsToken });
   const metrics: NotifierMetrics = createNotifierMetrics(http.metrics.registry);
   return { app: http.finish(), health, metrics };
 }

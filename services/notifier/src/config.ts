@@ -22,6 +22,13 @@ export interface NotifierConfig {
   mailPollMs: number;
   mailRetryInitialMs: number;
   mailRetryMaxMs: number;
+  /**
+   * How long a claimed e-mail is left to the notifier that claimed it: after a crash, it is sent
+   * by another once this has passed. Longer than an SMTP send can take (NOTIFIER_MAIL_LEASE_MS).
+   */
+  mailLeaseMs: number;
+  /** Bearer token `/metrics` requires; undefined leaves it open. */
+  metricsToken: string | undefined;
   logLevel: string;
 }
 
@@ -44,6 +51,8 @@ function schema(requireInfrastructure: boolean) {
     NOTIFIER_MAIL_POLL_MS: env.positiveInt(1000),
     NOTIFIER_MAIL_RETRY_INITIAL_MS: env.positiveInt(1000),
     NOTIFIER_MAIL_RETRY_MAX_MS: env.positiveInt(300_000),
+    NOTIFIER_MAIL_LEASE_MS: env.positiveInt(60_000),
+    METRICS_TOKEN: env.optionalSecret(16),
     LOG_LEVEL: env.logLevel(),
   });
 }
@@ -73,6 +82,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructu
     mailPollMs: parsed.NOTIFIER_MAIL_POLL_MS,
     mailRetryInitialMs: parsed.NOTIFIER_MAIL_RETRY_INITIAL_MS,
     mailRetryMaxMs: parsed.NOTIFIER_MAIL_RETRY_MAX_MS,
+    mailLeaseMs: parsed.NOTIFIER_MAIL_LEASE_MS,
+    metricsToken: parsed.METRICS_TOKEN,
     logLevel: parsed.LOG_LEVEL,
   };
 }

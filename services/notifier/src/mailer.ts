@@ -1,6 +1,6 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
 
 /** One e-mail with a text and an HTML part. */
 export interface OutgoingMail {
@@ -21,7 +21,7 @@ export interface Mailer {
   close(): Promise<void>;
 }
 
-function messageOptions(mail: OutgoingMail): nodemailer.SendMailOptions {
+function messageOptions(mail: OutgoingMail): SendMailOptions {
   return {
     messageId: mail.messageId,
     from: mail.from,

@@ -30,7 +30,11 @@ export async function startNotifierService({ config, logger, provided = {} }: St
   let subscription: Subscription | undefined;
   try {
     await migrate(deps.pool, [notifierMigrations], logger);
-    const { app, health, metrics } = createApp(deps, { isConsuming: () => subscription?.isActive() ?? false });
+    const { app, health, metrics } = createApp(
+      deps,
+      { isConsuming: () => subscription?.isActive() ?? false },
+      { metricsToken: config.metricsToken },
+    );
     const dispatcher = startMailDispatcher({
       pool: deps.pool,
       mailer: deps.mailer,
@@ -41,6 +45,7 @@ export async function startNotifierService({ config, logger, provided = {} }: St
       pollMs: config.mailPollMs,
       retryInitialMs: config.mailRetryInitialMs,
       retryMaxMs: config.mailRetryMaxMs,
+      leaseMs: config.mailLeaseMs,
     });
     const handler = createBalanceChangedHandler({
       pool: deps.pool,

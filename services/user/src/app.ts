@@ -23,7 +23,7 @@ function routers(deps: UserDeps, config: UserConfig): Router[] {
     balanceRoutes(deps, store),
     apiKeyRoutes(deps, store),
     notificationSettingsRoutes(deps, store),
-    adminRoutes(store, config.adminToken),
+    adminRoutes(store, config.adminToken, deps.adminFailures),
     usageRoutes(deps, createUsageStore(deps.pool), config.serviceJwtSecret),
   ];
 }
@@ -45,7 +45,15 @@ export function createApp(deps: UserDeps, config: UserConfig): { app: Express; h
   // and taking the service out of rotation would stop the usage API for no gain. The backlog
   // shows as the outbox_pending_events metric instead.
   const health = new Health({ postgres: pingPostgres(deps.pool), redis: () => deps.tokens.ping() });
-  const http = createHttpApp({ service: 'user', logger: deps.logger, health, openapi, publicEndpoints: PUBLIC_ENDPOINTS });
+  const http = createHttpApp({
+    service: 'user',
+    logger: deps.logger,
+    health,
+    openapi,
+    trustProxy: config.trustProxy,
+    metricsToken: config.metricsToken,
+    publicEndpoints: PUBLIC_ENDPOINTS,
+  });
   new Gauge({
     name: 'outbox_pending_events',
     help: 'balance.changed events written but not yet confirmed by RabbitMQ',

@@ -24,6 +24,9 @@ describe('loadConfig', () => {
       outboxRetryMaxMs: 10_000,
       adminToken: FULL.ADMIN_TOKEN,
       serviceJwtSecret: FULL.SERVICE_JWT_SECRET,
+      trustProxy: false,
+      authFailuresPerIp: 30,
+      metricsToken: undefined,
       logLevel: 'info',
     });
   });

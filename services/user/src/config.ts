@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, parseEnv } from '@platform/common';
+import { env, parseEnv, type TrustProxy } from '@platform/common';
 import { BALANCE_EXCHANGE } from '@platform/events';
 
 export interface UserConfig {
@@ -23,6 +23,12 @@ export interface UserConfig {
   adminToken: string | undefined;
   /** Verifies service JWTs on the internal usage API. */
   serviceJwtSecret: string | undefined;
+  /** Which proxies may name the client address (TRUST_PROXY). */
+  trustProxy: TrustProxy;
+  /** Failed admin-token attempts allowed per client address and minute (AUTH_FAILURES_PER_IP). */
+  authFailuresPerIp: number;
+  /** Bearer token `/metrics` requires; undefined leaves it open. */
+  metricsToken: string | undefined;
   logLevel: string;
 }
 
@@ -44,6 +50,9 @@ function schema(requireInfrastructure: boolean) {
     OUTBOX_RETRY_MAX_MS: env.positiveInt(10_000),
     ADMIN_TOKEN: needed(env.secret(ADMIN_TOKEN_MIN)),
     SERVICE_JWT_SECRET: needed(env.secret(JWT_SECRET_MIN)),
+    TRUST_PROXY: env.trustProxy(),
+    AUTH_FAILURES_PER_IP: env.positiveInt(30),
+    METRICS_TOKEN: env.optionalSecret(16),
     LOG_LEVEL: env.logLevel(),
   });
 }
@@ -67,6 +76,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructu
     OUTBOX_RETRY_MAX_MS: number;
     ADMIN_TOKEN?: string;
     SERVICE_JWT_SECRET?: string;
+    TRUST_PROXY: TrustProxy;
+    AUTH_FAILURES_PER_IP: number;
+    METRICS_TOKEN?: string;
     LOG_LEVEL: string;
   };
   return {
@@ -82,6 +94,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructu
     outboxRetryMaxMs: parsed.OUTBOX_RETRY_MAX_MS,
     adminToken: parsed.ADMIN_TOKEN,
     serviceJwtSecret: parsed.SERVICE_JWT_SECRET,
+    trustProxy: parsed.TRUST_PROXY,
+    authFailuresPerIp: parsed.AUTH_FAILURES_PER_IP,
+    metricsToken: parsed.METRICS_TOKEN,
     logLevel: parsed.LOG_LEVEL,
   };
 }

@@ -1,3 +1,4 @@
+import vm from 'node:vm';
 import { isDependencyFailure } from './dependency-failure';
 
 describe('isDependencyFailure', () => {
@@ -24,5 +25,17 @@ describe('isDependencyFailure', () => {
     undefined,
   ])('when the error is %p, then it is not', (error) => {
     expect(isDependencyFailure(error)).toBe(false);
+  });
+
+  it('when the error was made in another realm (a socket error of Node itself, seen from a vm context), then it is still recognised', () => {
+    const foreign = vm.runInNewContext(
+      "Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })",
+    ) as unknown;
+    expect(foreign instanceof Error).toBe(false);
+    expect(isDependencyFailure(foreign)).toBe(true);
+    const aggregate = vm.runInNewContext(
+      "new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })], 'all failed')",
+    ) as unknown;
+    expect(isDependencyFailure(aggregate)).toBe(true);
   });
 });

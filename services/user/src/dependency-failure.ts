@@ -1,3 +1,5 @@
+import { types } from 'node:util';
+
 /** Seconds a client should wait after a 503. */
 export const RETRY_AFTER_SECONDS = 5;
 
@@ -32,10 +34,13 @@ const MESSAGES = [
  * 503, retry later) rather than a bug (500).
  */
 export function isDependencyFailure(error: unknown, depth = 0): boolean {
-  if (!(error instanceof Error) || depth > 3) return false;
+  // isNativeError: a socket error made by Node itself is an Error of the main realm, which
+  // `instanceof Error` does not recognise inside another one (a vm context, such as a test runner's).
+  if (!(error instanceof Error || types.isNativeError(error)) || depth > 3) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (CONNECTION_CODES.has(code) || SQLSTATE.test(code))) return true;
   if (error.name === 'MaxRetriesPerRequestError' || MESSAGES.some((pattern) => pattern.test(error.message))) return true;
-  if (error instanceof AggregateError) return error.errors.some((inner) => isDependencyFailure(inner, depth + 1));
+  const inner = (error as { errors?: unknown }).errors;
+  if (Array.isArray(inner)) return inner.some((each) => isDependencyFailure(each, depth + 1));
   return isDependencyFailure(error.cause, depth + 1);
 }

@@ -5,7 +5,10 @@ import {
   createCredentialVerifier,
   createKeyDirectory,
   createRedisTokenStore,
+  memoryFailureLimit,
+  redisFailureLimit,
   type CredentialVerifier,
+  type FailureLimit,
   type TokenStore,
 } from '@platform/credentials';
 import { createPool } from '@platform/db';
@@ -26,6 +29,8 @@ export interface UserDeps {
   pool: pg.Pool;
   tokens: TokenStore;
   credentials: CredentialVerifier;
+  /** Failed admin-token attempts per client address, on the same Redis as the tokens (memory when tokens are provided). */
+  adminFailures: FailureLimit;
   /** Where the outbox relay publishes `balance.changed` events. */
   bus: EventBus;
   /** Rung after a request that may have written outbox events, so that the relay need not wait for its next poll. */
@@ -55,10 +60,14 @@ export async function createDeps(config: UserConfig, logger: Logger, provided: P
     pool = opened;
   }
   let tokens = provided.tokens;
+  const limitOptions = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:admin-fail` };
+  let adminFailures = memoryFailureLimit(limitOptions);
   if (!tokens) {
-    const opened = createRedisTokenStore(await connectRedis(config.redisUrl as string, logger), { keyPrefix: config.redisKeyPrefix });
+    const redis = await connectRedis(config.redisUrl as string, logger);
+    const opened = createRedisTokenStore(redis, { keyPrefix: config.redisKeyPrefix });
     closers.push(() => opened.close());
     tokens = opened;
+    adminFailures = redisFailureLimit(redis, limitOptions);
   }
   let bus = provided.bus;
   if (!bus) {
@@ -81,6 +90,7 @@ export async function createDeps(config: UserConfig, logger: Logger, provided: P
     pool,
     tokens,
     credentials,
+    adminFailures,
     bus,
     outbox: createOutboxSignal(),
     async close() {

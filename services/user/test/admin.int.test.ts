@@ -1,6 +1,6 @@
 import { balanceChangedSchema } from '@platform/events';
-import { uniqueId } from '@platform/testing';
-import { ACCESS_RESTRICTED, ADMIN_TOKEN, item, JSON_TYPE, startHarness, type Harness } from './harness';
+import { deleteKeys, uniqueId } from '@platform/testing';
+import { ACCESS_RESTRICTED, ADMIN_TOKEN, item, JSON_TYPE, startHarness, testConfig, type Harness } from './harness';
 
 const AUTH = `Bearer ${ADMIN_TOKEN}`;
 const NOT_FOUND = { code: 404, messages: 'Not found.' };
@@ -71,6 +71,35 @@ describe('admin authentication', () => {
     const res = await h.http.get('/admin/v1/nothing').set('Authorization', AUTH);
     expect(res.status).toBe(404);
     expect(res.body).toEqual(NOT_FOUND);
+  });
+});
+
+describe('admin failure limit per address (AUTH_FAILURES_PER_IP, shared by replicas through Redis)', () => {
+  const LIMIT = 2;
+  let limited: Harness;
+  let prefix: string;
+  beforeAll(async () => {
+    prefix = `test-user:${uniqueId('adminlimit')}:`;
+    // The test connects as the trusted proxy, so each X-Forwarded-For entry is a client of its own.
+    const config = testConfig({ AUTH_FAILURES_PER_IP: String(LIMIT), REDIS_KEY_PREFIX: prefix, TRUST_PROXY: 'loopback' });
+    limited = await startHarness({ config });
+  });
+  afterAll(async () => {
+    await deleteKeys(limited.redis, prefix);
+    await limited.stop();
+  });
+  const show = (address: string, token: string) =>
+    limited.http.get('/admin/v1/accounts/999999999').set('X-Forwarded-For', address).set('Authorization', `Bearer ${token}`);
+
+  it('when an address keeps guessing the admin token, then 429 with Retry-After once over the limit, while the right token and other addresses are answered as before', async () => {
+    for (let attempt = 0; attempt < LIMIT; attempt += 1)
+      expect((await show('203.0.113.50', `wrong-${attempt}-token-value`)).status).toBe(401);
+    const refused = await show('203.0.113.50', 'wrong-again-token-value');
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ code: 429, messages: 'Too Many Requests. Try your call again later.' });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect((await show('203.0.113.51', 'wrong-token-value')).status).toBe(401);
+    expect((await show('203.0.113.50', ADMIN_TOKEN)).status).toBe(404); // served: the account does not exist
   });
 });
 

@@ -5,15 +5,20 @@ import type { Logger, RunningService } from '@platform/common';
 import { createRedisTokenStore, generateAccessToken, hashSecret, type TokenStore } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { createInProcessEventBus, type EventBus } from '@platform/events';
-import { anAccount, silentLogger, testServers, type TestAccount } from '@platform/testing';
+import { anAccount, deleteKeys, silentLogger, testServers, uniqueId, type TestAccount } from '@platform/testing';
 import { loadConfig, type UserConfig } from '../src/config';
 import type { ProvidedDeps } from '../src/deps';
 import { startUserService } from '../src/service';
 
 export const ADMIN_TOKEN = 'user-service-test-admin-token';
 export const SERVICE_JWT_SECRET = 'user-service-test-jwt-secret-0123456789';
-/** Redis keys of these tests live under their own prefix. */
-export const KEY_PREFIX = 'test-user:';
+/**
+ * Redis keys of these tests live under a prefix of their own, per test file and run: account ids
+ * repeat across databases, so a fixed prefix would let another run's key rotation (same Redis,
+ * same account id) bump this run's key generations.
+ */
+export const KEY_PREFIX = `test-user:${uniqueId()}:`;
+let running = 0;
 
 export const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -29,6 +34,8 @@ export function testConfig(overrides: Record<string, string> = {}): UserConfig {
     SERVICE_JWT_SECRET,
     USER_PORT: '0',
     REDIS_KEY_PREFIX: KEY_PREFIX,
+    // Files share one address and provoke 401s; the admin failure limit has its own test.
+    AUTH_FAILURES_PER_IP: '100000',
     ...overrides,
   });
 }
@@ -75,6 +82,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const pool = createPool({ connectionString: config.databaseUrl ?? testServers.databaseUrl, logger, max: 4 });
   const redis = new Redis(testServers.redisUrl);
   const tokens = createRedisTokenStore(redis, { keyPrefix: KEY_PREFIX });
+  running += 1;
   return {
     service,
     http: request(service.url),
@@ -96,6 +104,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return token;
     },
     async stop() {
+      running -= 1;
+      // The last harness of the file leaves Redis as it found it.
+      if (running === 0) await deleteKeys(redis, KEY_PREFIX);
       await service.stop();
       await ownBus?.close();
       await tokens.close();

@@ -1,11 +1,14 @@
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 
-/** RFC 8414 authorization server metadata, naming the three endpoints. */
-export function metadataRoutes(options: { publicUrl: string | undefined }): Router {
+/**
+ * RFC 8414 authorization server metadata, naming the three endpoints. The issuer is AUTH_URL,
+ * never the request's Host: the answer is cacheable, and a Host-derived issuer would let one
+ * forged request poison a cache with another server's endpoints.
+ */
+export function metadataRoutes(options: { publicUrl: string }): Router {
   const router = Router();
-  const base = (req: Request): string => options.publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
-  router.get('/.well-known/oauth-authorization-server', (req, res) => {
-    const issuer = base(req);
+  router.get('/.well-known/oauth-authorization-server', (_req, res) => {
+    const issuer = options.publicUrl;
     res.setHeader('Cache-Control', 'public, max-age=3600');
     res.json({
       issuer,

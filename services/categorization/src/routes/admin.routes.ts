@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { handler, locals, Params, sendBody, type Logger } from '@platform/common';
-import { requireAdminToken } from '@platform/credentials';
+import { requireAdminToken, type FailureLimit } from '@platform/credentials';
 import type { CatalogCache } from '../catalog/catalog-cache';
 import { createCustomCategory, deleteCategory, readNewCategory, type CustomCategoryWriter } from '../domain/custom-categories';
 
@@ -9,6 +9,8 @@ export interface AdminRouteDeps {
   catalog: CatalogCache;
   /** Undefined: every admin call is refused. */
   adminToken: string | undefined;
+  /** Failed admin-token attempts per client address (CONTRACT §9). */
+  adminFailures: FailureLimit;
 }
 
 /** The instance that made a change serves it at once; a failed reload is caught up by the poller. */
@@ -22,7 +24,7 @@ async function refreshAfterChange(catalog: CatalogCache, log: Logger): Promise<v
 
 /** Admin API for custom categories (CONTRACT §7): JSON only, no WWW-Authenticate. */
 export function mountAdminRoutes(app: Express, deps: AdminRouteDeps): void {
-  app.use('/admin/v1', requireAdminToken(deps.adminToken));
+  app.use('/admin/v1', requireAdminToken(deps.adminToken, { failures: deps.adminFailures }));
   app.post(
     '/admin/v1/categories',
     handler(

@@ -26,6 +26,15 @@ describe('parseNewAccount', () => {
     expect(fieldsOf(() => parseNewAccount({}))).toEqual({ email: ['The email field is required.'] });
   });
 
+  it.each([
+    ['a display name hiding another recipient', 'x<attacker@evil.com>'],
+    ['a named mailbox', 'Ann <ann@example.com>'],
+    ['a CR/LF', 'ann@example.com\r\nBcc: attacker@evil.com'],
+    ['more than 254 characters', `${'a'.repeat(243)}@example.com`],
+  ])('when the e-mail is %s, then it is invalid (an addr-spec only)', (_what, email) => {
+    expect(fieldsOf(() => parseNewAccount({ email }))).toEqual({ email: ['The selected email is invalid.'] });
+  });
+
   it('when a credits key is not a product id, then the credits field is invalid', () => {
     expect(fieldsOf(() => parseNewAccount({ email: 'a@b.c', credits: { x: 1 } }))).toEqual({
       credits: ['The selected credits is invalid.'],

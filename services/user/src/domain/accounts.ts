@@ -1,4 +1,13 @@
-import { AppError, invalidMessage, invalidParams, NUMERIC, requiredMessage, throwIfInvalid, type FieldMessages } from '@platform/common';
+import {
+  AppError,
+  invalidMessage,
+  invalidParams,
+  isMailboxAddress,
+  NUMERIC,
+  requiredMessage,
+  throwIfInvalid,
+  type FieldMessages,
+} from '@platform/common';
 import { generateApiKey, hashSecret } from '@platform/credentials';
 import type { AccountRecord } from '../store/accounts';
 import type { ProductBalance } from '../store/balances';
@@ -8,8 +17,6 @@ import { MAX_ID, readInteger } from './integer-field';
 
 /** Largest single top-up, adjustment or initial credit an operator may give. */
 export const MAX_AMOUNT = 1_000_000_000_000;
-const MAX_EMAIL_LENGTH = 254;
-const EMAIL = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}.]+$/u;
 export const EMAIL_TAKEN = 'An account with this e-mail already exists.';
 
 export interface NewAccount {
@@ -30,7 +37,7 @@ function parseEmail(raw: unknown, errors: FieldMessages): string | undefined {
     errors.email = [requiredMessage('email')];
     return undefined;
   }
-  if (typeof raw === 'string' && raw.length <= MAX_EMAIL_LENGTH && EMAIL.test(raw)) return raw;
+  if (typeof raw === 'string' && isMailboxAddress(raw)) return raw;
   errors.email = [invalidMessage('email')];
   return undefined;
 }

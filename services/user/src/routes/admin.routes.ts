@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { locals, Params, sendBody } from '@platform/common';
-import { requireAdminToken } from '@platform/credentials';
+import { requireAdminToken, type FailureLimit } from '@platform/credentials';
 import { accountDetails, addCredits, createAccount, parseAccountId, parseNewAccount } from '../domain/accounts';
 import type { UserStore } from '../store/user-store';
 import { balanceItemView } from './balance-view';
@@ -9,9 +9,9 @@ import { adminRoute } from './route';
 const BASE = '/admin/v1';
 
 /** The operator's admin API (CONTRACT §7): accounts, top-ups and adjustments. */
-export function adminRoutes(store: UserStore, adminToken: string): Router {
+export function adminRoutes(store: UserStore, adminToken: string, failures: FailureLimit): Router {
   const router = Router();
-  router.use(BASE, requireAdminToken(adminToken));
+  router.use(BASE, requireAdminToken(adminToken, { failures }));
 
   router.post(
     `${BASE}/accounts`,

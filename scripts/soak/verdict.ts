@@ -1,0 +1,56 @@
+/** One reading of the soaked process, taken at the end of each interval. */
+export interface Sample {
+  /** Seconds since the load started. */
+  atSeconds: number;
+  rssMb: number;
+  /** Median event-loop delay over the interval, milliseconds. */
+  loopDelayMs: number;
+  /** Handles keeping the loop alive (sockets, timers, …): process.getActiveResourcesInfo(). */
+  openHandles: number;
+  /** Connections to the soak's database (pg_stat_activity). */
+  pgConnections: number;
+}
+
+export type Metric = Exclude<keyof Sample, 'atSeconds'>;
+
+export const METRICS: readonly Metric[] = ['rssMb', 'loopDelayMs', 'openHandles', 'pgConnections'];
+
+/**
+ * Growth allowed on top of 10 %, so that a small count's natural jitter (one more pooled
+ * connection out of 12, a millisecond of delay) is not taken for a leak.
+ */
+export const ABSOLUTE_SLACK: Record<Metric, number> = { rssMb: 0, loopDelayMs: 2, openHandles: 4, pgConnections: 2 };
+
+export interface Finding {
+  metric: Metric;
+  baseline: number;
+  last: number;
+  limit: number;
+  grew: boolean;
+}
+
+/** How many of the last readings make up the value a metric ends at (their median). */
+export const END_READINGS = 3;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+/**
+ * The soak's rule: after the first interval (warm-up: pools fill, code is compiled), no metric
+ * may end more than 10 % above its value at the end of that interval (plus ABSOLUTE_SLACK). A
+ * metric ends at the median of its last three readings after the first, so that one interval
+ * in which the machine was busy with something else is not taken for growth; a leak, which
+ * grows steadily, moves the median as well.
+ */
+export function judge(samples: readonly Sample[]): Finding[] {
+  const first = samples[0];
+  if (first === undefined || samples.length < 2) throw new Error('a soak needs at least two samples');
+  const ending = samples.slice(1).slice(-END_READINGS);
+  return METRICS.map((metric) => {
+    const limit = first[metric] * 1.1 + ABSOLUTE_SLACK[metric];
+    const last = median(ending.map((sample) => sample[metric]));
+    return { metric, baseline: first[metric], last, limit, grew: last > limit };
+  });
+}

@@ -1,0 +1,163 @@
+/**
+ * RabbitMQ down for 30 s while debits continue. The user service's relay and the notifier both
+ * reach RabbitMQ through a TCP proxy, which is cut; an observer queue bound straight to the
+ * broker records what the exchange delivers. After the broker returns: every balance event
+ * arrives, in order, and there is exactly one e-mail per crossing.
+ */
+import { randomUUID } from 'node:crypto';
+import { signServiceJwt } from '@platform/credentials';
+import { createAmqpEventBus, type BalanceChanged, type EventBus } from '@platform/events';
+import {
+  createPrivateDatabase,
+  deleteKeys,
+  deleteTopology,
+  eventually,
+  silentLogger,
+  startSmtpCapture,
+  startTcpProxy,
+  testServers,
+  uniqueId,
+  type PrivateDatabase,
+  type SmtpCapture,
+  type TcpProxy,
+} from '@platform/testing';
+import { loadConfig as loadNotifierConfig, startNotifierService, type NotifierService } from '../../services/notifier/src';
+import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '../../services/user/test/harness';
+
+const OUTAGE_MS = 30_000;
+
+describe('RabbitMQ down for 30 s while debits continue', () => {
+  let db: PrivateDatabase;
+  let smtp: SmtpCapture;
+  let proxy: TcpProxy;
+  let user: Harness;
+  let notifier: NotifierService;
+  let observer: EventBus;
+  const observed: BalanceChanged[] = [];
+  const exchange = uniqueId('test.rabbitdown.');
+  const queue = `${exchange}.notifier`;
+  const observerQueue = `${exchange}.observer`;
+  const prefix = `test-user:${uniqueId('rabbitdown')}:`;
+
+  beforeAll(async () => {
+    db = await createPrivateDatabase('rabbitdown');
+    smtp = await startSmtpCapture();
+    proxy = await startTcpProxy(Number(new URL(testServers.amqpUrl).port || 5672));
+    observer = createAmqpEventBus({ url: testServers.amqpUrl, exchange, logger: silentLogger() });
+    await observer.consume(observerQueue, 'balance.changed', (event) => Promise.resolve(void observed.push(event)), { prefetch: 1 }).ready;
+    user = await startHarness({
+      eventBus: 'amqp',
+      config: testConfig({
+        DATABASE_URL: db.url,
+        AMQP_URL: proxy.url(testServers.amqpUrl),
+        BALANCE_EXCHANGE: exchange,
+        REDIS_KEY_PREFIX: prefix,
+        OUTBOX_POLL_MS: '100',
+        OUTBOX_RETRY_INITIAL_MS: '200',
+        OUTBOX_RETRY_MAX_MS: '1000',
+      }),
+    });
+    notifier = await startNotifierService({
+      config: loadNotifierConfig({
+        DATABASE_URL: db.url,
+        AMQP_URL: proxy.url(testServers.amqpUrl),
+        SMTP_URL: smtp.url,
+        NOTIFIER_PORT: '0',
+        BALANCE_EXCHANGE: exchange,
+        NOTIFIER_QUEUE: queue,
+        NOTIFIER_MAIL_POLL_MS: '100',
+        NOTIFIER_MAIL_RETRY_INITIAL_MS: '100',
+        NOTIFIER_MAIL_RETRY_MAX_MS: '500',
+      }),
+      logger: silentLogger(),
+    });
+    await notifier.consuming;
+  }, 60_000);
+
+  afterAll(async () => {
+    proxy.restore();
+    await notifier?.stop();
+    await deleteKeys(user.redis, prefix);
+    await user?.stop();
+    await observer?.close();
+    await proxy?.close();
+    await smtp?.close();
+    await deleteTopology(testServers.amqpUrl, {
+      queues: [queue, `${queue}.dead`, observerQueue, `${observerQueue}.dead`],
+      exchanges: [exchange, `${exchange}.dlx`],
+    });
+    await db?.drop();
+  });
+
+  const debit = (apiKey: string, units: number) =>
+    user.http
+      .post('/internal/v1/usage')
+      .set(
+        'Authorization',
+        `Bearer ${signServiceJwt({ issuer: 'fault-test', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 300 })}`,
+      )
+      .send({ credential: apiKey, productId: 1, units, requestId: randomUUID() });
+
+  test('then after it returns every balance event arrives once in order, and exactly one low and one zero alert are mailed', async () => {
+    const email = `${uniqueId('rabbitdown')}@example.test`;
+    const created = await user.http
+      .post('/admin/v1/accounts')
+      .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+      .send({ email, credits: { 1: 30 } });
+    expect(created.status).toBe(201);
+    const { id: accountId, apiKey } = created.body as { id: number; apiKey: string };
+    expect((await debit(apiKey, 5)).status).toBe(200); // 30 → 25, published before the outage
+    await eventually(() => (observed.filter((event) => event.accountId === accountId).length === 2 ? true : undefined), 15_000);
+
+    proxy.cut();
+    const outageEnds = Date.now() + OUTAGE_MS;
+    // 25 → 0 one credit at a time across the outage: crosses the threshold (10) and reaches 0.
+    const answers: number[] = [];
+    for (let index = 0; index < 25; index += 1) {
+      answers.push((await debit(apiKey, 1)).status);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, (outageEnds - Date.now()) / (25 - index) - 50)));
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, outageEnds - Date.now())));
+    expect(answers).toEqual(Array.from({ length: 25 }, () => 200));
+    expect(smtp.messages).toHaveLength(0);
+    proxy.restore();
+
+    const expectedCredits = [30, 25, ...Array.from({ length: 25 }, (_unused, index) => 24 - index)];
+    const arrived = await eventually(
+      () => {
+        const firstArrivals = new Map<string, BalanceChanged>();
+        for (const event of observed) if (event.accountId === accountId && !firstArrivals.has(event.id)) firstArrivals.set(event.id, event);
+        return firstArrivals.size === expectedCredits.length ? [...firstArrivals.values()] : undefined;
+      },
+      30_000,
+      'every balance event after RabbitMQ returned',
+    );
+    expect(arrived.map((event) => event.credits)).toEqual(expectedCredits);
+    for (let index = 1; index < arrived.length; index += 1) expect(arrived[index]?.previousCredits).toBe(arrived[index - 1]?.credits);
+
+    const subjects = await eventually(
+      () => {
+        const mine = smtp.messages.filter((mail) => JSON.stringify(mail.to ?? null).includes(email)).map((mail) => mail.subject ?? '');
+        return mine.length >= 2 ? mine : undefined;
+      },
+      30_000,
+      'the alerts after RabbitMQ returned',
+    );
+    // Settled: every event handled by the notifier and every e-mail it queued sent.
+    await eventually(async () => {
+      const unhandled = await user.pool.query<{ n: string }>(
+        `SELECT count(*) AS n FROM outbox_events o WHERE o.payload->>'accountId' = $1
+            AND NOT EXISTS (SELECT 1 FROM notifier_processed_events p WHERE p.event_id = o.id)`,
+        [String(accountId)],
+      );
+      const unsent = await user.pool.query<{ n: string }>(
+        'SELECT count(*) AS n FROM notifier_mail_outbox WHERE account_id = $1 AND sent_at IS NULL',
+        [accountId],
+      );
+      return Number(unhandled.rows[0]?.n) === 0 && Number(unsent.rows[0]?.n) === 0 ? true : undefined;
+    }, 20_000);
+    const final = smtp.messages.filter((mail) => JSON.stringify(mail.to ?? null).includes(email)).map((mail) => mail.subject ?? '');
+    expect(final.sort()).toEqual(['Low balance alert: WHOIS API has 9 credits left', 'Zero balance alert: WHOIS API has no credits left']);
+    expect(subjects.length).toBe(2);
+  }, 120_000);
+});

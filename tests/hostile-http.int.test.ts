@@ -1,0 +1,156 @@
+/**
+ * Hostile requests, generated (fast-check), against every HTTP service on the real servers:
+ * whatever the method, path, query string, body, content type and credential, no answer is a
+ * 5xx. A database of its own: generated admin calls top up and create accounts.
+ */
+import fc from 'fast-check';
+import request from 'supertest';
+import type { RunningService } from '@platform/common';
+import { signServiceJwt } from '@platform/credentials';
+import { createInProcessEventBus } from '@platform/events';
+import { createPrivateDatabase, deleteKeys, silentLogger, testServers, uniqueId, type PrivateDatabase } from '@platform/testing';
+import { closeRedis, connectRedis } from '@platform/credentials';
+import { loadConfig as loadAuthConfig, startAuthService } from '../services/auth/src';
+import { DEFAULT_TAXONOMY_FILE, loadConfig as loadCategorizationConfig, startCategorizationService } from '../services/categorization/src';
+import { loadConfig as loadUserConfig, startUserService } from '../services/user/src';
+
+const ADMIN_TOKEN = `hostile-admin-${uniqueId()}`;
+const SERVICE_JWT_SECRET = `hostile-service-jwt-secret-${uniqueId()}-0123456789`;
+
+const ENDPOINTS = {
+  auth: ['/oauth/token', '/oauth/introspect', '/oauth/revoke', '/.well-known/oauth-authorization-server', '/metrics'],
+  user: [
+    '/user-service/account-balance',
+    '/service/account-balance',
+    '/user-service/api-key/generate',
+    '/user-service/notification-settings',
+    '/user-service/usage-history',
+    '/admin/v1/accounts',
+    '/admin/v1/accounts/1',
+    '/admin/v1/accounts/1/credits',
+    '/internal/v1/usage',
+  ],
+  categorization: ['/api/v2/categories', '/admin/v1/categories', '/admin/v1/categories/CUS-1'],
+} as const;
+
+const text = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.constantFrom('', 'XML', 'json', 'at_x', '1', '-1', '1e309', 'null'),
+);
+const queryString = fc
+  .array(
+    fc.tuple(
+      fc.oneof(
+        fc.constantFrom('outputFormat', 'apiKey', 'productId', 'currentApiKey', 'order', 'days', 'a[b]', 'apiKey[]', '__proto__'),
+        fc.string({ maxLength: 8 }),
+      ),
+      text,
+    ),
+    { maxLength: 5 },
+  )
+  .map((pairs) =>
+    pairs.map(([key, value]) => `${encodeURIComponent(key)}=${Math.random() < 0.1 ? '%E0%A4%A' : encodeURIComponent(value)}`).join('&'),
+  );
+const body = fc.oneof(
+  fc.record({ type: fc.constant('application/json'), data: fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)) }),
+  fc.record({ type: fc.constant('application/json'), data: text }),
+  fc.record({ type: fc.constant('application/x-www-form-urlencoded'), data: queryString }),
+  fc.record({ type: fc.constantFrom('text/xml', 'application/octet-stream', 'application/json; charset=utf-16'), data: text }),
+  fc.constant(undefined),
+);
+// A header value as it can travel (visible ASCII, no leading or trailing blank); anything else a client cannot send.
+const headerText = text.map((value) => value.replace(/[^\x20-\x7e]/g, '').trim());
+const credential = fc.oneof(
+  fc.constant(undefined),
+  fc.constant(`Bearer ${ADMIN_TOKEN}`),
+  fc.constant('service-jwt'),
+  headerText.map((value) => `Bearer ${value}`.trim()),
+  text.map((value) => `Basic ${Buffer.from(value).toString('base64')}`),
+  text.map((value) => `Bearer ${Buffer.from(value).toString('base64')}`),
+  headerText,
+);
+
+describe('hostile HTTP input: no answer is a 5xx', () => {
+  let db: PrivateDatabase;
+  const services: RunningService[] = [];
+  const urls: Record<keyof typeof ENDPOINTS, string> = { auth: '', user: '', categorization: '' };
+  const prefix = `test:hostile:${uniqueId()}:`;
+  const bus = createInProcessEventBus();
+
+  beforeAll(async () => {
+    db = await createPrivateDatabase('hostile');
+    const env = {
+      DATABASE_URL: db.url,
+      REDIS_URL: testServers.redisUrl,
+      REDIS_KEY_PREFIX: prefix,
+      AMQP_URL: testServers.amqpUrl,
+      ADMIN_TOKEN,
+      SERVICE_JWT_SECRET,
+      AUTH_URL: 'http://auth.hostile.test',
+      AUTH_PORT: '0',
+      USER_PORT: '0',
+      CATEGORIZATION_PORT: '0',
+      IAB_TAXONOMY_FILE: process.env.IAB_TAXONOMY_FILE ?? DEFAULT_TAXONOMY_FILE,
+      LOG_LEVEL: 'error',
+    };
+    const logger = silentLogger();
+    const user = await startUserService({ config: loadUserConfig(env), logger, provided: { bus } });
+    services.push(user);
+    const categorization = await startCategorizationService({ config: loadCategorizationConfig(env), logger });
+    services.push(categorization);
+    const auth = await startAuthService({ config: loadAuthConfig(env), logger });
+    services.push(auth);
+    Object.assign(urls, { auth: auth.url, user: user.url, categorization: categorization.url });
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const service of services.reverse()) await service.stop();
+    await bus.close();
+    const redis = await connectRedis(testServers.redisUrl, silentLogger());
+    await deleteKeys(redis, prefix);
+    await closeRedis(redis);
+    await db?.drop();
+  });
+
+  it('when generated requests hit every endpoint of auth, user and categorization, then every answer is below 500', async () => {
+    const endpoint = fc
+      .constantFrom(...(Object.entries(ENDPOINTS) as Array<[keyof typeof ENDPOINTS, readonly string[]]>))
+      .chain(([service, paths]) => fc.constantFrom(...paths).map((path) => ({ service, path })));
+    await fc.assert(
+      fc.asyncProperty(
+        endpoint,
+        fc.constantFrom('GET', 'POST', 'DELETE'),
+        queryString,
+        body,
+        credential,
+        async (target, method, query, payload, authorization) => {
+          const url = `${urls[target.service]}${target.path}${query === '' ? '' : `?${query}`}`;
+          const headers: Record<string, string> = {};
+          if (authorization === 'service-jwt')
+            headers.authorization = `Bearer ${signServiceJwt({ issuer: 'hostile', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 60 })}`;
+          else if (authorization !== undefined) headers.authorization = authorization;
+          if (payload !== undefined) headers['content-type'] = payload.type;
+          const response = await fetch(url, {
+            method,
+            headers,
+            ...(payload !== undefined && method !== 'GET' ? { body: payload.data } : {}),
+          });
+          await response.arrayBuffer();
+          expect(response.status).toBeLessThan(500);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  }, 120_000);
+
+  it('when a body is larger than 16 KiB or its JSON is broken, then 413 or 400 (never 5xx)', async () => {
+    const big = await request(urls.user)
+      .post('/user-service/account-balance')
+      .set('content-type', 'application/json')
+      .send(`{"apiKey":"${'x'.repeat(20_000)}"}`);
+    expect(big.status).toBe(413);
+    const broken = await request(urls.auth).post('/oauth/token').set('content-type', 'application/json').send('{"grantType":');
+    expect(broken.status).toBe(400);
+  });
+});
