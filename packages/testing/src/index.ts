@@ -2,6 +2,7 @@ export * from './accounts';
 export * from './events';
 export * from './logs';
 export * from './private-database';
+export * from './process';
 export * from './rabbitmq';
 export * from './redis';
 export * from './servers';

@@ -11,8 +11,27 @@ import { balanceRoutes } from './routes/balance.routes';
 import { notificationSettingsRoutes } from './routes/notification-settings.routes';
 import { usageRoutes } from './routes/usage.routes';
 import { countPendingEvents } from './store/outbox';
-import { createUsageStore } from './store/usage-store';
 import { createUserStore } from './store/user-store';
+import { createUsageRecorder } from './domain/usage';
+import { createDebitBatcher } from './domain/usage-batcher';
+import { createBatchCommit } from './domain/commit-usage-batch';
+import { createRecentAnswers } from './domain/recent-answers';
+import { createUsageBatchStore } from './store/usage-batch';
+
+/** Committed answers kept in memory for replays (a replay usually follows its first copy within seconds). */
+const RECENT_ANSWERS = { maxEntries: 10_000, maxAgeMs: 60 * 60 * 1000 };
+
+function usageRecorder(deps: UserDeps, config: UserConfig) {
+  return createUsageRecorder({
+    batcher: createDebitBatcher({
+      maxBatchSize: config.usageBatchMaxSize,
+      maxWaitMs: config.usageBatchMaxWaitMs,
+      lanes: config.usageBatchLanes,
+      commit: createBatchCommit(createUsageBatchStore(deps.pool), deps.balanceHook),
+    }),
+    answers: createRecentAnswers(RECENT_ANSWERS),
+  });
+}
 
 /** Every router the service mounts (further APIs add theirs here); each gets the deps and its store. */
 function routers(deps: UserDeps, config: UserConfig): Router[] {
@@ -24,7 +43,7 @@ function routers(deps: UserDeps, config: UserConfig): Router[] {
     apiKeyRoutes(deps, store),
     notificationSettingsRoutes(deps, store),
     adminRoutes(store, config.adminToken),
-    usageRoutes(deps, createUsageStore(deps.pool), config.serviceJwtSecret),
+    usageRoutes(deps, usageRecorder(deps, config), config.serviceJwtSecret),
   ];
 }
 

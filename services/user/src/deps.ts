@@ -11,6 +11,7 @@ import {
 import { createPool } from '@platform/db';
 import { createAmqpEventBus, type EventBus } from '@platform/events';
 import type { UserConfig } from './config';
+import { noBalanceCommitHook, type BalanceCommitHook } from './domain/balance-commit-hook';
 import { createOutboxSignal, type OutboxSignal } from './outbox-signal';
 
 /** Connections the embedded quickstart shares with the service instead of letting it open its own. */
@@ -19,6 +20,8 @@ export interface ProvidedDeps {
   tokens?: TokenStore;
   /** The in-process bus the outbox relay publishes to (embedded quickstart, tests). */
   bus?: EventBus;
+  /** Runs inside every usage batch before it commits (default: nothing). */
+  balanceHook?: BalanceCommitHook;
 }
 
 export interface UserDeps {
@@ -30,6 +33,8 @@ export interface UserDeps {
   bus: EventBus;
   /** Rung after a request that may have written outbox events, so that the relay need not wait for its next poll. */
   outbox: OutboxSignal;
+  /** Runs inside every usage batch, after its decisions and before its commit (see BalanceCommitHook). */
+  balanceHook: BalanceCommitHook;
   /** Closes only what createDeps opened itself. */
   close(): Promise<void>;
 }
@@ -83,6 +88,7 @@ export async function createDeps(config: UserConfig, logger: Logger, provided: P
     credentials,
     bus,
     outbox: createOutboxSignal(),
+    balanceHook: provided.balanceHook ?? noBalanceCommitHook,
     async close() {
       for (const close of closers.reverse()) {
         try {

@@ -5,6 +5,7 @@ import { createApp } from './app';
 import type { UserConfig } from './config';
 import { createDeps, type ProvidedDeps, type UserDeps } from './deps';
 import { startOutboxRelay } from './outbox-relay';
+import { startUsageRequestSweeper } from './usage-request-sweeper';
 
 export interface StartUserServiceOptions {
   config: UserConfig;
@@ -17,8 +18,9 @@ export interface StartUserServiceOptions {
 type StopWorker = () => Promise<void>;
 
 /**
- * Background workers that run beside the HTTP listener. Seam: the outbox relay starts here;
- * its stop function runs after HTTP has drained and before the connections close.
+ * Background workers that run beside the HTTP listener: the outbox relay and the sweeper of
+ * expired usage requestIds. Their stop functions run after HTTP has drained and before the
+ * connections close.
  */
 function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]> {
   const relay = startOutboxRelay({
@@ -30,11 +32,18 @@ function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]>
     retryMaxMs: config.outboxRetryMaxMs,
   });
   const unsubscribe = deps.outbox.subscribe(() => relay.wake());
+  const sweeper = startUsageRequestSweeper({
+    pool: deps.pool,
+    logger: deps.logger,
+    retentionMs: config.usageRequestRetentionHours * 60 * 60 * 1000,
+    intervalMs: config.usageRequestSweepMs,
+  });
   return Promise.resolve([
     async () => {
       unsubscribe();
       await relay.stop();
     },
+    () => sweeper.stop(),
   ]);
 }
 

@@ -1,0 +1,240 @@
+/**
+ * The usage API under load (issue: metering at line rate). Each scenario drives
+ * `POST /internal/v1/usage` of a user service running as its own process on the real Postgres,
+ * Redis and RabbitMQ, and checks the accounting afterwards: the credits the pools lost equal
+ * the debits answered 200, give or take the requests still in flight when the load stopped.
+ * The baseline is a bare express handler measured in the same run.
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { signServiceJwt } from '@platform/credentials';
+import { deleteTopology, freePort, startServiceProcess, uniqueId, type ServiceProcess } from '@platform/testing';
+
+const ROOT = path.resolve(__dirname, '..');
+const ADMIN_TOKEN = 'bench-usage-admin-token-0123456789';
+const SERVICE_JWT_SECRET = 'bench-usage-service-jwt-secret-0123456789abcdef';
+const PATH = '/internal/v1/usage';
+
+export interface UsageBenchOptions {
+  seconds: number;
+  connections: number;
+  databaseUrl: string;
+  redisUrl: string;
+  amqpUrl: string;
+  /** A bare express baseline already running (else one is started and measured here). */
+  bareUrl?: string;
+  /** Extra environment for the user service (e.g. USAGE_BATCH_MAX_WAIT_MS). */
+  userEnv?: NodeJS.ProcessEnv;
+  /** Writes a V8 CPU profile of the user service into this folder. */
+  cpuProfileDir?: string;
+  /** Scenario names to run (default all). */
+  only?: string[];
+}
+
+/** One scenario's measurement and its accounting check. */
+export interface UsageScenarioResult {
+  scenario: string;
+  debitsPerSecond: number;
+  p50: number;
+  p99: number;
+  /** Answers by status code. */
+  statuses: Record<string, number>;
+  /** Credits the pools lost during the run. */
+  debited: number;
+  /** Debits the run expected: the 200s (usage-replay: exactly one). */
+  expectedDebits: number;
+  /** How far debited may exceed expectedDebits: requests in flight when the load stopped. */
+  inFlightAllowance: number;
+  accountingOk: boolean;
+}
+
+export interface UsageBenchReport {
+  bare: { rps: number; p50: number; p99: number };
+  scenarios: UsageScenarioResult[];
+}
+
+interface Account {
+  id: number;
+  apiKey: string;
+}
+
+const CREDITS = 1_000_000_000;
+
+async function createAccount(userUrl: string, credits: number): Promise<Account> {
+  const res = await fetch(`${userUrl}/admin/v1/accounts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `${uniqueId('bench-usage')}@example.test`, credits: { '1': credits } }),
+  });
+  if (res.status !== 201) throw new Error(`account creation answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as Account;
+}
+
+async function lookupCredits(userUrl: string, accounts: readonly Account[]): Promise<number> {
+  let total = 0;
+  for (const account of accounts) {
+    const res = await fetch(`${userUrl}/admin/v1/accounts/${account.id}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const body = (await res.json()) as { balances: Array<{ product_id: number; credits: number }> };
+    total += body.balances.find((balance) => balance.product_id === 1)?.credits ?? 0;
+  }
+  return total;
+}
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  statuses: Record<string, number>;
+}
+
+async function load(options: autocannon.Options): Promise<Load> {
+  const result = await autocannon(options);
+  const statuses: Record<string, number> = {};
+  for (const [status, stats] of Object.entries(result.statusCodeStats ?? {})) statuses[status] = (stats as { count: number }).count;
+  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, statuses };
+}
+
+interface Scenario {
+  name: string;
+  accounts: number;
+  /** The body of the request number `index` (requestIds decide unique or replayed). */
+  body: (accounts: readonly Account[], index: number) => Record<string, unknown>;
+  replay: boolean;
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: 'usage-one-pool',
+    accounts: 1,
+    replay: false,
+    body: (accounts) => ({ credential: (accounts[0] as Account).apiKey, productId: 1, units: 1, requestId: randomUUID() }),
+  },
+  {
+    name: 'usage-many-accounts',
+    accounts: 100,
+    replay: false,
+    body: (accounts, index) => ({
+      credential: (accounts[index % accounts.length] as Account).apiKey,
+      productId: 1,
+      units: 1,
+      requestId: randomUUID(),
+    }),
+  },
+  {
+    name: 'usage-replay',
+    accounts: 1,
+    replay: true,
+    body: (accounts) => ({ credential: (accounts[0] as Account).apiKey, productId: 1, units: 1, requestId: `replay-${(accounts[0] as Account).id}` }),
+  },
+];
+
+async function runScenario(scenario: Scenario, userUrl: string, options: UsageBenchOptions): Promise<UsageScenarioResult> {
+  const accounts = await Promise.all(Array.from({ length: scenario.accounts }, () => createAccount(userUrl, CREDITS)));
+  const before = await lookupCredits(userUrl, accounts);
+  // A service JWT for the whole run (the product gateway reuses one for a while too).
+  const jwt = signServiceJwt({ issuer: 'bench', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 300 });
+  let sent = 0;
+  const result = await load({
+    url: userUrl,
+    connections: options.connections,
+    duration: options.seconds,
+    requests: [
+      {
+        method: 'POST',
+        path: PATH,
+        headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
+        setupRequest: (request) => ({ ...request, body: JSON.stringify(scenario.body(accounts, (sent += 1))) }),
+      },
+    ],
+  });
+  const after = await lookupCredits(userUrl, accounts);
+  const granted = result.statuses['200'] ?? 0;
+  const debited = before - after;
+  const expectedDebits = scenario.replay ? Math.min(granted, 1) : granted;
+  const inFlightAllowance = scenario.replay ? 0 : options.connections;
+  return {
+    scenario: scenario.name,
+    debitsPerSecond: result.rps,
+    p50: result.p50,
+    p99: result.p99,
+    statuses: result.statuses,
+    debited,
+    expectedDebits,
+    inFlightAllowance,
+    accountingOk: debited >= expectedDebits && debited <= expectedDebits + inFlightAllowance,
+  };
+}
+
+async function startBare(): Promise<ServiceProcess> {
+  const port = await freePort();
+  return startServiceProcess({ script: 'bench/bare-express.ts', cwd: ROOT, env: { PATH: process.env.PATH, PORT: String(port) }, port, readyPath: '/' });
+}
+
+/** Starts a user service process (and a bare express baseline unless given), runs the scenarios, stops what it started. */
+export async function runUsageBench(options: UsageBenchOptions): Promise<UsageBenchReport> {
+  const exchange = uniqueId('bench.balance.');
+  const port = await freePort();
+  const user = await startServiceProcess({
+    script: 'services/user/src/main.ts',
+    cwd: ROOT,
+    port,
+    nodeArgs: options.cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir],
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: options.databaseUrl,
+      REDIS_URL: options.redisUrl,
+      AMQP_URL: options.amqpUrl,
+      BALANCE_EXCHANGE: exchange,
+      REDIS_KEY_PREFIX: 'bench-usage:',
+      ADMIN_TOKEN,
+      SERVICE_JWT_SECRET,
+      USER_PORT: String(port),
+      LOG_LEVEL: 'warn',
+      ...options.userEnv,
+    },
+  });
+  const bare = options.bareUrl === undefined ? await startBare() : undefined;
+  try {
+    const bareUrl = options.bareUrl ?? (bare as ServiceProcess).url;
+    const baseline = await load({
+      url: bareUrl,
+      connections: options.connections,
+      duration: options.seconds,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ credential: 'x'.repeat(32), productId: 1, units: 1, requestId: randomUUID() }),
+    });
+    const scenarios: UsageScenarioResult[] = [];
+    for (const scenario of SCENARIOS) {
+      if (options.only === undefined || options.only.includes(scenario.name)) scenarios.push(await runScenario(scenario, user.url, options));
+    }
+    return { bare: { rps: baseline.rps, p50: baseline.p50, p99: baseline.p99 }, scenarios };
+  } finally {
+    await bare?.stop();
+    const exit = await user.stop();
+    if (exit !== 0) process.stderr.write(`user service exited with ${exit}:\n${user.output().slice(-2000)}\n`);
+    await deleteTopology(options.amqpUrl, { exchanges: [exchange] }).catch(() => undefined);
+  }
+}
+
+/** The report as a Markdown table (the README's performance section shows one). */
+export function formatUsageReport(report: UsageBenchReport, options: Pick<UsageBenchOptions, 'seconds' | 'connections'>): string {
+  const lines = [
+    `${options.seconds}s per scenario, ${options.connections} connections, user service in its own process on the real Postgres/Redis/RabbitMQ`,
+    '',
+    '| scenario | debits/s (req/s) | × bare express | p50 ms | p99 ms | p99 ÷ bare p99 | answers | credits debited | accounting |',
+    '|---|---|---|---|---|---|---|---|---|',
+    `| bare express (baseline) | ${report.bare.rps} | 1.00 | ${report.bare.p50} | ${report.bare.p99} | 1.0 | | | |`,
+  ];
+  for (const row of report.scenarios) {
+    const answers = Object.entries(row.statuses)
+      .map(([status, count]) => `${status}: ${count}`)
+      .join(', ');
+    const accounting = `${row.accountingOk ? 'ok' : 'MISMATCH'} (expected ${row.expectedDebits}${row.inFlightAllowance > 0 ? ` +0..${row.inFlightAllowance} in flight` : ''})`;
+    lines.push(
+      `| ${row.scenario} | ${row.debitsPerSecond} | ${(row.debitsPerSecond / Math.max(report.bare.rps, 1)).toFixed(2)} | ${row.p50} | ${row.p99} | ${(row.p99 / Math.max(report.bare.p99, 1)).toFixed(1)} | ${answers} | ${row.debited} | ${accounting} |`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
