@@ -3,7 +3,6 @@ import { ConfigError, type Logger } from '@platform/common';
 import {
   connectRedis,
   createCredentialVerifier,
-  createKeyDirectory,
   createRedisTokenStore,
   type CredentialVerifier,
   type TokenStore,
@@ -13,6 +12,7 @@ import { createAmqpEventBus, type EventBus } from '@platform/events';
 import type { UserConfig } from './config';
 import { noBalanceCommitHook, type BalanceCommitHook } from './domain/balance-commit-hook';
 import { createOutboxSignal, type OutboxSignal } from './outbox-signal';
+import { createBatchedKeyDirectory } from './store/key-directory';
 
 /** Connections the embedded quickstart shares with the service instead of letting it open its own. */
 export interface ProvidedDeps {
@@ -80,7 +80,8 @@ export async function createDeps(config: UserConfig, logger: Logger, provided: P
     closers.push(() => opened.close());
     bus = opened;
   }
-  const credentials = createCredentialVerifier({ keys: createKeyDirectory(pool), tokens });
+  // API-key checks of one event-loop turn share one query (a fresh read each: never cached).
+  const credentials = createCredentialVerifier({ keys: createBatchedKeyDirectory(pool), tokens });
   return {
     logger,
     pool,

@@ -18,18 +18,22 @@ function poolsOf(debits: readonly Debit[]): PoolKey[] {
 }
 
 /**
- * One batch, one transaction: lock the batch's pools, read the answers its requestIds already
- * have, decide every debit in order, write the pools, ledger rows, answers and events in one
- * statement, run the balance hook, commit. The outcomes are returned only after COMMIT: a 200
- * means the debit is committed (CONTRACT §9).
+ * One batch, one transaction: lock the batch's pools and read the answers its requestIds
+ * already have (one statement), decide every debit in order, write the pools, ledger rows,
+ * answers and events (one statement), run the balance hook, commit. The outcomes are returned
+ * only after COMMIT: a 200 means the debit is committed (CONTRACT §9).
+ *
+ * A requestId that another transaction committed after the batch read the answers (another
+ * replica's copy of the same request, on a pool whose lock this batch waited for) cannot be
+ * taken by the write: the batch rolls back and decides again, and then sees that answer.
  */
 export function createBatchCommit(store: UsageBatchStore, hook: BalanceCommitHook): (debits: Debit[]) => Promise<DebitOutcome[]> {
   const attempt = (debits: Debit[]): Promise<DebitOutcome[]> =>
     store.transaction(async (tx) => {
-      const credits = await tx.lockPools(poolsOf(debits));
-      // Read after the locks: a copy of one of these requests that another replica was
-      // committing on the same pool has committed by now, and shows here.
-      const known = await tx.readAnswers(debits.map((debit) => debit.requestId));
+      const { credits, known } = await tx.lockAndRead(
+        poolsOf(debits),
+        debits.map((debit) => debit.requestId),
+      );
       const decision = decideBatch(debits, credits, known);
       if (decision.grants.length > 0 && (await tx.write(decision)) < decision.grants.length) throw new RequestIdTaken();
       if (decision.balances.length > 0) {

@@ -1,8 +1,9 @@
-import DataLoader from 'dataloader';
+import type DataLoader from 'dataloader';
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '@platform/db';
 import { BALANCE_CHANGED, balanceChangedSchema, type BalanceChanged } from '@platform/events';
 import { catalogue, reloadCatalogue, type Product } from './catalogue';
+import { readBatch } from './read-batch';
 
 /** One held product with its pool's credits. */
 export interface ProductBalance {
@@ -44,24 +45,6 @@ export async function productBalances(db: Queryable, pools: readonly PoolCredits
     }
   }
   return balances.sort((a, b) => a.productId - b.productId);
-}
-
-/**
- * Reads asked for in one turn of the event loop, run as one query (DataLoader, without its
- * cache: every request reads fresh). Under load the credential checks of many balance requests
- * answer together (Redis replies arrive in one read); their balance reads then share one round
- * trip to Postgres instead of taking a pool connection each. Every caller still gets exactly its
- * own key's answer; a failed query fails each of them.
- */
-function readBatch<K, V>(readMany: (keys: K[]) => Promise<Map<K, V>>, absent: () => V): DataLoader<K, V> {
-  return new DataLoader<K, V>(
-    async (keys) => {
-      const found = await readMany([...new Set(keys)]);
-      return keys.map((key) => found.get(key) ?? absent());
-    },
-    // After the I/O callbacks of this turn (and their promise continuations) have asked.
-    { cache: false, maxBatchSize: 100, batchScheduleFn: (callback) => setImmediate(callback) },
-  );
 }
 
 const POOL_CREDITS_OF_ACCOUNTS = 'SELECT account_id, pool_id, credits FROM pool_balances WHERE account_id = ANY($1::int[])';

@@ -54,10 +54,14 @@ export interface BatchWrites {
 
 /** The queries of one usage batch, on one transaction's connection. */
 export interface UsageBatchQueries {
-  /** Locks the pools' rows (in key order, so that batches never deadlock) and reads their credits; a pool not held is absent. */
-  lockPools(keys: readonly PoolKey[]): Promise<Map<string, number>>;
-  /** The kept answers among these requestIds. */
-  readAnswers(requestIds: readonly string[]): Promise<Map<string, StoredAnswer>>;
+  /**
+   * Locks the pools' rows (in key order, so that batches never deadlock) and reads their
+   * credits (a pool not held is absent), and the kept answers among the requestIds, in one
+   * round trip. The answers are read as of the statement's start: one that another transaction
+   * committed while this one waited for a lock is missing, and shows as a requestId that
+   * `write` could not take.
+   */
+  lockAndRead(keys: readonly PoolKey[], requestIds: readonly string[]): Promise<{ credits: Map<string, number>; known: Map<string, StoredAnswer> }>;
   /**
    * Writes the batch in one statement. Returns how many of the grants' requestIds it could
    * take: fewer than grants.length means another transaction took some meanwhile (the caller
@@ -76,18 +80,19 @@ export interface UsageBatchStore {
 /** Map key of a pool. */
 export const poolKey = (accountId: number, poolId: number): string => `${accountId}:${poolId}`;
 
-// ORDER BY before FOR UPDATE: the rows are locked in key order, the one order every batch uses.
-const LOCK_POOLS = `
-SELECT b.account_id, b.pool_id, b.credits
-  FROM pool_balances b
-  JOIN unnest($1::int[], $2::int[]) AS k(account_id, pool_id) ON b.account_id = k.account_id AND b.pool_id = k.pool_id
- ORDER BY b.account_id, b.pool_id
-   FOR UPDATE OF b`;
-
-const READ_ANSWERS = `
-SELECT request_id, request_digest, account_id, product_id, credits
-  FROM usage_requests
- WHERE request_id = ANY($1::text[])`;
+// ORDER BY before FOR UPDATE: the rows are locked in key order, the one order every batch
+// uses. The pools come first, then the kept answers (kind 'a').
+const LOCK_AND_READ = `
+WITH locked AS (
+  SELECT b.account_id, b.pool_id, b.credits
+    FROM pool_balances b
+    JOIN unnest($1::int[], $2::int[]) AS k(account_id, pool_id) ON b.account_id = k.account_id AND b.pool_id = k.pool_id
+   ORDER BY b.account_id, b.pool_id
+     FOR UPDATE OF b
+)
+SELECT 'p' AS kind, account_id, pool_id, credits, NULL AS request_id, NULL AS request_digest, NULL::int AS product_id FROM locked
+UNION ALL
+SELECT 'a', account_id, NULL, credits, request_id, request_digest, product_id FROM usage_requests WHERE request_id = ANY($3::text[])`;
 
 // One round trip for every write of the batch. The requestIds are taken in key order (as the
 // pools are locked in key order); a requestId another open transaction holds waits for it and
@@ -117,28 +122,40 @@ const DEADLOCK = '40P01';
 const SERIALIZATION = '40001';
 const ATTEMPTS = 3;
 
-function lockPools(db: Queryable, keys: readonly PoolKey[]): Promise<Map<string, number>> {
-  return db
-    .query<{ account_id: number; pool_id: number; credits: number }>({
-      name: 'user-usage-lock-pools',
-      text: LOCK_POOLS,
-      values: [keys.map((key) => key.accountId), keys.map((key) => key.poolId)],
-    })
-    .then((result) => new Map(result.rows.map((row) => [poolKey(row.account_id, row.pool_id), Number(row.credits)])));
+interface LockAndReadRow {
+  kind: 'p' | 'a';
+  account_id: number;
+  pool_id: number | null;
+  credits: number;
+  request_id: string | null;
+  request_digest: string | null;
+  product_id: number | null;
 }
 
-async function readAnswers(db: Queryable, requestIds: readonly string[]): Promise<Map<string, StoredAnswer>> {
-  const result = await db.query<{ request_id: string; request_digest: string; account_id: number; product_id: number; credits: number }>({
-    name: 'user-usage-read-answers',
-    text: READ_ANSWERS,
-    values: [requestIds],
+async function lockAndRead(
+  db: Queryable,
+  keys: readonly PoolKey[],
+  requestIds: readonly string[],
+): Promise<{ credits: Map<string, number>; known: Map<string, StoredAnswer> }> {
+  const result = await db.query<LockAndReadRow>({
+    name: 'user-usage-lock-and-read',
+    text: LOCK_AND_READ,
+    values: [keys.map((key) => key.accountId), keys.map((key) => key.poolId), requestIds],
   });
-  return new Map(
-    result.rows.map((row) => [
-      row.request_id,
-      { digest: row.request_digest, accountId: row.account_id, productId: row.product_id, credits: Number(row.credits) },
-    ]),
-  );
+  const credits = new Map<string, number>();
+  const known = new Map<string, StoredAnswer>();
+  for (const row of result.rows) {
+    if (row.kind === 'p') credits.set(poolKey(row.account_id, row.pool_id as number), Number(row.credits));
+    else {
+      known.set(row.request_id as string, {
+        digest: row.request_digest as string,
+        accountId: row.account_id,
+        productId: row.product_id as number,
+        credits: Number(row.credits),
+      });
+    }
+  }
+  return { credits, known };
 }
 
 function eventOf(change: PoolBalance, occurredAt: string): BalanceChanged {
@@ -192,8 +209,7 @@ async function accountPools(db: Queryable, accountIds: readonly number[]): Promi
 
 function bind(db: Queryable): UsageBatchQueries {
   return {
-    lockPools: (keys) => lockPools(db, keys),
-    readAnswers: (requestIds) => readAnswers(db, requestIds),
+    lockAndRead: (keys, requestIds) => lockAndRead(db, keys, requestIds),
     write: (writes) => write(db, writes),
     accountPools: (accountIds) => accountPools(db, accountIds),
   };
