@@ -30,6 +30,8 @@ export interface UsageBenchOptions {
   cpuProfileDir?: string;
   /** Scenario names to run (default all). */
   only?: string[];
+  /** Accounts of usage-many-accounts (default 100). */
+  accounts?: number;
 }
 
 /** One scenario's measurement and its accounting check. */
@@ -130,7 +132,8 @@ const SCENARIOS: Scenario[] = [
 ];
 
 async function runScenario(scenario: Scenario, userUrl: string, options: UsageBenchOptions): Promise<UsageScenarioResult> {
-  const accounts = await Promise.all(Array.from({ length: scenario.accounts }, () => createAccount(userUrl, CREDITS)));
+  const count = scenario.accounts > 1 ? (options.accounts ?? scenario.accounts) : 1;
+  const accounts = await Promise.all(Array.from({ length: count }, () => createAccount(userUrl, CREDITS)));
   const before = await lookupCredits(userUrl, accounts);
   // A service JWT for the whole run (the product gateway reuses one for a while too).
   const jwt = signServiceJwt({ issuer: 'bench', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 300 });
