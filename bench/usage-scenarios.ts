@@ -127,7 +127,12 @@ const SCENARIOS: Scenario[] = [
     name: 'usage-replay',
     accounts: 1,
     replay: true,
-    body: (accounts) => ({ credential: (accounts[0] as Account).apiKey, productId: 1, units: 1, requestId: `replay-${(accounts[0] as Account).id}` }),
+    body: (accounts) => ({
+      credential: (accounts[0] as Account).apiKey,
+      productId: 1,
+      units: 1,
+      requestId: `replay-${(accounts[0] as Account).id}`,
+    }),
   },
 ];
 
@@ -171,7 +176,13 @@ async function runScenario(scenario: Scenario, userUrl: string, options: UsageBe
 
 async function startBare(): Promise<ServiceProcess> {
   const port = await freePort();
-  return startServiceProcess({ script: 'bench/bare-express.ts', cwd: ROOT, env: { PATH: process.env.PATH, PORT: String(port) }, port, readyPath: '/' });
+  return startServiceProcess({
+    script: 'bench/bare-express.ts',
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, PORT: String(port) },
+    port,
+    readyPath: '/',
+  });
 }
 
 /** Starts a user service process (and a bare express baseline unless given), runs the scenarios, stops what it started. */
@@ -210,13 +221,15 @@ export async function runUsageBench(options: UsageBenchOptions): Promise<UsageBe
     });
     const scenarios: UsageScenarioResult[] = [];
     for (const scenario of SCENARIOS) {
-      if (options.only === undefined || options.only.includes(scenario.name)) scenarios.push(await runScenario(scenario, user.url, options));
+      if (options.only === undefined || options.only.includes(scenario.name))
+        scenarios.push(await runScenario(scenario, user.url, options));
     }
     return { bare: { rps: baseline.rps, p50: baseline.p50, p99: baseline.p99 }, scenarios };
   } finally {
     await bare?.stop();
     const exit = await user.stop();
-    if (exit !== 0 || process.env.BENCH_SHOW_OUTPUT) process.stderr.write(`user service exited with ${exit}:\n${user.output().slice(-3000)}\n`);
+    if (exit !== 0 || process.env.BENCH_SHOW_OUTPUT)
+      process.stderr.write(`user service exited with ${exit}:\n${user.output().slice(-3000)}\n`);
     await deleteTopology(options.amqpUrl, { exchanges: [exchange] }).catch(() => undefined);
   }
 }

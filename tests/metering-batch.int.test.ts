@@ -66,9 +66,10 @@ describe('metering in batches: both alerts of one batch, in order, once each', (
     const answers = await Promise.all(Array.from({ length: 12 }, () => postUsage(user.http, usageBody(account.apiKey))));
     expect(answers.map((res) => res.status)).toEqual(Array(12).fill(200));
     // One batch: its run of debits down to 1, then the last debit to 0.
-    const events = await user.pool.query("SELECT id, payload FROM outbox_events WHERE payload->>'accountId' = $1 ORDER BY seq", [
-      String(account.id),
-    ]);
+    const events = await user.pool.query<{ id: string; payload: { previousCredits: number; credits: number } }>(
+      "SELECT id, payload FROM outbox_events WHERE payload->>'accountId' = $1 ORDER BY seq",
+      [String(account.id)],
+    );
     expect(events.rows.map((row) => [row.payload.previousCredits, row.payload.credits])).toEqual([
       [12, 1],
       [1, 0],
@@ -79,7 +80,7 @@ describe('metering in batches: both alerts of one batch, in order, once each', (
     // Every event handled (redelivery included) before counting: still two e-mails.
     await eventually(async () => {
       const handled = await user.pool.query('SELECT count(*)::int AS n FROM notifier_processed_events WHERE event_id = ANY($1::uuid[])', [
-        events.rows.map((row) => row.id as string),
+        events.rows.map((row) => row.id),
       ]);
       return handled.rows[0].n === 2 ? true : undefined;
     }, 20_000);

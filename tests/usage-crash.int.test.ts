@@ -8,7 +8,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type pg from 'pg';
-import { Pool as HttpPool } from 'undici';
 import { signServiceJwt } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import {
@@ -78,16 +77,15 @@ describe('usage API: SIGKILL in the middle of batches', () => {
     user = first;
     const account = await anAccount(pool, { credits: { 1: CREDITS } });
     const jwt = signServiceJwt({ issuer: 'crash-test', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 300 });
-    const call = async (http: HttpPool, requestId: string): Promise<Sent> => {
+    const call = async (url: string, requestId: string): Promise<Sent> => {
       try {
-        const res = await http.request({
-          path: '/internal/v1/usage',
+        const res = await fetch(`${url}/internal/v1/usage`, {
           method: 'POST',
           headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
           body: JSON.stringify({ credential: account.apiKey, productId: 1, units: 1, requestId }),
         });
-        const body = (await res.body.json()) as { credits?: number };
-        return { requestId, status: res.statusCode, ...(body.credits === undefined ? {} : { credits: body.credits }) };
+        const body = (await res.json()) as { credits?: number };
+        return { requestId, status: res.status, ...(body.credits === undefined ? {} : { credits: body.credits }) };
       } catch {
         return { requestId, status: 'no answer' };
       }
@@ -95,9 +93,8 @@ describe('usage API: SIGKILL in the middle of batches', () => {
 
     const sent: Sent[] = [];
     let killed = false;
-    const http = new HttpPool(first.url, { connections: WORKERS });
     const worker = async (): Promise<void> => {
-      while (!killed) sent.push(await call(http, randomUUID()));
+      while (!killed) sent.push(await call(first.url, randomUUID()));
     };
     const workers = Array.from({ length: WORKERS }, worker);
     await eventually(() => (sent.filter((entry) => entry.status === 200).length >= 300 ? true : undefined), 60_000, '300 debits');
@@ -105,7 +102,6 @@ describe('usage API: SIGKILL in the middle of batches', () => {
     killed = true;
     await first.exited;
     await Promise.all(workers);
-    await http.destroy();
 
     const answered = sent.filter((entry) => entry.status === 200);
     const unanswered = sent.filter((entry) => entry.status === 'no answer');
@@ -129,16 +125,12 @@ describe('usage API: SIGKILL in the middle of batches', () => {
     expect(CREDITS - (await poolCredits())).toBe(afterCrash.size);
 
     // Restart; the calls that got no answer are retried with the same requestIds, the answered ones replayed.
-    user = await start();
-    const again = new HttpPool(user.url, { connections: WORKERS });
-    try {
-      const retried = await Promise.all(unanswered.map((entry) => call(again, entry.requestId)));
-      expect(retried.map((entry) => entry.status)).toEqual(unanswered.map(() => 200));
-      const replayed = await Promise.all(answered.slice(0, 50).map((entry) => call(again, entry.requestId)));
-      expect(replayed.map((entry) => entry.credits)).toEqual(answered.slice(0, 50).map((entry) => entry.credits));
-    } finally {
-      await again.close();
-    }
+    const restarted = await start();
+    user = restarted;
+    const retried = await Promise.all(unanswered.map((entry) => call(restarted.url, entry.requestId)));
+    expect(retried.map((entry) => entry.status)).toEqual(unanswered.map(() => 200));
+    const replayed = await Promise.all(answered.slice(0, 50).map((entry) => call(restarted.url, entry.requestId)));
+    expect(replayed.map((entry) => entry.credits)).toEqual(answered.slice(0, 50).map((entry) => entry.credits));
     const final = await ledger();
     expect([...final.values()].every((count) => count === 1)).toBe(true);
     expect(final.size).toBe(answered.length + unanswered.length);

@@ -43,7 +43,10 @@ beforeAll(async () => {
   db = await createPrivateDatabase('usage_batching');
   a = await startHarness({ config: testConfig({ DATABASE_URL: db.url }) });
   b = await startHarness({ config: testConfig({ DATABASE_URL: db.url }) });
-  slow = await startHarness({ config: testConfig({ DATABASE_URL: db.url, USAGE_BATCH_MAX_WAIT_MS: '1000' }), provided: { balanceHook: hook } });
+  slow = await startHarness({
+    config: testConfig({ DATABASE_URL: db.url, USAGE_BATCH_MAX_WAIT_MS: '1000' }),
+    provided: { balanceHook: hook },
+  });
 });
 
 afterAll(async () => {
@@ -85,7 +88,9 @@ describe('races on one pool', () => {
     const account = await a.account({ 1: 100 });
     const token = await a.token(account.id);
     const answers = await Promise.all(
-      Array.from({ length: 200 }, (_, index) => postUsage((index % 2 === 0 ? a : b).http, usageBody(index % 3 === 0 ? token : account.apiKey))),
+      Array.from({ length: 200 }, (_, index) =>
+        postUsage((index % 2 === 0 ? a : b).http, usageBody(index % 3 === 0 ? token : account.apiKey)),
+      ),
     );
     expect(statusCounts(answers.map((res) => res.status))).toEqual({ 200: 100, 403: 100 });
     expect(await credits(account.id)).toBe(0);
@@ -110,13 +115,16 @@ describe('replays in flight', () => {
     const one = usageBody(account.apiKey, { requestId, units: 1 });
     const two = usageBody(account.apiKey, { requestId, units: 2 });
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, index) => postUsage((index % 2 === 0 ? a : b).http, index % 4 < 2 ? one : two).then((res) => ({ index, res }))),
+      Array.from({ length: 20 }, (_, index) =>
+        postUsage((index % 2 === 0 ? a : b).http, index % 4 < 2 ? one : two).then((res) => ({ index, res })),
+      ),
     );
     const winner = answers.find(({ res }) => res.status === 200);
     expect(winner).toBeDefined();
     const winningUnits = (winner?.index ?? 0) % 4 < 2 ? 1 : 2;
     for (const { index, res } of answers) {
-      if ((index % 4 < 2 ? 1 : 2) === winningUnits) expect(res.body).toEqual({ accountId: account.id, productId: 1, credits: 50 - winningUnits });
+      if ((index % 4 < 2 ? 1 : 2) === winningUnits)
+        expect(res.body).toEqual({ accountId: account.id, productId: 1, credits: 50 - winningUnits });
       else expect(res.status).toBe(409);
     }
     expect(await credits(account.id)).toBe(50 - winningUnits);
@@ -130,7 +138,10 @@ describe('one batch', () => {
     const answers = await Promise.all(Array.from({ length: 12 }, () => postUsage(slow.http, usageBody(account.apiKey))));
     expect(answers.map((res) => res.status)).toEqual(Array(12).fill(200));
     expect(await usageRows(account.id)).toEqual({ ledger: 12, answers: 12 });
-    const events = await a.pool.query("SELECT payload FROM outbox_events WHERE payload->>'accountId' = $1 ORDER BY seq", [String(account.id)]);
+    const events = await a.pool.query<{ payload: { previousCredits: number; credits: number; cause: string } }>(
+      "SELECT payload FROM outbox_events WHERE payload->>'accountId' = $1 ORDER BY seq",
+      [String(account.id)],
+    );
     expect(events.rows.map((row) => [row.payload.previousCredits, row.payload.credits, row.payload.cause])).toEqual([
       [12, 1, 'usage'],
       [1, 0, 'usage'],
@@ -148,7 +159,12 @@ describe('one batch', () => {
     });
     const seen = seenAtHook.get(account.id);
     expect(seen?.ledgerRowsVisibleElsewhere).toBe(0);
-    expect(seen?.pools).toEqual(expect.arrayContaining([{ poolId: 1, credits: 7 }, { poolId: 7, credits: 4 }]));
+    expect(seen?.pools).toEqual(
+      expect.arrayContaining([
+        { poolId: 1, credits: 7 },
+        { poolId: 7, credits: 4 },
+      ]),
+    );
     expect(await usageRows(account.id)).toEqual({ ledger: 3, answers: 3 });
   });
 

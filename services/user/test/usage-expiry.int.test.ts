@@ -32,7 +32,13 @@ it('when requestIds are older than the retention, then a sweep deletes them in b
   const old = bodies.slice(0, 20).map((body) => body.requestId as string);
   await h.pool.query("UPDATE usage_requests SET created_at = now() - interval '25 hours' WHERE request_id = ANY($1)", [old]);
 
-  const sweeper = startUsageRequestSweeper({ pool: h.pool, logger: silentLogger(), retentionMs: DAY_MS, intervalMs: 3_600_000, batchSize: 7 });
+  const sweeper = startUsageRequestSweeper({
+    pool: h.pool,
+    logger: silentLogger(),
+    retentionMs: DAY_MS,
+    intervalMs: 3_600_000,
+    batchSize: 7,
+  });
   try {
     expect(await sweeper.sweep()).toBe(20);
   } finally {
@@ -41,7 +47,12 @@ it('when requestIds are older than the retention, then a sweep deletes them in b
   expect(await rowCount()).toBe(3);
 
   const kept = await h.pool.query('SELECT request_id FROM usage_requests');
-  expect(kept.rows.map((row) => row.request_id as string).sort()).toEqual(bodies.slice(20).map((body) => body.requestId as string).sort());
+  expect(kept.rows.map((row) => row.request_id as string).sort()).toEqual(
+    bodies
+      .slice(20)
+      .map((body) => body.requestId as string)
+      .sort(),
+  );
   const young = await postUsage(h.http, bodies[22] as Record<string, unknown>);
   expect(young.body.credits).toBe(77);
   expect(Number((await h.pool.query('SELECT credits FROM pool_balances WHERE account_id = $1', [account.id])).rows[0].credits)).toBe(77);

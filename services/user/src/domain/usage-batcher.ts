@@ -59,7 +59,10 @@ export function createDebitBatcher(options: DebitBatcherOptions): DebitBatcher {
       } else if (taken) {
         follower.resolve({ kind: 'conflict' });
       } else {
-        submit(follower.debit).then(follower.resolve, follower.reject);
+        submit(follower.debit).then(
+          (outcome) => follower.resolve(outcome),
+          (error: unknown) => follower.reject(error),
+        );
       }
     }
   };

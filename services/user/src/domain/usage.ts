@@ -91,7 +91,10 @@ export function createUsageRecorder({ batcher, answers }: UsageRecorderOptions):
       const kept = answers.get(request.requestId);
       if (kept) {
         if (kept.digest !== digest) throw new AppError('conflict', { message: REQUEST_ID_REUSED });
-        return { answer: { outcome: 'granted', accountId: kept.accountId, productId: kept.productId, credits: kept.credits }, replayed: true };
+        return {
+          answer: { outcome: 'granted', accountId: kept.accountId, productId: kept.productId, credits: kept.credits },
+          replayed: true,
+        };
       }
       const outcome = await batcher.submit({
         requestId: request.requestId,

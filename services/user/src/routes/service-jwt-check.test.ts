@@ -5,7 +5,8 @@ import { signServiceJwt } from '@platform/credentials';
 import { createServiceJwtCheck, INVALID_SERVICE_TOKEN } from './service-jwt-check';
 
 const SECRET = 'service-jwt-check-test-secret-0123456789';
-const withBearer = (token: string): Request => ({ get: (name: string) => (name === 'authorization' ? `Bearer ${token}` : undefined) }) as Request;
+const withBearer = (token: string): Request =>
+  ({ get: (name: string) => (name === 'authorization' ? `Bearer ${token}` : undefined) }) as Request;
 
 function refusal(check: () => unknown): AppError | undefined {
   try {

@@ -17,4 +17,3 @@ export function readBatch<K, V>(readMany: (keys: K[]) => Promise<Map<K, V>>, abs
     { cache: false, maxBatchSize: 100, batchScheduleFn: (callback) => setImmediate(callback) },
   );
 }
-

@@ -61,7 +61,10 @@ export interface UsageBatchQueries {
    * committed while this one waited for a lock is missing, and shows as a requestId that
    * `write` could not take.
    */
-  lockAndRead(keys: readonly PoolKey[], requestIds: readonly string[]): Promise<{ credits: Map<string, number>; known: Map<string, StoredAnswer> }>;
+  lockAndRead(
+    keys: readonly PoolKey[],
+    requestIds: readonly string[],
+  ): Promise<{ credits: Map<string, number>; known: Map<string, StoredAnswer> }>;
   /**
    * Writes the batch in one statement. Returns how many of the grants' requestIds it could
    * take: fewer than grants.length means another transaction took some meanwhile (the caller
