@@ -138,7 +138,7 @@ describe('one batch', () => {
     const answers = await Promise.all(Array.from({ length: 12 }, () => postUsage(slow.http, usageBody(account.apiKey))));
     expect(answers.map((res) => res.status)).toEqual(Array(12).fill(200));
     expect(await usageRows(account.id)).toEqual({ ledger: 12, answers: 12 });
-    const events = await a.pool.query<{ payload: { previousCredits: number; credits: number; cause: string } }>(
+    const events = await a.pool.query<{ payload: { previousCredits: number; credits: number; cause: string; occurredAt: string } }>(
       "SELECT payload FROM outbox_events WHERE payload->>'accountId' = $1 ORDER BY seq",
       [String(account.id)],
     );
@@ -146,6 +146,9 @@ describe('one batch', () => {
       [12, 1, 'usage'],
       [1, 0, 'usage'],
     ]);
+    // Stamped in order, so that a notifier that gets them out of order sees the first as older.
+    const [run, last] = events.rows.map((row) => Date.parse(row.payload.occurredAt));
+    expect(last).toBeGreaterThan(run as number);
   });
 
   it('when a batch commits, then the hook saw every pool of the batch before the commit, with the account pools read in its transaction', async () => {

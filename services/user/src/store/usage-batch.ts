@@ -174,9 +174,21 @@ function eventOf(change: PoolBalance, occurredAt: string): BalanceChanged {
   };
 }
 
+// A pool's second event in one batch (the last debit's, to 0) is stamped a millisecond after
+// its first, so that a notifier that gets them out of order sees the older one as stale.
+function eventsOf(changes: readonly PoolBalance[]): BalanceChanged[] {
+  const now = Date.now();
+  const seen = new Map<string, number>();
+  return changes.map((change) => {
+    const key = poolKey(change.accountId, change.poolId);
+    const offset = seen.get(key) ?? 0;
+    seen.set(key, offset + 1);
+    return eventOf(change, new Date(now + offset).toISOString());
+  });
+}
+
 async function write(db: Queryable, { pools, grants, changes }: BatchWrites): Promise<number> {
-  const occurredAt = new Date().toISOString();
-  const events = changes.map((change) => eventOf(change, occurredAt));
+  const events = eventsOf(changes);
   const result = await db.query({
     name: 'user-usage-write-batch',
     text: WRITE,
