@@ -33,7 +33,13 @@ describe('metering in batches: both alerts of one batch, in order, once each', (
     smtp = await startSmtpCapture();
     user = await startHarness({
       eventBus: 'amqp',
-      config: testConfig({ DATABASE_URL: db.url, BALANCE_EXCHANGE: exchange, OUTBOX_POLL_MS: '100', USAGE_BATCH_MAX_WAIT_MS: '1000' }),
+      config: testConfig({
+        DATABASE_URL: db.url,
+        REDIS_KEY_PREFIX: `${exchange}:`,
+        BALANCE_EXCHANGE: exchange,
+        OUTBOX_POLL_MS: '100',
+        USAGE_BATCH_MAX_WAIT_MS: '1000',
+      }),
     });
     notifier = await startNotifierService({
       config: loadNotifierConfig({

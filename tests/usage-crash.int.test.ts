@@ -135,5 +135,5 @@ describe('usage API: SIGKILL in the middle of batches', () => {
     expect([...final.values()].every((count) => count === 1)).toBe(true);
     expect(final.size).toBe(answered.length + unanswered.length);
     expect(CREDITS - (await poolCredits())).toBe(final.size);
-  });
+  }, 180_000);
 });

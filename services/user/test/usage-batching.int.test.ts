@@ -4,7 +4,7 @@
  * of its own so that its counts and its expiry sweeps see nothing of other files.
  */
 import { randomUUID } from 'node:crypto';
-import { createPrivateDatabase, type PrivateDatabase } from '@platform/testing';
+import { createPrivateDatabase, uniqueId, type PrivateDatabase } from '@platform/testing';
 import type { AccountBalances, BalanceCommitHook, BatchReads } from '../src/domain/balance-commit-hook';
 import { startHarness, testConfig, type Harness } from './harness';
 import { postUsage, usageBody } from './usage-calls';
@@ -41,10 +41,12 @@ const hook = recordingHook(async (accounts, reads) => {
 
 beforeAll(async () => {
   db = await createPrivateDatabase('usage_batching');
-  a = await startHarness({ config: testConfig({ DATABASE_URL: db.url }) });
-  b = await startHarness({ config: testConfig({ DATABASE_URL: db.url }) });
+  // Account ids of a private database repeat those of others: Redis keys of their own.
+  const shared = { DATABASE_URL: db.url, REDIS_KEY_PREFIX: `${uniqueId('test-usage-batching:')}:` };
+  a = await startHarness({ config: testConfig(shared) });
+  b = await startHarness({ config: testConfig(shared) });
   slow = await startHarness({
-    config: testConfig({ DATABASE_URL: db.url, USAGE_BATCH_MAX_WAIT_MS: '1000' }),
+    config: testConfig({ ...shared, USAGE_BATCH_MAX_WAIT_MS: '1000' }),
     provided: { balanceHook: hook },
   });
 });

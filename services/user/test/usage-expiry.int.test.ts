@@ -3,7 +3,7 @@
  * the sweeper deletes expired rows in batches, and under a constant load the table stays
  * bounded. A database of its own: a sweep deletes every expired row of its database.
  */
-import { createPrivateDatabase, eventually, silentLogger, type PrivateDatabase } from '@platform/testing';
+import { createPrivateDatabase, eventually, silentLogger, uniqueId, type PrivateDatabase } from '@platform/testing';
 import { startUsageRequestSweeper } from '../src/usage-request-sweeper';
 import { startHarness, testConfig, type Harness } from './harness';
 import { postUsage, usageBody } from './usage-calls';
@@ -15,7 +15,7 @@ let h: Harness;
 
 beforeAll(async () => {
   db = await createPrivateDatabase('usage_expiry');
-  h = await startHarness({ config: testConfig({ DATABASE_URL: db.url }) });
+  h = await startHarness({ config: testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: `${uniqueId('test-usage-expiry:')}:` }) });
 });
 
 afterAll(async () => {
