@@ -3,7 +3,8 @@
  * `POST /internal/v1/usage` of a user service running as its own process on the real Postgres,
  * Redis and RabbitMQ, and checks the accounting afterwards: the credits the pools lost equal
  * the debits answered 200, give or take the requests still in flight when the load stopped.
- * The baseline is a bare express handler measured in the same run.
+ * The baseline is a bare express handler, measured right before each scenario in the same run
+ * (so that a change in the machine's load between scenarios skews no ratio).
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -34,9 +35,18 @@ export interface UsageBenchOptions {
   accounts?: number;
 }
 
-/** One scenario's measurement and its accounting check. */
+/** Requests per second and latency percentiles (ms) of one load. */
+export interface Throughput {
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+/** One scenario's measurement, its baseline and its accounting check. */
 export interface UsageScenarioResult {
   scenario: string;
+  /** The bare express handler, measured just before. */
+  bare: Throughput;
   debitsPerSecond: number;
   p50: number;
   p99: number;
@@ -52,7 +62,6 @@ export interface UsageScenarioResult {
 }
 
 export interface UsageBenchReport {
-  bare: { rps: number; p50: number; p99: number };
   scenarios: UsageScenarioResult[];
 }
 
@@ -83,10 +92,7 @@ async function lookupCredits(userUrl: string, accounts: readonly Account[]): Pro
   return total;
 }
 
-interface Load {
-  rps: number;
-  p50: number;
-  p99: number;
+interface Load extends Throughput {
   statuses: Record<string, number>;
 }
 
@@ -136,10 +142,22 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
-async function runScenario(scenario: Scenario, userUrl: string, options: UsageBenchOptions): Promise<UsageScenarioResult> {
+function loadBare(url: string, options: UsageBenchOptions): Promise<Load> {
+  return load({
+    url,
+    connections: options.connections,
+    duration: options.seconds,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ credential: 'x'.repeat(32), productId: 1, units: 1, requestId: randomUUID() }),
+  });
+}
+
+async function runScenario(scenario: Scenario, userUrl: string, bareUrl: string, options: UsageBenchOptions): Promise<UsageScenarioResult> {
   const count = scenario.accounts > 1 ? (options.accounts ?? scenario.accounts) : 1;
   const accounts = await Promise.all(Array.from({ length: count }, () => createAccount(userUrl, CREDITS)));
   const before = await lookupCredits(userUrl, accounts);
+  const bare = await loadBare(bareUrl, options);
   // A service JWT for the whole run (the product gateway reuses one for a while too).
   const jwt = signServiceJwt({ issuer: 'bench', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 300 });
   let sent = 0;
@@ -163,6 +181,7 @@ async function runScenario(scenario: Scenario, userUrl: string, options: UsageBe
   const inFlightAllowance = scenario.replay ? 0 : options.connections;
   return {
     scenario: scenario.name,
+    bare: { rps: bare.rps, p50: bare.p50, p99: bare.p99 },
     debitsPerSecond: result.rps,
     p50: result.p50,
     p99: result.p99,
@@ -211,25 +230,17 @@ export async function runUsageBench(options: UsageBenchOptions): Promise<UsageBe
   const bare = options.bareUrl === undefined ? await startBare() : undefined;
   try {
     const bareUrl = options.bareUrl ?? (bare as ServiceProcess).url;
-    const baseline = await load({
-      url: bareUrl,
-      connections: options.connections,
-      duration: options.seconds,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ credential: 'x'.repeat(32), productId: 1, units: 1, requestId: randomUUID() }),
-    });
     const scenarios: UsageScenarioResult[] = [];
     for (const scenario of SCENARIOS) {
-      if (options.only === undefined || options.only.includes(scenario.name))
-        scenarios.push(await runScenario(scenario, user.url, options));
+      if (options.only === undefined || options.only.includes(scenario.name)) {
+        scenarios.push(await runScenario(scenario, user.url, bareUrl, options));
+      }
     }
-    return { bare: { rps: baseline.rps, p50: baseline.p50, p99: baseline.p99 }, scenarios };
+    return { scenarios };
   } finally {
     await bare?.stop();
     const exit = await user.stop();
-    if (exit !== 0 || process.env.BENCH_SHOW_OUTPUT)
-      process.stderr.write(`user service exited with ${exit}:\n${user.output().slice(-3000)}\n`);
+    if (exit !== 0) process.stderr.write(`user service exited with ${exit}:\n${user.output().slice(-3000)}\n`);
     await deleteTopology(options.amqpUrl, { exchanges: [exchange] }).catch(() => undefined);
   }
 }
@@ -237,19 +248,21 @@ export async function runUsageBench(options: UsageBenchOptions): Promise<UsageBe
 /** The report as a Markdown table (the README's performance section shows one). */
 export function formatUsageReport(report: UsageBenchReport, options: Pick<UsageBenchOptions, 'seconds' | 'connections'>): string {
   const lines = [
-    `${options.seconds}s per scenario, ${options.connections} connections, user service in its own process on the real Postgres/Redis/RabbitMQ`,
+    `${options.seconds} s per load, ${options.connections} connections; user service in its own process on the real Postgres, Redis, RabbitMQ;`,
+    'bare express measured right before each scenario',
     '',
-    '| scenario | debits/s (req/s) | × bare express | p50 ms | p99 ms | p99 ÷ bare p99 | answers | credits debited | accounting |',
-    '|---|---|---|---|---|---|---|---|---|',
-    `| bare express (baseline) | ${report.bare.rps} | 1.00 | ${report.bare.p50} | ${report.bare.p99} | 1.0 | | | |`,
+    '| scenario | debits/s | bare express req/s | × bare | p50 ms | p99 ms | bare p99 ms | p99 ÷ bare p99 | answers | credits debited | accounting |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const row of report.scenarios) {
     const answers = Object.entries(row.statuses)
       .map(([status, count]) => `${status}: ${count}`)
       .join(', ');
-    const accounting = `${row.accountingOk ? 'ok' : 'MISMATCH'} (expected ${row.expectedDebits}${row.inFlightAllowance > 0 ? ` +0..${row.inFlightAllowance} in flight` : ''})`;
+    const expected = `${row.expectedDebits}${row.inFlightAllowance > 0 ? ` +0..${row.inFlightAllowance} in flight` : ''}`;
+    const ratio = (row.debitsPerSecond / Math.max(row.bare.rps, 1)).toFixed(2);
+    const p99Ratio = (row.p99 / Math.max(row.bare.p99, 1)).toFixed(1);
     lines.push(
-      `| ${row.scenario} | ${row.debitsPerSecond} | ${(row.debitsPerSecond / Math.max(report.bare.rps, 1)).toFixed(2)} | ${row.p50} | ${row.p99} | ${(row.p99 / Math.max(report.bare.p99, 1)).toFixed(1)} | ${answers} | ${row.debited} | ${accounting} |`,
+      `| ${row.scenario} | ${row.debitsPerSecond} | ${row.bare.rps} | ${ratio} | ${row.p50} | ${row.p99} | ${row.bare.p99} | ${p99Ratio} | ${answers} | ${row.debited} | ${row.accountingOk ? 'ok' : 'MISMATCH'} (expected ${expected}) |`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -20,16 +20,16 @@ afterAll(async () => {
 
 it('when the usage scenarios run for a moment each, then every one is served and its accounting holds', async () => {
   const report = await runUsageBench({
-    seconds: 1,
+    seconds: 0.6,
     connections: 10,
     accounts: 10,
     databaseUrl: db.url,
     redisUrl: testServers.redisUrl,
     amqpUrl: testServers.amqpUrl,
   });
-  expect(report.bare.rps).toBeGreaterThan(0);
   expect(report.scenarios.map((row) => row.scenario)).toEqual(['usage-one-pool', 'usage-many-accounts', 'usage-replay']);
   for (const row of report.scenarios) {
+    expect(row.bare.rps).toBeGreaterThan(0);
     expect(row.statuses['200']).toBeGreaterThan(0);
     expect(Object.keys(row.statuses)).toEqual(['200']);
     expect(row).toMatchObject({ accountingOk: true });
