@@ -151,6 +151,7 @@ async function main(): Promise<void> {
       redisUrl: platformEnv.REDIS_URL as string,
       amqpUrl: process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
       bareUrl,
+      barePid: bare.child.pid,
     });
     process.stdout.write(`\n${formatUsageReport(report, usage)}`);
     if (report.scenarios.some((row) => !row.accountingOk)) process.exitCode = 1;

@@ -7,6 +7,7 @@
  * (so that a change in the machine's load between scenarios skews no ratio).
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { signServiceJwt } from '@platform/credentials';
@@ -23,8 +24,9 @@ export interface UsageBenchOptions {
   databaseUrl: string;
   redisUrl: string;
   amqpUrl: string;
-  /** A bare express baseline already running (else one is started and measured here). */
+  /** A bare express baseline already running (else one is started and measured here), and its process id. */
   bareUrl?: string;
+  barePid?: number | undefined;
   /** Extra environment for the user service (e.g. USAGE_BATCH_MAX_WAIT_MS). */
   userEnv?: NodeJS.ProcessEnv;
   /** Writes a V8 CPU profile of the user service into this folder. */
@@ -35,11 +37,13 @@ export interface UsageBenchOptions {
   accounts?: number;
 }
 
-/** Requests per second and latency percentiles (ms) of one load. */
+/** Requests per second, latency percentiles (ms) and the server's CPU time per request (µs) of one load. */
 export interface Throughput {
   rps: number;
   p50: number;
   p99: number;
+  /** CPU time (user + system) the serving process spent per request: a measure the machine's other load hardly moves. */
+  cpuMicrosPerRequest: number | undefined;
 }
 
 /** One scenario's measurement, its baseline and its accounting check. */
@@ -50,6 +54,8 @@ export interface UsageScenarioResult {
   debitsPerSecond: number;
   p50: number;
   p99: number;
+  /** The user service's CPU time per request (µs). */
+  cpuMicrosPerRequest: number | undefined;
   /** Answers by status code. */
   statuses: Record<string, number>;
   /** Credits the pools lost during the run. */
@@ -96,11 +102,29 @@ interface Load extends Throughput {
   statuses: Record<string, number>;
 }
 
-async function load(options: autocannon.Options): Promise<Load> {
+// Linux clock ticks per second (CLK_TCK) of /proc/<pid>/stat.
+const TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system) the process has used, in microseconds; undefined where /proc is not available. */
+function cpuMicros(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+async function load(options: autocannon.Options, serverPid: number | undefined): Promise<Load> {
+  const cpuBefore = cpuMicros(serverPid);
   const result = await autocannon(options);
+  const cpuAfter = cpuMicros(serverPid);
   const statuses: Record<string, number> = {};
   for (const [status, stats] of Object.entries(result.statusCodeStats ?? {})) statuses[status] = (stats as { count: number }).count;
-  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, statuses };
+  const cpu =
+    cpuBefore === undefined || cpuAfter === undefined ? undefined : Math.round((cpuAfter - cpuBefore) / Math.max(result.requests.total, 1));
+  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, cpuMicrosPerRequest: cpu, statuses };
 }
 
 interface Scenario {
@@ -142,38 +166,50 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
-function loadBare(url: string, options: UsageBenchOptions): Promise<Load> {
-  return load({
-    url,
-    connections: options.connections,
-    duration: options.seconds,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ credential: 'x'.repeat(32), productId: 1, units: 1, requestId: randomUUID() }),
-  });
+function loadBare(url: string, pid: number | undefined, options: UsageBenchOptions): Promise<Load> {
+  return load(
+    {
+      url,
+      connections: options.connections,
+      duration: options.seconds,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ credential: 'x'.repeat(32), productId: 1, units: 1, requestId: randomUUID() }),
+    },
+    pid,
+  );
 }
 
-async function runScenario(scenario: Scenario, userUrl: string, bareUrl: string, options: UsageBenchOptions): Promise<UsageScenarioResult> {
+interface Target {
+  url: string;
+  pid: number | undefined;
+}
+
+async function runScenario(scenario: Scenario, user: Target, bareTarget: Target, options: UsageBenchOptions): Promise<UsageScenarioResult> {
+  const userUrl = user.url;
   const count = scenario.accounts > 1 ? (options.accounts ?? scenario.accounts) : 1;
   const accounts = await Promise.all(Array.from({ length: count }, () => createAccount(userUrl, CREDITS)));
   const before = await lookupCredits(userUrl, accounts);
-  const bare = await loadBare(bareUrl, options);
+  const bare = await loadBare(bareTarget.url, bareTarget.pid, options);
   // A service JWT for the whole run (the product gateway reuses one for a while too).
   const jwt = signServiceJwt({ issuer: 'bench', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 300 });
   let sent = 0;
-  const result = await load({
-    url: userUrl,
-    connections: options.connections,
-    duration: options.seconds,
-    requests: [
-      {
-        method: 'POST',
-        path: PATH,
-        headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
-        setupRequest: (request) => ({ ...request, body: JSON.stringify(scenario.body(accounts, (sent += 1))) }),
-      },
-    ],
-  });
+  const result = await load(
+    {
+      url: userUrl,
+      connections: options.connections,
+      duration: options.seconds,
+      requests: [
+        {
+          method: 'POST',
+          path: PATH,
+          headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
+          setupRequest: (request) => ({ ...request, body: JSON.stringify(scenario.body(accounts, (sent += 1))) }),
+        },
+      ],
+    },
+    user.pid,
+  );
   const after = await lookupCredits(userUrl, accounts);
   const granted = result.statuses['200'] ?? 0;
   const debited = before - after;
@@ -181,10 +217,11 @@ async function runScenario(scenario: Scenario, userUrl: string, bareUrl: string,
   const inFlightAllowance = scenario.replay ? 0 : options.connections;
   return {
     scenario: scenario.name,
-    bare: { rps: bare.rps, p50: bare.p50, p99: bare.p99 },
+    bare: { rps: bare.rps, p50: bare.p50, p99: bare.p99, cpuMicrosPerRequest: bare.cpuMicrosPerRequest },
     debitsPerSecond: result.rps,
     p50: result.p50,
     p99: result.p99,
+    cpuMicrosPerRequest: result.cpuMicrosPerRequest,
     statuses: result.statuses,
     debited,
     expectedDebits,
@@ -233,7 +270,8 @@ export async function runUsageBench(options: UsageBenchOptions): Promise<UsageBe
     const scenarios: UsageScenarioResult[] = [];
     for (const scenario of SCENARIOS) {
       if (options.only === undefined || options.only.includes(scenario.name)) {
-        scenarios.push(await runScenario(scenario, user.url, bareUrl, options));
+        const bareTarget = { url: bareUrl, pid: options.bareUrl === undefined ? bare?.child.pid : options.barePid };
+        scenarios.push(await runScenario(scenario, { url: user.url, pid: user.child.pid }, bareTarget, options));
       }
     }
     return { scenarios };
@@ -251,8 +289,8 @@ export function formatUsageReport(report: UsageBenchReport, options: Pick<UsageB
     `${options.seconds} s per load, ${options.connections} connections; user service in its own process on the real Postgres, Redis, RabbitMQ;`,
     'bare express measured right before each scenario',
     '',
-    '| scenario | debits/s | bare express req/s | × bare | p50 ms | p99 ms | bare p99 ms | p99 ÷ bare p99 | answers | credits debited | accounting |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| scenario | debits/s | bare express req/s | × bare | p50 ms | p99 ms | bare p99 ms | p99 ÷ bare p99 | CPU µs/req (bare) | answers | credits debited | accounting |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const row of report.scenarios) {
     const answers = Object.entries(row.statuses)
@@ -262,7 +300,7 @@ export function formatUsageReport(report: UsageBenchReport, options: Pick<UsageB
     const ratio = (row.debitsPerSecond / Math.max(row.bare.rps, 1)).toFixed(2);
     const p99Ratio = (row.p99 / Math.max(row.bare.p99, 1)).toFixed(1);
     lines.push(
-      `| ${row.scenario} | ${row.debitsPerSecond} | ${row.bare.rps} | ${ratio} | ${row.p50} | ${row.p99} | ${row.bare.p99} | ${p99Ratio} | ${answers} | ${row.debited} | ${row.accountingOk ? 'ok' : 'MISMATCH'} (expected ${expected}) |`,
+      `| ${row.scenario} | ${row.debitsPerSecond} | ${row.bare.rps} | ${ratio} | ${row.p50} | ${row.p99} | ${row.bare.p99} | ${p99Ratio} | ${row.cpuMicrosPerRequest ?? '?'} (${row.bare.cpuMicrosPerRequest ?? '?'}) | ${answers} | ${row.debited} | ${row.accountingOk ? 'ok' : 'MISMATCH'} (expected ${expected}) |`,
     );
   }
   return `${lines.join('\n')}\n`;
