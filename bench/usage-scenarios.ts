@@ -278,7 +278,8 @@ export async function runUsageBench(options: UsageBenchOptions): Promise<UsageBe
   } finally {
     await bare?.stop();
     const exit = await user.stop();
-    if (exit !== 0) process.stderr.write(`user service exited with ${exit}:\n${user.output().slice(-3000)}\n`);
+    if (exit !== 0 || process.env.BENCH_SHOW_OUTPUT)
+      process.stderr.write(`user service exited with ${exit}:\n${user.output().slice(-3000)}\n`);
     await deleteTopology(options.amqpUrl, { exchanges: [exchange] }).catch(() => undefined);
   }
 }

@@ -27,7 +27,7 @@ function usageRecorder(deps: UserDeps, config: UserConfig) {
       maxBatchSize: config.usageBatchMaxSize,
       maxWaitMs: config.usageBatchMaxWaitMs,
       lanes: config.usageBatchLanes,
-      commit: createBatchCommit(createUsageBatchStore(deps.pool), deps.balanceHook),
+      commit: createBatchCommit(createUsageBatchStore(deps.usagePool), deps.balanceHook),
     }),
     answers: createRecentAnswers(RECENT_ANSWERS),
   });

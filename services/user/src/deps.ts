@@ -27,6 +27,12 @@ export interface ProvidedDeps {
 export interface UserDeps {
   logger: Logger;
   pool: pg.Pool;
+  /**
+   * The connections usage batches run on: their own, one per batch lane, so that a batch never
+   * queues for a connection behind the credential checks of the requests it will answer. The
+   * embedded quickstart's one shared connection otherwise.
+   */
+  usagePool: pg.Pool;
   tokens: TokenStore;
   credentials: CredentialVerifier;
   /** Where the outbox relay publishes `balance.changed` events. */
@@ -54,10 +60,16 @@ export async function createDeps(config: UserConfig, logger: Logger, provided: P
 
   const closers: Array<() => Promise<void>> = [];
   let pool = provided.pool;
-  if (!pool) {
+  let usagePool = provided.pool;
+  if (!pool || !usagePool) {
     const opened = createPool({ connectionString: config.databaseUrl as string, logger });
-    closers.push(() => opened.end());
+    const forUsage = createPool({ connectionString: config.databaseUrl as string, logger, max: config.usageBatchLanes });
+    closers.push(
+      () => opened.end(),
+      () => forUsage.end(),
+    );
     pool = opened;
+    usagePool = forUsage;
   }
   let tokens = provided.tokens;
   if (!tokens) {
@@ -85,6 +97,7 @@ export async function createDeps(config: UserConfig, logger: Logger, provided: P
   return {
     logger,
     pool,
+    usagePool,
     tokens,
     credentials,
     bus,

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { AppError, locals, Params, sendBody } from '@platform/common';
+import { AppError, locals, logLevelEnabled, Params, sendBody } from '@platform/common';
 import type { UserDeps } from '../deps';
 import { parseUsageRequest, type UsageRecorder } from '../domain/usage';
 import { catalogueProduct } from '../store/balances';
@@ -27,14 +27,17 @@ export function usageRoutes(deps: UserDeps, usage: UsageRecorder, serviceJwtSecr
       const principal = await deps.credentials.require(typeof body.credential === 'string' ? body.credential : undefined);
       const request = await parseUsageRequest(product, body);
       const { answer, replayed } = await usage.record(principal, request);
-      state.log.info('usage', {
-        caller: caller.iss,
-        accountId: principal.accountId,
-        productId: request.product.id,
-        units: request.units,
-        outcome: answer.outcome,
-        replayed,
-      });
+      // winston formats a record before its transports drop it: build none that nobody writes.
+      if (logLevelEnabled(res, 'info')) {
+        state.log.info('usage', {
+          caller: caller.iss,
+          accountId: principal.accountId,
+          productId: request.product.id,
+          units: request.units,
+          outcome: answer.outcome,
+          replayed,
+        });
+      }
       if (answer.outcome === 'exhausted') throw new AppError('credits_exhausted');
       sendBody(res, 200, { accountId: answer.accountId, productId: answer.productId, credits: answer.credits }, 'JSON');
     }),

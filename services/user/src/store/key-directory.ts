@@ -1,6 +1,6 @@
 import type { Queryable } from '@platform/db';
 import type { ActiveKey, KeyDirectory } from '@platform/credentials';
-import { readBatch } from './read-batch';
+import { readSingleFlight } from './read-batch';
 
 // As the credentials package's KeyDirectory (an active key, its account's generation, whether
 // any pool has credits), for many keys in one query.
@@ -11,12 +11,12 @@ SELECT k.key_hash, k.account_id, a.key_generation,
  WHERE k.key_hash = ANY($1::text[]) AND k.active`;
 
 /**
- * The API-key check of the user service's own routes, with the checks asked for in one turn of
- * the event loop run as one query. Every check still reads Postgres after its request arrived
- * (nothing is cached), so a key replaced before the request came is refused.
+ * The API-key check of the user service's own routes: one query at a time carries every check
+ * asked for meanwhile (readSingleFlight). Every check still reads Postgres after its request
+ * arrived (nothing is cached), so a key replaced before the request came is refused.
  */
 export function createBatchedKeyDirectory(pool: Queryable): KeyDirectory {
-  const byHash = readBatch<string, ActiveKey | undefined>(
+  const byHash = readSingleFlight<string, ActiveKey | undefined>(
     async (keyHashes) => {
       const result = await pool.query<{ key_hash: string; account_id: number; key_generation: number; has_credits: boolean }>({
         name: 'user-find-active-keys',
