@@ -4,6 +4,10 @@ import { ConfigError, createHttpApp, Health } from '@platform/common';
 import { pingPostgres } from '@platform/db';
 import type { UserConfig } from './config';
 import type { UserDeps } from './deps';
+import { createBatchCommit } from './domain/commit-usage-batch';
+import { createRecentAnswers } from './domain/recent-answers';
+import { createUsageRecorder, type UsageRecorder } from './domain/usage';
+import { createDebitBatcher } from './domain/usage-batcher';
 import { openapi } from './openapi';
 import { adminRoutes } from './routes/admin.routes';
 import { apiKeyRoutes } from './routes/api-key.routes';
@@ -11,17 +15,14 @@ import { balanceRoutes } from './routes/balance.routes';
 import { notificationSettingsRoutes } from './routes/notification-settings.routes';
 import { usageRoutes } from './routes/usage.routes';
 import { countPendingEvents } from './store/outbox';
-import { createUserStore } from './store/user-store';
-import { createUsageRecorder } from './domain/usage';
-import { createDebitBatcher } from './domain/usage-batcher';
-import { createBatchCommit } from './domain/commit-usage-batch';
-import { createRecentAnswers } from './domain/recent-answers';
 import { createUsageBatchStore } from './store/usage-batch';
+import { createUserStore } from './store/user-store';
 
 /** Committed answers kept in memory for replays (a replay usually follows its first copy within seconds). */
 const RECENT_ANSWERS = { maxEntries: 10_000, maxAgeMs: 60 * 60 * 1000 };
 
-function usageRecorder(deps: UserDeps, config: UserConfig) {
+/** The usage API's debits: batched (group commit) on the usage connections, with the balance hook. */
+function usageRecorder(deps: UserDeps, config: UserConfig): UsageRecorder {
   return createUsageRecorder({
     batcher: createDebitBatcher({
       maxBatchSize: config.usageBatchMaxSize,
@@ -39,11 +40,12 @@ function routers(deps: UserDeps, config: UserConfig): Router[] {
   if (config.serviceJwtSecret === undefined) throw new ConfigError('invalid configuration: SERVICE_JWT_SECRET: Required');
   const store = createUserStore(deps.pool);
   return [
+    // First: the busiest route (every product call) matches before the others are tried.
+    usageRoutes(deps, usageRecorder(deps, config), config.serviceJwtSecret),
     balanceRoutes(deps, store),
     apiKeyRoutes(deps, store),
     notificationSettingsRoutes(deps, store),
     adminRoutes(store, config.adminToken),
-    usageRoutes(deps, usageRecorder(deps, config), config.serviceJwtSecret),
   ];
 }
 
