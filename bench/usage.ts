@@ -1,6 +1,7 @@
 /**
  * `pnpm bench:usage`: only the usage API scenarios (bench/usage-scenarios.ts); `pnpm bench` runs them too.
  *   pnpm bench:usage [--seconds 10] [--connections 50] [--cpu-prof <dir>] [--only usage-one-pool,usage-replay]
+ *                    [--user-env USAGE_BATCH_LANES=4,USAGE_BATCH_MAX_WAIT_MS=1]
  */
 import { formatUsageReport, runUsageBench } from './usage-scenarios';
 
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
   const connections = Number(option('connections') ?? 50);
   const only = option('only')?.split(',');
   const cpuProfileDir = option('cpu-prof');
+  const userEnv = Object.fromEntries((option('user-env')?.split(',') ?? []).map((pair) => pair.split('=', 2)));
   const report = await runUsageBench({
     seconds,
     connections,
@@ -22,6 +24,7 @@ async function main(): Promise<void> {
     amqpUrl: process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
     ...(only ? { only } : {}),
     ...(cpuProfileDir ? { cpuProfileDir } : {}),
+    userEnv,
   });
   process.stdout.write(`\n${formatUsageReport(report, { seconds, connections })}`);
   if (report.scenarios.some((row) => !row.accountingOk)) process.exitCode = 1;
