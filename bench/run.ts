@@ -8,7 +8,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { formatUsageReport, runUsageBench } from './usage-scenarios';
+import { formatUsageReport } from './usage-report';
+import { runUsageBench } from './usage-scenarios';
 
 const ROOT = path.resolve(__dirname, '..');
 const argument = (name: string, fallback: number): number => {

@@ -3,7 +3,8 @@
  *   pnpm bench:usage [--seconds 10] [--connections 50] [--cpu-prof <dir>] [--only usage-one-pool,usage-replay]
  *                    [--user-env USAGE_BATCH_LANES=4,USAGE_BATCH_MAX_WAIT_MS=1]
  */
-import { formatUsageReport, runUsageBench } from './usage-scenarios';
+import { formatUsageReport } from './usage-report';
+import { runUsageBench } from './usage-scenarios';
 
 const option = (name: string): string | undefined => {
   const index = process.argv.indexOf(`--${name}`);
@@ -15,7 +16,11 @@ async function main(): Promise<void> {
   const connections = Number(option('connections') ?? 50);
   const only = option('only')?.split(',');
   const cpuProfileDir = option('cpu-prof');
-  const userEnv = Object.fromEntries((option('user-env')?.split(',') ?? []).map((pair) => pair.split('=', 2)));
+  const userEnv: NodeJS.ProcessEnv = {};
+  for (const pair of option('user-env')?.split(',') ?? []) {
+    const [name, value] = pair.split('=', 2);
+    if (name) userEnv[name] = value ?? '';
+  }
   const report = await runUsageBench({
     seconds,
     connections,
