@@ -12,6 +12,7 @@ module.exports = {
     '<rootDir>/services/*/test/**/*.test.ts',
     '<rootDir>/scripts/**/*.test.ts',
     '<rootDir>/tests/**/*.test.ts',
+    '<rootDir>/bench/**/*.test.ts',
   ],
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],

@@ -8,6 +8,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { formatUsageReport } from './usage-report';
+import { runUsageBench } from './usage-scenarios';
 
 const ROOT = path.resolve(__dirname, '..');
 const argument = (name: string, fallback: number): number => {
@@ -145,6 +147,19 @@ async function main(): Promise<void> {
       );
     }
     process.stdout.write(`\nplatform process (all four services) RSS after load: ${rss} MiB\n`);
+
+    // The usage API scenarios (their own user service process, 50 connections): bench/usage-scenarios.ts.
+    const usage = { seconds: SECONDS, connections: 50 };
+    const report = await runUsageBench({
+      ...usage,
+      databaseUrl: platformEnv.DATABASE_URL as string,
+      redisUrl: platformEnv.REDIS_URL as string,
+      amqpUrl: process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
+      bareUrl,
+      barePid: bare.child.pid,
+    });
+    process.stdout.write(`\n${formatUsageReport(report, usage)}`);
+    if (report.scenarios.some((row) => !row.accountingOk)) process.exitCode = 1;
   } finally {
     platform.child.kill('SIGTERM');
     bare.child.kill('SIGTERM');

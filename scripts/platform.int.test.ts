@@ -3,9 +3,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
+import { signServiceJwt } from '@platform/credentials';
 import { sourceNodeArgs } from '@platform/testing';
 
 const ROOT = path.resolve(__dirname, '..');
+const SERVICE_JWT_SECRET = 'platform-test-service-jwt-secret-0123456789';
 
 /**
  * `pnpm start` exactly as a newcomer runs it: a child process with no infrastructure variable,
@@ -31,6 +33,7 @@ describe('pnpm start (embedded quickstart)', () => {
         CATEGORIZATION_PORT: '0',
         NOTIFIER_PORT: '0',
         LOG_LEVEL: 'warn',
+        SERVICE_JWT_SECRET,
       },
     });
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -134,6 +137,27 @@ describe('pnpm start (embedded quickstart)', () => {
     const mails = lowAlerts();
     expect(mails).toHaveLength(1);
     expect(mails[0]).toContain('WHOIS API');
+  });
+
+  it('when 30 debits race for 10 credits on the one embedded connection, then exactly 10 succeed and a replay gets the first answer', async () => {
+    const created = await request(urls.user as string)
+      .post('/admin/v1/accounts')
+      .set('Authorization', `Bearer ${adminToken}`)
+      .send({ email: 'metering@example.com', credits: { '1': 10 } });
+    expect(created.status).toBe(201);
+    const jwt = signServiceJwt({ issuer: 'platform-test', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 60 });
+    const debit = (requestId: string) =>
+      request(urls.user as string)
+        .post('/internal/v1/usage')
+        .set('Authorization', `Bearer ${jwt}`)
+        .send({ credential: created.body.apiKey as string, productId: 24, units: 1, requestId });
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, index) => debit(`race-${index}`)));
+    const granted = answers.filter((res) => res.status === 200);
+    expect(granted).toHaveLength(10);
+    expect(answers.filter((res) => res.status === 403)).toHaveLength(20);
+    expect(granted.map((res) => res.body.credits as number).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    const first = answers.findIndex((res) => res.status === 200);
+    expect((await debit(`race-${first}`)).body).toEqual(answers[first]?.body);
   });
 
   it('when sent SIGTERM, then it stops every service and exits 0', async () => {

@@ -8,7 +8,7 @@
 import type { Express } from 'express';
 import request from 'supertest';
 import { createHttpApp, Health } from '@platform/common';
-import { createProductGateway } from '@platform/product-gateway';
+import { createProductGateway, type ProductGateway } from '@platform/product-gateway';
 import {
   eventually,
   silentLogger,
@@ -28,6 +28,9 @@ import { ACCESS_RESTRICTED, ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testC
 const PATH = '/whoisserver/WhoisService';
 const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
 
+/** Every gateway the tests made, closed at the end (each keeps connections alive). */
+const gateways: ProductGateway[] = [];
+
 /** A product of the domain-registration-lookup family, as a product team would build it. */
 function productApp(userUrl: string, productId: number): Express {
   const http = createHttpApp({
@@ -38,6 +41,7 @@ function productApp(userUrl: string, productId: number): Express {
     envelope: 'errorMessage',
   });
   const gateway = createProductGateway({ userUrl, serviceJwtSecret: SERVICE_JWT_SECRET, productId });
+  gateways.push(gateway);
   http.app.use(gateway.routes(PATH, (call) => ({ WhoisRecord: { domainName: call.domainName, creditsLeft: call.credits } })));
   return http.finish();
 }
@@ -92,6 +96,7 @@ describe('metering: product calls debit the pool, balance events reach the notif
   });
 
   afterAll(async () => {
+    for (const gateway of gateways) await gateway.close();
     await notifier?.stop();
     await user?.stop();
     await proxy?.close();

@@ -30,7 +30,8 @@ export type ProductGatewayOptions = Signer & {
   productId: number;
   /** `iss` of the service JWT. Default `product-<productId>`. */
   issuer?: string;
-  fetch?: typeof fetch;
+  /** Kept-alive connections to the user service at most. Default 64. */
+  connections?: number;
   /** Per attempt. Default 5 s. */
   timeoutMs?: number;
   /** Extra attempts after a network error or 5xx (same requestId, so never a double debit). Default 2. */
@@ -46,9 +47,23 @@ export interface ProductGateway {
   meter: RequestHandler;
   /** GET and POST on `path`: the checks and the debit, then `lookup`, rendered in the requested format. */
   routes(path: string, lookup: LookupHandler): Router;
+  /** Closes the gateway's kept-alive connections to the user service (at shutdown). */
+  close(): Promise<void>;
 }
 
 const CALL = 'productCall';
+
+const JWT_TTL_SECONDS = 60;
+/** A JWT is used for the first half of its life, then replaced: signing one per call costs CPU on both sides. */
+const JWT_REUSE_MS = (JWT_TTL_SECONDS / 2) * 1000;
+
+function reusedJwt(sign: () => string, now: () => number = Date.now): () => string {
+  let current: { jwt: string; until: number } | undefined;
+  return () => {
+    if (!current || now() >= current.until) current = { jwt: sign(), until: now() + JWT_REUSE_MS };
+    return current.jwt;
+  };
+}
 
 /** The AcceptedCall that `meter` stored for this request. */
 export function acceptedCall(res: Response): AcceptedCall {
@@ -68,11 +83,11 @@ export function createProductGateway(options: ProductGatewayOptions): ProductGat
   const signJwt =
     'signJwt' in options
       ? options.signJwt
-      : () => signServiceJwt({ issuer, audience: 'user', secret: options.serviceJwtSecret, ttlSeconds: 60 });
+      : reusedJwt(() => signServiceJwt({ issuer, audience: 'user', secret: options.serviceJwtSecret, ttlSeconds: JWT_TTL_SECONDS }));
   const usage: UsageClient = createUsageClient({
     userUrl: options.userUrl,
     signJwt,
-    fetch: options.fetch ?? fetch,
+    connections: options.connections ?? 64,
     timeoutMs: options.timeoutMs ?? 5000,
     retries: options.retries ?? 2,
   });
@@ -103,6 +118,7 @@ export function createProductGateway(options: ProductGatewayOptions): ProductGat
 
   return {
     meter,
+    close: () => usage.close(),
     routes(path, lookup) {
       const router = Router();
       const serve = handler('errorMessage', async (req, res) => {

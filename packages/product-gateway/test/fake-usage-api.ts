@@ -20,6 +20,8 @@ export interface FakeUsageApi {
   credits(accountId: number, productId: number): number | undefined;
   /** Every request received, with the verified JWT claims. */
   calls: Array<{ body: Record<string, unknown>; claims: ServiceJwtClaims | undefined }>;
+  /** TCP connections accepted so far. */
+  connections(): number;
   /** The next `count` requests answer `status` (e.g. 503) before doing anything. */
   failNext(count: number, status: number): void;
   close(): Promise<void>;
@@ -84,6 +86,8 @@ export async function startFakeUsageApi(secret: string): Promise<FakeUsageApi> {
   });
 
   const server: Server = app.listen(0, '127.0.0.1');
+  let connections = 0;
+  server.on('connection', () => (connections += 1));
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return {
@@ -92,6 +96,7 @@ export async function startFakeUsageApi(secret: string): Promise<FakeUsageApi> {
     setCredits: (accountId, productId, credits) => balances.set(poolKey(accountId, productId), credits),
     credits: (accountId, productId) => balances.get(poolKey(accountId, productId)),
     calls,
+    connections: () => connections,
     failNext(count, status) {
       failures = { count, status };
     },

@@ -3,13 +3,16 @@ import request from 'supertest';
 import { createHttpApp, Health } from '@platform/common';
 import { generateAccessToken, generateApiKey } from '@platform/credentials';
 import { silentLogger } from '@platform/testing';
-import { acceptedCall, createProductGateway, type ProductGatewayOptions } from '../src';
+import { acceptedCall, createProductGateway, type ProductGateway, type ProductGatewayOptions } from '../src';
 import { startFakeUsageApi, type FakeUsageApi } from './fake-usage-api';
 
 const SECRET = 'product-gateway-test-secret-0123456789abcdef';
 const ACCESS_RESTRICTED = 'Access restricted. Check credits balance or enter the correct API key.';
 const PATH = '/whoisserver/WhoisService';
 const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
+
+/** Every gateway the tests made, closed at the end (each keeps connections alive). */
+const gateways: ProductGateway[] = [];
 
 /** A product app of the family, as a product team would build it. */
 function productApp(usage: FakeUsageApi, productId: number, extra: Partial<ProductGatewayOptions> = {}): Express {
@@ -21,6 +24,7 @@ function productApp(usage: FakeUsageApi, productId: number, extra: Partial<Produ
     envelope: 'errorMessage',
   });
   const gateway = createProductGateway({ userUrl: usage.url, serviceJwtSecret: SECRET, productId, retries: 2, timeoutMs: 2000, ...extra });
+  gateways.push(gateway);
   http.app.use(gateway.routes(PATH, (call) => ({ WhoisRecord: { domainName: call.domainName, creditsLeft: call.credits } })));
   http.app.get('/metered', gateway.meter, (_req, res) => {
     res.json({ accountId: acceptedCall(res).accountId });
@@ -51,6 +55,7 @@ describe('product gateway (credential-and-credits middleware)', () => {
   });
 
   afterAll(async () => {
+    for (const gateway of gateways) await gateway.close();
     await usage.close();
   });
 
@@ -117,6 +122,29 @@ describe('product gateway (credential-and-credits middleware)', () => {
       expect(attempts).toHaveLength(2);
       expect(attempts[0]?.body.requestId).toBe(attempts[1]?.body.requestId);
       expect(usage.credits(account.accountId, 1)).toBe(4);
+    });
+
+    it('when calls follow one another, then they share one kept-alive connection and one service JWT: one round trip per call', async () => {
+      const usageApi = await startFakeUsageApi(SECRET);
+      const http = createHttpApp({ service: 'p', logger: silentLogger(), health: new Health({}), openapi: {}, envelope: 'errorMessage' });
+      const gateway = createProductGateway({ userUrl: usageApi.url, serviceJwtSecret: SECRET, productId: 1 });
+      http.app.use(gateway.routes(PATH, () => ({ ok: true })));
+      const app = http.finish();
+      try {
+        const account = { apiKey: generateApiKey() };
+        usageApi.addCredential(account.apiKey, 77);
+        usageApi.setCredits(77, 1, 10);
+        for (let call = 0; call < 5; call += 1) {
+          await request(app).get(PATH).query({ apiKey: account.apiKey, domainName: 'example.com' }).expect(200);
+        }
+        expect(usageApi.calls).toHaveLength(5);
+        expect(usageApi.connections()).toBe(1);
+        const jwts = new Set(usageApi.calls.map((call) => JSON.stringify(call.claims)));
+        expect(jwts.size).toBe(1);
+      } finally {
+        await gateway.close();
+        await usageApi.close();
+      }
     });
 
     it('when a route mounts the meter itself, then acceptedCall(res) gives the account', async () => {

@@ -3,6 +3,7 @@ export * from './events';
 export * from './logs';
 export * from './private-database';
 export * from './private-postgres';
+export * from './process';
 export * from './rabbitmq';
 export * from './redis';
 export * from './servers';

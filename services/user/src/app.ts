@@ -4,6 +4,10 @@ import { ConfigError, createHttpApp, Health } from '@platform/common';
 import { pingPostgres } from '@platform/db';
 import type { UserConfig } from './config';
 import type { UserDeps } from './deps';
+import { createBatchCommit } from './domain/commit-usage-batch';
+import { createRecentAnswers } from './domain/recent-answers';
+import { createUsageRecorder, type UsageRecorder } from './domain/usage';
+import { createDebitBatcher } from './domain/usage-batcher';
 import { openapi } from './openapi';
 import { adminRoutes } from './routes/admin.routes';
 import { apiKeyRoutes } from './routes/api-key.routes';
@@ -11,8 +15,24 @@ import { balanceRoutes } from './routes/balance.routes';
 import { notificationSettingsRoutes } from './routes/notification-settings.routes';
 import { usageRoutes } from './routes/usage.routes';
 import { countPendingEvents } from './store/outbox';
-import { createUsageStore } from './store/usage-store';
+import { createUsageBatchStore } from './store/usage-batch';
 import { createUserStore } from './store/user-store';
+
+/** Committed answers kept in memory for replays (a replay usually follows its first copy within seconds). */
+const RECENT_ANSWERS = { maxEntries: 10_000, maxAgeMs: 60 * 60 * 1000 };
+
+/** The usage API's debits: batched (group commit) on the usage connections, with the balance hook. */
+function usageRecorder(deps: UserDeps, config: UserConfig): UsageRecorder {
+  return createUsageRecorder({
+    batcher: createDebitBatcher({
+      maxBatchSize: config.usageBatchMaxSize,
+      maxWaitMs: config.usageBatchMaxWaitMs,
+      lanes: config.usageBatchLanes,
+      commit: createBatchCommit(createUsageBatchStore(deps.usagePool), deps.balanceHook),
+    }),
+    answers: createRecentAnswers(RECENT_ANSWERS),
+  });
+}
 
 /** Every router the service mounts (further APIs add theirs here); each gets the deps and its store. */
 function routers(deps: UserDeps, config: UserConfig): Router[] {
@@ -20,11 +40,12 @@ function routers(deps: UserDeps, config: UserConfig): Router[] {
   if (config.serviceJwtSecret === undefined) throw new ConfigError('invalid configuration: SERVICE_JWT_SECRET: Required');
   const store = createUserStore(deps.pool);
   return [
+    // First: the busiest route (every product call) matches before the others are tried.
+    usageRoutes(deps, usageRecorder(deps, config), config.serviceJwtSecret),
     balanceRoutes(deps, store),
     apiKeyRoutes(deps, store),
     notificationSettingsRoutes(deps, store),
     adminRoutes(store, config.adminToken, deps.adminFailures),
-    usageRoutes(deps, createUsageStore(deps.pool), config.serviceJwtSecret),
   ];
 }
 

@@ -22,6 +22,11 @@ describe('loadConfig', () => {
       outboxPollMs: 500,
       outboxRetryInitialMs: 500,
       outboxRetryMaxMs: 10_000,
+      usageBatchMaxSize: 500,
+      usageBatchMaxWaitMs: 0,
+      usageBatchLanes: 2,
+      usageRequestRetentionHours: 25,
+      usageRequestSweepMs: 10_000,
       adminToken: FULL.ADMIN_TOKEN,
       serviceJwtSecret: FULL.SERVICE_JWT_SECRET,
       trustProxy: false,
@@ -60,6 +65,29 @@ describe('loadConfig', () => {
       }),
     ).toMatchObject({ balanceExchange: 'x.events', outboxPollMs: 50, outboxRetryInitialMs: 20, outboxRetryMaxMs: 400 });
     expect(() => loadConfig({ ...FULL, OUTBOX_POLL_MS: '0' })).toThrow(/OUTBOX_POLL_MS/);
+  });
+
+  it('when usage batching is tuned, then size, wait, lanes and retention are read; a retention under 24 hours is refused', () => {
+    expect(
+      loadConfig({
+        ...FULL,
+        USAGE_BATCH_MAX_SIZE: '50',
+        USAGE_BATCH_MAX_WAIT_MS: '3',
+        USAGE_BATCH_LANES: '4',
+        USAGE_REQUEST_RETENTION_HOURS: '48',
+        USAGE_REQUEST_SWEEP_MS: '1000',
+      }),
+    ).toMatchObject({
+      usageBatchMaxSize: 50,
+      usageBatchMaxWaitMs: 3,
+      usageBatchLanes: 4,
+      usageRequestRetentionHours: 48,
+      usageRequestSweepMs: 1000,
+    });
+    expect(() => loadConfig({ ...FULL, USAGE_REQUEST_RETENTION_HOURS: '23' })).toThrow(/USAGE_REQUEST_RETENTION_HOURS/);
+    expect(() => loadConfig({ ...FULL, USAGE_BATCH_MAX_SIZE: '0', USAGE_BATCH_LANES: '0' })).toThrow(
+      /USAGE_BATCH_MAX_SIZE.*USAGE_BATCH_LANES|USAGE_BATCH_LANES.*USAGE_BATCH_MAX_SIZE/,
+    );
   });
 
   it('when infrastructure is not required (embedded quickstart), then the URLs may be absent and empty values count as unset', () => {

@@ -19,6 +19,16 @@ export interface UserConfig {
   /** Relay backoff after a failed publish: initial, doubling up to max (OUTBOX_RETRY_INITIAL_MS / _MAX_MS). */
   outboxRetryInitialMs: number;
   outboxRetryMaxMs: number;
+  /** Usage debits per batch (one transaction) at most (USAGE_BATCH_MAX_SIZE). */
+  usageBatchMaxSize: number;
+  /** How long the first debit reaching an idle batch lane waits for others (USAGE_BATCH_MAX_WAIT_MS; 0: the rest of the event-loop turn). */
+  usageBatchMaxWaitMs: number;
+  /** Usage batches committing at once (USAGE_BATCH_LANES); one pool is always in one lane. */
+  usageBatchLanes: number;
+  /** How long a usage requestId's answer is kept, at least 24 h (USAGE_REQUEST_RETENTION_HOURS). */
+  usageRequestRetentionHours: number;
+  /** Pause between sweeps of expired usage requestIds (USAGE_REQUEST_SWEEP_MS). */
+  usageRequestSweepMs: number;
   /** Guards the admin API; the embedded quickstart generates one when unset. */
   adminToken: string | undefined;
   /** Verifies service JWTs on the internal usage API. */
@@ -48,6 +58,12 @@ function schema(requireInfrastructure: boolean) {
     OUTBOX_POLL_MS: env.positiveInt(500),
     OUTBOX_RETRY_INITIAL_MS: env.positiveInt(500),
     OUTBOX_RETRY_MAX_MS: env.positiveInt(10_000),
+    USAGE_BATCH_MAX_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+    USAGE_BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).max(1000).default(0),
+    USAGE_BATCH_LANES: z.coerce.number().int().min(1).max(64).default(2),
+    // CONTRACT §9: a requestId is remembered for at least 24 hours.
+    USAGE_REQUEST_RETENTION_HOURS: z.coerce.number().int().min(24).default(25),
+    USAGE_REQUEST_SWEEP_MS: env.positiveInt(10_000),
     ADMIN_TOKEN: needed(env.secret(ADMIN_TOKEN_MIN)),
     SERVICE_JWT_SECRET: needed(env.secret(JWT_SECRET_MIN)),
     TRUST_PROXY: env.trustProxy(),
@@ -74,6 +90,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructu
     OUTBOX_POLL_MS: number;
     OUTBOX_RETRY_INITIAL_MS: number;
     OUTBOX_RETRY_MAX_MS: number;
+    USAGE_BATCH_MAX_SIZE: number;
+    USAGE_BATCH_MAX_WAIT_MS: number;
+    USAGE_BATCH_LANES: number;
+    USAGE_REQUEST_RETENTION_HOURS: number;
+    USAGE_REQUEST_SWEEP_MS: number;
     ADMIN_TOKEN?: string;
     SERVICE_JWT_SECRET?: string;
     TRUST_PROXY: TrustProxy;
@@ -92,6 +113,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructu
     outboxPollMs: parsed.OUTBOX_POLL_MS,
     outboxRetryInitialMs: parsed.OUTBOX_RETRY_INITIAL_MS,
     outboxRetryMaxMs: parsed.OUTBOX_RETRY_MAX_MS,
+    usageBatchMaxSize: parsed.USAGE_BATCH_MAX_SIZE,
+    usageBatchMaxWaitMs: parsed.USAGE_BATCH_MAX_WAIT_MS,
+    usageBatchLanes: parsed.USAGE_BATCH_LANES,
+    usageRequestRetentionHours: parsed.USAGE_REQUEST_RETENTION_HOURS,
+    usageRequestSweepMs: parsed.USAGE_REQUEST_SWEEP_MS,
     adminToken: parsed.ADMIN_TOKEN,
     serviceJwtSecret: parsed.SERVICE_JWT_SECRET,
     trustProxy: parsed.TRUST_PROXY,

@@ -3,7 +3,6 @@ import { ConfigError, type Logger } from '@platform/common';
 import {
   connectRedis,
   createCredentialVerifier,
-  createKeyDirectory,
   createRedisTokenStore,
   memoryFailureLimit,
   redisFailureLimit,
@@ -14,7 +13,9 @@ import {
 import { createPool } from '@platform/db';
 import { createAmqpEventBus, type EventBus } from '@platform/events';
 import type { UserConfig } from './config';
+import { noBalanceCommitHook, type BalanceCommitHook } from './domain/balance-commit-hook';
 import { createOutboxSignal, type OutboxSignal } from './outbox-signal';
+import { createBatchedKeyDirectory } from './store/key-directory';
 
 /** Connections the embedded quickstart shares with the service instead of letting it open its own. */
 export interface ProvidedDeps {
@@ -22,11 +23,19 @@ export interface ProvidedDeps {
   tokens?: TokenStore;
   /** The in-process bus the outbox relay publishes to (embedded quickstart, tests). */
   bus?: EventBus;
+  /** Runs inside every usage batch before it commits (default: nothing). */
+  balanceHook?: BalanceCommitHook;
 }
 
 export interface UserDeps {
   logger: Logger;
   pool: pg.Pool;
+  /**
+   * The connections usage batches run on: their own, one per batch lane, so that a batch never
+   * queues for a connection behind the credential checks of the requests it will answer. The
+   * embedded quickstart's one shared connection otherwise.
+   */
+  usagePool: pg.Pool;
   tokens: TokenStore;
   credentials: CredentialVerifier;
   /** Failed admin-token attempts per client address, on the same Redis as the tokens (memory when tokens are provided). */
@@ -35,6 +44,8 @@ export interface UserDeps {
   bus: EventBus;
   /** Rung after a request that may have written outbox events, so that the relay need not wait for its next poll. */
   outbox: OutboxSignal;
+  /** Runs inside every usage batch, after its decisions and before its commit (see BalanceCommitHook). */
+  balanceHook: BalanceCommitHook;
   /** Closes only what createDeps opened itself. */
   close(): Promise<void>;
 }
@@ -54,10 +65,16 @@ export async function createDeps(config: UserConfig, logger: Logger, provided: P
 
   const closers: Array<() => Promise<void>> = [];
   let pool = provided.pool;
-  if (!pool) {
+  let usagePool = provided.pool;
+  if (!pool || !usagePool) {
     const opened = createPool({ connectionString: config.databaseUrl as string, logger });
-    closers.push(() => opened.end());
+    const forUsage = createPool({ connectionString: config.databaseUrl as string, logger, max: config.usageBatchLanes });
+    closers.push(
+      () => opened.end(),
+      () => forUsage.end(),
+    );
     pool = opened;
+    usagePool = forUsage;
   }
   let tokens = provided.tokens;
   const limitOptions = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:admin-fail` };
@@ -84,15 +101,18 @@ export async function createDeps(config: UserConfig, logger: Logger, provided: P
     closers.push(() => opened.close());
     bus = opened;
   }
-  const credentials = createCredentialVerifier({ keys: createKeyDirectory(pool), tokens });
+  // API-key checks of one event-loop turn share one query (a fresh read each: never cached).
+  const credentials = createCredentialVerifier({ keys: createBatchedKeyDirectory(pool), tokens });
   return {
     logger,
     pool,
+    usagePool,
     tokens,
     credentials,
     adminFailures,
     bus,
     outbox: createOutboxSignal(),
+    balanceHook: provided.balanceHook ?? noBalanceCommitHook,
     async close() {
       for (const close of closers.reverse()) {
         try {

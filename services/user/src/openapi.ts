@@ -141,9 +141,10 @@ export const openapi: Record<string, unknown> = {
       post: {
         summary: 'Debit a product pool for a customer call (internal, product services)',
         description:
-          'Service JWT (HS256, audience `user`, `exp` at most 5 minutes ahead) as Bearer. One transaction debits `units` from the ' +
-          "product's pool, all or nothing, and stores the answer under `requestId`: a replay with the same body gets the first " +
-          'answer and debits nothing; a replay with a different body is 409. JSON only.',
+          'Service JWT (HS256, audience `user`, `exp` at most 5 minutes ahead) as Bearer. Debits `units` from the ' +
+          "product's pool, all or nothing, in a batch with the other debits that arrive meanwhile, and answers once the batch " +
+          'has committed (a 200 is durable). A granted answer is kept under `requestId` for at least 24 hours: a replay with the ' +
+          'same body gets it and debits nothing; a replay with a different body is 409. A refusal (401, 403) keeps nothing. JSON only.',
         security: [{ serviceJwt: [] }],
         requestBody: {
           content: {
@@ -170,7 +171,7 @@ export const openapi: Record<string, unknown> = {
           403: error('Pool exhausted (fewer credits than units) or product not held'),
           409: error('requestId already used with a different body'),
           422: error('Bad productId, units or requestId'),
-          503: error('Database or token store unavailable; nothing was debited'),
+          503: error('Database or token store unavailable; nothing was debited (retry with the same requestId)'),
         },
       },
     },

@@ -6,6 +6,7 @@ import type { UserConfig } from './config';
 import { createDeps, type ProvidedDeps, type UserDeps } from './deps';
 import { userMigrations } from './migrations';
 import { startOutboxRelay } from './outbox-relay';
+import { startUsageRequestSweeper } from './usage-request-sweeper';
 
 export interface StartUserServiceOptions {
   config: UserConfig;
@@ -18,8 +19,9 @@ export interface StartUserServiceOptions {
 type StopWorker = () => Promise<void>;
 
 /**
- * Background workers that run beside the HTTP listener. Seam: the outbox relay starts here;
- * its stop function runs after HTTP has drained and before the connections close.
+ * Background workers that run beside the HTTP listener: the outbox relay and the sweeper of
+ * expired usage requestIds. Their stop functions run after HTTP has drained and before the
+ * connections close.
  */
 function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]> {
   const relay = startOutboxRelay({
@@ -31,11 +33,18 @@ function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]>
     retryMaxMs: config.outboxRetryMaxMs,
   });
   const unsubscribe = deps.outbox.subscribe(() => relay.wake());
+  const sweeper = startUsageRequestSweeper({
+    pool: deps.pool,
+    logger: deps.logger,
+    retentionMs: config.usageRequestRetentionHours * 60 * 60 * 1000,
+    intervalMs: config.usageRequestSweepMs,
+  });
   return Promise.resolve([
     async () => {
       unsubscribe();
       await relay.stop();
     },
+    () => sweeper.stop(),
   ]);
 }
 

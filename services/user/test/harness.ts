@@ -81,7 +81,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const pool = createPool({ connectionString: config.databaseUrl ?? testServers.databaseUrl, logger, max: 4 });
   const redis = new Redis(testServers.redisUrl);
-  const tokens = createRedisTokenStore(redis, { keyPrefix: KEY_PREFIX });
+  const tokens = createRedisTokenStore(redis, { keyPrefix: config.redisKeyPrefix });
   running += 1;
   return {
     service,

@@ -246,6 +246,8 @@ describe('POST /internal/v1/usage: debits', () => {
     expect(await credits(account.id)).toBe(2);
     expect(await usageLedger(account.id)).toEqual([]);
     expect(await outboxPayloads(account.id)).toEqual([]);
+    const kept = await h.pool.query('SELECT 1 FROM usage_requests WHERE account_id = $1', [account.id]);
+    expect(kept.rowCount).toBe(0);
   });
 
   it('when the account does not hold the product, then 403', async () => {
@@ -261,7 +263,7 @@ describe('POST /internal/v1/usage: debits', () => {
     expect(balance.body).toEqual({ data: [{ product_id: 1, product: { id: 1, name: 'WHOIS API' }, credits: 4 }] });
   });
 
-  it('when a debit succeeds, then one usage ledger row and one balance.changed event (cause usage, pool id 1) are written with it', async () => {
+  it('when a single debit succeeds, then one usage ledger row and one balance.changed event (cause usage, pool id 1) are written with it', async () => {
     const account = await h.account({ 24: 5 });
     const requestId = randomUUID();
     await usage(body(account.apiKey, { productId: 24, units: 2, requestId }));
@@ -293,17 +295,20 @@ describe('POST /internal/v1/usage: requestId replay', () => {
     expect((await usageLedger(account.id)).filter((row) => row.request_id === first.requestId)).toHaveLength(1);
   });
 
-  it('when a refused request is replayed after a top-up, then 403 again (the first answer), while a new requestId is served', async () => {
+  it('when a refused request is sent again after a top-up, then it is served: a refusal leaves no row behind (CONTRACT §9)', async () => {
     const account = await h.account({ 1: 0 });
     const first = body(account.apiKey);
     expect((await usage(first)).status).toBe(403);
+    const kept = await h.pool.query('SELECT 1 FROM usage_requests WHERE request_id = $1', [first.requestId]);
+    expect(kept.rowCount).toBe(0);
     const topUp = await h.http
       .post(`/admin/v1/accounts/${account.id}/credits`)
       .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
       .send({ productId: 1, amount: 5 });
     expect(topUp.status).toBe(200);
-    expect((await usage(first)).body).toEqual(EXHAUSTED);
-    expect((await usage(body(account.apiKey))).body.credits).toBe(4);
+    expect((await usage(first)).body).toEqual({ accountId: account.id, productId: 1, credits: 4 });
+    expect((await usage(first)).body).toEqual({ accountId: account.id, productId: 1, credits: 4 });
+    expect(await credits(account.id)).toBe(4);
   });
 
   it.each([
@@ -361,7 +366,15 @@ describe('POST /internal/v1/usage: concurrency', () => {
     const remaining = answers.filter((res) => res.status === 200).map((res) => res.body.credits as number);
     expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: capacity }, (_, index) => index));
     expect(ledger.map((row) => row.credits_after).sort((a, b) => a - b)).toEqual(remaining);
-    expect(await outboxPayloads(account.id)).toHaveLength(capacity);
+    // Batched: each batch writes one event for its run of debits (two when it empties the pool),
+    // and the events chain from 20 down to 0.
+    const events = await outboxPayloads(account.id);
+    expect(events[0]?.previousCredits).toBe(capacity);
+    expect(events.at(-1)?.credits).toBe(0);
+    for (const [index, event] of events.entries()) {
+      if (index > 0) expect(event.previousCredits).toBe(events[index - 1]?.credits);
+      expect(event.credits).toBeLessThan(event.previousCredits as number);
+    }
   });
 });
 

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { AppError, invalidMessage, requiredMessage, throwIfInvalid, type FieldMessages } from '@platform/common';
 import type { Product } from '../store/catalogue';
-import type { UsageAnswer } from '../store/usage-requests';
-import type { UsageQueries, UsageStore } from '../store/usage-store';
 import { MAX_ID, readInteger } from './integer-field';
+import type { RecentAnswers } from './recent-answers';
+import type { DebitBatcher } from './usage-batcher';
 
 /** Units one usage request may debit (CONTRACT §7). */
 export const MAX_UNITS = 10_000;
@@ -16,6 +16,9 @@ export interface UsageRequest {
   units: number;
   requestId: string;
 }
+
+/** A catalogue product by id (undefined: no such product). */
+export type ProductLookup = (productId: number) => Promise<Product | undefined>;
 
 /** Who is debited: the account behind the presented credential, and that credential's digest. */
 export interface UsagePayer {
@@ -39,7 +42,7 @@ function parseRequestId(raw: unknown, errors: FieldMessages): string | undefined
  * catalogue id (numeric strings allowed), `units` 1–10,000 (default 1), `requestId` a non-empty
  * string of at most 200 characters. Every problem is reported together (422).
  */
-export async function parseUsageRequest(store: UsageQueries, body: Record<string, unknown>): Promise<UsageRequest> {
+export async function parseUsageRequest(products: ProductLookup, body: Record<string, unknown>): Promise<UsageRequest> {
   const errors: FieldMessages = {};
   const productId = readInteger(body.productId, { min: 1, max: MAX_ID });
   const units = readInteger(body.units, { min: 1, max: MAX_UNITS });
@@ -47,7 +50,7 @@ export async function parseUsageRequest(store: UsageQueries, body: Record<string
   if (productId.kind === 'absent') errors.productId = [requiredMessage('productId')];
   if (productId.kind === 'invalid') errors.productId = [invalidMessage('productId')];
   if (units.kind === 'invalid') errors.units = [invalidMessage('units')];
-  const [product] = productId.kind === 'value' ? await store.findProducts([productId.value]) : [];
+  const product = productId.kind === 'value' ? await products(productId.value) : undefined;
   if (productId.kind === 'value' && !product) errors.productId = [invalidMessage('productId')];
   throwIfInvalid(errors);
   return { product: product as Product, units: units.kind === 'value' ? units.value : 1, requestId: requestId as string };
@@ -60,37 +63,57 @@ function digestOf(payer: UsagePayer, request: UsageRequest): string {
     .digest('hex');
 }
 
-/**
- * Debits `units` from the pool of the product (CONTRACT §5, §7), all or nothing, in one
- * transaction with the requestId's record: the first request with a requestId debits (or is
- * refused) and its answer is stored; a replay with the same body gets that answer and debits
- * nothing; a replay with another body is a conflict. A product the account does not hold has
- * no credits: exhausted.
- */
-export async function recordUsage(
-  store: UsageStore,
-  payer: UsagePayer,
-  request: UsageRequest,
-): Promise<{ answer: UsageAnswer; replayed: boolean }> {
-  const digest = digestOf(payer, request);
-  return store.transaction(async (tx) => {
-    const claim = await tx.claimUsageRequest(request.requestId, digest);
-    if (claim.kind === 'replay') {
-      if (claim.digest !== digest) throw new AppError('conflict', { message: REQUEST_ID_REUSED });
-      return { answer: claim.answer, replayed: true };
-    }
-    const result = await tx.changeBalance({
-      accountId: payer.accountId,
-      poolId: request.product.poolId,
-      delta: -request.units,
-      cause: 'usage',
-      requestId: request.requestId,
-    });
-    if (!result.ok && result.reason === 'too_large') throw new Error('a debit cannot make a pool too large');
-    const answer: UsageAnswer = result.ok
-      ? { outcome: 'granted', accountId: payer.accountId, productId: request.product.id, credits: result.credits }
-      : { outcome: 'exhausted' };
-    await tx.saveUsageAnswer(request.requestId, answer);
-    return { answer, replayed: false };
-  });
+/** The answer to a usage request: the debit was granted (and is committed), or the pool could not pay. */
+export type UsageAnswer = { outcome: 'granted'; accountId: number; productId: number; credits: number } | { outcome: 'exhausted' };
+
+export interface UsageRecorder {
+  /**
+   * Debits `units` from the pool of the product (CONTRACT §5, §7, §9), all or nothing, and
+   * resolves once the debit is committed: the first request with a requestId debits (or is
+   * refused, which leaves no trace); a replay with the same body gets the first answer and
+   * debits nothing; a replay with another body is a conflict (409). A product the account
+   * does not hold has no credits: exhausted.
+   */
+  record(payer: UsagePayer, request: UsageRequest): Promise<{ answer: UsageAnswer; replayed: boolean }>;
+}
+
+export interface UsageRecorderOptions {
+  /** Where debits wait for their batch. */
+  batcher: DebitBatcher;
+  /** Answers already committed, for replays that need no batch. */
+  answers: RecentAnswers;
+}
+
+export function createUsageRecorder({ batcher, answers }: UsageRecorderOptions): UsageRecorder {
+  return {
+    async record(payer, request) {
+      const digest = digestOf(payer, request);
+      const kept = answers.get(request.requestId);
+      if (kept) {
+        if (kept.digest !== digest) throw new AppError('conflict', { message: REQUEST_ID_REUSED });
+        return {
+          answer: { outcome: 'granted', accountId: kept.accountId, productId: kept.productId, credits: kept.credits },
+          replayed: true,
+        };
+      }
+      const outcome = await batcher.submit({
+        requestId: request.requestId,
+        digest,
+        accountId: payer.accountId,
+        poolId: request.product.poolId,
+        productId: request.product.id,
+        units: request.units,
+      });
+      switch (outcome.kind) {
+        case 'granted':
+        case 'replayed':
+          answers.set(request.requestId, { ...outcome.answer, digest });
+          return { answer: { outcome: 'granted', ...outcome.answer }, replayed: outcome.kind === 'replayed' };
+        case 'exhausted':
+          return { answer: { outcome: 'exhausted' }, replayed: false };
+        case 'conflict':
+          throw new AppError('conflict', { message: REQUEST_ID_REUSED });
+      }
+    },
+  };
 }

@@ -1,8 +1,9 @@
-import DataLoader from 'dataloader';
+import type DataLoader from 'dataloader';
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '@platform/db';
 import { BALANCE_CHANGED, balanceChangedSchema, type BalanceChanged } from '@platform/events';
 import { catalogue, reloadCatalogue, type Product } from './catalogue';
+import { readBatch } from './read-batch';
 
 /** One held product with its pool's credits. */
 export interface ProductBalance {
@@ -44,24 +45,6 @@ export async function productBalances(db: Queryable, pools: readonly PoolCredits
     }
   }
   return balances.sort((a, b) => a.productId - b.productId);
-}
-
-/**
- * Reads asked for in one turn of the event loop, run as one query (DataLoader, without its
- * cache: every request reads fresh). Under load the credential checks of many balance requests
- * answer together (Redis replies arrive in one read); their balance reads then share one round
- * trip to Postgres instead of taking a pool connection each. Every caller still gets exactly its
- * own key's answer; a failed query fails each of them.
- */
-function readBatch<K, V>(readMany: (keys: K[]) => Promise<Map<K, V>>, absent: () => V): DataLoader<K, V> {
-  return new DataLoader<K, V>(
-    async (keys) => {
-      const found = await readMany([...new Set(keys)]);
-      return keys.map((key) => found.get(key) ?? absent());
-    },
-    // After the I/O callbacks of this turn (and their promise continuations) have asked.
-    { cache: false, maxBatchSize: 100, batchScheduleFn: (callback) => setImmediate(callback) },
-  );
 }
 
 const POOL_CREDITS_OF_ACCOUNTS = 'SELECT account_id, pool_id, credits FROM pool_balances WHERE account_id = ANY($1::int[])';
@@ -186,44 +169,30 @@ export async function holdPool(db: Queryable, accountId: number, poolId: number)
   await db.query('INSERT INTO pool_balances (account_id, pool_id, credits) VALUES ($1, $2, 0) ON CONFLICT DO NOTHING', [accountId, poolId]);
 }
 
-export type BalanceChangeCause = BalanceChanged['cause'];
-
-/** A change of one pool's credits. */
+/** An admin change of one pool's credits (usage debits go through usage batches, store/usage-batch.ts). */
 export interface BalanceChange {
   accountId: number;
   /** The pool's id (its lowest product id). */
   poolId: number;
-  /** Credits added (positive) or removed (negative). */
+  /** Credits added (positive) or removed (negative); a result below 0 is clamped at 0. */
   delta: number;
-  /**
-   * `usage`: a debit that fails whole when the pool has fewer credits than asked.
-   * `top-up` / `adjustment`: admin changes; a result below 0 is clamped at 0.
-   */
-  cause: BalanceChangeCause;
-  /** Idempotency key of a usage request, kept in the ledger. */
-  requestId?: string;
+  cause: 'top-up' | 'adjustment';
 }
 
 export type BalanceChangeResult =
   | { ok: true; previousCredits: number; credits: number; event: BalanceChanged | undefined }
-  | { ok: false; reason: 'not_held' | 'insufficient' | 'too_large' };
+  | { ok: false; reason: 'not_held' | 'too_large' };
 
 /** Credits stay exact JavaScript numbers. */
 export const MAX_CREDITS = Number.MAX_SAFE_INTEGER;
-
-// Usage: one conditional UPDATE, so concurrent debits never overspend or go below 0.
-const DEBIT = `
-UPDATE pool_balances SET credits = credits + $3, updated_at = now()
- WHERE account_id = $1 AND pool_id = $2 AND credits + $3 >= 0
-RETURNING credits`;
 
 const READ = 'SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_id = $2';
 const LOCK = `${READ} FOR UPDATE`;
 const SET = 'UPDATE pool_balances SET credits = $3, updated_at = now() WHERE account_id = $1 AND pool_id = $2 RETURNING credits';
 
 const LEDGER = `
-INSERT INTO credit_ledger (account_id, pool_id, delta, credits_after, cause, request_id)
-VALUES ($1, $2, $3, $4, $5, $6)`;
+INSERT INTO credit_ledger (account_id, pool_id, delta, credits_after, cause)
+VALUES ($1, $2, $3, $4, $5)`;
 
 const OUTBOX = 'INSERT INTO outbox_events (id, routing_key, payload) VALUES ($1, $2, $3)';
 
@@ -233,14 +202,12 @@ const OUTBOX = 'INSERT INTO outbox_events (id, routing_key, payload) VALUES ($1,
  * that changes nothing (a clamped adjustment of an empty pool, an amount of 0) writes neither.
  */
 export async function changeBalance(db: Queryable, change: BalanceChange): Promise<BalanceChangeResult> {
-  if (!Number.isSafeInteger(change.delta) || (change.cause === 'usage' && change.delta > 0)) {
-    throw new RangeError(`invalid ${change.cause} delta: ${change.delta}`);
-  }
-  const amounts = change.cause === 'usage' ? await debit(db, change) : await adjust(db, change);
+  if (!Number.isSafeInteger(change.delta)) throw new RangeError(`invalid ${change.cause} delta: ${change.delta}`);
+  const amounts = await adjust(db, change);
   if (!amounts.ok) return amounts;
   const { previousCredits, credits } = amounts;
   if (previousCredits === credits) return { ok: true, previousCredits, credits, event: undefined };
-  await db.query(LEDGER, [change.accountId, change.poolId, credits - previousCredits, credits, change.cause, change.requestId ?? null]);
+  await db.query(LEDGER, [change.accountId, change.poolId, credits - previousCredits, credits, change.cause]);
   const event = balanceChangedSchema.parse({
     id: randomUUID(),
     type: BALANCE_CHANGED,
@@ -255,18 +222,7 @@ export async function changeBalance(db: Queryable, change: BalanceChange): Promi
   return { ok: true, previousCredits, credits, event };
 }
 
-type Amounts = { ok: true; previousCredits: number; credits: number } | { ok: false; reason: 'not_held' | 'insufficient' | 'too_large' };
-
-async function debit(db: Queryable, change: BalanceChange): Promise<Amounts> {
-  const result = await db.query<{ credits: number }>(DEBIT, [change.accountId, change.poolId, change.delta]);
-  const row = result.rows[0];
-  if (row) {
-    const credits = Number(row.credits);
-    return { ok: true, previousCredits: credits - change.delta, credits };
-  }
-  const held = await db.query(READ, [change.accountId, change.poolId]);
-  return { ok: false, reason: held.rowCount === 0 ? 'not_held' : 'insufficient' };
-}
+type Amounts = { ok: true; previousCredits: number; credits: number } | { ok: false; reason: 'not_held' | 'too_large' };
 
 async function adjust(db: Queryable, change: BalanceChange): Promise<Amounts> {
   const locked = await db.query<{ credits: number }>(LOCK, [change.accountId, change.poolId]);

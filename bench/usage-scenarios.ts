@@ -1,0 +1,285 @@
+/**
+ * The usage API under load (issue: metering at line rate). Each scenario drives
+ * `POST /internal/v1/usage` of a user service running as its own process on the real Postgres,
+ * Redis and RabbitMQ, and checks the accounting afterwards: the credits the pools lost equal
+ * the debits answered 200, give or take the requests still in flight when the load stopped.
+ * The baseline is a bare express handler, measured right before each scenario in the same run
+ * (so that a change in the machine's load between scenarios skews no ratio).
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { signServiceJwt } from '@platform/credentials';
+import { deleteTopology, freePort, startServiceProcess, uniqueId, type ServiceProcess } from '@platform/testing';
+
+const ROOT = path.resolve(__dirname, '..');
+const ADMIN_TOKEN = 'bench-usage-admin-token-0123456789';
+const SERVICE_JWT_SECRET = 'bench-usage-service-jwt-secret-0123456789abcdef';
+const PATH = '/internal/v1/usage';
+
+export interface UsageBenchOptions {
+  seconds: number;
+  connections: number;
+  databaseUrl: string;
+  redisUrl: string;
+  amqpUrl: string;
+  /** A bare express baseline already running (else one is started and measured here), and its process id. */
+  bareUrl?: string;
+  barePid?: number | undefined;
+  /** Extra environment for the user service (e.g. USAGE_BATCH_MAX_WAIT_MS). */
+  userEnv?: NodeJS.ProcessEnv;
+  /** Writes a V8 CPU profile of the user service into this folder. */
+  cpuProfileDir?: string;
+  /** Scenario names to run (default all). */
+  only?: string[];
+  /** Accounts of usage-many-accounts (default 100). */
+  accounts?: number;
+}
+
+/** Requests per second, latency percentiles (ms) and the server's CPU time per request (µs) of one load. */
+export interface Throughput {
+  rps: number;
+  p50: number;
+  p99: number;
+  /** CPU time (user + system) the serving process spent per request: a measure the machine's other load hardly moves. */
+  cpuMicrosPerRequest: number | undefined;
+}
+
+/** One scenario's measurement, its baseline and its accounting check. */
+export interface UsageScenarioResult {
+  scenario: string;
+  /** The bare express handler, measured just before. */
+  bare: Throughput;
+  debitsPerSecond: number;
+  p50: number;
+  p99: number;
+  /** The user service's CPU time per request (µs). */
+  cpuMicrosPerRequest: number | undefined;
+  /** Answers by status code. */
+  statuses: Record<string, number>;
+  /** Credits the pools lost during the run. */
+  debited: number;
+  /** Debits the run expected: the 200s (usage-replay: exactly one). */
+  expectedDebits: number;
+  /** How far debited may exceed expectedDebits: requests in flight when the load stopped. */
+  inFlightAllowance: number;
+  accountingOk: boolean;
+}
+
+export interface UsageBenchReport {
+  scenarios: UsageScenarioResult[];
+}
+
+interface Account {
+  id: number;
+  apiKey: string;
+}
+
+const CREDITS = 1_000_000_000;
+
+async function createAccount(userUrl: string, credits: number): Promise<Account> {
+  const res = await fetch(`${userUrl}/admin/v1/accounts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `${uniqueId('bench-usage')}@example.test`, credits: { '1': credits } }),
+  });
+  if (res.status !== 201) throw new Error(`account creation answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as Account;
+}
+
+async function lookupCredits(userUrl: string, accounts: readonly Account[]): Promise<number> {
+  let total = 0;
+  for (const account of accounts) {
+    const res = await fetch(`${userUrl}/admin/v1/accounts/${account.id}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const body = (await res.json()) as { balances: Array<{ product_id: number; credits: number }> };
+    total += body.balances.find((balance) => balance.product_id === 1)?.credits ?? 0;
+  }
+  return total;
+}
+
+interface Load extends Throughput {
+  statuses: Record<string, number>;
+}
+
+// Linux clock ticks per second (CLK_TCK) of /proc/<pid>/stat.
+const TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system) the process has used, in microseconds; undefined where /proc is not available. */
+function cpuMicros(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+async function load(options: autocannon.Options, serverPid: number | undefined): Promise<Load> {
+  const cpuBefore = cpuMicros(serverPid);
+  const result = await autocannon(options);
+  const cpuAfter = cpuMicros(serverPid);
+  const statuses: Record<string, number> = {};
+  for (const [status, stats] of Object.entries(result.statusCodeStats ?? {})) statuses[status] = (stats as { count: number }).count;
+  const cpu =
+    cpuBefore === undefined || cpuAfter === undefined ? undefined : Math.round((cpuAfter - cpuBefore) / Math.max(result.requests.total, 1));
+  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, cpuMicrosPerRequest: cpu, statuses };
+}
+
+interface Scenario {
+  name: string;
+  accounts: number;
+  /** The body of the request number `index` (requestIds decide unique or replayed). */
+  body: (accounts: readonly Account[], index: number) => Record<string, unknown>;
+  replay: boolean;
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: 'usage-one-pool',
+    accounts: 1,
+    replay: false,
+    body: (accounts) => ({ credential: (accounts[0] as Account).apiKey, productId: 1, units: 1, requestId: randomUUID() }),
+  },
+  {
+    name: 'usage-many-accounts',
+    accounts: 100,
+    replay: false,
+    body: (accounts, index) => ({
+      credential: (accounts[index % accounts.length] as Account).apiKey,
+      productId: 1,
+      units: 1,
+      requestId: randomUUID(),
+    }),
+  },
+  {
+    name: 'usage-replay',
+    accounts: 1,
+    replay: true,
+    body: (accounts) => ({
+      credential: (accounts[0] as Account).apiKey,
+      productId: 1,
+      units: 1,
+      requestId: `replay-${(accounts[0] as Account).id}`,
+    }),
+  },
+];
+
+function loadBare(url: string, pid: number | undefined, options: UsageBenchOptions): Promise<Load> {
+  return load(
+    {
+      url,
+      connections: options.connections,
+      duration: options.seconds,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ credential: 'x'.repeat(32), productId: 1, units: 1, requestId: randomUUID() }),
+    },
+    pid,
+  );
+}
+
+interface Target {
+  url: string;
+  pid: number | undefined;
+}
+
+async function runScenario(scenario: Scenario, user: Target, bareTarget: Target, options: UsageBenchOptions): Promise<UsageScenarioResult> {
+  const userUrl = user.url;
+  const count = scenario.accounts > 1 ? (options.accounts ?? scenario.accounts) : 1;
+  const accounts = await Promise.all(Array.from({ length: count }, () => createAccount(userUrl, CREDITS)));
+  const before = await lookupCredits(userUrl, accounts);
+  const bare = await loadBare(bareTarget.url, bareTarget.pid, options);
+  // A service JWT for the whole run (the product gateway reuses one for a while too).
+  const jwt = signServiceJwt({ issuer: 'bench', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 300 });
+  let sent = 0;
+  const result = await load(
+    {
+      url: userUrl,
+      connections: options.connections,
+      duration: options.seconds,
+      requests: [
+        {
+          method: 'POST',
+          path: PATH,
+          headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
+          setupRequest: (request) => ({ ...request, body: JSON.stringify(scenario.body(accounts, (sent += 1))) }),
+        },
+      ],
+    },
+    user.pid,
+  );
+  const after = await lookupCredits(userUrl, accounts);
+  const granted = result.statuses['200'] ?? 0;
+  const debited = before - after;
+  const expectedDebits = scenario.replay ? Math.min(granted, 1) : granted;
+  const inFlightAllowance = scenario.replay ? 0 : options.connections;
+  return {
+    scenario: scenario.name,
+    bare: { rps: bare.rps, p50: bare.p50, p99: bare.p99, cpuMicrosPerRequest: bare.cpuMicrosPerRequest },
+    debitsPerSecond: result.rps,
+    p50: result.p50,
+    p99: result.p99,
+    cpuMicrosPerRequest: result.cpuMicrosPerRequest,
+    statuses: result.statuses,
+    debited,
+    expectedDebits,
+    inFlightAllowance,
+    accountingOk: debited >= expectedDebits && debited <= expectedDebits + inFlightAllowance,
+  };
+}
+
+async function startBare(): Promise<ServiceProcess> {
+  const port = await freePort();
+  return startServiceProcess({
+    script: 'bench/bare-express.ts',
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, PORT: String(port) },
+    port,
+    readyPath: '/',
+  });
+}
+
+/** Starts a user service process (and a bare express baseline unless given), runs the scenarios, stops what it started. */
+export async function runUsageBench(options: UsageBenchOptions): Promise<UsageBenchReport> {
+  const exchange = uniqueId('bench.balance.');
+  const port = await freePort();
+  const user = await startServiceProcess({
+    script: 'services/user/src/main.ts',
+    cwd: ROOT,
+    port,
+    nodeArgs: options.cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir],
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: options.databaseUrl,
+      REDIS_URL: options.redisUrl,
+      AMQP_URL: options.amqpUrl,
+      BALANCE_EXCHANGE: exchange,
+      REDIS_KEY_PREFIX: 'bench-usage:',
+      ADMIN_TOKEN,
+      SERVICE_JWT_SECRET,
+      USER_PORT: String(port),
+      LOG_LEVEL: 'warn',
+      ...options.userEnv,
+    },
+  });
+  const bare = options.bareUrl === undefined ? await startBare() : undefined;
+  try {
+    const bareUrl = options.bareUrl ?? (bare as ServiceProcess).url;
+    const scenarios: UsageScenarioResult[] = [];
+    for (const scenario of SCENARIOS) {
+      if (options.only === undefined || options.only.includes(scenario.name)) {
+        const bareTarget = { url: bareUrl, pid: options.bareUrl === undefined ? bare?.child.pid : options.barePid };
+        scenarios.push(await runScenario(scenario, { url: user.url, pid: user.child.pid }, bareTarget, options));
+      }
+    }
+    return { scenarios };
+  } finally {
+    await bare?.stop();
+    const exit = await user.stop();
+    if (exit !== 0 || process.env.BENCH_SHOW_OUTPUT)
+      process.stderr.write(`user service exited with ${exit}:\n${user.output().slice(-3000)}\n`);
+    await deleteTopology(options.amqpUrl, { exchanges: [exchange] }).catch(() => undefined);
+  }
+}

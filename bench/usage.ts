@@ -1,0 +1,41 @@
+/**
+ * `pnpm bench:usage`: only the usage API scenarios (bench/usage-scenarios.ts); `pnpm bench` runs them too.
+ *   pnpm bench:usage [--seconds 10] [--connections 50] [--cpu-prof <dir>] [--only usage-one-pool,usage-replay]
+ *                    [--user-env USAGE_BATCH_LANES=4,USAGE_BATCH_MAX_WAIT_MS=1]
+ */
+import { formatUsageReport } from './usage-report';
+import { runUsageBench } from './usage-scenarios';
+
+const option = (name: string): string | undefined => {
+  const index = process.argv.indexOf(`--${name}`);
+  return index > 0 ? process.argv[index + 1] : undefined;
+};
+
+async function main(): Promise<void> {
+  const seconds = Number(option('seconds') ?? 10);
+  const connections = Number(option('connections') ?? 50);
+  const only = option('only')?.split(',');
+  const cpuProfileDir = option('cpu-prof');
+  const userEnv: NodeJS.ProcessEnv = {};
+  for (const pair of option('user-env')?.split(',') ?? []) {
+    const [name, value] = pair.split('=', 2);
+    if (name) userEnv[name] = value ?? '';
+  }
+  const report = await runUsageBench({
+    seconds,
+    connections,
+    databaseUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    amqpUrl: process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
+    ...(only ? { only } : {}),
+    ...(cpuProfileDir ? { cpuProfileDir } : {}),
+    userEnv,
+  });
+  process.stdout.write(`\n${formatUsageReport(report, { seconds, connections })}`);
+  if (report.scenarios.some((row) => !row.accountingOk)) process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,50 @@
+import type { PoolBalance, PoolCredits } from '../store/usage-batch';
+
+/** The pools of one account that a usage batch decided on, with their credits before and after it. */
+export interface AccountBalances {
+  accountId: number;
+  /** `previousCredits === credits` for a pool the batch did not change (every debit refused or replayed). */
+  pools: readonly PoolBalance[];
+}
+
+/** Reads inside the batch's transaction (the embedded quickstart has one connection: a hook must not take another). */
+export interface BatchReads {
+  /** Every pool the accounts hold, with its credits as this transaction sees them (the batch's own pools in their new state). */
+  accountPools(accountIds: readonly number[]): Promise<Map<number, PoolCredits[]>>;
+}
+
+/**
+ * The one place where something must happen after a usage batch's decisions and before its
+ * commit and its answers: `beforeCommit` runs inside the batch's transaction, after the pool
+ * rows are locked and every write of the batch is done, with the resulting credits of every
+ * pool the batch decided on, per account. The batch commits only when it resolves, and only
+ * then are the waiting requests answered. When it throws, the batch rolls back and every
+ * request in it is answered 503 (retry later; a retry with the same requestId is safe).
+ *
+ * The pool rows stay locked while it runs, so it sees each pool in its final state for this
+ * batch: no other debit or top-up of these pools can commit in between. Other pools of the
+ * account are not locked (`reads.accountPools` shows their last committed credits). Keep it
+ * short: every debit of these pools waits for it.
+ *
+ * Intended for keeping a cached view of the credits in step with Postgres (e.g. "this account
+ * has no credits left" in Redis, written before the debit that emptied its last pool answers).
+ */
+export interface BalanceCommitHook {
+  beforeCommit(accounts: readonly AccountBalances[], reads: BatchReads): Promise<void>;
+}
+
+/** The default: nothing to keep in step. */
+export const noBalanceCommitHook: BalanceCommitHook = {
+  beforeCommit: () => Promise.resolve(),
+};
+
+/** The batch's balances grouped by account (accounts and pools in key order). */
+export function balancesByAccount(balances: readonly PoolBalance[]): AccountBalances[] {
+  const byAccount = new Map<number, PoolBalance[]>();
+  for (const balance of [...balances].sort((a, b) => a.accountId - b.accountId || a.poolId - b.poolId)) {
+    const pools = byAccount.get(balance.accountId);
+    if (pools) pools.push(balance);
+    else byAccount.set(balance.accountId, [balance]);
+  }
+  return [...byAccount].map(([accountId, pools]) => ({ accountId, pools }));
+}

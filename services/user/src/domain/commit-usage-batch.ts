@@ -1,0 +1,59 @@
+import { AppError } from '@platform/common';
+import type { PoolKey, UsageBatchStore } from '../store/usage-batch';
+import { balancesByAccount, type BalanceCommitHook } from './balance-commit-hook';
+import { decideBatch, type Debit, type DebitOutcome } from './usage-batch';
+
+/** Seconds a client should wait after a batch failed for a reason that passes. */
+const RETRY_AFTER_SECONDS = 1;
+/** Decisions taken again when another transaction took one of the batch's requestIds meanwhile. */
+const ATTEMPTS = 3;
+
+/** Another replica committed one of this batch's requestIds after the batch read them: decide again. */
+class RequestIdTaken extends Error {}
+
+function poolsOf(debits: readonly Debit[]): PoolKey[] {
+  const pools = new Map<string, PoolKey>();
+  for (const { accountId, poolId } of debits) pools.set(`${accountId}:${poolId}`, { accountId, poolId });
+  return [...pools.values()];
+}
+
+/**
+ * One batch, one transaction: lock the batch's pools and read the answers its requestIds
+ * already have (one statement), decide every debit in order, write the pools, ledger rows,
+ * answers and events (one statement), run the balance hook, commit. The outcomes are returned
+ * only after COMMIT: a 200 means the debit is committed (CONTRACT §9).
+ *
+ * A requestId that another transaction committed after the batch read the answers (another
+ * replica's copy of the same request, on a pool whose lock this batch waited for) cannot be
+ * taken by the write: the batch rolls back and decides again, and then sees that answer.
+ */
+export function createBatchCommit(store: UsageBatchStore, hook: BalanceCommitHook): (debits: Debit[]) => Promise<DebitOutcome[]> {
+  const attempt = (debits: Debit[]): Promise<DebitOutcome[]> =>
+    store.transaction(async (tx) => {
+      const { credits, known } = await tx.lockAndRead(
+        poolsOf(debits),
+        debits.map((debit) => debit.requestId),
+      );
+      const decision = decideBatch(debits, credits, known);
+      if (decision.grants.length > 0 && (await tx.write(decision)) < decision.grants.length) throw new RequestIdTaken();
+      if (decision.balances.length > 0) {
+        try {
+          await hook.beforeCommit(balancesByAccount(decision.balances), { accountPools: (ids) => tx.accountPools(ids) });
+        } catch (error) {
+          throw new AppError('unavailable', { retryAfterSeconds: RETRY_AFTER_SECONDS, cause: error });
+        }
+      }
+      return decision.outcomes;
+    });
+
+  return async (debits) => {
+    for (let round = 1; ; round += 1) {
+      try {
+        return await attempt(debits);
+      } catch (error) {
+        if (!(error instanceof RequestIdTaken)) throw error;
+        if (round >= ATTEMPTS) throw new AppError('unavailable', { retryAfterSeconds: RETRY_AFTER_SECONDS, cause: error });
+      }
+    }
+  };
+}

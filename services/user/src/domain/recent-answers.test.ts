@@ -1,0 +1,30 @@
+import { createRecentAnswers } from './recent-answers';
+
+const answer = (credits: number) => ({ digest: 'd', accountId: 1, productId: 1, credits });
+
+describe('recent answers', () => {
+  it('when an answer is kept, then it is found until it is older than maxAgeMs', () => {
+    let now = 1000;
+    const answers = createRecentAnswers({ maxEntries: 10, maxAgeMs: 500, now: () => now });
+    answers.set('a', answer(5));
+    now += 500;
+    expect(answers.get('a')).toEqual(answer(5));
+    now += 1;
+    expect(answers.get('a')).toBeUndefined();
+  });
+
+  it('when more than maxEntries are kept, then the oldest goes', () => {
+    const answers = createRecentAnswers({ maxEntries: 2, maxAgeMs: 1000 });
+    answers.set('a', answer(1));
+    answers.set('b', answer(2));
+    answers.set('c', answer(3));
+    expect([answers.get('a'), answers.get('b'), answers.get('c')]).toEqual([undefined, answer(2), answer(3)]);
+  });
+
+  it('when a requestId is kept twice, then the first answer stays', () => {
+    const answers = createRecentAnswers({ maxEntries: 2, maxAgeMs: 1000 });
+    answers.set('a', answer(1));
+    answers.set('a', answer(2));
+    expect(answers.get('a')).toEqual(answer(1));
+  });
+});

@@ -1,0 +1,129 @@
+import type { Debit, DebitOutcome } from './usage-batch';
+
+export interface DebitBatcherOptions {
+  /** Most debits in one batch (one transaction). */
+  maxBatchSize: number;
+  /** How long the first debit reaching an idle lane waits for company; 0: until the end of this turn of the event loop. */
+  maxWaitMs: number;
+  /** Batches that may be committing at once. A pool always uses the same lane: at most one batch per pool is in flight. */
+  lanes: number;
+  /** Applies the debits in one transaction; resolves (after COMMIT) with one outcome per debit, in order. */
+  commit(debits: Debit[]): Promise<DebitOutcome[]>;
+}
+
+export interface DebitBatcher {
+  /** Resolves once the debit's batch has committed (or rejects with the batch's failure). */
+  submit(debit: Debit): Promise<DebitOutcome>;
+}
+
+interface Waiting {
+  debit: Debit;
+  resolve(outcome: DebitOutcome): void;
+  reject(error: unknown): void;
+  /** Later copies of the same requestId that arrived while this one was waiting or committing. */
+  followers: Waiting[];
+}
+
+interface Lane {
+  queue: Waiting[];
+  committing: boolean;
+  cancelTimer: (() => void) | undefined;
+}
+
+/**
+ * Group commit (single flight per lane): debits wait in their lane's queue; when the lane is
+ * idle, the queue goes out as one batch after at most `maxWaitMs`; while a batch commits, the
+ * next one forms, and it goes out the moment the first has committed. Debits of one pool are
+ * decided in arrival order.
+ *
+ * A requestId that is already waiting or committing in this process is not batched twice: the
+ * copy waits for the first. Same body: it gets the first's outcome (or failure). Another body:
+ * 409 when the first was granted or replayed; otherwise (refused, conflict, failed) the first
+ * left the requestId free, and the copy is submitted as a debit of its own.
+ */
+export function createDebitBatcher(options: DebitBatcherOptions): DebitBatcher {
+  const lanes: Lane[] = Array.from({ length: options.lanes }, () => ({ queue: [], committing: false, cancelTimer: undefined }));
+  const leaders = new Map<string, Waiting>();
+
+  const laneOf = (debit: Debit): Lane => lanes[(debit.accountId * 31 + debit.poolId) % lanes.length] as Lane;
+
+  const settle = (leader: Waiting, result: { outcome: DebitOutcome } | { error: unknown }): void => {
+    leaders.delete(leader.debit.requestId);
+    if ('outcome' in result) leader.resolve(result.outcome);
+    else leader.reject(result.error);
+    const taken = 'outcome' in result && (result.outcome.kind === 'granted' || result.outcome.kind === 'replayed');
+    for (const follower of leader.followers) {
+      if (follower.debit.digest === leader.debit.digest) {
+        if ('outcome' in result) follower.resolve(result.outcome);
+        else follower.reject(result.error);
+      } else if (taken) {
+        follower.resolve({ kind: 'conflict' });
+      } else {
+        submit(follower.debit).then(
+          (outcome) => follower.resolve(outcome),
+          (error: unknown) => follower.reject(error),
+        );
+      }
+    }
+  };
+
+  const flush = (lane: Lane): void => {
+    lane.cancelTimer?.();
+    lane.cancelTimer = undefined;
+    if (lane.committing || lane.queue.length === 0) return;
+    const batch = lane.queue.splice(0, options.maxBatchSize);
+    lane.committing = true;
+    Promise.resolve()
+      .then(() => options.commit(batch.map((waiting) => waiting.debit)))
+      .then(
+        (outcomes) => {
+          batch.forEach((waiting, index) => {
+            const outcome = outcomes[index];
+            settle(waiting, outcome ? { outcome } : { error: new Error('a batch answered fewer outcomes than debits') });
+          });
+        },
+        (error: unknown) => {
+          for (const waiting of batch) settle(waiting, { error });
+        },
+      )
+      .finally(() => {
+        lane.committing = false;
+        // The debits that arrived meanwhile have waited a whole commit already: they go now.
+        if (lane.queue.length > 0) flush(lane);
+      })
+      .catch(() => undefined);
+  };
+
+  const schedule = (lane: Lane): void => {
+    if (lane.committing) return;
+    if (lane.queue.length >= options.maxBatchSize) {
+      flush(lane);
+      return;
+    }
+    if (lane.cancelTimer) return;
+    if (options.maxWaitMs > 0) {
+      const timer = setTimeout(() => flush(lane), options.maxWaitMs);
+      lane.cancelTimer = () => clearTimeout(timer);
+    } else {
+      const immediate = setImmediate(() => flush(lane));
+      lane.cancelTimer = () => clearImmediate(immediate);
+    }
+  };
+
+  function submit(debit: Debit): Promise<DebitOutcome> {
+    return new Promise<DebitOutcome>((resolve, reject) => {
+      const waiting: Waiting = { debit, resolve, reject, followers: [] };
+      const leader = leaders.get(debit.requestId);
+      if (leader) {
+        leader.followers.push(waiting);
+        return;
+      }
+      leaders.set(debit.requestId, waiting);
+      const lane = laneOf(debit);
+      lane.queue.push(waiting);
+      schedule(lane);
+    });
+  }
+
+  return { submit };
+}

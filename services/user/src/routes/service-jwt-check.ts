@@ -1,0 +1,34 @@
+import type { Request } from 'express';
+import { AppError } from '@platform/common';
+import { verifyServiceJwt, type ServiceJwtClaims } from '@platform/credentials';
+
+/** `messages` of the 401 for a missing or bad service JWT; a bad customer credential keeps the contract's 401 sentence. */
+export const INVALID_SERVICE_TOKEN = 'Invalid service token.';
+
+// jsonwebtoken's verify with a string secret costs about as much as the rest of a usage
+// request. A product gateway sends the same JWT for a while, so JWTs that verified are kept
+// until they expire: a service JWT cannot be revoked, and its signature and claims never change.
+const MAX_KEPT = 1000;
+// As verifyServiceJwt: an `exp` this many seconds past is still accepted (clock skew).
+const CLOCK_SKEW_SECONDS = 5;
+
+/** Checks `Authorization: Bearer <service JWT>` (CONTRACT §7), remembering the JWTs that verified until they expire. */
+export function createServiceJwtCheck(secret: string, now: () => number = Date.now): (req: Request) => ServiceJwtClaims {
+  const verified = new Map<string, ServiceJwtClaims>();
+  return (req) => {
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1] ?? '';
+    const kept = verified.get(token);
+    const nowSeconds = Math.floor(now() / 1000);
+    if (kept && nowSeconds < kept.exp + CLOCK_SKEW_SECONDS) return kept;
+    if (kept) verified.delete(token);
+    let claims: ServiceJwtClaims;
+    try {
+      claims = verifyServiceJwt(token, { audience: 'user', secret, now });
+    } catch (error) {
+      throw new AppError('unauthenticated', { message: INVALID_SERVICE_TOKEN, cause: error });
+    }
+    if (verified.size >= MAX_KEPT) verified.delete(verified.keys().next().value as string);
+    verified.set(token, claims);
+    return claims;
+  };
+}

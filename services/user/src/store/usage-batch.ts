@@ -1,0 +1,250 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { withTransaction, type Queryable } from '@platform/db';
+import { BALANCE_CHANGED, type BalanceChanged } from '@platform/events';
+
+/** One credit pool of one account. */
+export interface PoolKey {
+  accountId: number;
+  poolId: number;
+}
+
+/** A pool an account holds and its credits. */
+export interface PoolCredits {
+  poolId: number;
+  credits: number;
+}
+
+/** A pool's credits before and after a batch (or one step of it). */
+export interface PoolBalance extends PoolKey {
+  previousCredits: number;
+  credits: number;
+}
+
+/** The answer a granted debit got, kept under its requestId so that a replay gets it again. */
+export interface GrantedAnswer {
+  accountId: number;
+  productId: number;
+  /** Credits left in the pool after the debit. */
+  credits: number;
+}
+
+/** A kept answer and the digest of the request that got it (same credential, product and units). */
+export interface StoredAnswer extends GrantedAnswer {
+  digest: string;
+}
+
+/** A granted debit as the batch writes it: its ledger row and its requestId's answer. */
+export interface Grant extends GrantedAnswer {
+  requestId: string;
+  digest: string;
+  poolId: number;
+  units: number;
+}
+
+/** Everything a batch writes: new pool credits, one ledger row and one answer per grant, the balance events. */
+export interface BatchWrites {
+  /** Pools whose credits changed, with their credits after the batch. */
+  pools: readonly PoolBalance[];
+  /** In the order the debits were decided. */
+  grants: readonly Grant[];
+  /** `balance.changed` events, in order. */
+  changes: readonly PoolBalance[];
+}
+
+/** The queries of one usage batch, on one transaction's connection. */
+export interface UsageBatchQueries {
+  /**
+   * Locks the pools' rows (in key order, so that batches never deadlock) and reads their
+   * credits (a pool not held is absent), and the kept answers among the requestIds, in one
+   * round trip. The answers are read as of the statement's start: one that another transaction
+   * committed while this one waited for a lock is missing, and shows as a requestId that
+   * `write` could not take.
+   */
+  lockAndRead(
+    keys: readonly PoolKey[],
+    requestIds: readonly string[],
+  ): Promise<{ credits: Map<string, number>; known: Map<string, StoredAnswer> }>;
+  /**
+   * Writes the batch in one statement. Returns how many of the grants' requestIds it could
+   * take: fewer than grants.length means another transaction took some meanwhile (the caller
+   * rolls back and decides again).
+   */
+  write(writes: BatchWrites): Promise<number>;
+  /** Every pool of these accounts with its credits (any order). */
+  accountPools(accountIds: readonly number[]): Promise<Map<number, PoolCredits[]>>;
+}
+
+export interface UsageBatchStore {
+  /** Runs fn in one transaction (COMMIT when it resolves, ROLLBACK when it throws); a deadlock is retried. */
+  transaction<T>(fn: (tx: UsageBatchQueries) => Promise<T>): Promise<T>;
+}
+
+/** Map key of a pool. */
+export const poolKey = (accountId: number, poolId: number): string => `${accountId}:${poolId}`;
+
+// ORDER BY before FOR UPDATE: the rows are locked in key order, the one order every batch
+// uses. The pools come first, then the kept answers (kind 'a').
+const LOCK_AND_READ = `
+WITH locked AS (
+  SELECT b.account_id, b.pool_id, b.credits
+    FROM pool_balances b
+    JOIN unnest($1::int[], $2::int[]) AS k(account_id, pool_id) ON b.account_id = k.account_id AND b.pool_id = k.pool_id
+   ORDER BY b.account_id, b.pool_id
+     FOR UPDATE OF b
+)
+SELECT 'p' AS kind, account_id, pool_id, credits, NULL AS request_id, NULL AS request_digest, NULL::int AS product_id FROM locked
+UNION ALL
+SELECT 'a', account_id, NULL, credits, request_id, request_digest, product_id FROM usage_requests WHERE request_id = ANY($3::text[])`;
+
+// One round trip for every write of the batch. The requestIds are taken in key order (as the
+// pools are locked in key order); a requestId another open transaction holds waits for it and
+// is then skipped (DO NOTHING) if that transaction committed it.
+const WRITE = `
+WITH pools AS (
+  UPDATE pool_balances b SET credits = v.credits, updated_at = now()
+    FROM unnest($1::int[], $2::int[], $3::bigint[]) AS v(account_id, pool_id, credits)
+   WHERE b.account_id = v.account_id AND b.pool_id = v.pool_id
+), ledger AS (
+  INSERT INTO credit_ledger (account_id, pool_id, delta, credits_after, cause, request_id)
+  SELECT account_id, pool_id, -units, credits_after, 'usage', request_id
+    FROM unnest($4::int[], $5::int[], $6::bigint[], $7::bigint[], $8::text[]) WITH ORDINALITY
+         AS l(account_id, pool_id, units, credits_after, request_id, n)
+   ORDER BY n
+), events AS (
+  INSERT INTO outbox_events (id, routing_key, payload)
+  SELECT id, $9, payload FROM unnest($10::uuid[], $11::jsonb[]) WITH ORDINALITY AS e(id, payload, n) ORDER BY n
+)
+INSERT INTO usage_requests (request_id, account_id, request_digest, product_id, credits)
+SELECT * FROM unnest($8::text[], $4::int[], $12::text[], $13::int[], $7::bigint[]) ORDER BY 1
+ON CONFLICT (request_id) DO NOTHING`;
+
+const ACCOUNT_POOLS = 'SELECT account_id, pool_id, credits FROM pool_balances WHERE account_id = ANY($1::int[])';
+
+const DEADLOCK = '40P01';
+const SERIALIZATION = '40001';
+const ATTEMPTS = 3;
+
+interface LockAndReadRow {
+  kind: 'p' | 'a';
+  account_id: number;
+  pool_id: number | null;
+  credits: number;
+  request_id: string | null;
+  request_digest: string | null;
+  product_id: number | null;
+}
+
+async function lockAndRead(
+  db: Queryable,
+  keys: readonly PoolKey[],
+  requestIds: readonly string[],
+): Promise<{ credits: Map<string, number>; known: Map<string, StoredAnswer> }> {
+  const result = await db.query<LockAndReadRow>({
+    name: 'user-usage-lock-and-read',
+    text: LOCK_AND_READ,
+    values: [keys.map((key) => key.accountId), keys.map((key) => key.poolId), requestIds],
+  });
+  const credits = new Map<string, number>();
+  const known = new Map<string, StoredAnswer>();
+  for (const row of result.rows) {
+    if (row.kind === 'p') credits.set(poolKey(row.account_id, row.pool_id as number), Number(row.credits));
+    else {
+      known.set(row.request_id as string, {
+        digest: row.request_digest as string,
+        accountId: row.account_id,
+        productId: row.product_id as number,
+        credits: Number(row.credits),
+      });
+    }
+  }
+  return { credits, known };
+}
+
+function eventOf(change: PoolBalance, occurredAt: string): BalanceChanged {
+  return {
+    id: randomUUID(),
+    type: BALANCE_CHANGED,
+    accountId: change.accountId,
+    productId: change.poolId,
+    previousCredits: change.previousCredits,
+    credits: change.credits,
+    cause: 'usage',
+    occurredAt,
+  };
+}
+
+// A pool's second event in one batch (the last debit's, to 0) is stamped a millisecond after
+// its first, so that a notifier that gets them out of order sees the older one as stale.
+function eventsOf(changes: readonly PoolBalance[]): BalanceChanged[] {
+  const now = Date.now();
+  const seen = new Map<string, number>();
+  return changes.map((change) => {
+    const key = poolKey(change.accountId, change.poolId);
+    const offset = seen.get(key) ?? 0;
+    seen.set(key, offset + 1);
+    return eventOf(change, new Date(now + offset).toISOString());
+  });
+}
+
+async function write(db: Queryable, { pools, grants, changes }: BatchWrites): Promise<number> {
+  const events = eventsOf(changes);
+  const result = await db.query({
+    name: 'user-usage-write-batch',
+    text: WRITE,
+    values: [
+      pools.map((pool) => pool.accountId),
+      pools.map((pool) => pool.poolId),
+      pools.map((pool) => pool.credits),
+      grants.map((grant) => grant.accountId),
+      grants.map((grant) => grant.poolId),
+      grants.map((grant) => grant.units),
+      grants.map((grant) => grant.credits),
+      grants.map((grant) => grant.requestId),
+      BALANCE_CHANGED,
+      events.map((event) => event.id),
+      events.map((event) => JSON.stringify(event)),
+      grants.map((grant) => grant.digest),
+      grants.map((grant) => grant.productId),
+    ],
+  });
+  return result.rowCount ?? 0;
+}
+
+async function accountPools(db: Queryable, accountIds: readonly number[]): Promise<Map<number, PoolCredits[]>> {
+  const result = await db.query<{ account_id: number; pool_id: number; credits: number }>(ACCOUNT_POOLS, [accountIds]);
+  const pools = new Map<number, PoolCredits[]>();
+  for (const row of result.rows) {
+    const held = pools.get(row.account_id) ?? [];
+    held.push({ poolId: row.pool_id, credits: Number(row.credits) });
+    pools.set(row.account_id, held);
+  }
+  return pools;
+}
+
+function bind(db: Queryable): UsageBatchQueries {
+  return {
+    lockAndRead: (keys, requestIds) => lockAndRead(db, keys, requestIds),
+    write: (writes) => write(db, writes),
+    accountPools: (accountIds) => accountPools(db, accountIds),
+  };
+}
+
+const isRetryable = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === DEADLOCK || code === SERIALIZATION;
+};
+
+export function createUsageBatchStore(pool: pg.Pool): UsageBatchStore {
+  return {
+    async transaction(fn) {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return await withTransaction(pool, (client) => fn(bind(client)));
+        } catch (error) {
+          if (attempt >= ATTEMPTS || !isRetryable(error)) throw error;
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * A 200 from the usage API means the debit is committed (CONTRACT §9): the user service runs as
+ * its own process on the real Postgres, Redis and RabbitMQ, takes a steady stream of debits
+ * (batches always forming or committing), and is killed with SIGKILL. After a restart every
+ * debit that was answered 200 is in the ledger once, no debit is applied twice, and the calls
+ * that got no answer can be retried with their requestId without a double debit.
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type pg from 'pg';
+import { signServiceJwt } from '@platform/credentials';
+import { createPool } from '@platform/db';
+import {
+  anAccount,
+  createPrivateDatabase,
+  deleteTopology,
+  eventually,
+  freePort,
+  silentLogger,
+  startServiceProcess,
+  testServers,
+  uniqueId,
+  type PrivateDatabase,
+  type ServiceProcess,
+} from '@platform/testing';
+
+const ROOT = path.resolve(__dirname, '..');
+const SERVICE_JWT_SECRET = 'usage-crash-test-service-jwt-secret-0123456789';
+const CREDITS = 1_000_000;
+const WORKERS = 24;
+
+type Sent = { requestId: string; status: number | 'no answer'; credits?: number };
+
+describe('usage API: SIGKILL in the middle of batches', () => {
+  const exchange = uniqueId('test.usage-crash.');
+  let db: PrivateDatabase;
+  let pool: pg.Pool;
+  let user: ServiceProcess | undefined;
+
+  const start = async (): Promise<ServiceProcess> => {
+    const port = await freePort();
+    return startServiceProcess({
+      script: 'services/user/src/main.ts',
+      cwd: ROOT,
+      port,
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: db.url,
+        REDIS_URL: testServers.redisUrl,
+        AMQP_URL: testServers.amqpUrl,
+        BALANCE_EXCHANGE: exchange,
+        REDIS_KEY_PREFIX: `${exchange}:`,
+        ADMIN_TOKEN: 'usage-crash-test-admin-token',
+        SERVICE_JWT_SECRET,
+        USER_PORT: String(port),
+        LOG_LEVEL: 'warn',
+        // Every batch waits a little for company: at any moment one is forming or committing.
+        USAGE_BATCH_MAX_WAIT_MS: '5',
+      },
+    });
+  };
+
+  beforeAll(async () => {
+    db = await createPrivateDatabase('usage_crash');
+    pool = createPool({ connectionString: db.url, logger: silentLogger(), max: 2 });
+  });
+
+  afterAll(async () => {
+    if (user) await user.stop();
+    await pool?.end();
+    await deleteTopology(testServers.amqpUrl, { exchanges: [exchange] }).catch(() => undefined);
+    await db?.drop();
+  });
+
+  it('when the process is killed under load and restarted, then every 200 is in the ledger once and retries never debit twice', async () => {
+    const first = await start();
+    user = first;
+    const account = await anAccount(pool, { credits: { 1: CREDITS } });
+    const jwt = signServiceJwt({ issuer: 'crash-test', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 300 });
+    const call = async (url: string, requestId: string): Promise<Sent> => {
+      try {
+        const res = await fetch(`${url}/internal/v1/usage`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ credential: account.apiKey, productId: 1, units: 1, requestId }),
+        });
+        const body = (await res.json()) as { credits?: number };
+        return { requestId, status: res.status, ...(body.credits === undefined ? {} : { credits: body.credits }) };
+      } catch {
+        return { requestId, status: 'no answer' };
+      }
+    };
+
+    const sent: Sent[] = [];
+    let killed = false;
+    const worker = async (): Promise<void> => {
+      while (!killed) sent.push(await call(first.url, randomUUID()));
+    };
+    const workers = Array.from({ length: WORKERS }, worker);
+    await eventually(() => (sent.filter((entry) => entry.status === 200).length >= 300 ? true : undefined), 60_000, '300 debits');
+    first.child.kill('SIGKILL');
+    killed = true;
+    await first.exited;
+    await Promise.all(workers);
+
+    const answered = sent.filter((entry) => entry.status === 200);
+    const unanswered = sent.filter((entry) => entry.status === 'no answer');
+    expect(sent.filter((entry) => entry.status !== 200 && entry.status !== 'no answer')).toEqual([]);
+    // Killed with requests in flight, not between two of them.
+    expect(unanswered.length).toBeGreaterThan(0);
+
+    const ledger = async (): Promise<Map<string, number>> => {
+      const rows = await pool.query<{ request_id: string; n: number }>(
+        "SELECT request_id, count(*)::int AS n FROM credit_ledger WHERE account_id = $1 AND cause = 'usage' GROUP BY request_id",
+        [account.id],
+      );
+      return new Map(rows.rows.map((row) => [row.request_id, row.n]));
+    };
+    const poolCredits = async (): Promise<number> =>
+      Number((await pool.query('SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_id = 1', [account.id])).rows[0].credits);
+
+    const afterCrash = await ledger();
+    for (const entry of answered) expect(afterCrash.get(entry.requestId)).toBe(1);
+    expect([...afterCrash.values()].every((count) => count === 1)).toBe(true);
+    expect(CREDITS - (await poolCredits())).toBe(afterCrash.size);
+
+    // Restart; the calls that got no answer are retried with the same requestIds, the answered ones replayed.
+    const restarted = await start();
+    user = restarted;
+    const retried = await Promise.all(unanswered.map((entry) => call(restarted.url, entry.requestId)));
+    expect(retried.map((entry) => entry.status)).toEqual(unanswered.map(() => 200));
+    const replayed = await Promise.all(answered.slice(0, 50).map((entry) => call(restarted.url, entry.requestId)));
+    expect(replayed.map((entry) => entry.credits)).toEqual(answered.slice(0, 50).map((entry) => entry.credits));
+    const final = await ledger();
+    expect([...final.values()].every((count) => count === 1)).toBe(true);
+    expect(final.size).toBe(answered.length + unanswered.length);
+    expect(CREDITS - (await poolCredits())).toBe(final.size);
+  }, 180_000);
+});
