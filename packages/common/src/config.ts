@@ -43,5 +43,11 @@ export const env = {
         .transform((value) => value === 'true' || value === '1'),
     ),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  /** REDIS_KEY_PREFIX: no `{` or `}`, so that the hash tags of the keys under it pick their Redis Cluster slot. */
+  keyPrefix: () =>
+    z
+      .string()
+      .regex(/^[^{}]*$/, 'must not contain { or }')
+      .default('aap:'),
   logLevel: () => z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']).default('info'),
 };

@@ -13,18 +13,12 @@ export function createApp(deps: AuthDeps, config: AuthConfig): { app: Express; h
   const health = new Health(deps.readiness);
   const http = createHttpApp({ service: 'auth', logger: deps.logger, health, openapi, trustProxy: config.trustProxy });
 
-  const issuer = createTokenIssuer({
-    keys: deps.issuanceKeys,
-    tokens: deps.tokens,
-    limits: deps.limits,
-    now: deps.now,
-    ...(deps.issuanceGate ? { gate: deps.issuanceGate } : {}),
-  });
+  const issuer = createTokenIssuer({ access: deps.access, limit: deps.issuanceLimit, now: deps.now });
   http.app.use(tokenRoutes({ issuer, limits: deps.limits }));
   http.app.use(
     introspectRevokeRoutes({
-      tokens: deps.tokens,
-      findKey: (keyHash) => deps.keys.findActive(keyHash),
+      access: deps.access,
+      findKey: (keyHash) => deps.access.findKey(keyHash),
       adminToken: config.adminToken,
       serviceJwtSecret: config.serviceJwtSecret,
       now: deps.now,

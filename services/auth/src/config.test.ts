@@ -22,7 +22,6 @@ describe('loadConfig', () => {
       tokenRatePerAccount: 600,
       authFailuresPerIp: 30,
       trustProxy: false,
-      keyCacheMs: 1000,
       logLevel: 'info',
     });
   });

@@ -17,8 +17,6 @@ export interface AuthConfig {
   tokenRatePerAccount: number;
   authFailuresPerIp: number;
   trustProxy: boolean;
-  /** How long an issuance may reuse a key lookup (0 disables the cache); see README. */
-  keyCacheMs: number;
   logLevel: string;
 }
 
@@ -29,14 +27,13 @@ function schema(requireInfrastructure: boolean) {
     HOST: z.string().default('127.0.0.1'),
     DATABASE_URL: needed(env.url(['postgres', 'postgresql'])),
     REDIS_URL: needed(env.url(['redis', 'rediss'])),
-    REDIS_KEY_PREFIX: z.string().default('aap:'),
+    REDIS_KEY_PREFIX: env.keyPrefix(),
     ADMIN_TOKEN: needed(env.secret(16)),
     SERVICE_JWT_SECRET: needed(env.secret(32)),
     AUTH_URL: env.url(['http', 'https']).optional(),
     TOKEN_RATE_PER_ACCOUNT: env.positiveInt(600),
     AUTH_FAILURES_PER_IP: env.positiveInt(30),
     TRUST_PROXY: env.bool(false),
-    KEY_CACHE_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
     LOG_LEVEL: env.logLevel(),
   });
 }
@@ -59,7 +56,6 @@ export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructu
     TOKEN_RATE_PER_ACCOUNT: number;
     AUTH_FAILURES_PER_IP: number;
     TRUST_PROXY: boolean;
-    KEY_CACHE_MS: number;
     LOG_LEVEL: string;
   };
   return {
@@ -74,7 +70,6 @@ export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructu
     tokenRatePerAccount: parsed.TOKEN_RATE_PER_ACCOUNT,
     authFailuresPerIp: parsed.AUTH_FAILURES_PER_IP,
     trustProxy: parsed.TRUST_PROXY,
-    keyCacheMs: parsed.KEY_CACHE_MS,
     logLevel: parsed.LOG_LEVEL,
   };
 }

@@ -1,12 +1,16 @@
+import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import { ConfigError, type Logger } from '@platform/common';
 import {
+  closeRedis,
   connectRedis,
   createCredentialVerifier,
-  createKeyDirectory,
-  createRedisTokenStore,
+  createRedisAccessStore,
+  reconcileAll,
+  watchAccessStore,
+  type AccessStore,
   type CredentialVerifier,
-  type TokenStore,
+  type WatchedAccessStore,
 } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { createCatalogCache, type CatalogCache } from './catalog/catalog-cache';
@@ -16,12 +20,14 @@ import { createCategoryStore, type CategoryStore } from './store/category-store'
 /** Connections opened elsewhere (the embedded quickstart, tests) and used as they are. */
 export interface ProvidedDeps {
   pool?: pg.Pool;
-  tokens?: TokenStore;
+  /** The access store of the process (the memory one, embedded). */
+  access?: AccessStore;
 }
 
 export interface CategorizationDeps {
   pool: pg.Pool;
-  tokens: TokenStore;
+  /** The access store (credential checks) with its loss detection: start() before serving. */
+  watch: WatchedAccessStore;
   store: CategoryStore;
   catalog: CatalogCache;
   verifier: CredentialVerifier;
@@ -34,7 +40,7 @@ export interface CategorizationDeps {
 export async function createDeps(config: CategorizationConfig, logger: Logger, provided: ProvidedDeps = {}): Promise<CategorizationDeps> {
   const missing = [
     ...(provided.pool || config.databaseUrl !== undefined ? [] : ['DATABASE_URL: Required']),
-    ...(provided.tokens || config.redisUrl !== undefined ? [] : ['REDIS_URL: Required']),
+    ...(provided.access || config.redisUrl !== undefined ? [] : ['REDIS_URL: Required']),
   ];
   if (missing.length > 0) throw new ConfigError(`invalid configuration: ${missing.join('; ')}`);
 
@@ -45,20 +51,26 @@ export async function createDeps(config: CategorizationConfig, logger: Logger, p
     closers.push(() => opened.end());
     pool = opened;
   }
-  let tokens = provided.tokens;
-  if (!tokens) {
-    const opened = createRedisTokenStore(await connectRedis(config.redisUrl as string, logger), { keyPrefix: config.redisKeyPrefix });
-    closers.push(() => opened.close());
-    tokens = opened;
+  let inner = provided.access;
+  let redis: Redis | undefined;
+  if (!inner) {
+    const client = await connectRedis(config.redisUrl as string, logger);
+    closers.push(() => closeRedis(client));
+    redis = client;
+    inner = createRedisAccessStore(client, { keyPrefix: config.redisKeyPrefix });
   }
+  const source = pool;
+  const access = inner;
+  const watch = watchAccessStore(access, { reconcile: () => reconcileAll(source, access), ...(redis ? { connection: redis } : {}), logger });
+  closers.push(() => Promise.resolve(watch.stop()));
 
   const store = createCategoryStore(pool);
   return {
     pool,
-    tokens,
+    watch,
     store,
     catalog: createCatalogCache({ source: store, pollIntervalMs: config.refreshIntervalMs, logger }),
-    verifier: createCredentialVerifier({ keys: createKeyDirectory(pool), tokens }),
+    verifier: createCredentialVerifier({ access: watch.store }),
     logger,
     async close() {
       for (const close of closers.reverse()) await close();

@@ -1,22 +1,29 @@
 import type pg from 'pg';
+import type { Redis } from 'ioredis';
 import { ConfigError, type Logger } from '@platform/common';
 import {
+  closeRedis,
   connectRedis,
   createCredentialVerifier,
-  createKeyDirectory,
-  createRedisTokenStore,
+  createRedisAccessStore,
+  reconcileAll,
+  watchAccessStore,
+  type AccessStore,
   type CredentialVerifier,
-  type TokenStore,
+  type WatchedAccessStore,
 } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { createAmqpEventBus, type EventBus } from '@platform/events';
 import type { UserConfig } from './config';
 import { createOutboxSignal, type OutboxSignal } from './outbox-signal';
+import { createAccessRepair } from './store/access-records';
+import type { AccessRecordsDeps } from './store/user-store';
 
 /** Connections the embedded quickstart shares with the service instead of letting it open its own. */
 export interface ProvidedDeps {
   pool?: pg.Pool;
-  tokens?: TokenStore;
+  /** The access store of the process (the memory one, embedded). */
+  access?: AccessStore;
   /** The in-process bus the outbox relay publishes to (embedded quickstart, tests). */
   bus?: EventBus;
 }
@@ -24,7 +31,10 @@ export interface ProvidedDeps {
 export interface UserDeps {
   logger: Logger;
   pool: pg.Pool;
-  tokens: TokenStore;
+  /** The access store's loss detection: start() after the migrations, before serving. */
+  watch: WatchedAccessStore;
+  /** Where the stores write access records (CONTRACT §3) and repair them after a failed transaction. */
+  access: AccessRecordsDeps;
   credentials: CredentialVerifier;
   /** Where the outbox relay publishes `balance.changed` events. */
   bus: EventBus;
@@ -43,7 +53,7 @@ const CONFIRM_TIMEOUT_MS = 5000;
 export async function createDeps(config: UserConfig, logger: Logger, provided: ProvidedDeps = {}): Promise<UserDeps> {
   const missing: string[] = [];
   if (!provided.pool && config.databaseUrl === undefined) missing.push('DATABASE_URL: Required');
-  if (!provided.tokens && config.redisUrl === undefined) missing.push('REDIS_URL: Required');
+  if (!provided.access && config.redisUrl === undefined) missing.push('REDIS_URL: Required');
   if (!provided.bus && config.amqpUrl === undefined) missing.push('AMQP_URL: Required');
   if (missing.length > 0) throw new ConfigError(`invalid configuration: ${missing.join('; ')}`);
 
@@ -54,12 +64,23 @@ export async function createDeps(config: UserConfig, logger: Logger, provided: P
     closers.push(() => opened.end());
     pool = opened;
   }
-  let tokens = provided.tokens;
-  if (!tokens) {
-    const opened = createRedisTokenStore(await connectRedis(config.redisUrl as string, logger), { keyPrefix: config.redisKeyPrefix });
-    closers.push(() => opened.close());
-    tokens = opened;
+  let inner = provided.access;
+  let redis: Redis | undefined;
+  if (!inner) {
+    const client = await connectRedis(config.redisUrl as string, logger);
+    closers.push(() => closeRedis(client));
+    redis = client;
+    inner = createRedisAccessStore(client, { keyPrefix: config.redisKeyPrefix });
   }
+  const source = pool;
+  const store = inner;
+  const watch = watchAccessStore(store, { reconcile: () => reconcileAll(source, store), ...(redis ? { connection: redis } : {}), logger });
+  const repair = createAccessRepair(pool, watch.store, logger);
+  closers.push(() => {
+    watch.stop();
+    repair.stop();
+    return Promise.resolve();
+  });
   let bus = provided.bus;
   if (!bus) {
     // Connects in the background: the service starts (and takes balance changes into the
@@ -75,12 +96,12 @@ export async function createDeps(config: UserConfig, logger: Logger, provided: P
     closers.push(() => opened.close());
     bus = opened;
   }
-  const credentials = createCredentialVerifier({ keys: createKeyDirectory(pool), tokens });
   return {
     logger,
     pool,
-    tokens,
-    credentials,
+    watch,
+    access: { writer: watch.store, repair },
+    credentials: createCredentialVerifier({ access: watch.store }),
     bus,
     outbox: createOutboxSignal(),
     async close() {

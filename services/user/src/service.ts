@@ -44,6 +44,8 @@ export async function startUserService({ config, logger, provided = {} }: StartU
   const stops: StopWorker[] = [];
   try {
     await migrate(deps.pool, [serviceMigrations.user], logger);
+    // Reconciled (or known to be) before the first request; the watch retries if it could not.
+    await deps.watch.start();
     const { app, health } = createApp(deps, config);
     stops.push(...(await startWorkers(deps, config)));
     return await serve({

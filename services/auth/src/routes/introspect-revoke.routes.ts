@@ -10,7 +10,7 @@ import {
   type PresentedCaller,
 } from '../domain/introspect-token';
 import { revokeOwnToken } from '../domain/revoke-token';
-import { AddressCheck, countingFailures, required } from './attempts';
+import { countingFailures, required } from './attempts';
 import { clientAddress, clientCredential, readAuthorization, seedCredential } from './authorization';
 import { noStore } from './token.routes';
 
@@ -51,11 +51,8 @@ export function introspectRevokeRoutes(deps: IntrospectRevokeRouteDeps): Router 
     '/oauth/introspect',
     handler('oauth', async (req, res) => {
       noStore(res);
-      const address = clientAddress(req);
-      await countingFailures(deps.limits, address, async () => {
-        const check = new AddressCheck(deps.limits, address);
-        const caller = await check.guard(() => authenticateIntrospectionCaller(presentedCaller(req), deps));
-        await check.allowed;
+      await countingFailures(deps.limits, clientAddress(req), async () => {
+        const caller = await authenticateIntrospectionCaller(presentedCaller(req), deps);
         const answer = await introspectToken(tokenParameter(req), caller, deps);
         locals(res).log.info('token introspected', { ...callerLabel(caller), active: answer.active });
         res.status(200).json(answer);
@@ -67,14 +64,11 @@ export function introspectRevokeRoutes(deps: IntrospectRevokeRouteDeps): Router 
     '/oauth/revoke',
     handler('oauth', async (req, res) => {
       noStore(res);
-      const address = clientAddress(req);
-      await countingFailures(deps.limits, address, async () => {
+      await countingFailures(deps.limits, clientAddress(req), async () => {
         const authorization = readAuthorization(req);
         const credential = seedCredential(authorization) ?? clientCredential(req, authorization);
-        const check = new AddressCheck(deps.limits, address);
-        const { key } = await check.guard(() => authenticateAccount(deps.findKey, required(credential), { requireCredits: false }));
-        await check.allowed;
-        const revoked = await revokeOwnToken(deps.tokens, tokenParameter(req), key.accountId);
+        const { key } = await authenticateAccount(deps.findKey, required(credential), { requireCredits: false });
+        const revoked = await revokeOwnToken(deps.access, tokenParameter(req), key.accountId);
         locals(res).log.info('token revocation', { accountId: key.accountId, revoked });
         res.status(200).end();
       });

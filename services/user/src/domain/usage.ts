@@ -87,6 +87,8 @@ export async function recordUsage(
       requestId: request.requestId,
     });
     if (!result.ok && result.reason === 'too_large') throw new Error('a debit cannot make a pool too large');
+    // CONTRACT §3: the pool's emptiness reaches the access records before the debit is answered.
+    if (result.ok && result.credits === 0) await tx.markPoolEmpty(payer.accountId, request.product.poolId);
     const answer: UsageAnswer = result.ok
       ? { outcome: 'granted', accountId: payer.accountId, productId: request.product.id, credits: result.credits }
       : { outcome: 'exhausted' };
