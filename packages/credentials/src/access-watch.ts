@@ -74,7 +74,9 @@ export function watchAccessStore(inner: AccessStore, options: AccessWatchOptions
     const startedIn = epoch;
     const { serverId, reconciledFor } = await inner.identity();
     if (serverId !== verified && reconciledFor !== serverId) {
-      options.logger.warn('access store not reconciled for this server: reconciling from Postgres', { serverId });
+      if (verified === undefined)
+        options.logger.info('access store not reconciled for this server yet: reconciling from Postgres', { serverId });
+      else options.logger.warn('Redis server changed (its data may be lost): reconciling from Postgres', { serverId, previous: verified });
       const report = await options.reconcile();
       await inner.markReconciled(serverId);
       options.logger.info('access store reconciled', { serverId, report });

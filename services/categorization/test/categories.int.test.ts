@@ -236,7 +236,7 @@ describe('GET /api/v2/categories', () => {
     });
 
     it('when an unknown, garbled or empty Bearer is sent, then 401 with WWW-Authenticate for the categorization realm', async () => {
-      for (const authorization of [`Bearer ${generateAccessToken()}`, 'Bearer not-a-token', 'Bearer ']) {
+      for (const authorization of [`Bearer ${generateAccessToken(hashSecret(generateApiKey()))}`, 'Bearer not-a-token', 'Bearer ']) {
         const response = await request(url).get(PATH).set('Authorization', authorization);
         expect(response.status).toBe(401);
         expect(response.body).toEqual(ACCESS_RESTRICTED);
@@ -247,7 +247,7 @@ describe('GET /api/v2/categories', () => {
 
     it('when a revoked token is sent, then 401', async () => {
       const token = await credentials.mintToken();
-      await credentials.tokens.revoke(hashSecret(token));
+      await credentials.access.revokeToken(token);
       expect((await request(url).get(PATH).set('Authorization', `Bearer ${token}`)).status).toBe(401);
     });
 
@@ -256,17 +256,18 @@ describe('GET /api/v2/categories', () => {
       try {
         const token = await rotated.mintToken();
         expect((await request(url).get(PATH).query({ apiKey: token })).status).toBe(200);
-        await rotated.tokens.bumpGeneration(rotated.account.id, 1);
+        await rotated.access.deleteKeys([rotated.account.keyHash]);
         expect((await request(url).get(PATH).query({ apiKey: token })).status).toBe(401);
       } finally {
         await rotated.close();
       }
     });
 
-    it('when the API key is no longer active, then 401', async () => {
+    it('when the API key is no longer active (a rotation removed its access record), then 401', async () => {
       const other = await credentialsFor(started.config);
       try {
         await other.pool.query('UPDATE api_keys SET active = false, deactivated_at = now() WHERE account_id = $1', [other.account.id]);
+        await other.access.deleteKeys([other.account.keyHash]);
         expect((await request(url).get(PATH).query({ apiKey: other.account.apiKey })).status).toBe(401);
       } finally {
         await other.close();
