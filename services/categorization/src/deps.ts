@@ -61,7 +61,11 @@ export async function createDeps(config: CategorizationConfig, logger: Logger, p
   }
   const source = pool;
   const access = inner;
-  const watch = watchAccessStore(access, { reconcile: () => reconcileAll(source, access), ...(redis ? { connection: redis } : {}), logger });
+  const watch = watchAccessStore(access, {
+    reconcile: () => reconcileAll(source, access),
+    ...(redis ? { connection: redis } : {}),
+    logger,
+  });
   closers.push(() => Promise.resolve(watch.stop()));
 
   const store = createCategoryStore(pool);

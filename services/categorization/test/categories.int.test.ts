@@ -1,3 +1,5 @@
+import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import request from 'supertest';
 import { generateAccessToken, generateApiKey, hashSecret } from '@platform/credentials';
 import { uniqueId } from '@platform/testing';
@@ -206,6 +208,79 @@ describe('GET /api/v2/categories', () => {
         .get(PATH)
         .set('If-None-Match', before[0] as string);
       expect(stale.status).toBe(200);
+    });
+  });
+
+  describe('compression (CONTRACT §4.5)', () => {
+    /** The raw answer: status, headers and the bytes as sent (no client-side decoding). */
+    function raw(query: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+      return new Promise((resolve, reject) => {
+        httpGet(`${url}${PATH}${query}`, { headers }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+          response.on('error', reject);
+        }).on('error', reject);
+      });
+    }
+
+    it.each([
+      ['br', 'br', brotliDecompressSync],
+      ['gzip', 'gzip', gunzipSync],
+      ['gzip, deflate, br', 'br', brotliDecompressSync],
+      ['br;q=0.4, gzip;q=0.8', 'gzip', gunzipSync],
+    ])('when Accept-Encoding is %s, then the body comes in %s and decodes to the identity body', async (accept, coding, decode) => {
+      for (const query of ['', '?order=ABC&outputFormat=XML']) {
+        const identity = await raw(query, {});
+        const coded = await raw(query, { 'Accept-Encoding': accept });
+        expect(coded.status).toBe(200);
+        expect(coded.headers['content-encoding']).toBe(coding);
+        expect(coded.headers.vary).toBe('Accept-Encoding');
+        expect(coded.headers['content-type']).toBe(identity.headers['content-type']);
+        expect(Number(coded.headers['content-length'])).toBe(coded.body.length);
+        expect(coded.body.length).toBeLessThan(identity.body.length / 5);
+        expect(decode(coded.body)).toEqual(identity.body);
+        expect(coded.headers.etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+        expect(coded.headers.etag).not.toBe(identity.headers.etag);
+      }
+    });
+
+    it('when no coding is accepted, then the identity body with no Content-Encoding, and Vary: Accept-Encoding all the same', async () => {
+      const identity = await raw('', {});
+      expect(identity.headers['content-encoding']).toBeUndefined();
+      expect(identity.headers.vary).toBe('Accept-Encoding');
+      expect(JSON.parse(identity.body.toString('utf8'))).toHaveLength(identity.body.toString('utf8').match(/"id"/g)?.length ?? -1);
+    });
+
+    it('gives each coding its own strong ETag with its own 304: the br ETag does not match a gzip request', async () => {
+      const etags = await Promise.all(
+        ['br', 'gzip', 'identity'].map(async (coding) => (await raw('', { 'Accept-Encoding': coding })).headers.etag),
+      );
+      expect(new Set(etags).size).toBe(3);
+      const [br, gzip] = etags as [string, string, string];
+      const notModified = await raw('', { 'Accept-Encoding': 'br', 'If-None-Match': br });
+      expect(notModified.status).toBe(304);
+      expect(notModified.body.length).toBe(0);
+      expect(notModified.headers.etag).toBe(br);
+      expect(notModified.headers.vary).toBe('Accept-Encoding');
+      const otherCoding = await raw('', { 'Accept-Encoding': 'gzip', 'If-None-Match': br });
+      expect(otherCoding.status).toBe(200);
+      expect(otherCoding.headers.etag).toBe(gzip);
+    });
+
+    it('when the request is refused (422), then it carries Vary: Accept-Encoding too', async () => {
+      const refused = await raw('?order=nope', { 'Accept-Encoding': 'br' });
+      expect(refused.status).toBe(422);
+      expect(refused.headers.vary).toBe('Accept-Encoding');
+    });
+
+    it('when the categories change, then every coding of every representation gets a new ETag', async () => {
+      const etagsOf = (): Promise<string[]> =>
+        Promise.all(['br', 'gzip'].map(async (coding) => (await raw('?order=ABC', { 'Accept-Encoding': coding })).headers.etag as string));
+      const before = await etagsOf();
+      await createCategory(`Coded ${uniqueId()}`, null);
+      const after = await etagsOf();
+      after.forEach((etag, index) => expect(etag).not.toBe(before[index]));
     });
   });
 
