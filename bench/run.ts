@@ -1,13 +1,20 @@
 /**
- * `pnpm bench`: throughput and latency of the hot paths on this machine, against a bare express
- * handler as the baseline. The platform runs as `pnpm start` does, in a child process, on the
- * real local Postgres and Redis; load comes from autocannon in this process.
+ * `pnpm bench`: throughput and latency of the hot paths on this machine, against baselines run
+ * in the same run (bench/baselines.ts): bare express, the seed-flow floor, node-oidc-provider and
+ * express sending a precomputed body. The platform runs as `pnpm start` does, in a child process,
+ * on the real local Postgres and Redis; load comes from autocannon in this process; CONTRACT §3
+ * is probed while it runs (bench/invariants.ts).
  *   pnpm bench [--seconds 10] [--connections 32]
+ *   BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_REDIS_KEY_PREFIX (default bench:)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { startBaselines } from './baselines';
+import { startInvariantProbe } from './invariants';
+import { createAccount, issuanceScenarios, mintToken, revokedToken, seedRequest, clientCredentialsRequest } from './issuance-scenarios';
+import { BASELINE_ROWS, renderReport, type Row } from './report';
 
 const ROOT = path.resolve(__dirname, '..');
 const argument = (name: string, fallback: number): number => {
@@ -41,31 +48,28 @@ function rssMiB(pid: number | undefined): number {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }
 
-interface Row {
-  scenario: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-}
-
-async function measure(scenario: string, options: autocannon.Options): Promise<Row> {
+/** One scenario under load; `status`: what every answer must be (default: any 2xx). */
+async function measure(scenario: string, options: autocannon.Options, status?: number): Promise<Row> {
   const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
+  const counted =
+    status === undefined ? undefined : (result.statusCodeStats as Record<string, { count: number } | undefined>)[String(status)];
   return {
     scenario,
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
-    non2xx: result.non2xx,
+    unexpected: status === undefined ? result.non2xx : result.requests.total - (counted?.count ?? 0),
   };
 }
 
 async function main(): Promise<void> {
+  const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const keyPrefix = process.env.BENCH_REDIS_KEY_PREFIX ?? 'bench:';
   const platformEnv: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-    REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
-    REDIS_KEY_PREFIX: 'bench:',
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: keyPrefix,
     ADMIN_TOKEN,
     AUTH_PORT: '0',
     USER_PORT: '0',
@@ -76,74 +80,51 @@ async function main(): Promise<void> {
     DATA_DIR: path.join(ROOT, '.data/bench'),
   };
   const platform = await start('scripts/start-all.ts', platformEnv, /admin token\s+\S+/);
-  const bare = await start('bench/bare-express.ts', { PATH: process.env.PATH }, /listening (\S+)/);
+  let stopBaselines = (): void => undefined;
   try {
     const url = (name: string): string =>
       (new RegExp(`^\\s+${name}\\s+(http://\\S+)`, 'm').exec(platform.output()) as RegExpExecArray)[1] as string;
-    const [auth, user, categorization] = [url('auth'), url('user'), url('categorization')];
-    const bareUrl = (/listening (\S+)/.exec(bare.output()) as RegExpExecArray)[1] as string;
+    const urls = { auth: url('auth'), user: url('user'), categorization: url('categorization') };
 
-    const created = await fetch(`${user}/admin/v1/accounts`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ email: `bench-${Date.now()}@example.test`, credits: { '1': 1_000_000_000 } }),
-    });
-    const { apiKey } = (await created.json()) as { apiKey: string };
-    const tokenBody = JSON.stringify({ grantType: 'access_token', expiresIn: 1800 });
-    const bearerKey = `Bearer ${Buffer.from(apiKey).toString('base64')}`;
-    const issued = await fetch(`${auth}/oauth/token`, {
-      method: 'POST',
-      headers: { authorization: bearerKey, 'content-type': 'application/json' },
-      body: tokenBody,
-    });
-    const { accessToken } = (await issued.json()) as { accessToken: string };
-    const categories = await fetch(`${categorization}/api/v2/categories`);
-    const etag = categories.headers.get('etag') ?? '';
+    const account = await createAccount(urls.user, ADMIN_TOKEN, { '1': 1_000_000_000 });
+    const accessToken = await mintToken(urls.auth, account.apiKey);
+    const revoked = await revokedToken(urls, ADMIN_TOKEN);
+    const categoriesBody = Buffer.from(await (await fetch(`${urls.categorization}/api/v2/categories`)).arrayBuffer());
+    const baselines = await startBaselines(start, { redisUrl, keyPrefix, account, categoriesBody });
+    stopBaselines = () => baselines.stop();
+    const probe = await startInvariantProbe(urls, ADMIN_TOKEN, revoked);
 
     const rows: Row[] = [];
     rows.push(
-      await measure('bare express (baseline)', {
-        url: bareUrl,
+      await measure(BASELINE_ROWS.bare, {
+        url: baselines.bare,
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: tokenBody,
+        body: '{}',
       }),
     );
-    rows.push(
-      await measure('POST /oauth/token', {
-        url: `${auth}/oauth/token`,
-        method: 'POST',
-        headers: { authorization: bearerKey, 'content-type': 'application/json' },
-        body: tokenBody,
-      }),
-    );
-    rows.push(
-      await measure('balance with token (Bearer)', {
-        url: `${user}/user-service/account-balance`,
-        headers: { authorization: `Bearer ${accessToken}` },
-      }),
-    );
-    rows.push(await measure('balance with API key', { url: `${user}/user-service/account-balance?apiKey=${apiKey}` }));
-    rows.push(await measure('GET /api/v2/categories', { url: `${categorization}/api/v2/categories` }));
-    rows.push(
-      await measure('categories, If-None-Match (304)', { url: `${categorization}/api/v2/categories`, headers: { 'if-none-match': etag } }),
-    );
-    const rss = rssMiB(platform.child.pid);
-
-    const baseline = rows[0]?.rps ?? 1;
-    process.stdout.write(
-      `\n${SECONDS}s per scenario, ${CONNECTIONS} connections, ${process.platform} ${process.arch}, node ${process.version}\n\n`,
-    );
-    process.stdout.write('| scenario | req/s | % of bare | p50 ms | p99 ms | non-2xx (304s count here) |\n|---|---|---|---|---|---|\n');
-    for (const row of rows) {
-      process.stdout.write(
-        `| ${row.scenario} | ${row.rps} | ${Math.round((row.rps / baseline) * 100)} % | ${row.p50} | ${row.p99} | ${row.non2xx} |\n`,
-      );
+    rows.push(await measure(BASELINE_ROWS.floor, { url: `${baselines.floor}/oauth/token`, ...seedRequest(account.apiKey) }, 200));
+    rows.push(await measure(BASELINE_ROWS.oidc, { url: `${baselines.oidc}/oauth/token`, ...clientCredentialsRequest(account) }, 200));
+    rows.push(await measure(BASELINE_ROWS.body, { url: `${baselines.bare}/categories` }, 200));
+    for (const scenario of issuanceScenarios(urls, account, accessToken, revoked)) {
+      rows.push(await measure(scenario.name, scenario.options, scenario.status));
     }
+    const rss = rssMiB(platform.child.pid);
+    const invariants = await probe.stop();
+
+    process.stdout.write(
+      renderReport(
+        rows,
+        `${SECONDS}s per scenario, ${CONNECTIONS} connections, ${process.platform} ${process.arch}, node ${process.version}`,
+      ),
+    );
     process.stdout.write(`\nplatform process (all four services) RSS after load: ${rss} MiB\n`);
+    process.stdout.write(
+      `CONTRACT §3 probe during the run: ${invariants.checks} checks, ${invariants.violations.length} violations${invariants.violations.length > 0 ? `: ${invariants.violations.slice(0, 5).join('; ')}` : ''}\n`,
+    );
   } finally {
     platform.child.kill('SIGTERM');
-    bare.child.kill('SIGTERM');
+    stopBaselines();
   }
 }
 

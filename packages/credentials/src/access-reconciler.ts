@@ -97,14 +97,14 @@ export interface ReconcileReport {
  */
 export async function reconcileAll(pool: pg.Pool, writer: AccessWriter, batchSize = 1000): Promise<ReconcileReport> {
   const report: ReconcileReport = { activeKeys: 0, inactiveKeys: 0 };
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const result = await pool.query<{ id: number; key_hash: string }>(INACTIVE_KEYS, [after, batchSize]);
     await writer.deleteKeys(result.rows.map((row) => row.key_hash));
     report.inactiveKeys += result.rows.length;
     if (result.rows.length < batchSize) break;
     after = Number(result.rows[result.rows.length - 1]?.id);
   }
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const ids = await inTransaction(pool, async (client) => {
       const locked = await client.query<{ id: number }>(NEXT_ACCOUNTS, [after, batchSize]);
       const accountIds = locked.rows.map((row) => Number(row.id));

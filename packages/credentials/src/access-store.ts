@@ -106,5 +106,11 @@ export function decodeTokenRecord(value: string): TokenRecord | undefined {
   const match = TOKEN_RECORD.exec(value);
   if (!match) return undefined;
   const [, accountId, issuedAt, expiresAt, generation, keyHash] = match as unknown as [string, string, string, string, string, string];
-  return { accountId: Number(accountId), issuedAt: Number(issuedAt), expiresAt: Number(expiresAt), generation: Number(generation), keyHash };
+  return {
+    accountId: Number(accountId),
+    issuedAt: Number(issuedAt),
+    expiresAt: Number(expiresAt),
+    generation: Number(generation),
+    keyHash,
+  };
 }

@@ -33,22 +33,19 @@ export interface WatchedAccessStore {
 }
 
 function guarded(inner: AccessStore, isReady: () => boolean): AccessStore {
-  const gate =
-    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
-    (...args: A): Promise<R> =>
-      isReady() ? call(...args) : Promise.reject(new AccessStoreNotReconciled());
+  const whenReady = <R>(call: () => Promise<R>): Promise<R> => (isReady() ? call() : Promise.reject(new AccessStoreNotReconciled()));
   return {
-    issue: gate(inner.issue),
-    findKey: gate(inner.findKey),
-    lookupToken: gate(inner.lookupToken),
-    revokeToken: gate(inner.revokeToken),
-    putKeys: gate(inner.putKeys),
-    deleteKeys: gate(inner.deleteKeys),
-    setPoolCredit: gate(inner.setPoolCredit),
-    identity: inner.identity,
-    markReconciled: inner.markReconciled,
-    ping: inner.ping,
-    close: inner.close,
+    issue: (request) => whenReady(() => inner.issue(request)),
+    findKey: (keyHash) => whenReady(() => inner.findKey(keyHash)),
+    lookupToken: (token, tokenHash) => whenReady(() => inner.lookupToken(token, tokenHash)),
+    revokeToken: (token) => whenReady(() => inner.revokeToken(token)),
+    putKeys: (records) => whenReady(() => inner.putKeys(records)),
+    deleteKeys: (keyHashes) => whenReady(() => inner.deleteKeys(keyHashes)),
+    setPoolCredit: (keyHashes, poolId, credited) => whenReady(() => inner.setPoolCredit(keyHashes, poolId, credited)),
+    identity: () => inner.identity(),
+    markReconciled: (serverId) => inner.markReconciled(serverId),
+    ping: () => inner.ping(),
+    close: () => inner.close(),
   };
 }
 

@@ -107,9 +107,7 @@ export function createRedisAccessStore(redis: Redis, options: RedisAccessStoreOp
     },
     async lookupToken(token, tokenHash = hashSecret(token)): Promise<TokenRecord | undefined> {
       const tag = tokenShardTag(token);
-      const result = (await lookupScript(redis, [layout.token(tag, tokenHash)], [layout.keyRecordPrefix(tag)])) as
-        | [string, string]
-        | null;
+      const result = (await lookupScript(redis, [layout.token(tag, tokenHash)], [layout.keyRecordPrefix(tag)])) as [string, string] | null;
       if (!result) return undefined;
       const record = decodeTokenRecord(result[0]);
       if (!record || result[1] === '' || Number(result[1]) !== record.generation) return undefined;

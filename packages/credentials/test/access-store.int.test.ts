@@ -20,10 +20,10 @@ interface Subject {
   close(): Promise<void>;
 }
 
-async function redisSubject(): Promise<Subject & { redis: Redis; prefix: string }> {
+function redisSubject(): Promise<Subject & { redis: Redis; prefix: string }> {
   const redis = new Redis(testServers.redisUrl);
   const prefix = `test:access:${uniqueId()}:`;
-  return {
+  return Promise.resolve({
     redis,
     prefix,
     store: createRedisAccessStore(redis, { keyPrefix: prefix }),
@@ -31,7 +31,7 @@ async function redisSubject(): Promise<Subject & { redis: Redis; prefix: string 
       await deleteKeys(redis, prefix);
       await redis.quit();
     },
-  };
+  });
 }
 
 function memorySubject(): Subject {
@@ -135,7 +135,8 @@ describe.each([
   test('when a key issues more than its limit in a window, then the rest are refused with the time left, and write no token', async () => {
     const { keyHash } = aKey();
     await store.putKeys([{ keyHash, accountId: 7, generation: 0, creditedPools: [1] }]);
-    for (let index = 0; index < LIMIT.points; index += 1) expect(await store.issue(issueRequest(keyHash))).toMatchObject({ outcome: 'issued' });
+    for (let index = 0; index < LIMIT.points; index += 1)
+      expect(await store.issue(issueRequest(keyHash))).toMatchObject({ outcome: 'issued' });
     const refused = issueRequest(keyHash);
     const outcome = await store.issue(refused);
     expect(outcome).toEqual({ outcome: 'limited', msBeforeNext: expect.any(Number) as unknown });

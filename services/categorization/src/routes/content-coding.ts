@@ -3,8 +3,9 @@ import { CONTENT_CODINGS, type ContentCoding } from '../catalog/catalog-snapshot
 
 // negotiator 1.x takes the server's preference for ties of quality (`br` over `gzip` for
 // `Accept-Encoding: gzip, br`, CONTRACT §4.5); its type definitions predate that option.
-type Encodings = (this: Negotiator, available: readonly string[], options: { preferred: readonly string[] }) => string[];
-const encodings = Negotiator.prototype.encodings as unknown as Encodings;
+interface PreferringNegotiator {
+  encodings(available: readonly string[], options: { preferred: readonly string[] }): string[];
+}
 
 // Clients send few distinct Accept-Encoding values: each is negotiated once.
 const MAX_REMEMBERED = 256;
@@ -15,9 +16,9 @@ export function preferredCoding(acceptEncoding: string | undefined): ContentCodi
   if (acceptEncoding === undefined || acceptEncoding === '') return 'identity';
   const known = remembered.get(acceptEncoding);
   if (known !== undefined) return known;
-  const negotiator = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } });
+  const negotiator = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }) as unknown as PreferringNegotiator;
   // Nothing acceptable (`identity;q=0` alone): the identity body all the same, as most servers do.
-  const coding = (encodings.call(negotiator, CONTENT_CODINGS, { preferred: CONTENT_CODINGS })[0] ?? 'identity') as ContentCoding;
+  const coding = (negotiator.encodings(CONTENT_CODINGS, { preferred: CONTENT_CODINGS })[0] ?? 'identity') as ContentCoding;
   if (remembered.size >= MAX_REMEMBERED) remembered.clear();
   remembered.set(acceptEncoding, coding);
   return coding;
