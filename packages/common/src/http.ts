@@ -67,6 +67,12 @@ function routeTemplate(req: Request, route: unknown): string | undefined {
   return undefined;
 }
 
+interface MetricSeries {
+  labels: { method: string; route: string; status: string };
+  requests: { inc(): void };
+  duration: { observe(seconds: number): void };
+}
+
 // Where `req.route` is kept for a request the kernel does not serve (another express app).
 const ROUTE = Symbol('route');
 
@@ -110,6 +116,23 @@ function watchRoutes(prototype: object): void {
   });
 }
 
+const levels = new WeakMap<Logger, Map<string, boolean>>();
+
+/** Whether `logger` writes `level`, remembered per logger (the services never change a level at run time). */
+function levelOf(logger: Logger, level: string): boolean {
+  let known = levels.get(logger);
+  if (known === undefined) {
+    known = new Map();
+    levels.set(logger, known);
+  }
+  let enabled = known.get(level);
+  if (enabled === undefined) {
+    enabled = logger.isLevelEnabled(level);
+    known.set(level, enabled);
+  }
+  return enabled;
+}
+
 /**
  * `res.locals` of a request: the contract's RequestLocals, with the child logger made only when
  * something logs (most requests log only their request line, which needs no child).
@@ -147,7 +170,8 @@ class RequestState implements RequestLocals {
 
   /** Whether the request's logger writes records of `level`, without making the child logger. */
   levelEnabled(level: string): boolean {
-    return (this.child ?? this.logger).isLevelEnabled(level);
+    // A child logger writes at its parent's level; winston's check allocates, so it is asked once per level.
+    return this.child === undefined ? levelOf(this.logger, level) : this.child.isLevelEnabled(level);
   }
 }
 
@@ -206,17 +230,31 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const envelope = options.envelope ?? 'codeMessages';
   const logger = options.logger;
 
+  // The metric series of each method × route × status, made once: prom-client would otherwise
+  // hash a labels object twice per request.
+  const series = new Map<string, MetricSeries>();
+  const seriesOf = (method: string, route: string, status: number): MetricSeries => {
+    const key = `${method} ${status} ${route}`;
+    let found = series.get(key);
+    if (found === undefined) {
+      const labels = { method, route, status: String(status) };
+      found = { labels, requests: metrics.requests.labels(labels), duration: metrics.duration.labels(labels) };
+      series.set(key, found);
+    }
+    return found;
+  };
+
   // Runs as the response's 'finish' listener: metrics and the request line.
   function onFinish(this: Response): void {
     const req = this.req;
     const state = this.locals as RequestLocals as RequestState;
     const seconds = (performance.now() - state.started) / 1e3;
-    const labels = { method: req.method, route: state.route, status: String(this.statusCode) };
-    metrics.requests.inc(labels);
-    metrics.duration.observe(labels, seconds);
+    const series = seriesOf(req.method, state.route, this.statusCode);
+    series.requests.inc();
+    series.duration.observe(seconds);
     // Formatting a line costs more than the rest of the kernel: skip it when the level drops it.
-    if (!logger.isInfoEnabled()) return;
-    const fields = { ...labels, durationMs: Math.round(seconds * 1e5) / 100 };
+    if (!levelOf(logger, 'info')) return;
+    const fields = { ...series.labels, durationMs: Math.round(seconds * 1e5) / 100 };
     const child = state.madeLogger();
     if (child !== undefined) child.info('request', fields);
     else logger.info('request', { requestId: state.requestId, ...fields });
@@ -230,20 +268,6 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     res.setHeader('X-Request-Id', requestId);
     res.on('finish', onFinish);
     next();
-  });
-
-  app.get('/health/live', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/health/ready', async (_req, res) => {
-    const report = await options.health.report();
-    res.status(report.ready ? 200 : 503).json(report.body);
-  });
-  app.get('/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
-  app.get('/openapi.json', (_req, res) => {
-    res.json(options.openapi);
   });
 
   const jsonBody = express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] });
@@ -295,6 +319,20 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     app,
     metrics,
     finish() {
+      // After the service's routes: the requests that matter most do not walk past these.
+      app.get('/health/live', (_req, res) => {
+        res.json({ status: 'ok' });
+      });
+      app.get('/health/ready', async (_req, res) => {
+        const report = await options.health.report();
+        res.status(report.ready ? 200 : 503).json(report.body);
+      });
+      app.get('/metrics', async (_req, res) => {
+        res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+      });
+      app.get('/openapi.json', (_req, res) => {
+        res.json(options.openapi);
+      });
       app.use(notFound);
       app.use(onError);
       return app;

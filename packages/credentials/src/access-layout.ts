@@ -10,11 +10,12 @@ import { shardTagOf } from './token-format';
  * - `<prefix>access:reconciled`            run_id of the Redis server last reconciled with Postgres
  */
 export interface AccessLayout {
-  keyRecord(keyHash: string): string;
+  /** `tag`: the key's shard tag when the caller has it already. */
+  keyRecord(keyHash: string, tag?: string): string;
   /** The prefix of the key records that share a shard tag (a token's script finds its key's record by it). */
   keyRecordPrefix(tag: string): string;
   token(tag: string, tokenHash: string): string;
-  issuanceWindow(keyHash: string): string;
+  issuanceWindow(keyHash: string, tag?: string): string;
   reconciledMarker: string;
 }
 
@@ -27,10 +28,10 @@ export function accessLayout(prefix: string): AccessLayout {
   if (!isValidKeyPrefix(prefix)) throw new Error('a Redis key prefix must not contain { or }');
   const slot = (tag: string): string => `${prefix}{${tag}}:`;
   return {
-    keyRecord: (keyHash) => `${slot(shardTagOf(keyHash))}key:${keyHash}`,
+    keyRecord: (keyHash, tag = shardTagOf(keyHash)) => `${slot(tag)}key:${keyHash}`,
     keyRecordPrefix: (tag) => `${slot(tag)}key:`,
     token: (tag, tokenHash) => `${slot(tag)}tok:${tokenHash}`,
-    issuanceWindow: (keyHash) => `${slot(shardTagOf(keyHash))}rl:issue:${keyHash}`,
+    issuanceWindow: (keyHash, tag = shardTagOf(keyHash)) => `${slot(tag)}rl:issue:${keyHash}`,
     reconciledMarker: `${prefix}access:reconciled`,
   };
 }

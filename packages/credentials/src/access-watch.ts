@@ -33,15 +33,15 @@ export interface WatchedAccessStore {
 }
 
 function guarded(inner: AccessStore, isReady: () => boolean): AccessStore {
-  const whenReady = <R>(call: () => Promise<R>): Promise<R> => (isReady() ? call() : Promise.reject(new AccessStoreNotReconciled()));
+  const refused = (): Promise<never> => Promise.reject(new AccessStoreNotReconciled());
   return {
-    issue: (request) => whenReady(() => inner.issue(request)),
-    findKey: (keyHash) => whenReady(() => inner.findKey(keyHash)),
-    lookupToken: (token, tokenHash) => whenReady(() => inner.lookupToken(token, tokenHash)),
-    revokeToken: (token) => whenReady(() => inner.revokeToken(token)),
-    putKeys: (records) => whenReady(() => inner.putKeys(records)),
-    deleteKeys: (keyHashes) => whenReady(() => inner.deleteKeys(keyHashes)),
-    setPoolCredit: (keyHashes, poolId, credited) => whenReady(() => inner.setPoolCredit(keyHashes, poolId, credited)),
+    issue: (request) => (isReady() ? inner.issue(request) : refused()),
+    findKey: (keyHash) => (isReady() ? inner.findKey(keyHash) : refused()),
+    lookupToken: (token, tokenHash) => (isReady() ? inner.lookupToken(token, tokenHash) : refused()),
+    revokeToken: (token) => (isReady() ? inner.revokeToken(token) : refused()),
+    putKeys: (records) => (isReady() ? inner.putKeys(records) : refused()),
+    deleteKeys: (keyHashes) => (isReady() ? inner.deleteKeys(keyHashes) : refused()),
+    setPoolCredit: (keyHashes, poolId, credited) => (isReady() ? inner.setPoolCredit(keyHashes, poolId, credited) : refused()),
     identity: () => inner.identity(),
     markReconciled: (serverId) => inner.markReconciled(serverId),
     ping: () => inner.ping(),

@@ -7,7 +7,8 @@ import { hashSecret } from './secrets';
 import { shardTagOf, tokenShardTag } from './token-format';
 
 // Issuance. KEYS: 1 key record, 2 token, 3 the key's issuance window (one hash tag).
-// ARGV: 1 client account id or '', 2 `issuedAt:expiresAt`, 3 ttl, 4 points, 5 window (s), 6 key hash.
+// ARGV: 1 client account id or '', 2 `issuedAt:expiresAt`, 3 ttl, 4 points, 5 window (s). The key
+// hash the token record names is the tail of KEYS[1].
 // Returns {0, account, generation} issued; {1} unknown key or other account; {2} no pool with
 // credits; {3, ms} over the issuance limit (counted; a refused issuance writes no token).
 const ISSUE = `${COUNT_WINDOW_LUA}
@@ -18,7 +19,7 @@ if ARGV[1] ~= '' and ARGV[1] ~= account then return {1} end
 if redis.call('HLEN', KEYS[1]) <= 2 then return {2} end
 local consumed, ttl = count_window(KEYS[3], 1, ARGV[5])
 if consumed > tonumber(ARGV[4]) then return {3, ttl} end
-redis.call('SET', KEYS[2], account .. ':' .. ARGV[2] .. ':' .. generation .. ':' .. ARGV[6], 'EX', ARGV[3])
+redis.call('SET', KEYS[2], account .. ':' .. ARGV[2] .. ':' .. generation .. ':' .. string.sub(KEYS[1], -64), 'EX', ARGV[3])
 return {0, account, generation}`;
 
 // Token check. KEYS[1] token; ARGV[1] the prefix of key records of the token's shard tag. The
@@ -85,17 +86,16 @@ export function createRedisAccessStore(redis: Redis, options: RedisAccessStoreOp
   return {
     async issue(request) {
       const { keyHash } = request;
-      const tokenKey = layout.token(shardTagOf(keyHash), hashSecret(request.token));
+      const tag = shardTagOf(keyHash);
       const result = (await issueScript(
         redis,
-        [layout.keyRecord(keyHash), tokenKey, layout.issuanceWindow(keyHash)],
+        [layout.keyRecord(keyHash, tag), layout.token(tag, hashSecret(request.token)), layout.issuanceWindow(keyHash, tag)],
         [
           request.accountId === undefined ? '' : String(request.accountId),
           `${request.issuedAt}:${request.issuedAt + request.ttlSeconds}`,
           String(request.ttlSeconds),
           String(request.limit.points),
           String(request.limit.windowSeconds),
-          keyHash,
         ],
       )) as [number, string?, string?];
       return issueOutcome(result);

@@ -14,17 +14,17 @@ export function createApp(deps: AuthDeps, config: AuthConfig): { app: Express; h
   const http = createHttpApp({ service: 'auth', logger: deps.logger, health, openapi, trustProxy: config.trustProxy });
 
   const issuer = createTokenIssuer({ access: deps.access, limit: deps.issuanceLimit, now: deps.now });
-  http.app.use(tokenRoutes({ issuer, limits: deps.limits }));
-  http.app.use(
-    introspectRevokeRoutes({
-      access: deps.access,
-      findKey: (keyHash) => deps.access.findKey(keyHash),
-      adminToken: config.adminToken,
-      serviceJwtSecret: config.serviceJwtSecret,
-      now: deps.now,
-      limits: deps.limits,
-    }),
-  );
-  http.app.use(metadataRoutes({ publicUrl: config.publicUrl }));
+  // Mounted on the app itself, not as nested routers: a router inside the app's router costs a
+  // second dispatch on every request.
+  tokenRoutes(http.app, { issuer, limits: deps.limits });
+  introspectRevokeRoutes(http.app, {
+    access: deps.access,
+    findKey: (keyHash) => deps.access.findKey(keyHash),
+    adminToken: config.adminToken,
+    serviceJwtSecret: config.serviceJwtSecret,
+    now: deps.now,
+    limits: deps.limits,
+  });
+  metadataRoutes(http.app, { publicUrl: config.publicUrl });
   return { app: http.finish(), health };
 }

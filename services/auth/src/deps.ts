@@ -82,7 +82,11 @@ export async function createDeps(config: AuthConfig, logger: Logger, provided: P
   });
   closers.push(() => Promise.resolve(watch.stop()));
 
-  const window: WindowOptions = { keyPrefix: `${config.redisKeyPrefix}rl:fail`, points: config.authFailuresPerIp, durationSeconds: WINDOW_SECONDS };
+  const window: WindowOptions = {
+    keyPrefix: `${config.redisKeyPrefix}rl:fail`,
+    points: config.authFailuresPerIp,
+    durationSeconds: WINDOW_SECONDS,
+  };
   let failuresByAddress = memoryWindowCounter(window);
   if (backend === 'redis') {
     if (!redis) throw new ConfigError('invalid configuration: REDIS_URL: Required');

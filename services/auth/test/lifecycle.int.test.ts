@@ -1,6 +1,12 @@
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import { createCredentialVerifier, createRedisAccessStore, generateApiKey, hashSecret, type CredentialVerifier } from '@platform/credentials';
+import {
+  createCredentialVerifier,
+  createRedisAccessStore,
+  generateApiKey,
+  hashSecret,
+  type CredentialVerifier,
+} from '@platform/credentials';
 import { testServers, type TestAccount } from '@platform/testing';
 import { ADMIN_TOKEN, bearerOf, rotateKey, startAuth, type AuthHarness } from './harness';
 

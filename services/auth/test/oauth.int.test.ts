@@ -333,7 +333,9 @@ describe('POST /oauth/revoke (RFC 7009)', () => {
 
   test('when the token does not exist, then 200 all the same', async () => {
     const account = await withCredits();
-    expect((await revoke({ token: generateAccessToken(hashSecret(generateApiKey())) }, basicOf(account.id, account.apiKey))).status).toBe(200);
+    expect((await revoke({ token: generateAccessToken(hashSecret(generateApiKey())) }, basicOf(account.id, account.apiKey))).status).toBe(
+      200,
+    );
     expect((await revoke({ token: 'garbage' }, basicOf(account.id, account.apiKey))).status).toBe(200);
   });
 
@@ -351,7 +353,10 @@ describe('POST /oauth/revoke (RFC 7009)', () => {
     ['an unknown key', 'unknown'],
     ['the admin token', `Bearer ${ADMIN_TOKEN}`],
   ])('when the caller presents %s, then 401 invalid_client', async (_name, authorization) => {
-    const res = await revoke({ token: generateAccessToken(hashSecret(generateApiKey())) }, authorization === 'unknown' ? basicOf(1, generateApiKey()) : authorization);
+    const res = await revoke(
+      { token: generateAccessToken(hashSecret(generateApiKey())) },
+      authorization === 'unknown' ? basicOf(1, generateApiKey()) : authorization,
+    );
     expect(res.status).toBe(401);
     expect(res.body).toEqual(INVALID_CLIENT);
   });

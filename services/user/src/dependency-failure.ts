@@ -36,7 +36,12 @@ export function isDependencyFailure(error: unknown, depth = 0): boolean {
   if (!(error instanceof Error) || depth > 3) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (CONNECTION_CODES.has(code) || SQLSTATE.test(code))) return true;
-  if (error.name === 'MaxRetriesPerRequestError' || error.name === 'AccessStoreNotReconciled' || MESSAGES.some((pattern) => pattern.test(error.message))) return true;
+  if (
+    error.name === 'MaxRetriesPerRequestError' ||
+    error.name === 'AccessStoreNotReconciled' ||
+    MESSAGES.some((pattern) => pattern.test(error.message))
+  )
+    return true;
   if (error instanceof AggregateError) return error.errors.some((inner) => isDependencyFailure(inner, depth + 1));
   return isDependencyFailure(error.cause, depth + 1);
 }

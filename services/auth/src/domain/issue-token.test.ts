@@ -47,9 +47,7 @@ describe('token issuer', () => {
     const empty = await storeWith([]);
     expect((await refusal(issuerOn(empty).issue({ apiKey, clientId: undefined }, 3600))).code).toBe('unauthenticated');
     const credited = await storeWith([1]);
-    expect((await refusal(issuerOn(credited).issue({ apiKey: generateApiKey(), clientId: undefined }, 3600))).code).toBe(
-      'unauthenticated',
-    );
+    expect((await refusal(issuerOn(credited).issue({ apiKey: generateApiKey(), clientId: undefined }, 3600))).code).toBe('unauthenticated');
     expect((await refusal(issuerOn(credited).issue({ apiKey, clientId: '8' }, 3600))).code).toBe('unauthenticated');
     await expect(issuerOn(credited).issue({ apiKey, clientId: '7' }, 3600)).resolves.toMatchObject({ accountId: 7 });
   });

@@ -6,11 +6,12 @@ import type { AttemptLimits } from '../domain/attempt-limits';
  * (CONTRACT §9): a 401 of an address that is over its limit is answered 429 instead. Requests
  * that succeed are neither counted nor checked.
  */
-export async function countingFailures(limits: AttemptLimits, address: string, work: () => Promise<void>): Promise<void> {
+export async function countingFailures(limits: AttemptLimits, address: () => string, work: () => Promise<void>): Promise<void> {
   try {
     await work();
   } catch (error) {
-    if (error instanceof AppError && error.code === 'unauthenticated') await limits.recordFailure(address);
+    // The address is worked out only for a failure (X-Forwarded-For parsing is not free).
+    if (error instanceof AppError && error.code === 'unauthenticated') await limits.recordFailure(address());
     throw error;
   }
 }

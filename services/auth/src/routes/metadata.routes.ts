@@ -1,8 +1,7 @@
-import { Router, type Request } from 'express';
+import { type IRouter, type Request } from 'express';
 
 /** RFC 8414 authorization server metadata, naming the three endpoints. */
-export function metadataRoutes(options: { publicUrl: string | undefined }): Router {
-  const router = Router();
+export function metadataRoutes(router: IRouter, options: { publicUrl: string | undefined }): void {
   const base = (req: Request): string => options.publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
   router.get('/.well-known/oauth-authorization-server', (req, res) => {
     const issuer = base(req);
@@ -20,5 +19,4 @@ export function metadataRoutes(options: { publicUrl: string | undefined }): Rout
       service_documentation: `${issuer}/openapi.json`,
     });
   });
-  return router;
 }

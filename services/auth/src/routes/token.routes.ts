@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import { type IRouter, type Request, type Response } from 'express';
 import { fingerprint, handler, locals, logLevelEnabled, Params, sendBody } from '@platform/common';
 import type { AttemptLimits } from '../domain/attempt-limits';
 import type { IssuedToken, TokenIssuer } from '../domain/issue-token';
@@ -11,13 +11,12 @@ export interface TokenRouteDeps {
   limits: AttemptLimits;
 }
 
+const FORM = /^application\/x-www-form-urlencoded[\t ]*(?:;|$)/i;
+
 /** CONTRACT §4.1: a form body carrying `grant_type` selects the RFC 6749 flow. */
 function isClientCredentialsFlow(req: Request): boolean {
   const body: unknown = req.body;
-  // The content-type check last: it parses the header, the others are cheap.
-  return (
-    typeof body === 'object' && body !== null && Object.hasOwn(body, 'grant_type') && req.is('application/x-www-form-urlencoded') !== false
-  );
+  return typeof body === 'object' && body !== null && Object.hasOwn(body, 'grant_type') && FORM.test(req.headers['content-type'] ?? '');
 }
 
 export function noStore(res: Response): void {
@@ -37,8 +36,7 @@ function logIssued(res: Response, issued: IssuedToken, flow: string): void {
 }
 
 /** `POST /oauth/token`: the seed's flow (code/messages, JSON or XML) and RFC 6749 client credentials (JSON). */
-export function tokenRoutes(deps: TokenRouteDeps): Router {
-  const router = Router();
+export function tokenRoutes(router: IRouter, deps: TokenRouteDeps): void {
   const { issuer } = deps;
 
   const seedFlow = async (req: Request, res: Response): Promise<void> => {
@@ -62,17 +60,18 @@ export function tokenRoutes(deps: TokenRouteDeps): Router {
     );
     const issued = await issuer.issue(credential, request.expiresIn);
     logIssued(res, issued, 'client_credentials');
-    res.status(200).json({ access_token: issued.accessToken, token_type: 'Bearer', expires_in: issued.expiresIn });
+    sendBody(res, 200, { access_token: issued.accessToken, token_type: 'Bearer', expires_in: issued.expiresIn }, 'JSON');
   };
 
   router.post(
     '/oauth/token',
     handler('codeMessages', async (req, res) => {
       noStore(res);
-      await countingFailures(deps.limits, clientAddress(req), () =>
-        isClientCredentialsFlow(req) ? clientCredentialsFlow(req, res) : seedFlow(req, res),
+      await countingFailures(
+        deps.limits,
+        () => clientAddress(req),
+        () => (isClientCredentialsFlow(req) ? clientCredentialsFlow(req, res) : seedFlow(req, res)),
       );
     }),
   );
-  return router;
 }

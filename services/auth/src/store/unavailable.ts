@@ -9,12 +9,12 @@ export function asUnavailable(error: unknown): AppError {
   return error instanceof AppError ? error : new AppError('unavailable', { cause: error, retryAfterSeconds: RETRY_AFTER_SECONDS });
 }
 
-export async function orUnavailable<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    throw asUnavailable(error);
-  }
+const rethrowUnavailable = (error: unknown): never => {
+  throw asUnavailable(error);
+};
+
+export function orUnavailable<T>(work: Promise<T>): Promise<T> {
+  return work.catch(rethrowUnavailable);
 }
 
 /** The access store with driver failures (and a store not reconciled yet) turned into 503s. */

@@ -10,7 +10,10 @@ import type { UserStore } from '../store/user-store';
  * When the access store fails nothing changes (503); when the commit fails, the records are
  * repaired from Postgres (store/access-records.ts): too much is revoked, never too little.
  */
-export async function rotateApiKey(deps: { store: UserStore }, currentApiKey: string | undefined): Promise<{ apiKey: string; accountId: number }> {
+export async function rotateApiKey(
+  deps: { store: UserStore },
+  currentApiKey: string | undefined,
+): Promise<{ apiKey: string; accountId: number }> {
   // Only the real key may rotate: a token is not shaped like one (CONTRACT §3).
   if (currentApiKey === undefined || !isApiKeyShape(currentApiKey)) throw new AppError('invalid_request_params');
   const apiKey = generateApiKey();

@@ -100,10 +100,7 @@ export function createAccessRepair(pool: pg.Pool, access: AccessWriter, logger: 
 export type AccessRepair = ReturnType<typeof createAccessRepair>;
 
 /** A transaction that undoes its access-store writes when it fails (see createAccessRepair). */
-export async function withAccessRepair<T>(
-  repair: AccessRepair,
-  run: (touched: AccessTouched) => Promise<T>,
-): Promise<T> {
+export async function withAccessRepair<T>(repair: AccessRepair, run: (touched: AccessTouched) => Promise<T>): Promise<T> {
   const touched: AccessTouched = { accounts: new Set(), newKeys: new Set() };
   try {
     return await run(touched);
