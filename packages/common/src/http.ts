@@ -92,6 +92,13 @@ function kernelState(req: Request): RequestState | undefined {
  * the time the response finishes (an error that left a mounted router, say) baseUrl has been
  * reset. One accessor on the app's request prototype does it for every request, instead of a
  * property defined on each request.
+ *
+ * Why this patch of express's request prototype stays: it is the one place that gives every
+ * route, the kernel's, the services' and a product app's, its template label for the metrics
+ * and the request line, whatever envelope or wrapper the route uses, with nothing for a route to
+ * remember. Its cost was measured (issue "hot paths"): 30–70 ns per assignment against 7–40 ns
+ * for a plain property, one assignment per request, under 0.1 µs of a request that costs
+ * several hundred; the alternative, every handler recording its own template, costs the same.
  */
 function watchRoutes(prototype: object): void {
   if (Object.hasOwn(prototype, ROUTE)) return;
