@@ -215,7 +215,8 @@ describe('GET /api/v2/categories', () => {
     /** The raw answer: status, headers and the bytes as sent (no client-side decoding). */
     function raw(query: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
       return new Promise((resolve, reject) => {
-        httpGet(`${url}${PATH}${query}`, { headers }, (response) => {
+        // A connection per request: a kept-alive one may be closed by the server just as it is reused.
+        httpGet(`${url}${PATH}${query}`, { headers, agent: false }, (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
