@@ -15,6 +15,8 @@ export interface Baselines {
   bare: string;
   floor: string;
   oidc: string;
+  /** Process ids, for the CPU each request costs. */
+  pids: { bare: number | undefined; floor: number | undefined; oidc: number | undefined };
   stop(): void;
 }
 
@@ -41,10 +43,12 @@ export async function startBaselines(
     string,
     string,
   ];
+  const [barePid, floorPid, oidcPid] = started.map(({ child }) => child.pid);
   return {
     bare,
     floor,
     oidc,
+    pids: { bare: barePid, floor: floorPid, oidc: oidcPid },
     stop() {
       for (const { child } of started) child.kill('SIGTERM');
     },

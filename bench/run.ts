@@ -4,7 +4,10 @@
  * express sending a precomputed body. The platform runs as `pnpm start` does, in a child process,
  * on the real local Postgres and Redis; load comes from autocannon in this process; CONTRACT §3
  * is probed while it runs (bench/invariants.ts).
- *   pnpm bench [--seconds 10] [--connections 32]
+ *   pnpm bench [--seconds 10] [--connections 32] [--rounds 1]
+ * With several rounds, every scenario and baseline is measured once per round, in turn, and the
+ * report shows medians: on a machine shared with other work, load that comes and goes then
+ * weighs on the rows alike. The CPU each request costs the serving process is shown too.
  *   BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_REDIS_KEY_PREFIX (default bench:)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -14,7 +17,7 @@ import autocannon from 'autocannon';
 import { startBaselines } from './baselines';
 import { startInvariantProbe } from './invariants';
 import { createAccount, issuanceScenarios, mintToken, revokedToken, seedRequest, clientCredentialsRequest } from './issuance-scenarios';
-import { BASELINE_ROWS, renderReport, type Row } from './report';
+import { BASELINE_ROWS, medianRows, renderReport, type Row } from './report';
 
 const ROOT = path.resolve(__dirname, '..');
 const argument = (name: string, fallback: number): number => {
@@ -23,6 +26,7 @@ const argument = (name: string, fallback: number): number => {
 };
 const SECONDS = argument('seconds', 10);
 const CONNECTIONS = argument('connections', 32);
+const ROUNDS = argument('rounds', 1);
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 
 function start(script: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; output: () => string }> {
@@ -43,14 +47,23 @@ function start(script: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<{
   });
 }
 
+/** utime + stime of a process, in µs (Linux /proc; clock ticks of 10 ms). */
+function cpuMicros(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
 function rssMiB(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }
 
-/** One scenario under load; `status`: what every answer must be (default: any 2xx). */
-async function measure(scenario: string, options: autocannon.Options, status?: number): Promise<Row> {
+/** One scenario under load; `status`: what every answer must be (default: any 2xx); `pid`: the process serving it. */
+async function measure(scenario: string, options: autocannon.Options, status?: number, pid?: number): Promise<Row> {
+  const cpuBefore = cpuMicros(pid);
   const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
+  const cpuAfter = cpuMicros(pid);
   const counted =
     status === undefined ? undefined : (result.statusCodeStats as Record<string, { count: number } | undefined>)[String(status)];
   return {
@@ -59,6 +72,7 @@ async function measure(scenario: string, options: autocannon.Options, status?: n
     p50: result.latency.p50,
     p99: result.latency.p99,
     unexpected: status === undefined ? result.non2xx : result.requests.total - (counted?.count ?? 0),
+    cpuUs: cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / Math.max(1, result.requests.total),
   };
 }
 
@@ -94,28 +108,45 @@ async function main(): Promise<void> {
     stopBaselines = () => baselines.stop();
     const probe = await startInvariantProbe(urls, ADMIN_TOKEN, revoked);
 
-    const rows: Row[] = [];
-    rows.push(
-      await measure(BASELINE_ROWS.bare, {
-        url: baselines.bare,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{}',
-      }),
-    );
-    rows.push(await measure(BASELINE_ROWS.floor, { url: `${baselines.floor}/oauth/token`, ...seedRequest(account.apiKey) }, 200));
-    rows.push(await measure(BASELINE_ROWS.oidc, { url: `${baselines.oidc}/oauth/token`, ...clientCredentialsRequest(account) }, 200));
-    rows.push(await measure(BASELINE_ROWS.body, { url: `${baselines.bare}/categories` }, 200));
-    for (const scenario of issuanceScenarios(urls, account, accessToken, revoked)) {
-      rows.push(await measure(scenario.name, scenario.options, scenario.status));
+    const pid = platform.child.pid;
+    const jobs: Array<{ name: string; options: autocannon.Options; status?: number; pid: number | undefined }> = [
+      {
+        name: BASELINE_ROWS.bare,
+        options: { url: baselines.bare, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
+        pid: baselines.pids.bare,
+      },
+      {
+        name: BASELINE_ROWS.floor,
+        options: { url: `${baselines.floor}/oauth/token`, ...seedRequest(account.apiKey) },
+        status: 200,
+        pid: baselines.pids.floor,
+      },
+      {
+        name: BASELINE_ROWS.oidc,
+        options: { url: `${baselines.oidc}/oauth/token`, ...clientCredentialsRequest(account) },
+        status: 200,
+        pid: baselines.pids.oidc,
+      },
+      { name: BASELINE_ROWS.body, options: { url: `${baselines.bare}/categories` }, status: 200, pid: baselines.pids.bare },
+      ...issuanceScenarios(urls, account, accessToken, revoked).map((scenario) => ({
+        name: scenario.name,
+        options: scenario.options,
+        status: scenario.status,
+        pid,
+      })),
+    ];
+    const measured: Row[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (const job of jobs) measured.push(await measure(job.name, job.options, job.status, job.pid));
     }
+    const rows = medianRows(measured);
     const rss = rssMiB(platform.child.pid);
     const invariants = await probe.stop();
 
     process.stdout.write(
       renderReport(
         rows,
-        `${SECONDS}s per scenario, ${CONNECTIONS} connections, ${process.platform} ${process.arch}, node ${process.version}`,
+        `${SECONDS}s per scenario${ROUNDS > 1 ? ` × ${ROUNDS} rounds (medians)` : ''}, ${CONNECTIONS} connections, ${process.platform} ${process.arch}, node ${process.version}`,
       ),
     );
     process.stdout.write(`\nplatform process (all four services) RSS after load: ${rss} MiB\n`);
