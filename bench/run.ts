@@ -1,8 +1,14 @@
 /**
- * `pnpm bench`: throughput and latency of the hot paths on this machine, against a bare express
- * handler as the baseline. The platform runs as `pnpm start` does, in a child process, on the
- * real local Postgres and Redis; load comes from autocannon in this process.
- *   pnpm bench [--seconds 10] [--connections 32]
+ * `pnpm bench`: throughput and latency of the hot paths on this machine, against baselines run
+ * in the same run (bench/baselines.ts): bare express, the seed-flow floor, node-oidc-provider and
+ * express sending a precomputed body. The platform runs as `pnpm start` does, in a child process,
+ * on the real local Postgres and Redis; load comes from autocannon in this process; CONTRACT §3
+ * is probed while it runs (bench/invariants.ts).
+ *   pnpm bench [--seconds 10] [--connections 32] [--rounds 1]
+ * With several rounds, every scenario and baseline is measured once per round, in turn, and the
+ * report shows medians: on a machine shared with other work, load that comes and goes then
+ * weighs on the rows alike. The CPU each request costs the serving process is shown too.
+ *   BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_REDIS_KEY_PREFIX (default bench:)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -10,6 +16,10 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { formatUsageReport } from './usage-report';
 import { runUsageBench } from './usage-scenarios';
+import { startBaselines } from './baselines';
+import { startInvariantProbe } from './invariants';
+import { createAccount, issuanceScenarios, mintToken, revokedToken, seedRequest, clientCredentialsRequest } from './issuance-scenarios';
+import { BASELINE_ROWS, medianRows, renderReport, type Row } from './report';
 
 const ROOT = path.resolve(__dirname, '..');
 const argument = (name: string, fallback: number): number => {
@@ -18,6 +28,7 @@ const argument = (name: string, fallback: number): number => {
 };
 const SECONDS = argument('seconds', 10);
 const CONNECTIONS = argument('connections', 32);
+const ROUNDS = argument('rounds', 1);
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 
 function start(script: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; output: () => string }> {
@@ -42,36 +53,43 @@ function start(script: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<{
   });
 }
 
+/** utime + stime of a process, in µs (Linux /proc; clock ticks of 10 ms). */
+function cpuMicros(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
 function rssMiB(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }
 
-interface Row {
-  scenario: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-}
-
-async function measure(scenario: string, options: autocannon.Options): Promise<Row> {
+/** One scenario under load; `status`: what every answer must be (default: any 2xx); `pid`: the process serving it. */
+async function measure(scenario: string, options: autocannon.Options, status?: number, pid?: number): Promise<Row> {
+  const cpuBefore = cpuMicros(pid);
   const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
+  const cpuAfter = cpuMicros(pid);
+  const counted =
+    status === undefined ? undefined : (result.statusCodeStats as Record<string, { count: number } | undefined>)[String(status)];
   return {
     scenario,
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
-    non2xx: result.non2xx,
+    unexpected: status === undefined ? result.non2xx : result.requests.total - (counted?.count ?? 0),
+    cpuUs: cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / Math.max(1, result.requests.total),
   };
 }
 
 async function main(): Promise<void> {
+  const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const keyPrefix = process.env.BENCH_REDIS_KEY_PREFIX ?? 'bench:';
   const platformEnv: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-    REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
-    REDIS_KEY_PREFIX: 'bench:',
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: keyPrefix,
     ADMIN_TOKEN,
     AUTH_PORT: '0',
     USER_PORT: '0',
@@ -82,71 +100,65 @@ async function main(): Promise<void> {
     DATA_DIR: path.join(ROOT, '.data/bench'),
   };
   const platform = await start('scripts/start-all.ts', platformEnv, /admin token\s+\S+/);
-  const bare = await start('bench/bare-express.ts', { PATH: process.env.PATH }, /listening (\S+)/);
+  let stopBaselines = (): void => undefined;
   try {
     const url = (name: string): string =>
       (new RegExp(`^\\s+${name}\\s+(http://\\S+)`, 'm').exec(platform.output()) as RegExpExecArray)[1] as string;
-    const [auth, user, categorization] = [url('auth'), url('user'), url('categorization')];
-    const bareUrl = (/listening (\S+)/.exec(bare.output()) as RegExpExecArray)[1] as string;
+    const urls = { auth: url('auth'), user: url('user'), categorization: url('categorization') };
 
-    const created = await fetch(`${user}/admin/v1/accounts`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ email: `bench-${Date.now()}@example.test`, credits: { '1': 1_000_000_000 } }),
-    });
-    const { apiKey } = (await created.json()) as { apiKey: string };
-    const tokenBody = JSON.stringify({ grantType: 'access_token', expiresIn: 1800 });
-    const bearerKey = `Bearer ${Buffer.from(apiKey).toString('base64')}`;
-    const issued = await fetch(`${auth}/oauth/token`, {
-      method: 'POST',
-      headers: { authorization: bearerKey, 'content-type': 'application/json' },
-      body: tokenBody,
-    });
-    const { accessToken } = (await issued.json()) as { accessToken: string };
-    const categories = await fetch(`${categorization}/api/v2/categories`);
-    const etag = categories.headers.get('etag') ?? '';
+    const account = await createAccount(urls.user, ADMIN_TOKEN, { '1': 1_000_000_000 });
+    const accessToken = await mintToken(urls.auth, account.apiKey);
+    const revoked = await revokedToken(urls, ADMIN_TOKEN);
+    const categoriesBody = Buffer.from(await (await fetch(`${urls.categorization}/api/v2/categories`)).arrayBuffer());
+    const baselines = await startBaselines(start, { redisUrl, keyPrefix, account, categoriesBody });
+    stopBaselines = () => baselines.stop();
+    const probe = await startInvariantProbe(urls, ADMIN_TOKEN, revoked);
 
-    const rows: Row[] = [];
-    rows.push(
-      await measure('bare express (baseline)', {
-        url: bareUrl,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: tokenBody,
-      }),
-    );
-    rows.push(
-      await measure('POST /oauth/token', {
-        url: `${auth}/oauth/token`,
-        method: 'POST',
-        headers: { authorization: bearerKey, 'content-type': 'application/json' },
-        body: tokenBody,
-      }),
-    );
-    rows.push(
-      await measure('balance with token (Bearer)', {
-        url: `${user}/user-service/account-balance`,
-        headers: { authorization: `Bearer ${accessToken}` },
-      }),
-    );
-    rows.push(await measure('balance with API key', { url: `${user}/user-service/account-balance?apiKey=${apiKey}` }));
-    rows.push(await measure('GET /api/v2/categories', { url: `${categorization}/api/v2/categories` }));
-    rows.push(
-      await measure('categories, If-None-Match (304)', { url: `${categorization}/api/v2/categories`, headers: { 'if-none-match': etag } }),
-    );
-    const rss = rssMiB(platform.child.pid);
-
-    const baseline = rows[0]?.rps ?? 1;
-    process.stdout.write(
-      `\n${SECONDS}s per scenario, ${CONNECTIONS} connections, ${process.platform} ${process.arch}, node ${process.version}\n\n`,
-    );
-    process.stdout.write('| scenario | req/s | % of bare | p50 ms | p99 ms | non-2xx (304s count here) |\n|---|---|---|---|---|---|\n');
-    for (const row of rows) {
-      process.stdout.write(
-        `| ${row.scenario} | ${row.rps} | ${Math.round((row.rps / baseline) * 100)} % | ${row.p50} | ${row.p99} | ${row.non2xx} |\n`,
-      );
+    const pid = platform.child.pid;
+    const jobs: Array<{ name: string; options: autocannon.Options; status?: number; pid: number | undefined }> = [
+      {
+        name: BASELINE_ROWS.bare,
+        options: { url: baselines.bare, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
+        pid: baselines.pids.bare,
+      },
+      {
+        name: BASELINE_ROWS.floor,
+        options: { url: `${baselines.floor}/oauth/token`, ...seedRequest(account.apiKey) },
+        status: 200,
+        pid: baselines.pids.floor,
+      },
+      {
+        name: BASELINE_ROWS.oidc,
+        options: { url: `${baselines.oidc}/oauth/token`, ...clientCredentialsRequest(account) },
+        status: 200,
+        pid: baselines.pids.oidc,
+      },
+      { name: BASELINE_ROWS.body, options: { url: `${baselines.bare}/categories` }, status: 200, pid: baselines.pids.bare },
+      ...issuanceScenarios(urls, account, accessToken, revoked).map((scenario) => ({
+        name: scenario.name,
+        options: scenario.options,
+        status: scenario.status,
+        pid,
+      })),
+    ];
+    const measured: Row[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (const job of jobs) measured.push(await measure(job.name, job.options, job.status, job.pid));
     }
+    const rows = medianRows(measured);
+    const rss = rssMiB(platform.child.pid);
+    const invariants = await probe.stop();
+
+    process.stdout.write(
+      renderReport(
+        rows,
+        `${SECONDS}s per scenario${ROUNDS > 1 ? ` × ${ROUNDS} rounds (medians)` : ''}, ${CONNECTIONS} connections, ${process.platform} ${process.arch}, node ${process.version}`,
+      ),
+    );
     process.stdout.write(`\nplatform process (all four services) RSS after load: ${rss} MiB\n`);
+    process.stdout.write(
+      `CONTRACT §3 probe during the run: ${invariants.checks} checks, ${invariants.violations.length} violations${invariants.violations.length > 0 ? `: ${invariants.violations.slice(0, 5).join('; ')}` : ''}\n`,
+    );
 
     // The usage API scenarios (their own user service process, 50 connections): bench/usage-scenarios.ts.
     const usage = { seconds: SECONDS, connections: 50 };
@@ -155,14 +167,14 @@ async function main(): Promise<void> {
       databaseUrl: platformEnv.DATABASE_URL as string,
       redisUrl: platformEnv.REDIS_URL as string,
       amqpUrl: process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
-      bareUrl,
-      barePid: bare.child.pid,
+      bareUrl: baselines.bare,
+      barePid: baselines.pids.bare,
     });
     process.stdout.write(`\n${formatUsageReport(report, usage)}`);
     if (report.scenarios.some((row) => !row.accountingOk)) process.exitCode = 1;
   } finally {
     platform.child.kill('SIGTERM');
-    bare.child.kill('SIGTERM');
+    stopBaselines();
   }
 }
 

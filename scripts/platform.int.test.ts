@@ -55,7 +55,7 @@ describe('pnpm start (embedded quickstart)', () => {
   });
 
   it('when started with no infrastructure variables, then it names the embedded parts and all four services are ready', async () => {
-    expect(output).toContain('(embedded: postgres, token store, event bus, mail outbox)');
+    expect(output).toContain('(embedded: postgres, access store, event bus, mail outbox)');
     expect(adminToken).toMatch(/^[0-9a-f]{48}$/);
     expect(output).toContain(`admin token     ${adminToken} (generated; set ADMIN_TOKEN to choose one)`);
     for (const url of Object.values(urls)) {

@@ -1,14 +1,14 @@
 /**
  * The all-in-one composition behind `pnpm start`: the four services in one process. Each piece
  * of infrastructure is real when its URL is set and embedded otherwise (CONTRACT §1):
- * DATABASE_URL → else PGlite in DATA_DIR/pg; REDIS_URL → else an in-process token store;
+ * DATABASE_URL → else PGlite in DATA_DIR/pg; REDIS_URL → else an in-process access store;
  * AMQP_URL → else an in-process event bus; SMTP_URL → else .eml files in DATA_DIR/outbox.
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type pg from 'pg';
 import { createLogger, type RunningService } from '@platform/common';
-import { createMemoryTokenStore, type TokenStore } from '@platform/credentials';
+import { createMemoryAccessStore, type AccessStore } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 import { createInProcessEventBus, type EventBus } from '@platform/events';
@@ -53,7 +53,7 @@ export async function startPlatform(environment: NodeJS.ProcessEnv): Promise<Pla
   const cleanups: Array<() => Promise<void>> = [];
   let pool: pg.Pool | undefined;
   let embeddedPostgres: EmbeddedPostgres | undefined;
-  let tokens: TokenStore | undefined;
+  let access: AccessStore | undefined;
   let bus: EventBus | undefined;
   if (!env.DATABASE_URL) {
     embeddedPostgres = await startEmbeddedPostgres(path.join(dataDir, 'pg'));
@@ -68,10 +68,10 @@ export async function startPlatform(environment: NodeJS.ProcessEnv): Promise<Pla
     embedded.push('postgres');
   }
   if (!env.REDIS_URL) {
-    const store = createMemoryTokenStore();
-    tokens = store;
+    const store = createMemoryAccessStore();
+    access = store;
     cleanups.push(() => store.close());
-    embedded.push('token store');
+    embedded.push('access store');
   }
   if (!env.AMQP_URL) {
     const inProcess = createInProcessEventBus();
@@ -87,19 +87,19 @@ export async function startPlatform(environment: NodeJS.ProcessEnv): Promise<Pla
     for (const cleanup of cleanups.reverse()) await cleanup();
   };
   const sharedPool = pool ? { pool } : {};
-  const sharedTokens = tokens ? { tokens } : {};
+  const sharedAccess = access ? { access } : {};
   const sharedBus = bus ? { bus } : {};
 
   try {
     // The user service first: it owns the schema the others read.
     services.push(
-      await startUserService({ config: configs.user, logger: logger('user'), provided: { ...sharedPool, ...sharedTokens, ...sharedBus } }),
+      await startUserService({ config: configs.user, logger: logger('user'), provided: { ...sharedPool, ...sharedAccess, ...sharedBus } }),
     );
     services.push(
       await startCategorizationService({
         config: configs.categorization,
         logger: logger('categorization'),
-        provided: { ...sharedPool, ...sharedTokens },
+        provided: { ...sharedPool, ...sharedAccess },
       }),
     );
     services.push(
@@ -109,7 +109,7 @@ export async function startPlatform(environment: NodeJS.ProcessEnv): Promise<Pla
       await startAuthService({
         config: configs.auth,
         logger: logger('auth'),
-        provided: { ...sharedPool, ...sharedTokens, ...(tokens ? { limiterBackend: 'memory' as const } : {}) },
+        provided: { ...sharedPool, ...sharedAccess, ...(access ? { limiterBackend: 'memory' as const } : {}) },
       }),
     );
   } catch (error) {

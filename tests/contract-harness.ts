@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Pool } from 'pg';
 import type { RunningService } from '@platform/common';
-import { closeRedis, connectRedis } from '@platform/credentials';
+import { closeRedis, connectRedis, createRedisAccessStore, type AccessWriter } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { createInProcessEventBus } from '@platform/events';
 import {
@@ -334,7 +334,7 @@ export interface Platform {
   fragileAuth: string;
   redisProxy: TcpProxy;
   pool: Pool;
-  /** An account inserted into the user tables (credits: product id -> its pool's credits). */
+  /** An account inserted into the user tables (credits: product id -> its pool's credits), with its access records. */
   account(credits?: Record<number, number>): Promise<TestAccount>;
   /** A token minted through the seed flow of the main auth service. */
   token(apiKey: string, expiresIn?: number): Promise<string>;
@@ -396,13 +396,14 @@ export async function startPlatform(): Promise<Platform> {
     const fragileAuth = await run(
       startAuthService({ config: loadAuthConfig({ ...base, REDIS_URL: redisProxy.url(testServers.redisUrl) }), logger }),
     );
-    const limitedAuth = (overrides: Record<string, string>): Promise<string> =>
-      run(
-        startAuthService({
-          config: loadAuthConfig({ ...base, REDIS_KEY_PREFIX: `${prefix}${uniqueId('limits')}:`, ...overrides }),
-          logger,
-        }),
-      );
+    // Each limited service counts under a prefix of its own; the accounts of account() get their
+    // access records under every prefix (the user service writes only the main one).
+    const prefixes = [prefix];
+    const limitedAuth = (overrides: Record<string, string>): Promise<string> => {
+      const own = `${prefix}${uniqueId('limits')}:`;
+      prefixes.push(own);
+      return run(startAuthService({ config: loadAuthConfig({ ...base, REDIS_KEY_PREFIX: own, ...overrides }), logger }));
+    };
     const strictAuth = await limitedAuth({ AUTH_FAILURES_PER_IP: String(LOW_LIMIT), TRUST_PROXY: 'false' });
     const proxiedAuth = await limitedAuth({ AUTH_FAILURES_PER_IP: String(LOW_LIMIT), TRUST_PROXY: 'loopback' });
     const meteredAuth = await limitedAuth({ TOKEN_RATE_PER_ACCOUNT: String(LOW_LIMIT) });
@@ -431,6 +432,15 @@ export async function startPlatform(): Promise<Platform> {
     await notifierService.consuming;
 
     const pool = createPool({ connectionString: db.url, max: 4, logger });
+    const accessRedis = await connectRedis(testServers.redisUrl, logger);
+    cleanups.push(() => closeRedis(accessRedis));
+    const stores = prefixes.map((keyPrefix) => createRedisAccessStore(accessRedis, { keyPrefix }));
+    const everyPrefix: AccessWriter = {
+      putKeys: async (records) => void (await Promise.all(stores.map((store) => store.putKeys(records)))),
+      deleteKeys: async (keyHashes) => void (await Promise.all(stores.map((store) => store.deleteKeys(keyHashes)))),
+      setPoolCredit: async (keyHashes, poolId, credited) =>
+        void (await Promise.all(stores.map((store) => store.setPoolCredit(keyHashes, poolId, credited)))),
+    };
     cleanups.push(async () => {
       await pool.end();
       // Only this suite's own keys (its unique prefix), never anyone else's.
@@ -455,7 +465,7 @@ export async function startPlatform(): Promise<Platform> {
       fragileAuth,
       redisProxy,
       pool,
-      account: (credits = {}) => anAccount(pool, { credits }),
+      account: (credits = {}) => anAccount(pool, { credits, access: everyPrefix }),
       async token(apiKey, expiresIn = 3600) {
         const reply = await call(auth, '/oauth/token', { headers: seedBearer(apiKey), json: { grantType: 'access_token', expiresIn } });
         if (reply.status !== 200) throw new Error(`token endpoint answered ${reply.status}: ${reply.text}`);

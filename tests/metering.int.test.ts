@@ -114,7 +114,7 @@ describe('metering: product calls debit the pool, balance events reach the notif
       .send({ email, credits: { 1: credits } });
     expect(created.status).toBe(201);
     const id = created.body.id as number;
-    return { id, email, apiKey: created.body.apiKey as string, token: await user.token(id) };
+    return { id, email, apiKey: created.body.apiKey as string, token: await user.token({ apiKey: created.body.apiKey as string }) };
   }
 
   const lookupPool = async (apiKey: string): Promise<number> => {

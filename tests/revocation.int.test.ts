@@ -8,7 +8,17 @@ import type { Pool } from 'pg';
 import type { RunningService } from '@platform/common';
 import { createPool } from '@platform/db';
 import { createInProcessEventBus } from '@platform/events';
-import { anAccount, migrateUserSchema, silentLogger, startTcpProxy, testServers, uniqueId, type TcpProxy } from '@platform/testing';
+import { closeRedis, connectRedis, createRedisAccessStore, type AccessStore } from '@platform/credentials';
+import {
+  anAccount,
+  deleteKeys,
+  migrateUserSchema,
+  silentLogger,
+  startTcpProxy,
+  testServers,
+  uniqueId,
+  type TcpProxy,
+} from '@platform/testing';
 import { loadConfig as loadAuthConfig, startAuthService } from '../services/auth/src';
 import { loadConfig as loadCategorizationConfig, startCategorizationService } from '../services/categorization/src';
 import { loadConfig as loadUserConfig, startUserService } from '../services/user/src';
@@ -19,6 +29,9 @@ const REDIS_PORT = Number(new URL(testServers.redisUrl).port || 6379);
 describe('revocation across auth, user and categorization', () => {
   let proxy: TcpProxy;
   let pool: Pool;
+  let redis: Awaited<ReturnType<typeof connectRedis>>;
+  let access: AccessStore;
+  const prefix = `test:revocation:${uniqueId()}:`;
   const bus = createInProcessEventBus();
   const services: RunningService[] = [];
   let auth: string;
@@ -32,7 +45,7 @@ describe('revocation across auth, user and categorization', () => {
     const env = {
       DATABASE_URL: testServers.databaseUrl,
       REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
-      REDIS_KEY_PREFIX: `test:revocation:${uniqueId()}:`,
+      REDIS_KEY_PREFIX: prefix,
       AMQP_URL: testServers.amqpUrl,
       ADMIN_TOKEN,
       SERVICE_JWT_SECRET: 'revocation-test-service-jwt-secret-0123456789',
@@ -41,8 +54,9 @@ describe('revocation across auth, user and categorization', () => {
       CATEGORIZATION_PORT: '0',
       AUTH_FAILURES_PER_IP: '100000',
       AUTH_URL: 'http://auth.revocation.test',
-      KEY_CACHE_MS: '10000',
     };
+    redis = await connectRedis(testServers.redisUrl, silentLogger());
+    access = createRedisAccessStore(redis, { keyPrefix: prefix });
     const userService = await startUserService({ config: loadUserConfig(env), logger: silentLogger(), provided: { bus } });
     services.push(userService);
     const categorizationService = await startCategorizationService({ config: loadCategorizationConfig(env), logger: silentLogger() });
@@ -58,6 +72,8 @@ describe('revocation across auth, user and categorization', () => {
     await bus.close();
     await pool.end();
     await proxy.close();
+    await deleteKeys(redis, prefix);
+    await closeRedis(redis);
   });
 
   async function issueToken(apiKey: string): Promise<string> {
@@ -97,7 +113,7 @@ describe('revocation across auth, user and categorization', () => {
   }
 
   it('when the key is regenerated, then every earlier token is refused by all three services at once', async () => {
-    const account = await anAccount(pool, { credits: { 1: 50 } });
+    const account = await anAccount(pool, { credits: { 1: 50 }, access });
     const [first, second] = [await issueToken(account.apiKey), await issueToken(account.apiKey)];
     expect(await seenBy(first)).toEqual({ user: 200, categorization: 200, introspection: true });
 
@@ -105,7 +121,7 @@ describe('revocation across auth, user and categorization', () => {
     expect(rotated.status).toBe(200);
 
     for (const token of [first, second]) expect(await seenBy(token)).toEqual({ user: 401, categorization: 401, introspection: false });
-    // The old key, even though the auth service cached it, mints nothing more; the new key does.
+    // The old key mints nothing more; the new key does.
     const withOldKey = await request(auth)
       .post('/oauth/token')
       .set('Authorization', `Bearer ${Buffer.from(account.apiKey).toString('base64')}`)
@@ -115,7 +131,7 @@ describe('revocation across auth, user and categorization', () => {
   });
 
   it('when Redis stops right after a regeneration, then the earlier token is refused everywhere, during and after the outage', async () => {
-    const account = await anAccount(pool, { credits: { 1: 50 } });
+    const account = await anAccount(pool, { credits: { 1: 50 }, access });
     const token = await issueToken(account.apiKey);
     expect((await request(user).get('/user-service/api-key/generate').query({ currentApiKey: account.apiKey })).status).toBe(200);
 
@@ -133,7 +149,7 @@ describe('revocation across auth, user and categorization', () => {
   });
 
   it('when Redis is down at the moment of regeneration, then it answers 503, changes nothing, and the key and its tokens keep working', async () => {
-    const account = await anAccount(pool, { credits: { 1: 50 } });
+    const account = await anAccount(pool, { credits: { 1: 50 }, access });
     const token = await issueToken(account.apiKey);
 
     proxy.cut();

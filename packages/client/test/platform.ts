@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { closeRedis, connectRedis, hashSecret, redisTokenKeys } from '@platform/credentials';
+import { accessLayout, closeRedis, connectRedis, hashSecret, tokenShardTag } from '@platform/credentials';
 import { deleteKeys, eventually, silentLogger, testServers, uniqueId } from '@platform/testing';
 import { startPlatform, type Platform } from '../../../scripts/platform.js';
 import type { FetchFunction } from '../src/index.js';
@@ -39,7 +39,7 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
     ...env,
   });
   const redis = await connectRedis(testServers.redisUrl, silentLogger());
-  const { tokenKey } = redisTokenKeys(prefix);
+  const layout = accessLayout(prefix);
   return {
     urls: platform.urls,
     clientUrls: { authUrl: platform.urls.auth, userUrl: platform.urls.user, categorizationUrl: platform.urls.categorization },
@@ -53,7 +53,7 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
       return (await response.json()) as { id: number; apiKey: string };
     },
     async expireToken(token) {
-      const key = tokenKey(hashSecret(token));
+      const key = layout.token(tokenShardTag(token), hashSecret(token));
       if ((await redis.pexpire(key, 1)) !== 1) throw new Error('no such token in Redis');
       await eventually(async () => ((await redis.exists(key)) === 0 ? true : undefined), 5000, 'the token to expire');
     },

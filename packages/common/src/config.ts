@@ -89,5 +89,11 @@ export const env = {
   /** An optional bearer token (METRICS_TOKEN): unset leaves the endpoint open. */
   optionalSecret: (minLength: number) => z.string().min(minLength, `must be at least ${minLength} characters`).optional(),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  /** REDIS_KEY_PREFIX: no `{` or `}`, so that the hash tags of the keys under it pick their Redis Cluster slot. */
+  keyPrefix: () =>
+    z
+      .string()
+      .regex(/^[^{}]*$/, 'must not contain { or }')
+      .default('aap:'),
   logLevel: () => z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']).default('info'),
 };

@@ -12,8 +12,15 @@ export function serialize(value: unknown, format: OutputFormat, xmlRoot = 'xml')
     : { body: JSON.stringify(value), contentType: JSON_TYPE };
 }
 
-/** Sends a success or error body in JSON or XML with the contract's content types. */
+/**
+ * Sends a success or error body in JSON or XML with the contract's content types. Written
+ * straight to the response: express's res.send would look the content type up again in the MIME
+ * table and check request freshness on every call (these bodies carry no validators).
+ */
 export function sendBody(res: Response, status: number, value: unknown, format: OutputFormat, xmlRoot = 'xml'): void {
   const { body, contentType } = serialize(value, format, xmlRoot);
-  res.status(status).type(contentType).send(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
 }

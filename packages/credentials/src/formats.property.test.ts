@@ -38,7 +38,7 @@ describe('credential formats under arbitrary input', () => {
         fc.nat(),
         fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-'),
         (position, replacement) => {
-          const token = generateAccessToken();
+          const token = generateAccessToken(hashSecret(generateApiKey()));
           const index = 3 + (position % (token.length - 3));
           fc.pre(token[index] !== replacement);
           expect(isWellFormedToken(`${token.slice(0, index)}${replacement}${token.slice(index + 1)}`)).toBe(false);
@@ -50,7 +50,7 @@ describe('credential formats under arbitrary input', () => {
 
   it('when keys and tokens are generated, then each has its own shape only', () => {
     for (let index = 0; index < 200; index += 1) {
-      const token = generateAccessToken();
+      const token = generateAccessToken(hashSecret(generateApiKey()));
       const key = generateApiKey();
       expect([isWellFormedToken(token), isApiKeyShape(token)]).toEqual([true, false]);
       expect([isWellFormedToken(key), isApiKeyShape(key)]).toEqual([false, true]);

@@ -1,8 +1,14 @@
 import { hash, randomFillSync } from 'node:crypto';
 
-// tk_ + 43 chars (32 random bytes, base64url) + 6 chars of checksum. The checksum lets a
-// garbled or made-up token be refused without a store lookup; it is not a secret.
-const TOKEN_PATTERN = /^tk_([A-Za-z0-9_-]{43})([A-Za-z0-9_-]{6})$/;
+// tk_ + 43 chars (32 random bytes, base64url) + 4 hex chars of shard tag + 6 chars of checksum.
+// The tag is the first 4 hex digits of the SHA-256 of the API key the token was minted from: it
+// names the Redis hash slot where the token sits beside that key's record (CONTRACT §1, a
+// non-secret shard tag), so a token check touches one slot. The checksum covers body and tag and
+// lets a garbled or made-up token be refused without a store lookup; it is not a secret.
+const TOKEN_PATTERN = /^tk_([A-Za-z0-9_-]{43}[0-9a-f]{4})([A-Za-z0-9_-]{6})$/;
+
+/** Hex digits of the key hash that make a key's shard tag. */
+export const SHARD_TAG_LENGTH = 4;
 
 function checksum(body: string): string {
   return hash('sha256', body, 'base64url').slice(0, 6);
@@ -24,9 +30,17 @@ function randomTokenBytes(): Buffer {
   return bytes;
 }
 
-/** A new opaque access token with 256 bits from the CSPRNG. Never matches the API-key pattern. */
-export function generateAccessToken(): string {
-  const body = randomTokenBytes().toString('base64url');
+/** The shard tag of an API key: the first hex digits of its SHA-256 (`keyHash`). */
+export function shardTagOf(keyHash: string): string {
+  return keyHash.slice(0, SHARD_TAG_LENGTH);
+}
+
+/**
+ * A new opaque access token with 256 bits from the CSPRNG, tagged with the shard of the key it is
+ * minted from (`keyHash`: the key's SHA-256 hex). Never matches the API-key pattern.
+ */
+export function generateAccessToken(keyHash: string): string {
+  const body = `${randomTokenBytes().toString('base64url')}${shardTagOf(keyHash)}`;
   return `tk_${body}${checksum(body)}`;
 }
 
@@ -34,4 +48,9 @@ export function generateAccessToken(): string {
 export function isWellFormedToken(value: string): boolean {
   const match = TOKEN_PATTERN.exec(value);
   return match !== null && checksum(match[1] as string) === match[2];
+}
+
+/** The shard tag a well-formed token carries (check isWellFormedToken first). */
+export function tokenShardTag(token: string): string {
+  return token.slice(46, 46 + SHARD_TAG_LENGTH);
 }

@@ -1,41 +1,57 @@
 import type { Request } from 'express';
 import { Params } from '@platform/common';
-import { createMemoryTokenStore } from './memory-token-store';
+import { createMemoryAccessStore } from './memory-access-store';
 import { generateApiKey, hashSecret } from './secrets';
 import { generateAccessToken } from './token-format';
 import { createCredentialVerifier, presentedCredential } from './verify';
-import type { KeyDirectory } from './key-directory';
 
 const apiKey = generateApiKey();
-const keys: KeyDirectory = {
-  findActive: (hash) => Promise.resolve(hash === hashSecret(apiKey) ? { accountId: 3, generation: 0, hasCredits: true } : undefined),
-};
+const keyHash = hashSecret(apiKey);
+
+async function storeWithKey() {
+  const access = createMemoryAccessStore();
+  await access.putKeys([{ keyHash, accountId: 3, generation: 0, creditedPools: [1] }]);
+  return access;
+}
 
 describe('credential verifier', () => {
   test('when the API key is active, then it authenticates its account by the key hash', async () => {
-    const verifier = createCredentialVerifier({ keys, tokens: createMemoryTokenStore() });
-    expect(await verifier.verify(apiKey)).toEqual({ accountId: 3, kind: 'apiKey', secretHash: hashSecret(apiKey) });
+    const access = await storeWithKey();
+    const verifier = createCredentialVerifier({ access });
+    expect(await verifier.verify(apiKey)).toEqual({ accountId: 3, kind: 'apiKey', secretHash: keyHash });
     expect(await verifier.verify(generateApiKey())).toBeUndefined();
+    await access.close();
   });
 
   test('when a live token is presented, then it authenticates its account; unknown and malformed ones do not', async () => {
-    const tokens = createMemoryTokenStore();
-    const token = generateAccessToken();
-    await tokens.mint({ tokenHash: hashSecret(token), accountId: 3, expectedGeneration: 0, issuedAt: 0, ttlSeconds: 60 });
-    const lookup = jest.spyOn(tokens, 'lookup');
-    const verifier = createCredentialVerifier({ keys, tokens });
-    expect(await verifier.verify(token)).toMatchObject({ accountId: 3, kind: 'token' });
-    expect(await verifier.verify(generateAccessToken())).toBeUndefined();
+    const access = await storeWithKey();
+    const token = generateAccessToken(keyHash);
+    await access.issue({ keyHash, token, issuedAt: 0, ttlSeconds: 60, limit: { points: 10, windowSeconds: 60 } });
+    const lookup = jest.spyOn(access, 'lookupToken');
+    const verifier = createCredentialVerifier({ access });
+    expect(await verifier.verify(token)).toMatchObject({ accountId: 3, kind: 'token', secretHash: hashSecret(token) });
+    expect(await verifier.verify(generateAccessToken(keyHash))).toBeUndefined();
     expect(lookup).toHaveBeenCalledTimes(2);
     expect(await verifier.verify('tk_malformed')).toBeUndefined();
     expect(lookup).toHaveBeenCalledTimes(2);
-    await tokens.close();
+    await access.close();
+  });
+
+  test('when the key of a token is no longer active, then the token is refused', async () => {
+    const access = await storeWithKey();
+    const token = generateAccessToken(keyHash);
+    await access.issue({ keyHash, token, issuedAt: 0, ttlSeconds: 60, limit: { points: 10, windowSeconds: 60 } });
+    await access.deleteKeys([keyHash]);
+    expect(await createCredentialVerifier({ access }).verify(token)).toBeUndefined();
+    await access.close();
   });
 
   test('when nothing valid is presented, then require throws the 401', async () => {
-    const verifier = createCredentialVerifier({ keys, tokens: createMemoryTokenStore() });
+    const access = createMemoryAccessStore();
+    const verifier = createCredentialVerifier({ access });
     await expect(verifier.require(undefined)).rejects.toMatchObject({ code: 'unauthenticated' });
     await expect(verifier.require('nope')).rejects.toMatchObject({ code: 'unauthenticated' });
+    await access.close();
   });
 });
 

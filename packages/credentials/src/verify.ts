@@ -1,9 +1,8 @@
 import type { Request } from 'express';
 import { AppError, type Params } from '@platform/common';
-import type { KeyDirectory } from './key-directory';
+import type { AccessStore } from './access-store';
 import { hashSecret, isApiKeyShape } from './secrets';
 import { isWellFormedToken } from './token-format';
-import type { TokenStore } from './token-store';
 
 /** Who a request authenticated as. */
 export interface Principal {
@@ -13,23 +12,23 @@ export interface Principal {
   secretHash: string;
 }
 
-/** Verifies an API key (by its hash, in Postgres) or an access token (one store round trip). */
+/** Verifies an API key or an access token, each in one round trip to the access store (no Postgres). */
 export interface CredentialVerifier {
   verify(secret: string): Promise<Principal | undefined>;
   /** As verify, but throws the contract's 401 for anything not valid. */
   require(secret: string | undefined): Promise<Principal>;
 }
 
-export function createCredentialVerifier(deps: { keys: KeyDirectory; tokens: TokenStore }): CredentialVerifier {
+export function createCredentialVerifier(deps: { access: AccessStore }): CredentialVerifier {
   const verify = async (secret: string): Promise<Principal | undefined> => {
     if (isApiKeyShape(secret)) {
       const secretHash = hashSecret(secret);
-      const key = await deps.keys.findActive(secretHash);
+      const key = await deps.access.findKey(secretHash);
       return key ? { accountId: key.accountId, kind: 'apiKey', secretHash } : undefined;
     }
     if (!isWellFormedToken(secret)) return undefined;
     const secretHash = hashSecret(secret);
-    const record = await deps.tokens.lookup(secretHash);
+    const record = await deps.access.lookupToken(secret, secretHash);
     return record ? { accountId: record.accountId, kind: 'token', secretHash } : undefined;
   };
   return {

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import request from 'supertest';
 import { createHttpApp, Health } from '@platform/common';
-import { generateAccessToken, generateApiKey } from '@platform/credentials';
+import { generateAccessToken, generateApiKey, hashSecret } from '@platform/credentials';
 import { silentLogger } from '@platform/testing';
 import { acceptedCall, createProductGateway, type ProductGateway, type ProductGatewayOptions } from '../src';
 import { startFakeUsageApi, type FakeUsageApi } from './fake-usage-api';
@@ -41,7 +41,7 @@ describe('product gateway (credential-and-credits middleware)', () => {
   /** An account with a key and a token, holding `credits` in the lookup pool. */
   function anAccount(credits: number): { accountId: number; apiKey: string; token: string } {
     nextAccount += 1;
-    const account = { accountId: nextAccount, apiKey: generateApiKey(), token: generateAccessToken() };
+    const account = { accountId: nextAccount, apiKey: generateApiKey(), token: generateAccessToken(hashSecret(generateApiKey())) };
     usage.addCredential(account.apiKey, account.accountId);
     usage.addCredential(account.token, account.accountId);
     usage.setCredits(account.accountId, 1, credits);

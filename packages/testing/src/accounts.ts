@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { migrate } from '@platform/db';
 import { userMigrations } from '@platform/user/migrations';
-import { generateApiKey, hashSecret } from '@platform/credentials';
+import { accessRecordsOf, generateApiKey, hashSecret, type AccessWriter } from '@platform/credentials';
 import { silentLogger } from './logs';
 import { uniqueId } from './servers';
 
@@ -13,18 +13,30 @@ export interface TestAccount {
   id: number;
   email: string;
   apiKey: string;
+  /** SHA-256 of the API key. */
+  keyHash: string;
 }
 
-/**
- * Inserts an account straight into the user service's tables (for tests of other services).
- * `credits` maps a product id to the credits of that product's pool.
- */
-export async function anAccount(pool: Pool, options: { credits?: Record<number, number>; email?: string } = {}): Promise<TestAccount> {
+export interface AccountOptions {
+  /** Product id -> credits of that product's pool. */
+  credits?: Record<number, number>;
+  email?: string;
+  /**
+   * The access store the services under test read (CONTRACT §3): the account's key record is
+   * written there as the user service writes it when it creates an account. Without it, only
+   * Postgres holds the account (as after a Redis loss, before reconciliation).
+   */
+  access?: AccessWriter;
+}
+
+/** Inserts an account straight into the user service's tables (for tests of other services). */
+export async function anAccount(pool: Pool, options: AccountOptions = {}): Promise<TestAccount> {
   const email = options.email ?? `${uniqueId('acct')}@example.test`;
   const apiKey = generateApiKey();
+  const keyHash = hashSecret(apiKey);
   const account = await pool.query<{ id: number }>('INSERT INTO accounts (email) VALUES ($1) RETURNING id', [email]);
   const id = (account.rows[0] as { id: number }).id;
-  await pool.query('INSERT INTO api_keys (account_id, key_hash) VALUES ($1, $2)', [id, hashSecret(apiKey)]);
+  await pool.query('INSERT INTO api_keys (account_id, key_hash) VALUES ($1, $2)', [id, keyHash]);
   for (const [productId, credits] of Object.entries(options.credits ?? {})) {
     await pool.query(
       `INSERT INTO pool_balances (account_id, pool_id, credits)
@@ -33,5 +45,6 @@ export async function anAccount(pool: Pool, options: { credits?: Record<number, 
       [id, Number(productId), credits],
     );
   }
-  return { id, email, apiKey };
+  if (options.access) await options.access.putKeys(await accessRecordsOf(pool, [id]));
+  return { id, email, apiKey, keyHash };
 }

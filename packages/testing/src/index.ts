@@ -1,6 +1,7 @@
 export * from './accounts';
 export * from './events';
 export * from './logs';
+export * from './private-redis';
 export * from './private-database';
 export * from './private-postgres';
 export * from './process';

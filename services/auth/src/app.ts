@@ -29,24 +29,18 @@ export function createApp(deps: AuthDeps, config: AuthConfig): { app: Express; h
     metricsToken: config.metricsToken,
   });
 
-  const issuer = createTokenIssuer({
-    keys: deps.issuanceKeys,
-    tokens: deps.tokens,
-    limits: deps.limits,
+  const issuer = createTokenIssuer({ access: deps.access, limit: deps.issuanceLimit, now: deps.now });
+  // Mounted on the app itself, not as nested routers: a router inside the app's router costs a
+  // second dispatch on every request.
+  tokenRoutes(http.app, { issuer, limits: deps.limits });
+  introspectRevokeRoutes(http.app, {
+    access: deps.access,
+    findKey: (keyHash) => deps.access.findKey(keyHash),
+    adminToken: config.adminToken,
+    serviceJwtSecret: config.serviceJwtSecret,
     now: deps.now,
-    ...(deps.issuanceGate ? { gate: deps.issuanceGate } : {}),
+    limits: deps.limits,
   });
-  http.app.use(tokenRoutes({ issuer, limits: deps.limits }));
-  http.app.use(
-    introspectRevokeRoutes({
-      tokens: deps.tokens,
-      findKey: (keyHash) => deps.keys.findActive(keyHash),
-      adminToken: config.adminToken,
-      serviceJwtSecret: config.serviceJwtSecret,
-      now: deps.now,
-      limits: deps.limits,
-    }),
-  );
-  http.app.use(metadataRoutes({ publicUrl: config.publicUrl }));
+  metadataRoutes(http.app, { publicUrl: config.publicUrl });
   return { app: http.finish(), health };
 }

@@ -24,7 +24,6 @@ describe('loadConfig', () => {
       authFailuresPerIp: 30,
       trustProxy: false,
       metricsToken: undefined,
-      keyCacheMs: 1000,
       logLevel: 'info',
     });
   });

@@ -22,8 +22,6 @@ export interface AuthConfig {
   trustProxy: TrustProxy;
   /** Bearer token `/metrics` requires; undefined leaves it open. */
   metricsToken: string | undefined;
-  /** How long an issuance may reuse a key lookup (0 disables the cache); see README. */
-  keyCacheMs: number;
   logLevel: string;
 }
 
@@ -34,7 +32,7 @@ function schema(requireInfrastructure: boolean) {
     HOST: z.string().default('127.0.0.1'),
     DATABASE_URL: needed(env.url(['postgres', 'postgresql'])),
     REDIS_URL: needed(env.url(['redis', 'rediss'])),
-    REDIS_KEY_PREFIX: z.string().default('aap:'),
+    REDIS_KEY_PREFIX: env.keyPrefix(),
     ADMIN_TOKEN: needed(env.secret(16)),
     SERVICE_JWT_SECRET: needed(env.secret(32)),
     AUTH_URL: needed(env.url(['http', 'https'])),
@@ -42,7 +40,6 @@ function schema(requireInfrastructure: boolean) {
     AUTH_FAILURES_PER_IP: env.positiveInt(30),
     TRUST_PROXY: env.trustProxy(),
     METRICS_TOKEN: env.optionalSecret(16),
-    KEY_CACHE_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
     LOG_LEVEL: env.logLevel(),
   });
 }
@@ -66,7 +63,6 @@ export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructu
     AUTH_FAILURES_PER_IP: number;
     TRUST_PROXY: TrustProxy;
     METRICS_TOKEN?: string;
-    KEY_CACHE_MS: number;
     LOG_LEVEL: string;
   };
   return {
@@ -82,7 +78,6 @@ export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructu
     authFailuresPerIp: parsed.AUTH_FAILURES_PER_IP,
     trustProxy: parsed.TRUST_PROXY,
     metricsToken: parsed.METRICS_TOKEN,
-    keyCacheMs: parsed.KEY_CACHE_MS,
     logLevel: parsed.LOG_LEVEL,
   };
 }

@@ -1,9 +1,18 @@
 import { Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import type { Logger, RunningService } from '@platform/common';
-import { createRedisTokenStore, type TokenStore } from '@platform/credentials';
+import { accessLayout, accessRecordsOf, createRedisAccessStore, hashSecret, tokenShardTag, type AccessStore } from '@platform/credentials';
 import { createPool } from '@platform/db';
-import { migrateUserSchema, silentLogger, testServers, uniqueId, deleteKeys } from '@platform/testing';
+import {
+  anAccount,
+  migrateUserSchema,
+  silentLogger,
+  testServers,
+  uniqueId,
+  deleteKeys,
+  type AccountOptions,
+  type TestAccount,
+} from '@platform/testing';
 import { loadConfig, startAuthService, type ProvidedDeps } from '../src';
 
 export const ADMIN_TOKEN = 'admin-token-for-auth-tests-0123456789';
@@ -19,8 +28,12 @@ export interface AuthHarness {
   /** A separate client on the same Redis, for inspecting and ageing keys. */
   redis: Redis;
   prefix: string;
-  /** The token store on the service's prefix, as the user service would use it (bumpGeneration). */
-  tokens: TokenStore;
+  /** The access store on the service's prefix, as the user service writes it. */
+  access: AccessStore;
+  /** An account in Postgres with its key's access record written, as the user service creates one. */
+  account(options?: Omit<AccountOptions, 'access'>): Promise<TestAccount>;
+  /** The Redis key of a token. */
+  tokenKey(token: string): string;
   close(): Promise<void>;
 }
 
@@ -58,18 +71,21 @@ export async function startAuth(options: HarnessOptions = {}): Promise<AuthHarne
   });
   const service = await startAuthService({ config, logger: options.logger ?? silentLogger(), provided: { pool, ...options.provided } });
   const redis = new Redis(testServers.redisUrl);
-  const tokens = createRedisTokenStore(new Redis(testServers.redisUrl), { keyPrefix: prefix });
+  const access = createRedisAccessStore(new Redis(testServers.redisUrl), { keyPrefix: prefix });
+  const layout = accessLayout(prefix);
   return {
     url: service.url,
     service,
     pool,
     redis,
     prefix,
-    tokens,
+    access,
+    account: (accountOptions = {}) => anAccount(pool, { ...accountOptions, access }),
+    tokenKey: (token) => layout.token(tokenShardTag(token), hashSecret(token)),
     async close() {
       await service.stop();
       await deleteKeys(redis, prefix);
-      await tokens.close();
+      await access.close();
       await redis.quit();
       await pool.end();
     },
@@ -86,23 +102,23 @@ export function basicOf(clientId: number | string, secret: string): string {
 }
 
 /**
- * A key rotation as the user service performs it (CONTRACT §3): lock the key and account rows,
- * bump the generation in Redis, then replace the key and record the generation, in one transaction.
+ * A key rotation as the user service performs it (CONTRACT §3): in one transaction, lock the key
+ * and account rows, replace the key and raise the generation, then, before the commit, remove the
+ * old key's access record and write the new one.
  */
-export async function rotateKey(harness: AuthHarness, accountId: number, newKeyHash: string): Promise<number> {
+export async function rotateKey(harness: AuthHarness, account: TestAccount, newKeyHash: string): Promise<void> {
   const client = await harness.pool.connect();
   try {
     await client.query('BEGIN');
-    const locked = await client.query<{ key_generation: string }>(
-      'SELECT a.key_generation FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.account_id = $1 AND k.active FOR UPDATE',
-      [accountId],
-    );
-    const generation = await harness.tokens.bumpGeneration(accountId, Number(locked.rows[0]?.key_generation ?? 0) + 1);
-    await client.query('UPDATE api_keys SET active = false, deactivated_at = now() WHERE account_id = $1 AND active', [accountId]);
-    await client.query('INSERT INTO api_keys (account_id, key_hash) VALUES ($1, $2)', [accountId, newKeyHash]);
-    await client.query('UPDATE accounts SET key_generation = GREATEST(key_generation, $2) WHERE id = $1', [accountId, generation]);
+    await client.query('SELECT 1 FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1 AND k.active FOR UPDATE', [
+      account.keyHash,
+    ]);
+    await client.query('UPDATE api_keys SET active = false, deactivated_at = now() WHERE account_id = $1 AND active', [account.id]);
+    await client.query('INSERT INTO api_keys (account_id, key_hash) VALUES ($1, $2)', [account.id, newKeyHash]);
+    await client.query('UPDATE accounts SET key_generation = key_generation + 1 WHERE id = $1', [account.id]);
+    await harness.access.deleteKeys([account.keyHash]);
+    await harness.access.putKeys(await accessRecordsOf(client, [account.id]));
     await client.query('COMMIT');
-    return generation;
   } catch (error) {
     await client.query('ROLLBACK');
     throw error;

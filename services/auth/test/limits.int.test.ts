@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import { createMemoryTokenStore, createCredentialVerifier, createKeyDirectory, generateApiKey } from '@platform/credentials';
+import { createMemoryAccessStore, createCredentialVerifier, generateApiKey } from '@platform/credentials';
 import { anAccount, silentLogger, testServers, uniqueId } from '@platform/testing';
 import { loadConfig, startAuthService } from '../src';
 import { ADMIN_TOKEN, basicOf, bearerOf, startAuth, testPool, type AuthHarness } from './harness';
@@ -31,7 +31,7 @@ describe('issuances per account (TOKEN_RATE_PER_ACCOUNT)', () => {
   });
 
   test('when an account asks for more tokens a minute than allowed, then 429 with Retry-After, in JSON and in XML', async () => {
-    const account = await anAccount(h.pool, { credits: { 1: 100 } });
+    const account = await h.account({ credits: { 1: 100 } });
     for (let index = 0; index < 3; index += 1) expect((await issue(h.url, account.apiKey)).status).toBe(200);
 
     const refused = await issue(h.url, account.apiKey);
@@ -46,14 +46,14 @@ describe('issuances per account (TOKEN_RATE_PER_ACCOUNT)', () => {
   });
 
   test('when an account is over its limit, then other accounts still get tokens', async () => {
-    const busy = await anAccount(h.pool, { credits: { 1: 100 } });
-    const quiet = await anAccount(h.pool, { credits: { 1: 100 } });
+    const busy = await h.account({ credits: { 1: 100 } });
+    const quiet = await h.account({ credits: { 1: 100 } });
     for (let index = 0; index < 4; index += 1) await issue(h.url, busy.apiKey);
     expect((await issue(h.url, quiet.apiKey)).status).toBe(200);
   });
 
   test('when both flows are used, then both count as issuances and the RFC flow’s 429 keeps the code/messages envelope', async () => {
-    const account = await anAccount(h.pool, { credits: { 1: 100 } });
+    const account = await h.account({ credits: { 1: 100 } });
     const grant = () =>
       request(h.url)
         .post('/oauth/token')
@@ -70,14 +70,14 @@ describe('issuances per account (TOKEN_RATE_PER_ACCOUNT)', () => {
   });
 
   test('when issuance is refused for the rate, then no extra token was left in Redis', async () => {
-    const account = await anAccount(h.pool, { credits: { 1: 100 } });
-    const before = (await h.redis.keys(`${h.prefix}tok:*`)).length;
+    const account = await h.account({ credits: { 1: 100 } });
+    const before = (await h.redis.keys(`${h.prefix}{*}:tok:*`)).length;
     for (let index = 0; index < 5; index += 1) await issue(h.url, account.apiKey);
-    expect((await h.redis.keys(`${h.prefix}tok:*`)).length).toBe(before + 3);
+    expect((await h.redis.keys(`${h.prefix}{*}:tok:*`)).length).toBe(before + 3);
   });
 
   test('when the request is invalid (422), then it does not use up the account’s issuances', async () => {
-    const account = await anAccount(h.pool, { credits: { 1: 100 } });
+    const account = await h.account({ credits: { 1: 100 } });
     for (let index = 0; index < 5; index += 1) {
       const res = await request(h.url).post('/oauth/token').set('Authorization', bearerOf(account.apiKey)).send({ grantType: 'nope' });
       expect(res.status).toBe(422);
@@ -89,21 +89,46 @@ describe('issuances per account (TOKEN_RATE_PER_ACCOUNT)', () => {
 describe('failed attempts per client address (AUTH_FAILURES_PER_IP)', () => {
   const start = (env: Record<string, string> = {}) => startAuth({ env: { AUTH_FAILURES_PER_IP: '3', ...env } });
 
-  test('when an address fails more often than allowed, then it gets 429 until the window ends, even with a good key', async () => {
+  test('when an address fails more often than allowed, then its failing requests get 429 until the window ends, in JSON and in XML', async () => {
     const h = await start();
     try {
-      const account = await anAccount(h.pool, { credits: { 1: 100 } });
       for (let index = 0; index < 3; index += 1) expect((await issue(h.url, generateApiKey())).status).toBe(401);
       const over = await issue(h.url, generateApiKey());
       expect(over.status).toBe(429);
       expect(over.text).toBe(JSON_429);
+      expect(over.headers['cache-control']).toBe('no-store');
       expectRetryAfter(over.headers['retry-after']);
 
-      const good = await issue(h.url, account.apiKey, '?outputFormat=XML');
-      expect(good.status).toBe(429);
-      expect(good.text).toBe(XML_429);
-      expect(good.headers['cache-control']).toBe('no-store');
-      expectRetryAfter(good.headers['retry-after']);
+      const xml = await issue(h.url, generateApiKey(), '?outputFormat=XML');
+      expect(xml.status).toBe(429);
+      expect(xml.text).toBe(XML_429);
+      expectRetryAfter(xml.headers['retry-after']);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('when an address is over its limit, then a request from it with a valid key is still served (a shared address cannot lock others out)', async () => {
+    const h = await start();
+    try {
+      const account = await h.account({ credits: { 1: 100 } });
+      for (let index = 0; index < 5; index += 1) await issue(h.url, generateApiKey());
+      expect((await issue(h.url, generateApiKey())).status).toBe(429);
+
+      const good = await issue(h.url, account.apiKey);
+      expect(good.status).toBe(200);
+      const grant = await request(h.url)
+        .post('/oauth/token')
+        .type('form')
+        .set('Authorization', basicOf(account.id, account.apiKey))
+        .send('grant_type=client_credentials');
+      expect(grant.status).toBe(200);
+      const introspection = await request(h.url)
+        .post('/oauth/introspect')
+        .type('form')
+        .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+        .send(`token=${good.body.accessToken as string}`);
+      expect(introspection.body).toMatchObject({ active: true });
     } finally {
       await h.close();
     }
@@ -112,7 +137,7 @@ describe('failed attempts per client address (AUTH_FAILURES_PER_IP)', () => {
   test('when an address has failed exactly as often as allowed, then its good key still works', async () => {
     const h = await start();
     try {
-      const account = await anAccount(h.pool, { credits: { 1: 100 } });
+      const account = await h.account({ credits: { 1: 100 } });
       for (let index = 0; index < 3; index += 1) await issue(h.url, generateApiKey());
       expect((await issue(h.url, account.apiKey)).status).toBe(200);
     } finally {
@@ -120,7 +145,7 @@ describe('failed attempts per client address (AUTH_FAILURES_PER_IP)', () => {
     }
   });
 
-  test('when the 401s come from introspection and revocation, then they count too and those endpoints refuse as well', async () => {
+  test('when the 401s come from introspection and revocation, then they count too, and failures there are refused as well', async () => {
     const h = await start();
     try {
       const badIntrospect = () =>
@@ -134,14 +159,16 @@ describe('failed attempts per client address (AUTH_FAILURES_PER_IP)', () => {
       expect(refused.status).toBe(429);
       expect(refused.text).toBe(JSON_429);
 
+      expectRetryAfter(refused.headers['retry-after']);
+      expect((await badRevoke()).status).toBe(429);
+
       const good = await request(h.url)
         .post('/oauth/introspect')
         .type('form')
         .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
         .send('token=x');
-      expect(good.status).toBe(429);
-      expectRetryAfter(good.headers['retry-after']);
-      expect((await badRevoke()).status).toBe(429);
+      expect(good.status).toBe(200);
+      expect(good.body).toEqual({ active: false });
     } finally {
       await h.close();
     }
@@ -150,7 +177,7 @@ describe('failed attempts per client address (AUTH_FAILURES_PER_IP)', () => {
   test('when validation fails (422), then it is not a failed attempt', async () => {
     const h = await start();
     try {
-      const account = await anAccount(h.pool, { credits: { 1: 100 } });
+      const account = await h.account({ credits: { 1: 100 } });
       for (let index = 0; index < 5; index += 1) {
         expect((await request(h.url).post('/oauth/token').set('Authorization', bearerOf(account.apiKey)).send({})).status).toBe(422);
       }
@@ -163,9 +190,10 @@ describe('failed attempts per client address (AUTH_FAILURES_PER_IP)', () => {
   test('when TRUST_PROXY is off, then X-Forwarded-For is ignored: every failure counts against the connecting address', async () => {
     const h = await start();
     try {
-      const account = await anAccount(h.pool, { credits: { 1: 100 } });
+      const account = await h.account({ credits: { 1: 100 } });
       for (let index = 0; index < 4; index += 1) await issue(h.url, generateApiKey(), '', `10.0.0.${index}`);
-      expect((await issue(h.url, account.apiKey, '', '10.9.9.9')).status).toBe(429);
+      expect((await issue(h.url, generateApiKey(), '', '10.9.9.9')).status).toBe(429);
+      expect((await issue(h.url, account.apiKey, '', '10.9.9.9')).status).toBe(200);
     } finally {
       await h.close();
     }
@@ -174,36 +202,37 @@ describe('failed attempts per client address (AUTH_FAILURES_PER_IP)', () => {
   test('when TRUST_PROXY names the proxy, then the address the proxy appended is counted (a client-written entry does not help)', async () => {
     const h = await start({ TRUST_PROXY: '127.0.0.1' });
     try {
-      const account = await anAccount(h.pool, { credits: { 1: 100 } });
+      const account = await h.account({ credits: { 1: 100 } });
       for (let index = 0; index < 4; index += 1) await issue(h.url, generateApiKey(), '', `spoofed-${index}, 10.0.0.1`);
-      expect((await issue(h.url, account.apiKey, '', '10.0.0.1')).status).toBe(429);
-      expect((await issue(h.url, account.apiKey, '', '10.0.0.2')).status).toBe(200);
+      expect((await issue(h.url, generateApiKey(), '', '10.0.0.1')).status).toBe(429);
+      expect((await issue(h.url, generateApiKey(), '', '10.0.0.2')).status).toBe(401);
+      expect((await issue(h.url, account.apiKey, '', '10.0.0.1')).status).toBe(200);
     } finally {
       await h.close();
     }
   });
 });
 
-describe('embedded mode (memory token store, memory limiter)', () => {
-  test('when the service runs on the memory token store, then tokens, revocation and both limits work without Redis', async () => {
+describe('embedded mode (memory access store, memory limiter)', () => {
+  test('when the service runs on the memory access store, then tokens, revocation and both limits work without Redis', async () => {
     const pool = await testPool();
-    const tokens = createMemoryTokenStore();
+    const access = createMemoryAccessStore();
     const prefix = `test:embedded:${uniqueId()}:`;
     const config = loadConfig(
       { AUTH_PORT: '0', TOKEN_RATE_PER_ACCOUNT: '2', AUTH_FAILURES_PER_IP: '2', REDIS_KEY_PREFIX: prefix },
       { requireInfrastructure: false },
     );
-    const service = await startAuthService({ config, logger: silentLogger(), provided: { pool, tokens, limiterBackend: 'memory' } });
+    const service = await startAuthService({ config, logger: silentLogger(), provided: { pool, access, limiterBackend: 'memory' } });
     try {
-      const account = await anAccount(pool, { credits: { 1: 100 } });
+      const account = await anAccount(pool, { credits: { 1: 100 }, access });
       const first = await issue(service.url, account.apiKey);
       expect(first.status).toBe(200);
-      const verifier = createCredentialVerifier({ keys: createKeyDirectory(pool), tokens });
+      const verifier = createCredentialVerifier({ access });
       await expect(verifier.verify(first.body.accessToken as string)).resolves.toMatchObject({ accountId: account.id });
       expect((await issue(service.url, account.apiKey)).status).toBe(200);
       expect((await issue(service.url, account.apiKey)).status).toBe(429);
 
-      await tokens.bumpGeneration(account.id, 1);
+      await access.deleteKeys([account.keyHash]);
       await expect(verifier.verify(first.body.accessToken as string)).resolves.toBeUndefined();
 
       for (let index = 0; index < 2; index += 1) expect((await issue(service.url, generateApiKey())).status).toBe(401);
@@ -211,7 +240,7 @@ describe('embedded mode (memory token store, memory limiter)', () => {
       expect((await request(service.url).get('/health/ready')).status).toBe(200);
     } finally {
       await service.stop();
-      await tokens.close();
+      await access.close();
       await pool.end();
     }
     const redis = new Redis(testServers.redisUrl);

@@ -2,7 +2,7 @@ import { ClientCredentials } from 'simple-oauth2';
 import request from 'supertest';
 import { fingerprint } from '@platform/common';
 import { generateApiKey, hashSecret, signServiceJwt } from '@platform/credentials';
-import { anAccount, captureLogs } from '@platform/testing';
+import { captureLogs } from '@platform/testing';
 import { ADMIN_TOKEN, basicOf, bearerOf, rotateKey, SERVICE_JWT_SECRET, startAuth, type AuthHarness } from './harness';
 
 describe('logs of a full token lifecycle', () => {
@@ -16,7 +16,7 @@ describe('logs of a full token lifecycle', () => {
   });
 
   test('when keys and tokens go through issuance, use, introspection, revocation, rotation and failures, then none of them reaches a log line', async () => {
-    const account = await anAccount(h.pool, { credits: { 1: 100 } });
+    const account = await h.account({ credits: { 1: 100 } });
     const secrets: string[] = [account.apiKey, Buffer.from(account.apiKey).toString('base64'), ADMIN_TOKEN, SERVICE_JWT_SECRET];
     const tokens: string[] = [];
     const keep = (token: unknown): string => {
@@ -84,7 +84,7 @@ describe('logs of a full token lifecycle', () => {
     ).toBe(200);
     const newKey = generateApiKey();
     secrets.push(newKey, Buffer.from(newKey).toString('base64'));
-    await rotateKey(h, account.id, hashSecret(newKey));
+    await rotateKey(h, account, hashSecret(newKey));
     expect(
       (await request(h.url).post('/oauth/token').set('Authorization', bearerOf(account.apiKey)).send({ grantType: 'access_token' })).status,
     ).toBe(401);

@@ -1,8 +1,7 @@
 import jwt from 'jsonwebtoken';
 import { ClientCredentials } from 'simple-oauth2';
 import request from 'supertest';
-import { generateAccessToken, generateApiKey, signServiceJwt } from '@platform/credentials';
-import { anAccount } from '@platform/testing';
+import { generateAccessToken, generateApiKey, hashSecret, signServiceJwt } from '@platform/credentials';
 import { ADMIN_TOKEN, basicOf, bearerOf, ISSUER, SERVICE_JWT_SECRET, startAuth, type AuthHarness } from './harness';
 
 const INVALID_CLIENT = {
@@ -18,7 +17,7 @@ afterAll(async () => {
   await h.close();
 });
 
-const withCredits = () => anAccount(h.pool, { credits: { 1: 100 } });
+const withCredits = () => h.account({ credits: { 1: 100 } });
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 const grant = (fields: Record<string, string>, authorization?: string) => {
   const call = request(h.url).post('/oauth/token').type('form');
@@ -99,7 +98,7 @@ describe('POST /oauth/token, RFC 6749 client credentials', () => {
     [
       'every pool of the account is at 0',
       async () => {
-        const account = await anAccount(h.pool, { credits: { 1: 0 } });
+        const account = await h.account({ credits: { 1: 0 } });
         return basicOf(account.id, account.apiKey);
       },
     ],
@@ -236,7 +235,7 @@ describe('POST /oauth/introspect (RFC 7662)', () => {
   });
 
   test.each([
-    ['unknown', () => Promise.resolve(generateAccessToken())],
+    ['unknown', () => Promise.resolve(generateAccessToken(hashSecret(generateApiKey())))],
     ['garbled', () => Promise.resolve('tk_garbled')],
     ['an API key', () => Promise.resolve(generateApiKey())],
     [
@@ -281,7 +280,7 @@ describe('POST /oauth/introspect (RFC 7662)', () => {
   });
 
   test('when a Bearer caller is refused, then the challenge names the auth realm', async () => {
-    const res = await introspect(generateAccessToken(), 'Bearer wrong');
+    const res = await introspect(generateAccessToken(hashSecret(generateApiKey())), 'Bearer wrong');
     expect(res.headers['www-authenticate']).toBe('Bearer realm="auth", error="invalid_token"');
   });
 
@@ -334,7 +333,9 @@ describe('POST /oauth/revoke (RFC 7009)', () => {
 
   test('when the token does not exist, then 200 all the same', async () => {
     const account = await withCredits();
-    expect((await revoke({ token: generateAccessToken() }, basicOf(account.id, account.apiKey))).status).toBe(200);
+    expect((await revoke({ token: generateAccessToken(hashSecret(generateApiKey())) }, basicOf(account.id, account.apiKey))).status).toBe(
+      200,
+    );
     expect((await revoke({ token: 'garbage' }, basicOf(account.id, account.apiKey))).status).toBe(200);
   });
 
@@ -342,6 +343,7 @@ describe('POST /oauth/revoke (RFC 7009)', () => {
     const account = await withCredits();
     const issued = await seedToken(account.apiKey);
     await h.pool.query('UPDATE pool_balances SET credits = 0 WHERE account_id = $1', [account.id]);
+    await h.access.setPoolCredit([account.keyHash], 1, false);
     expect((await revoke({ token: issued }, basicOf(account.id, account.apiKey))).status).toBe(200);
     expect((await introspect(issued, `Bearer ${ADMIN_TOKEN}`)).body).toEqual({ active: false });
   });
@@ -351,7 +353,10 @@ describe('POST /oauth/revoke (RFC 7009)', () => {
     ['an unknown key', 'unknown'],
     ['the admin token', `Bearer ${ADMIN_TOKEN}`],
   ])('when the caller presents %s, then 401 invalid_client', async (_name, authorization) => {
-    const res = await revoke({ token: generateAccessToken() }, authorization === 'unknown' ? basicOf(1, generateApiKey()) : authorization);
+    const res = await revoke(
+      { token: generateAccessToken(hashSecret(generateApiKey())) },
+      authorization === 'unknown' ? basicOf(1, generateApiKey()) : authorization,
+    );
     expect(res.status).toBe(401);
     expect(res.body).toEqual(INVALID_CLIENT);
   });

@@ -1,7 +1,7 @@
 import request from 'supertest';
-import { createCredentialVerifier, createKeyDirectory, generateAccessToken, generateApiKey, hashSecret } from '@platform/credentials';
+import { createCredentialVerifier, generateAccessToken, generateApiKey, hashSecret } from '@platform/credentials';
 import { anAccount } from '@platform/testing';
-import { basicOf, bearerOf, startAuth, type AuthHarness } from './harness';
+import { basicOf, bearerOf, rotateKey, startAuth, type AuthHarness } from './harness';
 
 const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
 const RESTRICTED = 'Access restricted. Check credits balance or enter the correct API key.';
@@ -24,7 +24,7 @@ const token = (authorization: string | undefined, body: object | string = { gran
   return typeof body === 'string' ? call.set('Content-Type', 'application/json').send(body) : call.send(body);
 };
 
-const withCredits = () => anAccount(h.pool, { credits: { 1: 100 } });
+const withCredits = () => h.account({ credits: { 1: 100 } });
 
 describe('POST /oauth/token, seed flow: success', () => {
   test('when the key is valid and only the grant type is sent, then 200 with a token for 3600 seconds, not to be cached', async () => {
@@ -34,7 +34,7 @@ describe('POST /oauth/token, seed flow: success', () => {
     expect(res.headers['content-type']).toBe(JSON_TYPE);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(Object.keys(res.body as object)).toEqual(['accessToken', 'expiresIn']);
-    expect(res.body).toEqual({ accessToken: expect.stringMatching(/^tk_[A-Za-z0-9_-]{49}$/), expiresIn: 3600 });
+    expect(res.body).toEqual({ accessToken: expect.stringMatching(/^tk_[A-Za-z0-9_-]{53}$/), expiresIn: 3600 });
     expect(res.headers['www-authenticate']).toBeUndefined();
   });
 
@@ -43,7 +43,7 @@ describe('POST /oauth/token, seed flow: success', () => {
     const res = await token(bearerOf(account.apiKey), { grantType: 'access_token', expiresIn: seconds });
     expect(res.status).toBe(200);
     expect(res.body.expiresIn).toBe(seconds);
-    const ttl = await h.redis.ttl(`${h.prefix}tok:${hashSecret(res.body.accessToken as string)}`);
+    const ttl = await h.redis.ttl(h.tokenKey(res.body.accessToken as string));
     expect(ttl).toBeGreaterThan(seconds - 5);
     expect(ttl).toBeLessThanOrEqual(seconds);
   });
@@ -62,7 +62,7 @@ describe('POST /oauth/token, seed flow: success', () => {
     expect(res.headers['content-type']).toBe(XML_TYPE);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.text).toMatch(
-      new RegExp(`^${escape(XML_DECLARATION)}<xml><accessToken>tk_[A-Za-z0-9_-]{49}</accessToken><expiresIn>1800</expiresIn></xml>$`),
+      new RegExp(`^${escape(XML_DECLARATION)}<xml><accessToken>tk_[A-Za-z0-9_-]{53}</accessToken><expiresIn>1800</expiresIn></xml>$`),
     );
   });
 
@@ -70,7 +70,7 @@ describe('POST /oauth/token, seed flow: success', () => {
     const account = await withCredits();
     const res = await token(bearerOf(account.apiKey), { grantType: 'access_token', outputFormat: 'xml' });
     expect(res.status).toBe(200);
-    expect(res.text).toMatch(/<xml><accessToken>tk_[A-Za-z0-9_-]{49}<\/accessToken><expiresIn>3600<\/expiresIn><\/xml>$/);
+    expect(res.text).toMatch(/<xml><accessToken>tk_[A-Za-z0-9_-]{53}<\/accessToken><expiresIn>3600<\/expiresIn><\/xml>$/);
   });
 
   test('when the parameters come as a form body without grant_type, then it is still the seed flow', async () => {
@@ -100,7 +100,7 @@ describe('POST /oauth/token, seed flow: success', () => {
     const tokens = answers.map((res) => res.body.accessToken as string);
     expect(answers.map((res) => res.status)).toEqual(Array(8).fill(200));
     expect(new Set(tokens).size).toBe(8);
-    const verifier = createCredentialVerifier({ keys: createKeyDirectory(h.pool), tokens: h.tokens });
+    const verifier = createCredentialVerifier({ access: h.access });
     for (const issued of tokens) await expect(verifier.verify(issued)).resolves.toMatchObject({ accountId: account.id, kind: 'token' });
   });
 
@@ -108,10 +108,10 @@ describe('POST /oauth/token, seed flow: success', () => {
     const account = await withCredits();
     const res = await token(bearerOf(account.apiKey));
     const issued = res.body.accessToken as string;
-    const keys = await h.redis.keys(`${h.prefix}tok:*`);
-    expect(keys).toContain(`${h.prefix}tok:${hashSecret(issued)}`);
+    const keys = await h.redis.keys(`${h.prefix}{*}:tok:*`);
+    expect(keys).toContain(h.tokenKey(issued));
     expect(keys.some((key) => key.includes(issued))).toBe(false);
-    const stored = await h.redis.get(`${h.prefix}tok:${hashSecret(issued)}`);
+    const stored = await h.redis.get(h.tokenKey(issued));
     expect(stored).not.toContain(issued);
     expect(stored).not.toContain(account.apiKey);
   });
@@ -129,20 +129,21 @@ describe('POST /oauth/token, seed flow: 401', () => {
       'the key is an access token',
       () => withCredits().then(async (account) => `Bearer ${(await token(bearerOf(account.apiKey))).body.accessToken as string}`),
     ],
-    ['the key is Base64 of an access token', () => Promise.resolve(bearerOf(generateAccessToken()))],
+    ['the key is Base64 of an access token', () => Promise.resolve(bearerOf(generateAccessToken(hashSecret(generateApiKey()))))],
     [
-      'the key was deactivated',
+      'the key was replaced',
       () =>
         withCredits().then(async (account) => {
-          await h.pool.query('UPDATE api_keys SET active = false WHERE account_id = $1', [account.id]);
+          await rotateKey(h, account, hashSecret(generateApiKey()));
           return bearerOf(account.apiKey);
         }),
     ],
     [
-      'every credit pool of the account is at 0',
-      () => anAccount(h.pool, { credits: { 1: 0, 14: 0 } }).then((account) => bearerOf(account.apiKey)),
+      'the key exists only in Postgres (its access record is missing)',
+      () => anAccount(h.pool, { credits: { 1: 100 } }).then((account) => bearerOf(account.apiKey)),
     ],
-    ['the account holds no pool at all', () => anAccount(h.pool).then((account) => bearerOf(account.apiKey))],
+    ['every credit pool of the account is at 0', () => h.account({ credits: { 1: 0, 14: 0 } }).then((account) => bearerOf(account.apiKey))],
+    ['the account holds no pool at all', () => h.account().then((account) => bearerOf(account.apiKey))],
     ['the key comes as HTTP Basic', () => withCredits().then((account) => basicOf(account.id, account.apiKey))],
   ];
 
@@ -162,7 +163,7 @@ describe('POST /oauth/token, seed flow: 401', () => {
   });
 
   test('when one pool of several still has credits, then the token is issued', async () => {
-    const account = await anAccount(h.pool, { credits: { 1: 0, 14: 5 } });
+    const account = await h.account({ credits: { 1: 0, 14: 5 } });
     expect((await token(bearerOf(account.apiKey))).status).toBe(200);
   });
 
@@ -254,9 +255,9 @@ describe('POST /oauth/token, seed flow: 422', () => {
 
   test('when the parameters are invalid, then no token is minted', async () => {
     const account = await withCredits();
-    const before = await h.redis.keys(`${h.prefix}tok:*`);
+    const before = await h.redis.keys(`${h.prefix}{*}:tok:*`);
     await token(bearerOf(account.apiKey), { grantType: 'nope' });
-    expect(await h.redis.keys(`${h.prefix}tok:*`)).toHaveLength(before.length);
+    expect(await h.redis.keys(`${h.prefix}{*}:tok:*`)).toHaveLength(before.length);
   });
 });
 

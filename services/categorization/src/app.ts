@@ -11,7 +11,7 @@ import { CATEGORIES_PATH, mountCategoryRoutes } from './routes/categories.routes
 export function createApp(deps: CategorizationDeps, config: CategorizationConfig): { app: Express; health: Health } {
   const health = new Health({
     postgres: pingPostgres(deps.pool),
-    redis: () => deps.tokens.ping(),
+    redis: () => deps.watch.check(),
     categories: () => (deps.catalog.loaded ? Promise.resolve() : Promise.reject(new Error('category list not loaded'))),
   });
   const http = createHttpApp({

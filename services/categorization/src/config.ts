@@ -39,7 +39,7 @@ function schema(requireInfrastructure: boolean) {
       HOST: z.string().default('127.0.0.1'),
       DATABASE_URL: env.url(['postgres', 'postgresql']).optional(),
       REDIS_URL: env.url(['redis', 'rediss']).optional(),
-      REDIS_KEY_PREFIX: z.string().default('aap:'),
+      REDIS_KEY_PREFIX: env.keyPrefix(),
       ADMIN_TOKEN: env.secret(16).optional(),
       IAB_TAXONOMY_FILE: z.string().optional(),
       CATEGORY_REFRESH_INTERVAL_MS: env.positiveInt(2000),

@@ -1,15 +1,19 @@
+import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import { ConfigError, type Logger } from '@platform/common';
 import {
+  closeRedis,
   connectRedis,
   createCredentialVerifier,
-  createKeyDirectory,
-  createRedisTokenStore,
+  createRedisAccessStore,
   memoryFailureLimit,
+  reconcileAll,
   redisFailureLimit,
+  watchAccessStore,
+  type AccessStore,
   type CredentialVerifier,
   type FailureLimit,
-  type TokenStore,
+  type WatchedAccessStore,
 } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { createCatalogCache, type CatalogCache } from './catalog/catalog-cache';
@@ -19,16 +23,18 @@ import { createCategoryStore, type CategoryStore } from './store/category-store'
 /** Connections opened elsewhere (the embedded quickstart, tests) and used as they are. */
 export interface ProvidedDeps {
   pool?: pg.Pool;
-  tokens?: TokenStore;
+  /** The access store of the process (the memory one, embedded). */
+  access?: AccessStore;
 }
 
 export interface CategorizationDeps {
   pool: pg.Pool;
-  tokens: TokenStore;
+  /** The access store (credential checks) with its loss detection: start() before serving. */
+  watch: WatchedAccessStore;
   store: CategoryStore;
   catalog: CatalogCache;
   verifier: CredentialVerifier;
-  /** Failed admin-token attempts per client address, on the same Redis as the tokens (memory when tokens are provided). */
+  /** Failed admin-token attempts per client address, on the access store's Redis (memory when the store is provided). */
   adminFailures: FailureLimit;
   logger: Logger;
   /** Closes only what createDeps opened. */
@@ -39,7 +45,7 @@ export interface CategorizationDeps {
 export async function createDeps(config: CategorizationConfig, logger: Logger, provided: ProvidedDeps = {}): Promise<CategorizationDeps> {
   const missing = [
     ...(provided.pool || config.databaseUrl !== undefined ? [] : ['DATABASE_URL: Required']),
-    ...(provided.tokens || config.redisUrl !== undefined ? [] : ['REDIS_URL: Required']),
+    ...(provided.access || config.redisUrl !== undefined ? [] : ['REDIS_URL: Required']),
   ];
   if (missing.length > 0) throw new ConfigError(`invalid configuration: ${missing.join('; ')}`);
 
@@ -50,24 +56,33 @@ export async function createDeps(config: CategorizationConfig, logger: Logger, p
     closers.push(() => opened.end());
     pool = opened;
   }
-  let tokens = provided.tokens;
+  let inner = provided.access;
+  let redis: Redis | undefined;
   const limitOptions = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:admin-fail` };
   let adminFailures = memoryFailureLimit(limitOptions);
-  if (!tokens) {
-    const redis = await connectRedis(config.redisUrl as string, logger);
-    const opened = createRedisTokenStore(redis, { keyPrefix: config.redisKeyPrefix });
-    closers.push(() => opened.close());
-    tokens = opened;
-    adminFailures = redisFailureLimit(redis, limitOptions);
+  if (!inner) {
+    const client = await connectRedis(config.redisUrl as string, logger);
+    closers.push(() => closeRedis(client));
+    redis = client;
+    inner = createRedisAccessStore(client, { keyPrefix: config.redisKeyPrefix });
+    adminFailures = redisFailureLimit(client, limitOptions);
   }
+  const source = pool;
+  const access = inner;
+  const watch = watchAccessStore(access, {
+    reconcile: () => reconcileAll(source, access),
+    ...(redis ? { connection: redis } : {}),
+    logger,
+  });
+  closers.push(() => Promise.resolve(watch.stop()));
 
   const store = createCategoryStore(pool);
   return {
     pool,
-    tokens,
+    watch,
     store,
     catalog: createCatalogCache({ source: store, pollIntervalMs: config.refreshIntervalMs, logger }),
-    verifier: createCredentialVerifier({ keys: createKeyDirectory(pool), tokens }),
+    verifier: createCredentialVerifier({ access: watch.store }),
     adminFailures,
     logger,
     async close() {

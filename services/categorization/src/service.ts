@@ -24,6 +24,8 @@ export async function startCategorizationService(options: StartCategorizationOpt
     await importTaxonomyIfMissing(deps.store, config.iabTaxonomyFile, logger);
     await deps.catalog.refresh();
     deps.catalog.start();
+    // Credential checks answer from the access store once it is reconciled (or known to be).
+    await deps.watch.start();
     const { app, health } = createApp(deps, config);
     return await serve({
       name: 'categorization',

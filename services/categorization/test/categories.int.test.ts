@@ -1,3 +1,5 @@
+import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import request from 'supertest';
 import { generateAccessToken, generateApiKey, hashSecret } from '@platform/credentials';
 import { uniqueId } from '@platform/testing';
@@ -209,6 +211,80 @@ describe('GET /api/v2/categories', () => {
     });
   });
 
+  describe('compression (CONTRACT §4.5)', () => {
+    /** The raw answer: status, headers and the bytes as sent (no client-side decoding). */
+    function raw(query: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+      return new Promise((resolve, reject) => {
+        // A connection per request: a kept-alive one may be closed by the server just as it is reused.
+        httpGet(`${url}${PATH}${query}`, { headers, agent: false }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+          response.on('error', reject);
+        }).on('error', reject);
+      });
+    }
+
+    it.each([
+      ['br', 'br', brotliDecompressSync],
+      ['gzip', 'gzip', gunzipSync],
+      ['gzip, deflate, br', 'br', brotliDecompressSync],
+      ['br;q=0.4, gzip;q=0.8', 'gzip', gunzipSync],
+    ])('when Accept-Encoding is %s, then the body comes in %s and decodes to the identity body', async (accept, coding, decode) => {
+      for (const query of ['', '?order=ABC&outputFormat=XML']) {
+        const identity = await raw(query, {});
+        const coded = await raw(query, { 'Accept-Encoding': accept });
+        expect(coded.status).toBe(200);
+        expect(coded.headers['content-encoding']).toBe(coding);
+        expect(coded.headers.vary).toBe('Accept-Encoding');
+        expect(coded.headers['content-type']).toBe(identity.headers['content-type']);
+        expect(Number(coded.headers['content-length'])).toBe(coded.body.length);
+        expect(coded.body.length).toBeLessThan(identity.body.length / 5);
+        expect(decode(coded.body)).toEqual(identity.body);
+        expect(coded.headers.etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+        expect(coded.headers.etag).not.toBe(identity.headers.etag);
+      }
+    });
+
+    it('when no coding is accepted, then the identity body with no Content-Encoding, and Vary: Accept-Encoding all the same', async () => {
+      const identity = await raw('', {});
+      expect(identity.headers['content-encoding']).toBeUndefined();
+      expect(identity.headers.vary).toBe('Accept-Encoding');
+      expect(JSON.parse(identity.body.toString('utf8'))).toHaveLength(identity.body.toString('utf8').match(/"id"/g)?.length ?? -1);
+    });
+
+    it('gives each coding its own strong ETag with its own 304: the br ETag does not match a gzip request', async () => {
+      const etags = await Promise.all(
+        ['br', 'gzip', 'identity'].map(async (coding) => (await raw('', { 'Accept-Encoding': coding })).headers.etag),
+      );
+      expect(new Set(etags).size).toBe(3);
+      const [br, gzip] = etags as [string, string, string];
+      const notModified = await raw('', { 'Accept-Encoding': 'br', 'If-None-Match': br });
+      expect(notModified.status).toBe(304);
+      expect(notModified.body.length).toBe(0);
+      expect(notModified.headers.etag).toBe(br);
+      expect(notModified.headers.vary).toBe('Accept-Encoding');
+      const otherCoding = await raw('', { 'Accept-Encoding': 'gzip', 'If-None-Match': br });
+      expect(otherCoding.status).toBe(200);
+      expect(otherCoding.headers.etag).toBe(gzip);
+    });
+
+    it('when the request is refused (422), then it carries Vary: Accept-Encoding too', async () => {
+      const refused = await raw('?order=nope', { 'Accept-Encoding': 'br' });
+      expect(refused.status).toBe(422);
+      expect(refused.headers.vary).toBe('Accept-Encoding');
+    });
+
+    it('when the categories change, then every coding of every representation gets a new ETag', async () => {
+      const etagsOf = (): Promise<string[]> =>
+        Promise.all(['br', 'gzip'].map(async (coding) => (await raw('?order=ABC', { 'Accept-Encoding': coding })).headers.etag as string));
+      const before = await etagsOf();
+      await createCategory(`Coded ${uniqueId()}`, null);
+      const after = await etagsOf();
+      after.forEach((etag, index) => expect(etag).not.toBe(before[index]));
+    });
+  });
+
   describe('credentials', () => {
     it('when no credential is sent, then 200', async () => {
       expect((await request(url).get(PATH)).status).toBe(200);
@@ -236,7 +312,7 @@ describe('GET /api/v2/categories', () => {
     });
 
     it('when an unknown, garbled or empty Bearer is sent, then 401 with WWW-Authenticate for the categorization realm', async () => {
-      for (const authorization of [`Bearer ${generateAccessToken()}`, 'Bearer not-a-token', 'Bearer ']) {
+      for (const authorization of [`Bearer ${generateAccessToken(hashSecret(generateApiKey()))}`, 'Bearer not-a-token', 'Bearer ']) {
         const response = await request(url).get(PATH).set('Authorization', authorization);
         expect(response.status).toBe(401);
         expect(response.body).toEqual(ACCESS_RESTRICTED);
@@ -247,7 +323,7 @@ describe('GET /api/v2/categories', () => {
 
     it('when a revoked token is sent, then 401', async () => {
       const token = await credentials.mintToken();
-      await credentials.tokens.revoke(hashSecret(token));
+      await credentials.access.revokeToken(token);
       expect((await request(url).get(PATH).set('Authorization', `Bearer ${token}`)).status).toBe(401);
     });
 
@@ -256,17 +332,18 @@ describe('GET /api/v2/categories', () => {
       try {
         const token = await rotated.mintToken();
         expect((await request(url).get(PATH).query({ apiKey: token })).status).toBe(200);
-        await rotated.tokens.bumpGeneration(rotated.account.id, 1);
+        await rotated.access.deleteKeys([rotated.account.keyHash]);
         expect((await request(url).get(PATH).query({ apiKey: token })).status).toBe(401);
       } finally {
         await rotated.close();
       }
     });
 
-    it('when the API key is no longer active, then 401', async () => {
+    it('when the API key is no longer active (a rotation removed its access record), then 401', async () => {
       const other = await credentialsFor(started.config);
       try {
         await other.pool.query('UPDATE api_keys SET active = false, deactivated_at = now() WHERE account_id = $1', [other.account.id]);
+        await other.access.deleteKeys([other.account.keyHash]);
         expect((await request(url).get(PATH).query({ apiKey: other.account.apiKey })).status).toBe(401);
       } finally {
         await other.close();

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
 import type { RunningService } from '@platform/common';
-import { createRedisTokenStore, generateAccessToken, hashSecret, type TokenStore } from '@platform/credentials';
+import { createRedisAccessStore, generateAccessToken, type AccessStore } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import {
   anAccount,
@@ -61,10 +61,10 @@ export function temporaryDatabase(): Promise<PrivateDatabase> {
   return createPrivateDatabase('categorization');
 }
 
-/** An account with an API key (user service tables) and a token store to mint its tokens. */
+/** An account with an API key (user service tables, and its access record) and the access store to mint its tokens. */
 export interface Credentials {
   pool: pg.Pool;
-  tokens: TokenStore;
+  access: AccessStore;
   account: TestAccount;
   mintToken(): Promise<string>;
   close(): Promise<void>;
@@ -73,27 +73,32 @@ export interface Credentials {
 export async function credentialsFor(config: CategorizationConfig): Promise<Credentials> {
   const pool = createPool({ connectionString: testServers.databaseUrl, logger: silentLogger(), max: 2 });
   await migrateUserSchema(pool);
-  const account = await anAccount(pool);
   const redis = new Redis(testServers.redisUrl);
-  const tokens = createRedisTokenStore(redis, { keyPrefix: config.redisKeyPrefix });
+  const access = createRedisAccessStore(redis, { keyPrefix: config.redisKeyPrefix });
+  const account = await anAccount(pool, { credits: { 1: 10 }, access });
   const minted: string[] = [];
   return {
     pool,
-    tokens,
+    access,
     account,
     async mintToken() {
-      const token = generateAccessToken();
+      const token = generateAccessToken(account.keyHash);
       const issuedAt = Math.floor(Date.now() / 1000);
-      await tokens.mint({ tokenHash: hashSecret(token), accountId: account.id, expectedGeneration: 0, issuedAt, ttlSeconds: 600 });
+      const issued = await access.issue({
+        keyHash: account.keyHash,
+        token,
+        issuedAt,
+        ttlSeconds: 600,
+        limit: { points: 1000, windowSeconds: 60 },
+      });
+      if (issued.outcome !== 'issued') throw new Error(`token refused: ${issued.outcome}`);
       minted.push(token);
       return token;
     },
     async close() {
-      await redis.del(
-        `${config.redisKeyPrefix}gen:${account.id}`,
-        ...minted.map((token) => `${config.redisKeyPrefix}tok:${hashSecret(token)}`),
-      );
-      await tokens.close();
+      for (const token of minted) await access.revokeToken(token);
+      await access.deleteKeys([account.keyHash]);
+      await access.close();
       await pool.end();
     },
   };

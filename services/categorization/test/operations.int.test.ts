@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createMemoryTokenStore, generateAccessToken, hashSecret } from '@platform/credentials';
+import { createMemoryAccessStore, generateAccessToken } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { silentLogger, startTcpProxy, testServers, type TcpProxy } from '@platform/testing';
 import { loadConfig } from '../src/config';
@@ -74,20 +74,22 @@ describe('operations', () => {
     expect(await recovered()).toBe(200);
   });
 
-  it('when a pool and a token store are provided (embedded mode), then they are used and left open at stop', async () => {
+  it('when a pool and an access store are provided (embedded mode), then they are used (reconciled at start) and left open at stop', async () => {
     const pool = createPool({ connectionString: testServers.databaseUrl, logger: silentLogger(), max: 1 });
-    const tokens = createMemoryTokenStore();
+    const access = createMemoryAccessStore();
     const config = loadConfig({ CATEGORIZATION_PORT: '0', IAB_TAXONOMY_FILE: TAXONOMY_FILE }, { requireInfrastructure: false });
-    const service = await startCategorizationService({ config, logger: silentLogger(), provided: { pool, tokens } });
+    const service = await startCategorizationService({ config, logger: silentLogger(), provided: { pool, access } });
     try {
-      const token = generateAccessToken();
-      await tokens.mint({
-        tokenHash: hashSecret(token),
-        accountId: credentials.account.id,
-        expectedGeneration: 0,
-        issuedAt: 0,
+      // The account was created before the start: the start-up reconciliation brought its key in.
+      const token = generateAccessToken(credentials.account.keyHash);
+      const issued = await access.issue({
+        keyHash: credentials.account.keyHash,
+        token,
+        issuedAt: Math.floor(Date.now() / 1000),
         ttlSeconds: 60,
+        limit: { points: 10, windowSeconds: 60 },
       });
+      expect(issued).toMatchObject({ outcome: 'issued', accountId: credentials.account.id });
       const response = await request(service.url).get(PATH).set('Authorization', `Bearer ${token}`);
       expect(response.status).toBe(200);
       expect((response.body as Category[]).filter((category) => category.id.startsWith('IAB-'))).toHaveLength(698);
@@ -96,8 +98,8 @@ describe('operations', () => {
       await service.stop();
     }
     await expect(pool.query('SELECT 1')).resolves.toBeDefined();
-    await expect(tokens.ping()).resolves.toBeUndefined();
-    await tokens.close();
+    await expect(access.ping()).resolves.toBeUndefined();
+    await access.close();
     await pool.end();
   });
 });

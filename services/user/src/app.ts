@@ -38,7 +38,7 @@ function usageRecorder(deps: UserDeps, config: UserConfig): UsageRecorder {
 function routers(deps: UserDeps, config: UserConfig): Router[] {
   if (config.adminToken === undefined) throw new ConfigError('invalid configuration: ADMIN_TOKEN: Required');
   if (config.serviceJwtSecret === undefined) throw new ConfigError('invalid configuration: SERVICE_JWT_SECRET: Required');
-  const store = createUserStore(deps.pool);
+  const store = createUserStore(deps.pool, deps.access);
   return [
     // First: the busiest route (every product call) matches before the others are tried.
     usageRoutes(deps, usageRecorder(deps, config), config.serviceJwtSecret),
@@ -65,7 +65,7 @@ export function createApp(deps: UserDeps, config: UserConfig): { app: Express; h
   // RabbitMQ is not a readiness dependency: balance changes wait in the outbox while it is down,
   // and taking the service out of rotation would stop the usage API for no gain. The backlog
   // shows as the outbox_pending_events metric instead.
-  const health = new Health({ postgres: pingPostgres(deps.pool), redis: () => deps.tokens.ping() });
+  const health = new Health({ postgres: pingPostgres(deps.pool), redis: () => deps.watch.check() });
   const http = createHttpApp({
     service: 'user',
     logger: deps.logger,

@@ -52,7 +52,7 @@ function schema(requireInfrastructure: boolean) {
     USER_PORT: env.port(8082),
     DATABASE_URL: needed(env.url(['postgres', 'postgresql'])),
     REDIS_URL: needed(env.url(['redis', 'rediss'])),
-    REDIS_KEY_PREFIX: z.string().default('aap:'),
+    REDIS_KEY_PREFIX: env.keyPrefix(),
     AMQP_URL: needed(env.url(['amqp', 'amqps'])),
     BALANCE_EXCHANGE: z.string().min(1).default(BALANCE_EXCHANGE),
     OUTBOX_POLL_MS: env.positiveInt(500),

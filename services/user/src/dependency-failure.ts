@@ -26,6 +26,7 @@ const MESSAGES = [
   /^Connection is closed/,
   /Stream isn't writeable/,
   /^Command timed out/,
+  /^Redis connection is not ready/,
   /max retries per request/i,
 ];
 
@@ -39,7 +40,12 @@ export function isDependencyFailure(error: unknown, depth = 0): boolean {
   if (!(error instanceof Error || types.isNativeError(error)) || depth > 3) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (CONNECTION_CODES.has(code) || SQLSTATE.test(code))) return true;
-  if (error.name === 'MaxRetriesPerRequestError' || MESSAGES.some((pattern) => pattern.test(error.message))) return true;
+  if (
+    error.name === 'MaxRetriesPerRequestError' ||
+    error.name === 'AccessStoreNotReconciled' ||
+    MESSAGES.some((pattern) => pattern.test(error.message))
+  )
+    return true;
   const inner = (error as { errors?: unknown }).errors;
   if (Array.isArray(inner)) return inner.some((each) => isDependencyFailure(each, depth + 1));
   return isDependencyFailure(error.cause, depth + 1);

@@ -1,29 +1,36 @@
 import type pg from 'pg';
+import type { Redis } from 'ioredis';
 import { ConfigError, type Logger } from '@platform/common';
 import {
+  closeRedis,
   connectRedis,
   createCredentialVerifier,
-  createRedisTokenStore,
+  createRedisAccessStore,
   memoryFailureLimit,
+  reconcileAll,
   redisFailureLimit,
+  watchAccessStore,
+  type AccessStore,
   type CredentialVerifier,
   type FailureLimit,
-  type TokenStore,
+  type WatchedAccessStore,
 } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { createAmqpEventBus, type EventBus } from '@platform/events';
 import type { UserConfig } from './config';
-import { noBalanceCommitHook, type BalanceCommitHook } from './domain/balance-commit-hook';
+import type { BalanceCommitHook } from './domain/balance-commit-hook';
 import { createOutboxSignal, type OutboxSignal } from './outbox-signal';
-import { createBatchedKeyDirectory } from './store/key-directory';
+import { accessRecordsBalanceHook, createAccessRepair } from './store/access-records';
+import type { AccessRecordsDeps } from './store/user-store';
 
 /** Connections the embedded quickstart shares with the service instead of letting it open its own. */
 export interface ProvidedDeps {
   pool?: pg.Pool;
-  tokens?: TokenStore;
+  /** The access store of the process (the memory one, embedded). */
+  access?: AccessStore;
   /** The in-process bus the outbox relay publishes to (embedded quickstart, tests). */
   bus?: EventBus;
-  /** Runs inside every usage batch before it commits (default: nothing). */
+  /** Runs inside every usage batch before it commits (default: the access records' credit bits). */
   balanceHook?: BalanceCommitHook;
 }
 
@@ -36,9 +43,12 @@ export interface UserDeps {
    * embedded quickstart's one shared connection otherwise.
    */
   usagePool: pg.Pool;
-  tokens: TokenStore;
+  /** The access store's loss detection: start() after the migrations, before serving. */
+  watch: WatchedAccessStore;
+  /** Where the stores write access records (CONTRACT §3) and repair them after a failed transaction. */
+  access: AccessRecordsDeps;
   credentials: CredentialVerifier;
-  /** Failed admin-token attempts per client address, on the same Redis as the tokens (memory when tokens are provided). */
+  /** Failed admin-token attempts per client address, on the access store's Redis (memory when the store is provided). */
   adminFailures: FailureLimit;
   /** Where the outbox relay publishes `balance.changed` events. */
   bus: EventBus;
@@ -59,7 +69,7 @@ const CONFIRM_TIMEOUT_MS = 5000;
 export async function createDeps(config: UserConfig, logger: Logger, provided: ProvidedDeps = {}): Promise<UserDeps> {
   const missing: string[] = [];
   if (!provided.pool && config.databaseUrl === undefined) missing.push('DATABASE_URL: Required');
-  if (!provided.tokens && config.redisUrl === undefined) missing.push('REDIS_URL: Required');
+  if (!provided.access && config.redisUrl === undefined) missing.push('REDIS_URL: Required');
   if (!provided.bus && config.amqpUrl === undefined) missing.push('AMQP_URL: Required');
   if (missing.length > 0) throw new ConfigError(`invalid configuration: ${missing.join('; ')}`);
 
@@ -76,16 +86,26 @@ export async function createDeps(config: UserConfig, logger: Logger, provided: P
     pool = opened;
     usagePool = forUsage;
   }
-  let tokens = provided.tokens;
+  let inner = provided.access;
+  let redis: Redis | undefined;
   const limitOptions = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:admin-fail` };
   let adminFailures = memoryFailureLimit(limitOptions);
-  if (!tokens) {
-    const redis = await connectRedis(config.redisUrl as string, logger);
-    const opened = createRedisTokenStore(redis, { keyPrefix: config.redisKeyPrefix });
-    closers.push(() => opened.close());
-    tokens = opened;
-    adminFailures = redisFailureLimit(redis, limitOptions);
+  if (!inner) {
+    const client = await connectRedis(config.redisUrl as string, logger);
+    closers.push(() => closeRedis(client));
+    redis = client;
+    inner = createRedisAccessStore(client, { keyPrefix: config.redisKeyPrefix });
+    adminFailures = redisFailureLimit(client, limitOptions);
   }
+  const source = pool;
+  const store = inner;
+  const watch = watchAccessStore(store, { reconcile: () => reconcileAll(source, store), ...(redis ? { connection: redis } : {}), logger });
+  const repair = createAccessRepair(pool, watch.store, logger);
+  closers.push(() => {
+    watch.stop();
+    repair.stop();
+    return Promise.resolve();
+  });
   let bus = provided.bus;
   if (!bus) {
     // Connects in the background: the service starts (and takes balance changes into the
@@ -101,18 +121,18 @@ export async function createDeps(config: UserConfig, logger: Logger, provided: P
     closers.push(() => opened.close());
     bus = opened;
   }
-  // API-key checks of one event-loop turn share one query (a fresh read each: never cached).
-  const credentials = createCredentialVerifier({ keys: createBatchedKeyDirectory(pool), tokens });
+  const access = { writer: watch.store, repair };
   return {
     logger,
     pool,
     usagePool,
-    tokens,
-    credentials,
+    watch,
+    access,
+    credentials: createCredentialVerifier({ access: watch.store }),
     adminFailures,
     bus,
     outbox: createOutboxSignal(),
-    balanceHook: provided.balanceHook ?? noBalanceCommitHook,
+    balanceHook: provided.balanceHook ?? accessRecordsBalanceHook(access),
     async close() {
       for (const close of closers.reverse()) {
         try {

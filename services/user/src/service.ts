@@ -54,6 +54,8 @@ export async function startUserService({ config, logger, provided = {} }: StartU
   const stops: StopWorker[] = [];
   try {
     await migrate(deps.pool, [userMigrations], logger);
+    // Reconciled (or known to be) before the first request; the watch retries if it could not.
+    await deps.watch.start();
     const { app, health } = createApp(deps, config);
     stops.push(...(await startWorkers(deps, config)));
     return await serve({

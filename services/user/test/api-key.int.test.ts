@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
-import { createRedisTokenStore, hashSecret, type TokenStore } from '@platform/credentials';
-import { captureLogs, startTcpProxy, testServers } from '@platform/testing';
+import { createRedisAccessStore, hashSecret, type AccessStore } from '@platform/credentials';
+import { captureLogs, eventually, startTcpProxy, testServers } from '@platform/testing';
 import { JSON_TYPE, KEY_PREFIX, startHarness, testConfig, XML_DECLARATION, XML_TYPE, type Harness } from './harness';
 
 const INPUT_INCORRECT = { code: 422, messages: 'Input correct request parameters.' };
@@ -91,16 +91,16 @@ describe('GET /user-service/api-key/generate', () => {
 
   it('when tokens were issued before the rotation, then every one of them is revoked, and tokens minted after work', async () => {
     const account = await h.account({ 1: 10 });
-    const tokens = [await h.token(account.id), await h.token(account.id), await h.token(account.id, 10800)];
+    const tokens = [await h.token(account), await h.token(account), await h.token(account, 10800)];
     for (const token of tokens) expect((await balance(token)).status).toBe(200);
     const { body } = await generate({ currentApiKey: account.apiKey });
     for (const token of tokens) {
       expect((await balance(token)).status).toBe(401);
       expect((await h.http.get('/user-service/account-balance').set('Authorization', `Bearer ${token}`)).status).toBe(401);
     }
-    const fresh = await h.token(account.id);
-    expect((await balance(fresh)).status).toBe(200);
     expect(body.apiKey).toMatch(API_KEY);
+    const fresh = await h.token({ apiKey: body.apiKey as string });
+    expect((await balance(fresh)).status).toBe(200);
   });
 
   it.each([
@@ -142,7 +142,7 @@ describe('GET /user-service/api-key/generate', () => {
 
   it('when a live token is given as currentApiKey, then 422 (a token cannot rotate the key) and nothing changes', async () => {
     const account = await h.account({ 1: 10 });
-    const token = await h.token(account.id);
+    const token = await h.token(account);
     const res = await generate({ currentApiKey: token });
     expect(res.status).toBe(422);
     expect(res.body).toEqual(INPUT_INCORRECT);
@@ -168,8 +168,9 @@ describe('GET /user-service/api-key/generate', () => {
     const rows = await keyRows(account.id);
     expect(rows.filter((row) => row.active)).toEqual([{ key_hash: hashSecret(winner), active: true, deactivated_at: null }]);
     expect(rows).toHaveLength(2);
-    // Only the winner revoked tokens: the losers never reached the token store.
-    expect(await h.tokens.currentGeneration(account.id)).toBe(1);
+    // Only the winner changed the access records: the old key's is gone, the winner's has generation 1.
+    expect(await h.access.findKey(account.keyHash)).toBeUndefined();
+    expect(await h.access.findKey(hashSecret(winner))).toEqual({ accountId: account.id, generation: 1, hasCredits: true });
   });
 });
 
@@ -179,7 +180,7 @@ describe('never a secret in the logs', () => {
     const own = await startHarness({ logger: logs.logger });
     try {
       const account = await own.account({ 1: 10 });
-      const token = await own.token(account.id);
+      const token = await own.token(account);
       await own.http.get('/user-service/account-balance').query({ apiKey: token });
       const res = await own.http.get('/user-service/api-key/generate').query({ currentApiKey: account.apiKey });
       await own.http.get('/user-service/api-key/generate').query({ currentApiKey: account.apiKey });
@@ -198,7 +199,7 @@ describe('when a dependency fails during rotation', () => {
     const own = await startHarness({ config: testConfig({ REDIS_URL: proxy.url(testServers.redisUrl) }) });
     try {
       const account = await own.account({ 1: 10 });
-      const token = await own.token(account.id);
+      const token = await own.token(account);
       proxy.cut();
       const res = await own.http.get('/user-service/api-key/generate').query({ currentApiKey: account.apiKey });
       expect(res.status).toBe(503);
@@ -217,39 +218,42 @@ describe('when a dependency fails during rotation', () => {
     }
   });
 
-  it('when Postgres fails after the tokens were revoked, then 503: the tokens stay revoked, the key is unchanged and can still rotate', async () => {
+  it('when Postgres fails after the access records were replaced, then 503; the old key is refused until Postgres returns, then repaired: it and its tokens work and it can rotate', async () => {
     const proxy = await startTcpProxy(Number(new URL(testServers.databaseUrl).port || 5432));
     const redis = new Redis(testServers.redisUrl);
-    const real = createRedisTokenStore(redis, { keyPrefix: KEY_PREFIX });
-    let failAfterBump = false;
-    const tokens: TokenStore = {
+    const real = createRedisAccessStore(redis, { keyPrefix: KEY_PREFIX });
+    let failAfterWrite = false;
+    const access: AccessStore = {
       ...real,
-      async bumpGeneration(accountId, atLeast) {
-        const generation = await real.bumpGeneration(accountId, atLeast);
-        if (failAfterBump) proxy.cut();
-        return generation;
+      async putKeys(records) {
+        await real.putKeys(records);
+        if (failAfterWrite) proxy.cut();
       },
     };
-    const own = await startHarness({ config: testConfig({ DATABASE_URL: proxy.url(testServers.databaseUrl) }), provided: { tokens } });
+    const own = await startHarness({ config: testConfig({ DATABASE_URL: proxy.url(testServers.databaseUrl) }), provided: { access } });
     try {
       const account = await own.account({ 1: 10 });
-      const token = await own.token(account.id);
-      failAfterBump = true;
+      const token = await own.token(account);
+      failAfterWrite = true;
       const res = await own.http.get('/user-service/api-key/generate').query({ currentApiKey: account.apiKey });
-      failAfterBump = false;
+      failAfterWrite = false;
       expect(res.status).toBe(503);
       expect(res.headers['retry-after']).toMatch(/^[1-9][0-9]*$/);
-      proxy.restore();
+      // Too much revoked while the account cannot be repaired, never too little.
+      expect(await real.findKey(account.keyHash)).toBeUndefined();
       expect((await own.http.get('/user-service/account-balance').query({ apiKey: token })).status).toBe(401);
-      expect((await own.http.get('/user-service/account-balance').query({ apiKey: account.apiKey })).status).toBe(200);
+      proxy.restore();
+      await eventually(async () => ((await real.findKey(account.keyHash)) ? true : undefined), 10_000, 'the account repaired');
+      expect((await own.http.get('/user-service/account-balance').query({ apiKey: token })).status).toBe(200);
       const rows = await own.pool.query('SELECT key_hash, active FROM api_keys WHERE account_id = $1', [account.id]);
       expect(rows.rows).toEqual([{ key_hash: hashSecret(account.apiKey), active: true }]);
       const retry = await own.http.get('/user-service/api-key/generate').query({ currentApiKey: account.apiKey });
       expect(retry.status).toBe(200);
       expect((await own.http.get('/user-service/account-balance').query({ apiKey: retry.body.apiKey as string })).status).toBe(200);
+      expect((await own.http.get('/user-service/account-balance').query({ apiKey: token })).status).toBe(401);
     } finally {
       await own.stop();
-      await real.close();
+      await redis.quit();
       await proxy.close();
     }
   });

@@ -16,7 +16,7 @@ describe('concurrent balance reads', () => {
     const accounts = await Promise.all(
       Array.from({ length: 12 }, (_, index) => h.account(index % 3 === 2 ? {} : { 1: 100 + index, 7: index })),
     );
-    const tokens = await Promise.all(accounts.map((account) => h.token(account.id)));
+    const tokens = await Promise.all(accounts.map((account) => h.token(account)));
     const expected = (index: number) =>
       index % 3 === 2
         ? []
@@ -52,7 +52,7 @@ describe('concurrent balance reads', () => {
 
   it('when the same account reads many times at once, then every answer is whole and alike', async () => {
     const account = await h.account({ 14: 5 });
-    const token = await h.token(account.id);
+    const token = await h.token(account);
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
         index % 2 === 0

@@ -1,4 +1,4 @@
-import { hashSecret } from '@platform/credentials';
+import { generateAccessToken, generateApiKey, hashSecret } from '@platform/credentials';
 import { ACCESS_RESTRICTED, item, JSON_TYPE, startHarness, XML_DECLARATION, XML_TYPE, type Harness } from './harness';
 
 const RESEARCH = [
@@ -154,7 +154,7 @@ describe('GET /user-service/account-balance', () => {
   it.each([
     ['an unknown key', 'at_AAAAAAAAAAAAAAAAAAAAAAAAAAAAA'],
     ['a garbled token', 'tk_notreallyatoken'],
-    ['a well-formed token that was never issued', 'tk_' + 'a'.repeat(43) + 'bbbbbb'],
+    ['a well-formed token that was never issued', generateAccessToken(hashSecret(generateApiKey()))],
     ['free text', 'hello'],
   ])('when the credential is %s, then 401', async (_name, apiKey) => {
     const res = await h.http.get('/user-service/account-balance').query({ apiKey });
@@ -188,7 +188,7 @@ describe('GET /user-service/account-balance', () => {
 describe('a token in place of the key', () => {
   it('when a token is presented in apiKey or as Bearer, then both read the same balance', async () => {
     const account = await h.account({ 1: 42 });
-    const token = await h.token(account.id);
+    const token = await h.token(account);
     const inParam = await h.http.get('/user-service/account-balance').query({ apiKey: token });
     const asBearer = await h.http.get('/user-service/account-balance').set('Authorization', `Bearer ${token}`);
     expect(inParam.status).toBe(200);
@@ -199,14 +199,14 @@ describe('a token in place of the key', () => {
 
   it('when both apiKey and Bearer are sent, then apiKey is the credential', async () => {
     const account = await h.account({ 1: 42 });
-    const token = await h.token(account.id);
+    const token = await h.token(account);
     const res = await h.http.get('/user-service/account-balance').query({ apiKey: 'at_wrong' }).set('Authorization', `Bearer ${token}`);
     expect(res.status).toBe(401);
   });
 
   it('when the key was rotated after the token was issued, then the token gets 401 both ways', async () => {
     const account = await h.account({ 1: 42 });
-    const token = await h.token(account.id);
+    const token = await h.token(account);
     expect((await h.http.get('/user-service/api-key/generate').query({ currentApiKey: account.apiKey })).status).toBe(200);
     expect((await h.http.get('/user-service/account-balance').query({ apiKey: token })).status).toBe(401);
     expect((await h.http.get('/user-service/account-balance').set('Authorization', `Bearer ${token}`)).status).toBe(401);
@@ -214,8 +214,8 @@ describe('a token in place of the key', () => {
 
   it('when the token has been revoked one by one, then 401', async () => {
     const account = await h.account({ 1: 42 });
-    const token = await h.token(account.id);
-    await h.tokens.revoke(hashSecret(token));
+    const token = await h.token(account);
+    await h.access.revokeToken(token);
     expect((await h.http.get('/user-service/account-balance').query({ apiKey: token })).status).toBe(401);
   });
 });

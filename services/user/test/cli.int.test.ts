@@ -33,7 +33,7 @@ describe('pnpm admin (user commands)', () => {
     });
     const keyBalance = await h.http.get('/user-service/account-balance').query({ apiKey: created.apiKey as string, productId: '24' });
     expect(keyBalance.body).toEqual({ data: [item(24, 'Bulk WHOIS API', 100)] });
-    const token = await h.token(created.id as number);
+    const token = await h.token({ apiKey: created.apiKey as string });
     const res = await h.http.get('/user-service/account-balance').set('Authorization', `Bearer ${token}`).query({ productId: '14' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ data: [item(14, 'Domain Research Suite', 50)] });

@@ -2,7 +2,15 @@ import { Redis } from 'ioredis';
 import type pg from 'pg';
 import request from 'supertest';
 import type { Logger, RunningService } from '@platform/common';
-import { createRedisTokenStore, generateAccessToken, hashSecret, type TokenStore } from '@platform/credentials';
+import {
+  accessLayout,
+  createRedisAccessStore,
+  encodeTokenRecord,
+  generateAccessToken,
+  hashSecret,
+  shardTagOf,
+  type AccessStore,
+} from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { createInProcessEventBus, type EventBus } from '@platform/events';
 import { anAccount, deleteKeys, silentLogger, testServers, uniqueId, type TestAccount } from '@platform/testing';
@@ -46,11 +54,18 @@ export interface Harness {
   http: ReturnType<typeof request>;
   pool: pg.Pool;
   redis: Redis;
-  tokens: TokenStore;
-  /** An account inserted straight into the tables (credits: product id -> its pool's credits). */
+  /** The access store on the service's prefix (what the auth service reads). */
+  access: AccessStore;
+  /**
+   * An account inserted straight into the tables (credits: product id -> its pool's credits), its
+   * key's access record written as the user service writes it for a new account.
+   */
   account(credits?: Record<number, number>): Promise<TestAccount>;
-  /** Mints a token for the account the way the auth service does (the generation read from Postgres). */
-  token(accountId: number, ttlSeconds?: number): Promise<string>;
+  /**
+   * A token minted from the account's key as the auth service mints it (written straight to the
+   * store, so also for an account whose pools are at 0 now: it was minted before they emptied).
+   */
+  token(account: { apiKey: string }, ttlSeconds?: number): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -81,26 +96,29 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const pool = createPool({ connectionString: config.databaseUrl ?? testServers.databaseUrl, logger, max: 4 });
   const redis = new Redis(testServers.redisUrl);
-  const tokens = createRedisTokenStore(redis, { keyPrefix: config.redisKeyPrefix });
+  const access = options.provided?.access ?? createRedisAccessStore(redis, { keyPrefix: config.redisKeyPrefix });
   running += 1;
   return {
     service,
     http: request(service.url),
     pool,
     redis,
-    tokens,
-    account: (credits = {}) => anAccount(pool, { credits }),
-    async token(accountId, ttlSeconds = 3600) {
-      const result = await pool.query<{ key_generation: number }>('SELECT key_generation FROM accounts WHERE id = $1', [accountId]);
-      const token = generateAccessToken();
-      const minted = await tokens.mint({
-        tokenHash: hashSecret(token),
-        accountId,
-        expectedGeneration: Number(result.rows[0]?.key_generation),
-        issuedAt: Math.floor(Date.now() / 1000),
-        ttlSeconds,
+    access,
+    account: (credits = {}) => anAccount(pool, { credits, access }),
+    async token(account, ttlSeconds = 3600) {
+      const keyHash = hashSecret(account.apiKey);
+      const key = await access.findKey(keyHash);
+      if (!key) throw new Error('no token: the key is not active');
+      const token = generateAccessToken(keyHash);
+      const issuedAt = Math.floor(Date.now() / 1000);
+      const record = encodeTokenRecord({
+        accountId: key.accountId,
+        generation: key.generation,
+        issuedAt,
+        expiresAt: issuedAt + ttlSeconds,
+        keyHash,
       });
-      if (minted === undefined) throw new Error('token refused: the key was rotated meanwhile');
+      await redis.set(accessLayout(config.redisKeyPrefix).token(shardTagOf(keyHash), hashSecret(token)), record, 'EX', ttlSeconds);
       return token;
     },
     async stop() {
@@ -109,7 +127,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       if (running === 0) await deleteKeys(redis, KEY_PREFIX);
       await service.stop();
       await ownBus?.close();
-      await tokens.close();
+      await redis.quit();
       await pool.end();
     },
   };

@@ -32,7 +32,7 @@ describe('GET /user-service/notification-settings', () => {
 
   it('when a token is presented in apiKey or as Bearer, then the settings are read', async () => {
     const account = await h.account({ 1: 10 });
-    const token = await h.token(account.id);
+    const token = await h.token(account);
     expect((await h.http.get(PATH).query({ apiKey: token })).body).toEqual(DEFAULTS);
     expect((await h.http.get(PATH).set('Authorization', `Bearer ${token}`)).body).toEqual(DEFAULTS);
   });
@@ -92,7 +92,7 @@ describe('POST /user-service/notification-settings', () => {
 
   it('when the token is sent as Bearer with a JSON body, then the change applies', async () => {
     const account = await h.account({ 1: 10 });
-    const token = await h.token(account.id);
+    const token = await h.token(account);
     const res = await h.http
       .post(PATH)
       .set('Authorization', `Bearer ${token}`)

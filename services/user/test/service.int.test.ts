@@ -1,4 +1,4 @@
-import { createMemoryTokenStore } from '@platform/credentials';
+import { createMemoryAccessStore, generateApiKey, hashSecret } from '@platform/credentials';
 import { startTcpProxy, testServers } from '@platform/testing';
 import { startHarness, testConfig, type Harness } from './harness';
 
@@ -54,7 +54,7 @@ describe('start-up and dependencies', () => {
     const own = await startHarness({ config: testConfig({ REDIS_URL: proxy.url(testServers.redisUrl) }) });
     try {
       const account = await own.account({ 1: 10 });
-      const token = await own.token(account.id);
+      const token = await own.token(account);
       proxy.cut();
       const ready = await own.http.get('/health/ready');
       expect(ready.status).toBe(503);
@@ -63,7 +63,7 @@ describe('start-up and dependencies', () => {
       const res = await own.http.get('/user-service/account-balance').query({ apiKey: token });
       expect(res.status).toBe(503);
       expect(res.headers['retry-after']).toBeDefined();
-      // API keys are checked in Postgres: still served.
+      // The balance read with an API key checks the key in the same Postgres query: still served.
       expect((await own.http.get('/user-service/account-balance').query({ apiKey: account.apiKey })).status).toBe(200);
     } finally {
       await own.stop();
@@ -89,18 +89,23 @@ describe('start-up and dependencies', () => {
     }
   });
 
-  it('when the embedded quickstart provides a token store, then the service uses it and leaves it open on stop', async () => {
-    const tokens = createMemoryTokenStore();
-    const own = await startHarness({ config: { ...testConfig(), redisUrl: undefined }, provided: { tokens } });
+  it('when the embedded quickstart provides an access store, then the service uses it and leaves it open on stop', async () => {
+    const access = createMemoryAccessStore();
+    const own = await startHarness({ config: { ...testConfig(), redisUrl: undefined }, provided: { access } });
     try {
       const account = await own.account({ 1: 10 });
       const res = await own.http.get('/user-service/api-key/generate').query({ currentApiKey: account.apiKey });
       expect(res.status).toBe(200);
-      expect(await tokens.currentGeneration(account.id)).toBe(1);
+      expect(await access.findKey(hashSecret(res.body.apiKey as string))).toEqual({
+        accountId: account.id,
+        generation: 1,
+        hasCredits: true,
+      });
     } finally {
       await own.stop();
-      await tokens.close();
     }
+    expect(await access.findKey(hashSecret(generateApiKey()))).toBeUndefined();
+    await access.close();
   });
 
   it('when ADMIN_TOKEN is absent, then the service refuses to start', async () => {

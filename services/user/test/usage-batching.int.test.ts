@@ -19,6 +19,7 @@ function recordingHook(check: (accounts: readonly AccountBalances[], reads: Batc
       await check(accounts, reads);
       if (hook.failing) throw new Error('the credit state could not be written');
     },
+    afterRollback: () => Promise.resolve(),
   } satisfies BalanceCommitHook & Record<string, unknown>;
   return hook;
 }
@@ -88,7 +89,7 @@ describe('races on one pool', () => {
 
   it('when two replicas share the race, then still exactly 100 succeed: the row lock is the only coordination', async () => {
     const account = await a.account({ 1: 100 });
-    const token = await a.token(account.id);
+    const token = await a.token(account);
     const answers = await Promise.all(
       Array.from({ length: 200 }, (_, index) =>
         postUsage((index % 2 === 0 ? a : b).http, usageBody(index % 3 === 0 ? token : account.apiKey)),

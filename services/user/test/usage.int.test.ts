@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { generateAccessToken, generateApiKey, signServiceJwt } from '@platform/credentials';
+import { generateAccessToken, generateApiKey, hashSecret, signServiceJwt } from '@platform/credentials';
 import { ACCESS_RESTRICTED, ADMIN_TOKEN, JSON_TYPE, SERVICE_JWT_SECRET, startHarness, type Harness } from './harness';
 
 const PATH = '/internal/v1/usage';
@@ -127,13 +127,13 @@ describe('POST /internal/v1/usage: the customer credential', () => {
 
   it('when the credential is an access token, then 200', async () => {
     const account = await h.account({ 1: 5 });
-    const token = await h.token(account.id);
+    const token = await h.token(account);
     expect((await usage(body(token))).body).toEqual({ accountId: account.id, productId: 1, credits: 4 });
   });
 
   it('when the token was revoked by a key rotation, then 401 with the contract sentence and nothing is debited', async () => {
     const account = await h.account({ 1: 5 });
-    const token = await h.token(account.id);
+    const token = await h.token(account);
     expect((await h.http.get('/user-service/api-key/generate').query({ currentApiKey: account.apiKey })).status).toBe(200);
     const res = await usage(body(token));
     expect(res.status).toBe(401);
@@ -146,7 +146,7 @@ describe('POST /internal/v1/usage: the customer credential', () => {
   it.each([
     ['garbage', 'garbage'],
     ['an unknown key', generateApiKey()],
-    ['an unknown well-formed token', generateAccessToken()],
+    ['an unknown well-formed token', generateAccessToken(hashSecret(generateApiKey()))],
     ['missing', undefined],
     ['a number', 12345],
     ['an object', { key: 'x' }],
@@ -350,7 +350,7 @@ describe('POST /internal/v1/usage: concurrency', () => {
   it('when a pool of 20 credits gets 60 concurrent debits of 1, then exactly 20 succeed, 40 get 403, the pool ends at 0 with 20 ledger rows', async () => {
     const capacity = 20;
     const account = await h.account({ 1: capacity });
-    const token = await h.token(account.id);
+    const token = await h.token(account);
     const answers = await Promise.all(
       Array.from({ length: 3 * capacity }, (_, index) =>
         usage(body(index % 2 === 0 ? account.apiKey : token, { productId: index % 3 === 0 ? 24 : 1 })),

@@ -9,8 +9,15 @@ export interface AccountCredential {
   clientId: string | undefined;
 }
 
+/** A credential whose shapes could be a key and an account id; nothing looked up yet. */
+export interface PresentedKey {
+  /** SHA-256 of the API key (how it is looked up; never the key). */
+  keyHash: string;
+  /** The account the key must belong to (RFC 6749 client_id). */
+  accountId: number | undefined;
+}
+
 export interface AuthenticatedKey {
-  /** SHA-256 of the API key (how it is looked up and cached; never the key). */
   keyHash: string;
   key: ActiveKey;
 }
@@ -19,23 +26,27 @@ export type FindActiveKey = (keyHash: string) => Promise<ActiveKey | undefined>;
 
 const ACCOUNT_ID = /^[1-9][0-9]{0,15}$/;
 
+/** Shapes that cannot be a key or an account id are refused (401) without a lookup. */
+export function presentedKey(credential: AccountCredential): PresentedKey {
+  const { apiKey, clientId } = credential;
+  if (apiKey === undefined || !isApiKeyShape(apiKey)) throw new AppError('unauthenticated');
+  if (clientId !== undefined && !ACCOUNT_ID.test(clientId)) throw new AppError('unauthenticated');
+  return { keyHash: hashSecret(apiKey), accountId: clientId === undefined ? undefined : Number(clientId) };
+}
+
 /**
- * Checks an account credential against the key directory. Shapes that cannot be a key or an
- * account id are refused without a lookup. `requireCredits`: an account whose pools are all at
- * 0 is refused too (token issuance, CONTRACT §4.1).
+ * Checks an account credential against the active keys. `requireCredits`: an account whose pools
+ * are all at 0 is refused too (token issuance, CONTRACT §4.1).
  */
 export async function authenticateAccount(
   find: FindActiveKey,
   credential: AccountCredential,
   options: { requireCredits: boolean },
 ): Promise<AuthenticatedKey> {
-  const { apiKey, clientId } = credential;
-  if (apiKey === undefined || !isApiKeyShape(apiKey)) throw new AppError('unauthenticated');
-  if (clientId !== undefined && !ACCOUNT_ID.test(clientId)) throw new AppError('unauthenticated');
-  const keyHash = hashSecret(apiKey);
+  const { keyHash, accountId } = presentedKey(credential);
   const key = await find(keyHash);
   if (!key) throw new AppError('unauthenticated');
   if (options.requireCredits && !key.hasCredits) throw new AppError('unauthenticated');
-  if (clientId !== undefined && String(key.accountId) !== clientId) throw new AppError('unauthenticated');
+  if (accountId !== undefined && key.accountId !== accountId) throw new AppError('unauthenticated');
   return { keyHash, key };
 }

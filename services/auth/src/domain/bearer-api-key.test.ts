@@ -1,4 +1,4 @@
-import { generateApiKey, generateAccessToken } from '@platform/credentials';
+import { generateApiKey, generateAccessToken, hashSecret } from '@platform/credentials';
 import { apiKeyFromBearer } from './bearer-api-key';
 
 describe('apiKeyFromBearer', () => {
@@ -31,8 +31,8 @@ describe('apiKeyFromBearer', () => {
   });
 
   test.each([
-    ['an access token', generateAccessToken()],
-    ['Base64 of a token', Buffer.from(generateAccessToken()).toString('base64')],
+    ['an access token', generateAccessToken(hashSecret(apiKey))],
+    ['Base64 of a token', Buffer.from(generateAccessToken(hashSecret(apiKey))).toString('base64')],
     ['Base64 of something else', Buffer.from('hello world').toString('base64')],
     ['Base64 of a key with one character cut', standard.slice(0, -2)],
     ['not Base64 at all', '!!!not-base64!!!'],

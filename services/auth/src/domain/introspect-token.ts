@@ -1,5 +1,5 @@
 import { AppError } from '@platform/common';
-import { hashSecret, isWellFormedToken, verifyServiceJwt, constantTimeEqual, type TokenStore } from '@platform/credentials';
+import { isWellFormedToken, verifyServiceJwt, constantTimeEqual, type AccessStore } from '@platform/credentials';
 import { authenticateAccount, type AccountCredential, type FindActiveKey } from './account-auth';
 
 /** Who asks: a trusted caller (service JWT or admin token) or an account (only its own tokens). */
@@ -13,7 +13,7 @@ export type Introspection =
   { active: false } | { active: true; client_id: string; sub: string; exp: number; iat: number; token_type: 'Bearer' };
 
 export interface IntrospectionDeps {
-  tokens: TokenStore;
+  access: AccessStore;
   findKey: FindActiveKey;
   adminToken: string | undefined;
   serviceJwtSecret: string | undefined;
@@ -49,10 +49,10 @@ const INACTIVE: Introspection = { active: false };
 export async function introspectToken(
   token: string,
   caller: IntrospectionCaller,
-  deps: Pick<IntrospectionDeps, 'tokens' | 'now'>,
+  deps: Pick<IntrospectionDeps, 'access' | 'now'>,
 ): Promise<Introspection> {
   if (!isWellFormedToken(token)) return INACTIVE;
-  const record = await deps.tokens.lookup(hashSecret(token));
+  const record = await deps.access.lookupToken(token);
   if (!record || record.expiresAt * 1000 <= deps.now()) return INACTIVE;
   if (caller.kind === 'account' && caller.accountId !== record.accountId) return INACTIVE;
   const accountId = String(record.accountId);

@@ -1,118 +1,83 @@
 import { AppError } from '@platform/common';
-import { createMemoryTokenStore, generateApiKey, hashSecret, type ActiveKey, type TokenStore } from '@platform/credentials';
-import type { AttemptLimits } from './attempt-limits';
-import { createTokenIssuer, KEY_BUSY, type IssuanceKeys } from './issue-token';
+import { createMemoryAccessStore, generateApiKey, hashSecret, type AccessStore } from '@platform/credentials';
+import { createTokenIssuer } from './issue-token';
 
 const NOW = 1_800_000_000_000;
 const apiKey = generateApiKey();
 const keyHash = hashSecret(apiKey);
-const openLimits: AttemptLimits = {
-  ensureAddressAllowed: () => Promise.resolve(),
-  recordFailure: () => Promise.resolve(),
-  countIssuance: () => Promise.resolve(),
-};
 
-/** Keys as the store would give them: `found` on the fast read, `locked` (null: no active key; or busy) on the slow one. */
-function keysOf(found: ActiveKey | undefined, locked: ActiveKey | null | typeof KEY_BUSY | undefined = found) {
-  const calls = { evicted: 0, locked: 0 };
-  const keys: IssuanceKeys = {
-    find: (hash) => Promise.resolve(hash === keyHash ? found : undefined),
-    evict: () => {
-      calls.evicted += 1;
-    },
-    async whileLocked(_hash, fn) {
-      calls.locked += 1;
-      return locked === KEY_BUSY ? KEY_BUSY : fn(locked ?? undefined);
-    },
-  };
-  return { keys, calls };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<string> {
+async function refusal(promise: Promise<unknown>): Promise<AppError> {
   const error: unknown = await promise.then(
     () => undefined,
     (caught: unknown) => caught,
   );
   if (!(error instanceof AppError)) throw new Error(`expected an AppError, got ${String(error)}`);
-  return error.code;
+  return error;
 }
 
-function issuerWith(keys: IssuanceKeys, tokens: TokenStore, limits: AttemptLimits = openLimits) {
-  return createTokenIssuer({ keys, tokens, limits, now: () => NOW });
+const opened: AccessStore[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+});
+
+async function storeWith(creditedPools: number[], accountId = 7, generation = 3): Promise<AccessStore> {
+  const access = createMemoryAccessStore(() => NOW);
+  opened.push(access);
+  await access.putKeys([{ keyHash, accountId, generation, creditedPools }]);
+  return access;
 }
+
+const issuerOn = (access: AccessStore, points = 100) => createTokenIssuer({ access, limit: { points, windowSeconds: 60 }, now: () => NOW });
 
 describe('token issuer', () => {
   test('when the key is active and has credits, then a token is minted under its generation with the lifetime asked for', async () => {
-    const tokens = createMemoryTokenStore(() => NOW);
-    const issuer = issuerWith(keysOf({ accountId: 7, generation: 3, hasCredits: true }).keys, tokens);
-    const issued = await issuer.issue(await issuer.authenticate({ apiKey, clientId: undefined }), 7200);
-    expect(issued).toEqual({ accessToken: expect.stringMatching(/^tk_/), expiresIn: 7200, accountId: 7 });
-    expect(await tokens.lookup(hashSecret(issued.accessToken))).toEqual({
+    const access = await storeWith([1]);
+    const issued = await issuerOn(access).issue({ apiKey, clientId: undefined }, 7200);
+    expect(issued).toEqual({ accessToken: expect.stringMatching(/^tk_/) as unknown, expiresIn: 7200, accountId: 7 });
+    expect(await access.lookupToken(issued.accessToken)).toEqual({
       accountId: 7,
       generation: 3,
       issuedAt: NOW / 1000,
       expiresAt: NOW / 1000 + 7200,
+      keyHash,
     });
   });
 
-  test.each([
-    ['the key is unknown', undefined, undefined],
-    ['every pool is at 0', { accountId: 7, generation: 0, hasCredits: false }, undefined],
-    ['the client id is another account', { accountId: 7, generation: 0, hasCredits: true }, '8'],
-    ['the client id is not a number', { accountId: 7, generation: 0, hasCredits: true }, '7x'],
-  ])('when %s, then authentication is refused', async (_name, found, clientId) => {
-    const issuer = issuerWith(keysOf(found).keys, createMemoryTokenStore());
-    expect(await refusal(issuer.authenticate({ apiKey, clientId }))).toBe('unauthenticated');
+  test('when the key is unknown, every pool is at 0, or client_id names another account, then 401 and no token', async () => {
+    const empty = await storeWith([]);
+    expect((await refusal(issuerOn(empty).issue({ apiKey, clientId: undefined }, 3600))).code).toBe('unauthenticated');
+    const credited = await storeWith([1]);
+    expect((await refusal(issuerOn(credited).issue({ apiKey: generateApiKey(), clientId: undefined }, 3600))).code).toBe('unauthenticated');
+    expect((await refusal(issuerOn(credited).issue({ apiKey, clientId: '8' }, 3600))).code).toBe('unauthenticated');
+    await expect(issuerOn(credited).issue({ apiKey, clientId: '7' }, 3600)).resolves.toMatchObject({ accountId: 7 });
   });
 
-  test('when the value is not shaped like a key, then it is refused without a lookup', async () => {
-    const find = jest.fn();
-    const issuer = issuerWith({ find, evict: jest.fn(), whileLocked: jest.fn() }, createMemoryTokenStore());
-    expect(await refusal(issuer.authenticate({ apiKey: 'tk_notakey', clientId: undefined }))).toBe('unauthenticated');
-    expect(find).not.toHaveBeenCalled();
+  test('when the credential cannot be a key or an account id, then 401 without a lookup', async () => {
+    const access = await storeWith([1]);
+    const issue = jest.spyOn(access, 'issue');
+    const issuer = issuerOn(access);
+    for (const credential of [
+      { apiKey: undefined, clientId: undefined },
+      { apiKey: 'tk_notakey', clientId: undefined },
+      { apiKey, clientId: '07' },
+    ]) {
+      expect((await refusal(issuer.issue(credential, 3600))).code).toBe('unauthenticated');
+    }
+    expect(issue).not.toHaveBeenCalled();
   });
 
-  test('when the account was rotated after the key was read, then the locked re-read finds the key inactive and issuance is refused', async () => {
-    const tokens = createMemoryTokenStore();
-    await tokens.bumpGeneration(7, 4);
-    const { keys, calls } = keysOf({ accountId: 7, generation: 3, hasCredits: true }, null);
-    const issuer = issuerWith(keys, tokens);
-    const authenticated = await issuer.authenticate({ apiKey, clientId: undefined });
-    expect(await refusal(issuer.issue(authenticated, 3600))).toBe('unauthenticated');
-    expect(calls).toEqual({ evicted: 1, locked: 1 });
+  test('when the account goes over its issuances, then 429 with the time left in the window', async () => {
+    const issuer = issuerOn(await storeWith([1]), 2);
+    await issuer.issue({ apiKey, clientId: undefined }, 3600);
+    await issuer.issue({ apiKey, clientId: undefined }, 3600);
+    const refused = await refusal(issuer.issue({ apiKey, clientId: undefined }, 3600));
+    expect(refused.code).toBe('rate_limited');
+    expect(refused.retryAfterSeconds).toBe(60);
   });
 
-  test('when a rotation holds the key rows, then issuance is refused', async () => {
-    const tokens = createMemoryTokenStore();
-    await tokens.bumpGeneration(7, 4);
-    const issuer = issuerWith(keysOf({ accountId: 7, generation: 3, hasCredits: true }, KEY_BUSY).keys, tokens);
-    expect(await refusal(issuer.issue(await issuer.authenticate({ apiKey, clientId: undefined }), 3600))).toBe('unauthenticated');
-  });
-
-  test('when Redis is ahead of Postgres after a rotation that did not commit, then the still-active key mints under the current generation', async () => {
-    const tokens = createMemoryTokenStore(() => NOW);
-    await tokens.bumpGeneration(7, 4);
-    const active = { accountId: 7, generation: 3, hasCredits: true };
-    const issuer = issuerWith(keysOf(active, active).keys, tokens);
-    const issued = await issuer.issue(await issuer.authenticate({ apiKey, clientId: undefined }), 3600);
-    expect((await tokens.lookup(hashSecret(issued.accessToken)))?.generation).toBe(4);
-  });
-
-  test('when the account is over its issuance limit, then the minted token is deleted and 429 is answered', async () => {
-    const tokens = createMemoryTokenStore(() => NOW);
-    const revoke = jest.spyOn(tokens, 'revoke');
-    const limits = { ...openLimits, countIssuance: () => Promise.reject(new AppError('rate_limited', { retryAfterSeconds: 30 })) };
-    const issuer = issuerWith(keysOf({ accountId: 7, generation: 0, hasCredits: true }).keys, tokens, limits);
-    expect(await refusal(issuer.issue(await issuer.authenticate({ apiKey, clientId: undefined }), 3600))).toBe('rate_limited');
-    expect(revoke).toHaveBeenCalledTimes(1);
-  });
-
-  test('when the address turns out to be over its failure limit, then 429 wins and no token survives', async () => {
-    const tokens = createMemoryTokenStore(() => NOW);
-    const revoke = jest.spyOn(tokens, 'revoke');
-    const issuer = issuerWith(keysOf({ accountId: 7, generation: 0, hasCredits: true }).keys, tokens);
-    const blocked = Promise.reject(new AppError('rate_limited', { retryAfterSeconds: 10 }));
-    expect(await refusal(issuer.issue(await issuer.authenticate({ apiKey, clientId: undefined }), 3600, blocked))).toBe('rate_limited');
-    expect(revoke).toHaveBeenCalledTimes(1);
+  test('authenticate checks the credential and the credits without issuing', async () => {
+    const issuer = issuerOn(await storeWith([]));
+    expect((await refusal(issuer.authenticate({ apiKey, clientId: undefined }))).code).toBe('unauthenticated');
+    await expect(issuerOn(await storeWith([1])).authenticate({ apiKey, clientId: undefined })).resolves.toBeUndefined();
   });
 });

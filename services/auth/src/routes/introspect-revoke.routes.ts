@@ -1,4 +1,4 @@
-import { Router, type Request } from 'express';
+import { type IRouter, type Request } from 'express';
 import { AppError, handler, locals, Params, requiredMessage } from '@platform/common';
 import { authenticateAccount } from '../domain/account-auth';
 import type { AttemptLimits } from '../domain/attempt-limits';
@@ -10,7 +10,7 @@ import {
   type PresentedCaller,
 } from '../domain/introspect-token';
 import { revokeOwnToken } from '../domain/revoke-token';
-import { AddressCheck, countingFailures, required } from './attempts';
+import { countingFailures, required } from './attempts';
 import { clientAddress, clientCredential, readAuthorization, seedCredential } from './authorization';
 import { noStore } from './token.routes';
 
@@ -44,22 +44,21 @@ function callerLabel(caller: IntrospectionCaller): Record<string, unknown> {
 }
 
 /** RFC 7662 introspection and RFC 7009 revocation (JSON, RFC 6749 §5.2 errors). */
-export function introspectRevokeRoutes(deps: IntrospectRevokeRouteDeps): Router {
-  const router = Router();
-
+export function introspectRevokeRoutes(router: IRouter, deps: IntrospectRevokeRouteDeps): void {
   router.post(
     '/oauth/introspect',
     handler('oauth', async (req, res) => {
       noStore(res);
-      const address = clientAddress(req);
-      await countingFailures(deps.limits, address, async () => {
-        const check = new AddressCheck(deps.limits, address);
-        const caller = await check.guard(() => authenticateIntrospectionCaller(presentedCaller(req), deps));
-        await check.allowed;
-        const answer = await introspectToken(tokenParameter(req), caller, deps);
-        locals(res).log.info('token introspected', { ...callerLabel(caller), active: answer.active });
-        res.status(200).json(answer);
-      });
+      await countingFailures(
+        deps.limits,
+        () => clientAddress(req),
+        async () => {
+          const caller = await authenticateIntrospectionCaller(presentedCaller(req), deps);
+          const answer = await introspectToken(tokenParameter(req), caller, deps);
+          locals(res).log.info('token introspected', { ...callerLabel(caller), active: answer.active });
+          res.status(200).json(answer);
+        },
+      );
     }),
   );
 
@@ -67,18 +66,18 @@ export function introspectRevokeRoutes(deps: IntrospectRevokeRouteDeps): Router 
     '/oauth/revoke',
     handler('oauth', async (req, res) => {
       noStore(res);
-      const address = clientAddress(req);
-      await countingFailures(deps.limits, address, async () => {
-        const authorization = readAuthorization(req);
-        const credential = seedCredential(authorization) ?? clientCredential(req, authorization);
-        const check = new AddressCheck(deps.limits, address);
-        const { key } = await check.guard(() => authenticateAccount(deps.findKey, required(credential), { requireCredits: false }));
-        await check.allowed;
-        const revoked = await revokeOwnToken(deps.tokens, tokenParameter(req), key.accountId);
-        locals(res).log.info('token revocation', { accountId: key.accountId, revoked });
-        res.status(200).end();
-      });
+      await countingFailures(
+        deps.limits,
+        () => clientAddress(req),
+        async () => {
+          const authorization = readAuthorization(req);
+          const credential = seedCredential(authorization) ?? clientCredential(req, authorization);
+          const { key } = await authenticateAccount(deps.findKey, required(credential), { requireCredits: false });
+          const revoked = await revokeOwnToken(deps.access, tokenParameter(req), key.accountId);
+          locals(res).log.info('token revocation', { accountId: key.accountId, revoked });
+          res.status(200).end();
+        },
+      );
     }),
   );
-  return router;
 }

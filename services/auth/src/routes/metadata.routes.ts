@@ -1,12 +1,11 @@
-import { Router } from 'express';
+import type { IRouter } from 'express';
 
 /**
  * RFC 8414 authorization server metadata, naming the three endpoints. The issuer is AUTH_URL,
  * never the request's Host: the answer is cacheable, and a Host-derived issuer would let one
  * forged request poison a cache with another server's endpoints.
  */
-export function metadataRoutes(options: { publicUrl: string }): Router {
-  const router = Router();
+export function metadataRoutes(router: IRouter, options: { publicUrl: string }): void {
   router.get('/.well-known/oauth-authorization-server', (_req, res) => {
     const issuer = options.publicUrl;
     res.setHeader('Cache-Control', 'public, max-age=3600');
@@ -23,5 +22,4 @@ export function metadataRoutes(options: { publicUrl: string }): Router {
       service_documentation: `${issuer}/openapi.json`,
     });
   });
-  return router;
 }

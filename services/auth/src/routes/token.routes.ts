@@ -1,9 +1,9 @@
-import { Router, type Request, type Response } from 'express';
+import { type IRouter, type Request, type Response } from 'express';
 import { fingerprint, handler, locals, logLevelEnabled, Params, sendBody } from '@platform/common';
 import type { AttemptLimits } from '../domain/attempt-limits';
 import type { IssuedToken, TokenIssuer } from '../domain/issue-token';
 import { readClientCredentialsRequest, readSeedTokenRequest } from '../domain/token-request';
-import { AddressCheck, countingFailures, required } from './attempts';
+import { countingFailures, parametersAfterCredential, required } from './attempts';
 import { clientAddress, clientCredential, readAuthorization, seedCredential } from './authorization';
 
 export interface TokenRouteDeps {
@@ -11,13 +11,12 @@ export interface TokenRouteDeps {
   limits: AttemptLimits;
 }
 
+const FORM = /^application\/x-www-form-urlencoded[\t ]*(?:;|$)/i;
+
 /** CONTRACT §4.1: a form body carrying `grant_type` selects the RFC 6749 flow. */
 function isClientCredentialsFlow(req: Request): boolean {
   const body: unknown = req.body;
-  // The content-type check last: it parses the header, the others are cheap.
-  return (
-    typeof body === 'object' && body !== null && Object.hasOwn(body, 'grant_type') && req.is('application/x-www-form-urlencoded') !== false
-  );
+  return typeof body === 'object' && body !== null && Object.hasOwn(body, 'grant_type') && FORM.test(req.headers['content-type'] ?? '');
 }
 
 export function noStore(res: Response): void {
@@ -37,43 +36,42 @@ function logIssued(res: Response, issued: IssuedToken, flow: string): void {
 }
 
 /** `POST /oauth/token`: the seed's flow (code/messages, JSON or XML) and RFC 6749 client credentials (JSON). */
-export function tokenRoutes(deps: TokenRouteDeps): Router {
-  const router = Router();
+export function tokenRoutes(router: IRouter, deps: TokenRouteDeps): void {
+  const { issuer } = deps;
 
-  // With the issuance gate, the address is checked in the gate's round trip (or after a step fails).
-  const lazy = deps.issuer.checksAddress;
-
-  const seedFlow = async (req: Request, res: Response, address: string): Promise<void> => {
-    const check = new AddressCheck(deps.limits, address, { lazy });
-    const credential = seedCredential(readAuthorization(req));
-    const authenticated = await check.guard(() => deps.issuer.authenticate(required(credential)));
-    const request = await check.guard(() => readSeedTokenRequest(Params.from(req)));
+  const seedFlow = async (req: Request, res: Response): Promise<void> => {
+    const credential = required(seedCredential(readAuthorization(req)));
+    const request = await parametersAfterCredential(
+      () => readSeedTokenRequest(Params.from(req)),
+      () => issuer.authenticate(credential),
+    );
     locals(res).outputFormat = request.outputFormat;
-    const issued = await check.guard(() => deps.issuer.issue(authenticated, request.expiresIn, check));
+    const issued = await issuer.issue(credential, request.expiresIn);
     logIssued(res, issued, 'seed');
     sendBody(res, 200, { accessToken: issued.accessToken, expiresIn: issued.expiresIn }, request.outputFormat);
   };
 
-  const clientCredentialsFlow = async (req: Request, res: Response, address: string): Promise<void> => {
+  const clientCredentialsFlow = async (req: Request, res: Response): Promise<void> => {
     locals(res).envelope = 'oauth';
-    const check = new AddressCheck(deps.limits, address, { lazy });
-    const credential = clientCredential(req, readAuthorization(req));
-    const authenticated = await check.guard(() => deps.issuer.authenticate(required(credential)));
-    const request = await check.guard(() => readClientCredentialsRequest(Params.from(req)));
-    const issued = await check.guard(() => deps.issuer.issue(authenticated, request.expiresIn, check));
+    const credential = required(clientCredential(req, readAuthorization(req)));
+    const request = await parametersAfterCredential(
+      () => readClientCredentialsRequest(Params.from(req)),
+      () => issuer.authenticate(credential),
+    );
+    const issued = await issuer.issue(credential, request.expiresIn);
     logIssued(res, issued, 'client_credentials');
-    res.status(200).json({ access_token: issued.accessToken, token_type: 'Bearer', expires_in: issued.expiresIn });
+    sendBody(res, 200, { access_token: issued.accessToken, token_type: 'Bearer', expires_in: issued.expiresIn }, 'JSON');
   };
 
   router.post(
     '/oauth/token',
     handler('codeMessages', async (req, res) => {
       noStore(res);
-      const address = clientAddress(req);
-      await countingFailures(deps.limits, address, () =>
-        isClientCredentialsFlow(req) ? clientCredentialsFlow(req, res, address) : seedFlow(req, res, address),
+      await countingFailures(
+        deps.limits,
+        () => clientAddress(req),
+        () => (isClientCredentialsFlow(req) ? clientCredentialsFlow(req, res) : seedFlow(req, res)),
       );
     }),
   );
-  return router;
 }

@@ -1,5 +1,5 @@
 import { AppError } from '@platform/common';
-import type { KeyDirectory, TokenStore } from '@platform/credentials';
+import type { AccessStore } from '@platform/credentials';
 
 /** Seconds a client is asked to wait after a dependency failed. */
 const RETRY_AFTER_SECONDS = 5;
@@ -9,28 +9,27 @@ export function asUnavailable(error: unknown): AppError {
   return error instanceof AppError ? error : new AppError('unavailable', { cause: error, retryAfterSeconds: RETRY_AFTER_SECONDS });
 }
 
-export async function orUnavailable<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    throw asUnavailable(error);
-  }
+const rethrowUnavailable = (error: unknown): never => {
+  throw asUnavailable(error);
+};
+
+export function orUnavailable<T>(work: Promise<T>): Promise<T> {
+  return work.catch(rethrowUnavailable);
 }
 
-/** The token store with driver failures turned into 503s. */
-export function guardTokenStore(store: TokenStore): TokenStore {
+/** The access store with driver failures (and a store not reconciled yet) turned into 503s. */
+export function guardAccessStore(store: AccessStore): AccessStore {
   return {
-    mint: (request) => orUnavailable(store.mint(request)),
-    lookup: (tokenHash) => orUnavailable(store.lookup(tokenHash)),
-    revoke: (tokenHash) => orUnavailable(store.revoke(tokenHash)),
-    bumpGeneration: (accountId, atLeast) => orUnavailable(store.bumpGeneration(accountId, atLeast)),
-    currentGeneration: (accountId) => orUnavailable(store.currentGeneration(accountId)),
+    issue: (request) => orUnavailable(store.issue(request)),
+    findKey: (keyHash) => orUnavailable(store.findKey(keyHash)),
+    lookupToken: (token, tokenHash) => orUnavailable(store.lookupToken(token, tokenHash)),
+    revokeToken: (token) => orUnavailable(store.revokeToken(token)),
+    putKeys: (records) => orUnavailable(store.putKeys(records)),
+    deleteKeys: (keyHashes) => orUnavailable(store.deleteKeys(keyHashes)),
+    setPoolCredit: (keyHashes, poolId, credited) => orUnavailable(store.setPoolCredit(keyHashes, poolId, credited)),
+    identity: () => store.identity(),
+    markReconciled: (serverId) => store.markReconciled(serverId),
     ping: () => store.ping(),
     close: () => store.close(),
   };
-}
-
-/** The key directory with driver failures turned into 503s. */
-export function guardKeyDirectory(directory: KeyDirectory): KeyDirectory {
-  return { findActive: (keyHash) => orUnavailable(directory.findActive(keyHash)) };
 }

@@ -37,7 +37,7 @@ export function createCatalogCache(options: { source: CatalogSource; pollInterva
     const set = await source.load();
     if (snapshot?.version === set.version) return;
     const previous = snapshot?.version;
-    snapshot = buildCatalogSnapshot(set.version, set.categories);
+    snapshot = await buildCatalogSnapshot(set.version, set.categories);
     logger.info('category list loaded', { version: set.version, previousVersion: previous, categories: set.categories.length });
   };
 

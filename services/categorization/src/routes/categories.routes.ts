@@ -14,6 +14,7 @@ import { presentedCredential, type CredentialVerifier } from '@platform/credenti
 import type { CatalogCache } from '../catalog/catalog-cache';
 import { parseOrder, type CategoryOrder } from '../domain/category-order';
 import { ifNoneMatchHits } from './conditional-get';
+import { preferredCoding } from './content-coding';
 
 export const CATEGORIES_PATH = '/api/v2/categories';
 const CACHE_CONTROL = 'public, max-age=300';
@@ -55,24 +56,37 @@ function readListParams(params: Params): { order: CategoryOrder; format: OutputF
   return { order, format };
 }
 
-/** `GET /api/v2/categories`: the whole list, served from memory, with ETag and 304. */
+/**
+ * `GET /api/v2/categories`: the whole list, served from memory in the coding the client prefers
+ * (br, gzip, identity; compressed when the categories changed, never per request), with a strong
+ * ETag per coding and 304 (CONTRACT §4.5).
+ */
 export function mountCategoryRoutes(app: Express, deps: { catalog: CatalogCache; verifier: CredentialVerifier }): void {
   app.get(
     CATEGORIES_PATH,
     handler('codeMessages', async (req, res) => {
+      // On every answer of this endpoint, errors included.
+      res.vary('Accept-Encoding');
       const params = Params.from(req);
       await checkCredential(req, params, deps.verifier);
       const { order, format } = readListParams(params);
       locals(res).outputFormat = format;
       if (!deps.catalog.loaded) throw new AppError('unavailable', { retryAfterSeconds: RETRY_AFTER_SECONDS });
       const representation = deps.catalog.current().representation(order, format);
-      res.setHeader('ETag', representation.etag);
+      const coding = preferredCoding(req.headers['accept-encoding']);
+      const { body, etag } = representation.coded[coding];
+      res.setHeader('ETag', etag);
       res.setHeader('Cache-Control', CACHE_CONTROL);
-      if (ifNoneMatchHits(req.get('if-none-match'), representation.etag)) {
+      if (ifNoneMatchHits(req.headers['if-none-match'], etag)) {
         res.status(304).end();
         return;
       }
-      res.status(200).type(representation.contentType).send(representation.body);
+      res.setHeader('Content-Type', representation.contentType);
+      if (coding !== 'identity') res.setHeader('Content-Encoding', coding);
+      res.setHeader('Content-Length', body.length);
+      // The body as it is kept: res.send would look at it again (type, freshness) on every request.
+      res.statusCode = 200;
+      res.end(body);
     }),
   );
 }

@@ -97,11 +97,14 @@ export async function createAccount(store: UserStore, input: NewAccount): Promis
   const account = await store.transaction(async (tx) => {
     const created = await tx.insertAccount(input.email);
     if (!created) throw new AppError('conflict', { message: EMAIL_TAKEN });
-    await tx.insertApiKey(created.id, hashSecret(apiKey));
+    const keyHash = hashSecret(apiKey);
+    await tx.insertApiKey(created.id, keyHash);
     for (const pool of pools) {
       await tx.holdPool(created.id, pool.poolId);
       await tx.changeBalance({ accountId: created.id, poolId: pool.poolId, delta: pool.credits, cause: 'top-up' });
     }
+    // CONTRACT §3: the key works for issuance from the moment this answers.
+    await tx.recordNewKey(created.id, keyHash);
     return created;
   });
   return { account, apiKey };
@@ -159,6 +162,8 @@ export async function addCredits(
       if (result.reason === 'too_large') throw invalidParams({ amount: [invalidMessage('amount')] });
       throw new Error(`balance change failed: ${result.reason}`);
     }
+    // CONTRACT §3: a top-up from 0 allows issuance, an adjustment to 0 refuses it, from this answer on.
+    await tx.recordPoolCredit(accountId, product.poolId, result.credits > 0);
     return { ...change, credits: result.credits };
   });
 }

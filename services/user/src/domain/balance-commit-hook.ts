@@ -11,6 +11,8 @@ export interface AccountBalances {
 export interface BatchReads {
   /** Every pool the accounts hold, with its credits as this transaction sees them (the batch's own pools in their new state). */
   accountPools(accountIds: readonly number[]): Promise<Map<number, PoolCredits[]>>;
+  /** The account's active key hashes, its row held FOR SHARE until the batch ends (pool rows are locked first). */
+  activeKeys(accountId: number): Promise<string[]>;
 }
 
 /**
@@ -26,16 +28,20 @@ export interface BatchReads {
  * account are not locked (`reads.accountPools` shows their last committed credits). Keep it
  * short: every debit of these pools waits for it.
  *
- * Intended for keeping a cached view of the credits in step with Postgres (e.g. "this account
- * has no credits left" in Redis, written before the debit that emptied its last pool answers).
+ * It keeps the access records' credit bits in step with Postgres (CONTRACT §3: a pool that the
+ * batch emptied is marked empty in Redis before the debit that emptied it answers).
+ * `afterRollback` runs when the batch's transaction fails after `beforeCommit` ran (its commit
+ * failed, say): it undoes what `beforeCommit` wrote, from what Postgres committed.
  */
 export interface BalanceCommitHook {
   beforeCommit(accounts: readonly AccountBalances[], reads: BatchReads): Promise<void>;
+  afterRollback(accounts: readonly AccountBalances[]): Promise<void>;
 }
 
-/** The default: nothing to keep in step. */
+/** Nothing to keep in step (tests of the batcher alone). */
 export const noBalanceCommitHook: BalanceCommitHook = {
   beforeCommit: () => Promise.resolve(),
+  afterRollback: () => Promise.resolve(),
 };
 
 /** The batch's balances grouped by account (accounts and pools in key order). */

@@ -1,6 +1,6 @@
 import { AppError } from '@platform/common';
 import type { PoolKey, UsageBatchStore } from '../store/usage-batch';
-import { balancesByAccount, type BalanceCommitHook } from './balance-commit-hook';
+import { balancesByAccount, type AccountBalances, type BalanceCommitHook } from './balance-commit-hook';
 import { decideBatch, type Debit, type DebitOutcome } from './usage-batch';
 
 /** Seconds a client should wait after a batch failed for a reason that passes. */
@@ -28,23 +28,31 @@ function poolsOf(debits: readonly Debit[]): PoolKey[] {
  * taken by the write: the batch rolls back and decides again, and then sees that answer.
  */
 export function createBatchCommit(store: UsageBatchStore, hook: BalanceCommitHook): (debits: Debit[]) => Promise<DebitOutcome[]> {
-  const attempt = (debits: Debit[]): Promise<DebitOutcome[]> =>
-    store.transaction(async (tx) => {
-      const { credits, known } = await tx.lockAndRead(
-        poolsOf(debits),
-        debits.map((debit) => debit.requestId),
-      );
-      const decision = decideBatch(debits, credits, known);
-      if (decision.grants.length > 0 && (await tx.write(decision)) < decision.grants.length) throw new RequestIdTaken();
-      if (decision.balances.length > 0) {
-        try {
-          await hook.beforeCommit(balancesByAccount(decision.balances), { accountPools: (ids) => tx.accountPools(ids) });
-        } catch (error) {
-          throw new AppError('unavailable', { retryAfterSeconds: RETRY_AFTER_SECONDS, cause: error });
+  const attempt = async (debits: Debit[]): Promise<DebitOutcome[]> => {
+    let hooked: AccountBalances[] | undefined;
+    try {
+      return await store.transaction(async (tx) => {
+        const { credits, known } = await tx.lockAndRead(
+          poolsOf(debits),
+          debits.map((debit) => debit.requestId),
+        );
+        const decision = decideBatch(debits, credits, known);
+        if (decision.grants.length > 0 && (await tx.write(decision)) < decision.grants.length) throw new RequestIdTaken();
+        if (decision.balances.length > 0) {
+          hooked = balancesByAccount(decision.balances);
+          try {
+            await hook.beforeCommit(hooked, { accountPools: (ids) => tx.accountPools(ids), activeKeys: (id) => tx.activeKeys(id) });
+          } catch (error) {
+            throw new AppError('unavailable', { retryAfterSeconds: RETRY_AFTER_SECONDS, cause: error });
+          }
         }
-      }
-      return decision.outcomes;
-    });
+        return decision.outcomes;
+      });
+    } catch (error) {
+      if (hooked) await hook.afterRollback(hooked);
+      throw error;
+    }
+  };
 
   return async (debits) => {
     for (let round = 1; ; round += 1) {

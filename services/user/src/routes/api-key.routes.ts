@@ -24,7 +24,7 @@ export function apiKeyRoutes(deps: UserDeps, store: UserStore): Router {
       const format = keyGenerationFormat(params);
       locals(res).outputFormat = format;
       const current = params.get('currentApiKey');
-      const rotated = await rotateApiKey({ store, tokens: deps.tokens }, current.kind === 'value' ? current.value : undefined);
+      const rotated = await rotateApiKey({ store }, current.kind === 'value' ? current.value : undefined);
       locals(res).log.info('api key rotated', { accountId: rotated.accountId });
       res.setHeader('Cache-Control', 'no-store');
       sendBody(res, 200, { apiKey: rotated.apiKey }, format);

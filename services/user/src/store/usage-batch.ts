@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { activeKeysForUpdate } from '@platform/credentials';
 import { withTransaction, type Queryable } from '@platform/db';
 import { BALANCE_CHANGED, type BalanceChanged } from '@platform/events';
 
@@ -73,6 +74,8 @@ export interface UsageBatchQueries {
   write(writes: BatchWrites): Promise<number>;
   /** Every pool of these accounts with its credits (any order). */
   accountPools(accountIds: readonly number[]): Promise<Map<number, PoolCredits[]>>;
+  /** The account's active key hashes, its row held FOR SHARE (after the pool rows: see lockAndRead). */
+  activeKeys(accountId: number): Promise<string[]>;
 }
 
 export interface UsageBatchStore {
@@ -227,6 +230,7 @@ function bind(db: Queryable): UsageBatchQueries {
     lockAndRead: (keys, requestIds) => lockAndRead(db, keys, requestIds),
     write: (writes) => write(db, writes),
     accountPools: (accountIds) => accountPools(db, accountIds),
+    activeKeys: (accountId) => activeKeysForUpdate(db, accountId),
   };
 }
 

@@ -1,0 +1,103 @@
+import { EventEmitter } from 'node:events';
+import { silentLogger } from '@platform/testing';
+import type { AccessStore } from './access-store';
+import { AccessStoreNotReconciled, watchAccessStore } from './access-watch';
+import { createMemoryAccessStore } from './memory-access-store';
+
+/** A memory store whose server identity the test changes, as a Redis restart would. */
+function restartableStore(): { store: AccessStore; restart(): void } {
+  const inner = createMemoryAccessStore();
+  let server = 'run-1';
+  let reconciledFor: string | undefined;
+  const store: AccessStore = {
+    ...inner,
+    identity: () => Promise.resolve({ serverId: server, reconciledFor }),
+    markReconciled(id) {
+      reconciledFor = id;
+      return Promise.resolve();
+    },
+  };
+  return {
+    store,
+    restart() {
+      server = `run-${Number(server.slice(4)) + 1}`;
+      reconciledFor = undefined;
+    },
+  };
+}
+
+const waitFor = async (condition: () => boolean): Promise<void> => {
+  for (let tries = 0; tries < 200 && !condition(); tries += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+  if (!condition()) throw new Error('condition not met');
+};
+
+describe('watchAccessStore', () => {
+  test('when a service starts on a store nobody reconciled for this server, then it reconciles once before it answers', async () => {
+    const { store } = restartableStore();
+    const reconcile = jest.fn(() => Promise.resolve());
+    const watch = watchAccessStore(store, { reconcile, logger: silentLogger() });
+    await expect(watch.store.findKey('x')).rejects.toBeInstanceOf(AccessStoreNotReconciled);
+    await expect(watch.check()).rejects.toBeInstanceOf(AccessStoreNotReconciled);
+    await watch.start();
+    expect(reconcile).toHaveBeenCalledTimes(1);
+    expect(watch.ready).toBe(true);
+    await expect(watch.store.findKey('x')).resolves.toBeUndefined();
+    await expect(watch.check()).resolves.toBeUndefined();
+
+    // A second service on the same server sees the marker and does not reconcile again.
+    const second = jest.fn(() => Promise.resolve());
+    const other = watchAccessStore(store, { reconcile: second, logger: silentLogger() });
+    await other.start();
+    expect(second).not.toHaveBeenCalled();
+    expect(other.ready).toBe(true);
+  });
+
+  test('when the connection drops, then the store refuses at once; on reconnection to a restarted server it reconciles before answering again', async () => {
+    const { store, restart } = restartableStore();
+    const connection = new EventEmitter();
+    const reconcile = jest.fn(() => Promise.resolve());
+    const watch = watchAccessStore(store, { reconcile, connection, logger: silentLogger() });
+    await watch.start();
+
+    connection.emit('close');
+    expect(watch.ready).toBe(false);
+    await expect(watch.store.lookupToken('tk_x')).rejects.toBeInstanceOf(AccessStoreNotReconciled);
+    connection.emit('ready');
+    await waitFor(() => watch.ready);
+    expect(reconcile).toHaveBeenCalledTimes(1); // the same server came back: nothing was lost
+
+    connection.emit('close');
+    restart();
+    connection.emit('ready');
+    await waitFor(() => watch.ready);
+    expect(reconcile).toHaveBeenCalledTimes(2);
+    watch.stop();
+  });
+
+  test('when reconciling fails (Postgres away), then the store stays closed and the watch retries until it succeeds', async () => {
+    const { store } = restartableStore();
+    let failures = 2;
+    const reconcile = jest.fn(() => (failures-- > 0 ? Promise.reject(new Error('postgres down')) : Promise.resolve()));
+    const watch = watchAccessStore(store, { reconcile, logger: silentLogger(), retryMs: 5 });
+    await watch.start();
+    expect(watch.ready).toBe(false);
+    await waitFor(() => watch.ready);
+    expect(reconcile).toHaveBeenCalledTimes(3);
+    watch.stop();
+  });
+
+  test('when the connection drops while reconciling, then that reconciliation does not open the store', async () => {
+    const { store } = restartableStore();
+    const connection = new EventEmitter();
+    let finish: () => void = () => undefined;
+    const reconcile = jest.fn(() => new Promise<void>((resolve) => (finish = resolve)));
+    const watch = watchAccessStore(store, { reconcile, connection, logger: silentLogger(), retryMs: 5 });
+    const started = watch.start();
+    await waitFor(() => reconcile.mock.calls.length === 1);
+    connection.emit('close');
+    finish();
+    await started;
+    expect(watch.ready).toBe(false);
+    watch.stop();
+  });
+});

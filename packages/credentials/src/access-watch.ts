@@ -1,0 +1,128 @@
+import type { EventEmitter } from 'node:events';
+import type { Logger } from '@platform/common';
+import type { AccessStore } from './access-store';
+
+/** Thrown by a watched store while it may not answer (CONTRACT §3: 503, revoke too much, never too little). */
+export class AccessStoreNotReconciled extends Error {
+  constructor() {
+    super('access store not reconciled with Postgres yet');
+    this.name = 'AccessStoreNotReconciled';
+  }
+}
+
+export interface AccessWatchOptions {
+  /** Rewrites every access record from Postgres (access-reconciler.ts reconcileAll). */
+  reconcile: () => Promise<unknown>;
+  /** The Redis client: `close` means its data may be gone, `ready` that it can be checked. Absent for the memory store. */
+  connection?: Pick<EventEmitter, 'on' | 'off'>;
+  logger: Logger;
+  /** Pause before the next attempt after a failed check (Postgres or Redis down). */
+  retryMs?: number;
+}
+
+/** The access store with its loss detection: see watchAccessStore. */
+export interface WatchedAccessStore {
+  /** The store whose calls fail with AccessStoreNotReconciled until the server in use is known reconciled. */
+  store: AccessStore;
+  /** Checks the server once now (reconciling when needed); resolves whether or not that succeeded. */
+  start(): Promise<void>;
+  readonly ready: boolean;
+  /** Readiness check: rejects while the store may not answer. */
+  check(): Promise<void>;
+  stop(): void;
+}
+
+function guarded(inner: AccessStore, isReady: () => boolean): AccessStore {
+  const refused = (): Promise<never> => Promise.reject(new AccessStoreNotReconciled());
+  return {
+    issue: (request) => (isReady() ? inner.issue(request) : refused()),
+    findKey: (keyHash) => (isReady() ? inner.findKey(keyHash) : refused()),
+    lookupToken: (token, tokenHash) => (isReady() ? inner.lookupToken(token, tokenHash) : refused()),
+    revokeToken: (token) => (isReady() ? inner.revokeToken(token) : refused()),
+    putKeys: (records) => (isReady() ? inner.putKeys(records) : refused()),
+    deleteKeys: (keyHashes) => (isReady() ? inner.deleteKeys(keyHashes) : refused()),
+    setPoolCredit: (keyHashes, poolId, credited) => (isReady() ? inner.setPoolCredit(keyHashes, poolId, credited) : refused()),
+    identity: () => inner.identity(),
+    markReconciled: (serverId) => inner.markReconciled(serverId),
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+  };
+}
+
+/**
+ * Detects Redis data loss and reconciles before answering again (CONTRACT §3). A loss always
+ * comes with a restarted or replaced server, so with a new connection: the store is closed to
+ * every caller as soon as the connection drops, and on every (re)connection the server's identity
+ * (Redis run_id) is compared with the one this process checked last and with the one the store
+ * was last reconciled under (a marker any service writes after a reconciliation). An unknown
+ * server is reconciled from Postgres before the store opens again; a failed attempt is retried.
+ */
+export function watchAccessStore(inner: AccessStore, options: AccessWatchOptions): WatchedAccessStore {
+  const retryMs = options.retryMs ?? 1000;
+  let ready = false;
+  let verified: string | undefined;
+  // Bumped whenever the connection drops: a check that began before may not open the store.
+  let epoch = 0;
+  let running: Promise<void> | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  const attempt = async (): Promise<void> => {
+    const startedIn = epoch;
+    const { serverId, reconciledFor } = await inner.identity();
+    if (serverId !== verified && reconciledFor !== serverId) {
+      if (verified === undefined)
+        options.logger.info('access store not reconciled for this server yet: reconciling from Postgres', { serverId });
+      else options.logger.warn('Redis server changed (its data may be lost): reconciling from Postgres', { serverId, previous: verified });
+      const report = await options.reconcile();
+      await inner.markReconciled(serverId);
+      options.logger.info('access store reconciled', { serverId, report });
+    }
+    if (epoch !== startedIn) throw new Error('connection changed during the check');
+    verified = serverId;
+    ready = true;
+  };
+
+  const check = (): Promise<void> => {
+    running ??= attempt()
+      .catch((error: unknown) => {
+        if (stopped) return;
+        options.logger.warn('access store check failed; retrying', { error: error instanceof Error ? error.message : String(error) });
+        clearTimeout(retry);
+        retry = setTimeout(() => void check(), retryMs);
+        retry.unref();
+      })
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+
+  const onClose = (): void => {
+    epoch += 1;
+    ready = false;
+  };
+  const onReady = (): void => {
+    void check();
+  };
+  options.connection?.on('close', onClose);
+  options.connection?.on('ready', onReady);
+
+  return {
+    store: guarded(inner, () => ready),
+    start: check,
+    get ready() {
+      return ready;
+    },
+    async check() {
+      if (!ready) throw new AccessStoreNotReconciled();
+      await inner.ping();
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(retry);
+      options.connection?.off('close', onClose);
+      options.connection?.off('ready', onReady);
+    },
+  };
+}
