@@ -62,7 +62,7 @@ describe('zero-credit refusal and top-up re-allowance across user and auth', () 
     fragileUser = await start(
       startUserService({ config: loadUserConfig(env), logger: silentLogger(), provided: { bus, access: fragile } }),
     );
-    auth = await start(startAuthService({ config: loadAuthConfig(env), logger: silentLogger() }));
+    auth = await start(startAuthService({ config: loadAuthConfig({ ...env, AUTH_URL: 'http://auth.test' }), logger: silentLogger() }));
   }, 60_000);
 
   afterAll(async () => {

@@ -47,7 +47,7 @@ describe('a Redis restored from an older snapshot', () => {
     };
     user = await start(startUserService({ config: loadUserConfig(env), logger: silentLogger(), provided: { bus } }));
     categorization = await start(startCategorizationService({ config: loadCategorizationConfig(env), logger: silentLogger() }));
-    auth = await start(startAuthService({ config: loadAuthConfig(env), logger: silentLogger() }));
+    auth = await start(startAuthService({ config: loadAuthConfig({ ...env, AUTH_URL: 'http://auth.test' }), logger: silentLogger() }));
   }, 60_000);
 
   afterAll(async () => {
