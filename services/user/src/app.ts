@@ -9,6 +9,7 @@ import { adminRoutes } from './routes/admin.routes';
 import { apiKeyRoutes } from './routes/api-key.routes';
 import { balanceRoutes } from './routes/balance.routes';
 import { notificationSettingsRoutes } from './routes/notification-settings.routes';
+import { usageHistoryRoutes } from './routes/usage-history.routes';
 import { usageRoutes } from './routes/usage.routes';
 import { countPendingEvents } from './store/outbox';
 import { createUsageStore } from './store/usage-store';
@@ -25,6 +26,7 @@ function routers(deps: UserDeps, config: UserConfig): Router[] {
     notificationSettingsRoutes(deps, store),
     adminRoutes(store, config.adminToken),
     usageRoutes(deps, createUsageStore(deps.pool), config.serviceJwtSecret),
+    usageHistoryRoutes(deps),
   ];
 }
 
@@ -34,6 +36,7 @@ const PUBLIC_ENDPOINTS = {
   '/service/account-balance': ['GET', 'POST'],
   '/user-service/api-key/generate': ['GET'],
   '/user-service/notification-settings': ['GET', 'POST'],
+  '/user-service/usage-history': ['GET', 'POST'],
 };
 
 /** Balance changes arrive by POST on the admin and internal APIs: a success rings the outbox relay. */

@@ -85,6 +85,7 @@ export async function recordUsage(
       delta: -request.units,
       cause: 'usage',
       requestId: request.requestId,
+      productId: request.product.id,
     });
     if (!result.ok && result.reason === 'too_large') throw new Error('a debit cannot make a pool too large');
     const answer: UsageAnswer = result.ok

@@ -202,6 +202,8 @@ export interface BalanceChange {
   cause: BalanceChangeCause;
   /** Idempotency key of a usage request, kept in the ledger. */
   requestId?: string;
+  /** The product a usage debit was for (the usage API's productId), kept in the ledger for the usage history. */
+  productId?: number;
 }
 
 export type BalanceChangeResult =
@@ -222,8 +224,8 @@ const LOCK = `${READ} FOR UPDATE`;
 const SET = 'UPDATE pool_balances SET credits = $3, updated_at = now() WHERE account_id = $1 AND pool_id = $2 RETURNING credits';
 
 const LEDGER = `
-INSERT INTO credit_ledger (account_id, pool_id, delta, credits_after, cause, request_id)
-VALUES ($1, $2, $3, $4, $5, $6)`;
+INSERT INTO credit_ledger (account_id, pool_id, delta, credits_after, cause, request_id, product_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7)`;
 
 const OUTBOX = 'INSERT INTO outbox_events (id, routing_key, payload) VALUES ($1, $2, $3)';
 
@@ -240,7 +242,15 @@ export async function changeBalance(db: Queryable, change: BalanceChange): Promi
   if (!amounts.ok) return amounts;
   const { previousCredits, credits } = amounts;
   if (previousCredits === credits) return { ok: true, previousCredits, credits, event: undefined };
-  await db.query(LEDGER, [change.accountId, change.poolId, credits - previousCredits, credits, change.cause, change.requestId ?? null]);
+  await db.query(LEDGER, [
+    change.accountId,
+    change.poolId,
+    credits - previousCredits,
+    credits,
+    change.cause,
+    change.requestId ?? null,
+    change.productId ?? null,
+  ]);
   const event = balanceChangedSchema.parse({
     id: randomUUID(),
     type: BALANCE_CHANGED,
