@@ -1,3 +1,4 @@
+import { AppError } from '@platform/common';
 import { hashSecret, isWellFormedToken, type TokenStore } from '@platform/credentials';
 
 /**
@@ -12,4 +13,16 @@ export async function revokeOwnToken(tokens: TokenStore, token: string, accountI
   if (!record || record.accountId !== accountId) return false;
   await tokens.revoke(tokenHash);
   return true;
+}
+
+/**
+ * The account of a live access token presented as `Authorization: Bearer <token>` on revocation
+ * (CONTRACT §3: a token is accepted where the key is, except to mint tokens or rotate the key).
+ * A browser session keeps only its token, so this is how it signs out. Unknown, expired or
+ * revoked tokens authenticate nobody (401).
+ */
+export async function authenticateTokenHolder(tokens: TokenStore, token: string, nowMs: number): Promise<number> {
+  const record = await tokens.lookup(hashSecret(token));
+  if (!record || record.expiresAt * 1000 <= nowMs) throw new AppError('unauthenticated');
+  return record.accountId;
 }

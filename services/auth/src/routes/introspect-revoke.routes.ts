@@ -1,5 +1,6 @@
 import { Router, type Request } from 'express';
 import { AppError, handler, locals, Params, requiredMessage } from '@platform/common';
+import { isWellFormedToken } from '@platform/credentials';
 import { authenticateAccount } from '../domain/account-auth';
 import type { AttemptLimits } from '../domain/attempt-limits';
 import {
@@ -9,9 +10,9 @@ import {
   type IntrospectionDeps,
   type PresentedCaller,
 } from '../domain/introspect-token';
-import { revokeOwnToken } from '../domain/revoke-token';
+import { authenticateTokenHolder, revokeOwnToken } from '../domain/revoke-token';
 import { AddressCheck, countingFailures, required } from './attempts';
-import { clientAddress, clientCredential, readAuthorization, seedCredential } from './authorization';
+import { clientAddress, clientCredential, readAuthorization, seedCredential, type Authorization } from './authorization';
 import { noStore } from './token.routes';
 
 export interface IntrospectRevokeRouteDeps extends IntrospectionDeps {
@@ -43,6 +44,16 @@ function callerLabel(caller: IntrospectionCaller): Record<string, unknown> {
   }
 }
 
+/** Who revokes: the account of a live token presented as Bearer, or the account's key (Basic, body, or the seed's Bearer). */
+async function revocationCaller(req: Request, authorization: Authorization, deps: IntrospectRevokeRouteDeps): Promise<number> {
+  if (authorization.scheme === 'bearer' && isWellFormedToken(authorization.value)) {
+    return authenticateTokenHolder(deps.tokens, authorization.value, deps.now());
+  }
+  const credential = seedCredential(authorization) ?? clientCredential(req, authorization);
+  const { key } = await authenticateAccount(deps.findKey, required(credential), { requireCredits: false });
+  return key.accountId;
+}
+
 /** RFC 7662 introspection and RFC 7009 revocation (JSON, RFC 6749 §5.2 errors). */
 export function introspectRevokeRoutes(deps: IntrospectRevokeRouteDeps): Router {
   const router = Router();
@@ -70,12 +81,11 @@ export function introspectRevokeRoutes(deps: IntrospectRevokeRouteDeps): Router 
       const address = clientAddress(req);
       await countingFailures(deps.limits, address, async () => {
         const authorization = readAuthorization(req);
-        const credential = seedCredential(authorization) ?? clientCredential(req, authorization);
         const check = new AddressCheck(deps.limits, address);
-        const { key } = await check.guard(() => authenticateAccount(deps.findKey, required(credential), { requireCredits: false }));
+        const accountId = await check.guard(() => revocationCaller(req, authorization, deps));
         await check.allowed;
-        const revoked = await revokeOwnToken(deps.tokens, tokenParameter(req), key.accountId);
-        locals(res).log.info('token revocation', { accountId: key.accountId, revoked });
+        const revoked = await revokeOwnToken(deps.tokens, tokenParameter(req), accountId);
+        locals(res).log.info('token revocation', { accountId, revoked });
         res.status(200).end();
       });
     }),
