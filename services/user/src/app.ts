@@ -5,12 +5,14 @@ import { pingPostgres } from '@platform/db';
 import type { UserConfig } from './config';
 import type { UserDeps } from './deps';
 import { openapi } from './openapi';
+import { accountPageDir, accountPageRoutes } from './routes/account-page.routes';
 import { adminRoutes } from './routes/admin.routes';
 import { apiKeyRoutes } from './routes/api-key.routes';
 import { balanceRoutes } from './routes/balance.routes';
 import { notificationSettingsRoutes } from './routes/notification-settings.routes';
 import { usageHistoryRoutes } from './routes/usage-history.routes';
 import { usageRoutes } from './routes/usage.routes';
+import { catalogue } from './store/catalogue';
 import { countPendingEvents } from './store/outbox';
 import { createUsageStore } from './store/usage-store';
 import { createUserStore } from './store/user-store';
@@ -27,6 +29,12 @@ function routers(deps: UserDeps, config: UserConfig): Router[] {
     adminRoutes(store, config.adminToken),
     usageRoutes(deps, createUsageStore(deps.pool), config.serviceJwtSecret),
     usageHistoryRoutes(deps),
+    accountPageRoutes({
+      dir: accountPageDir(),
+      authUrl: deps.accountPageAuthUrl,
+      products: async () => (await catalogue(deps.pool)).products,
+      logger: deps.logger,
+    }),
   ];
 }
 

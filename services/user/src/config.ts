@@ -24,6 +24,8 @@ export interface UserConfig {
   /** Verifies service JWTs on the internal usage API. */
   serviceJwtSecret: string | undefined;
   logLevel: string;
+  /** The auth service's base URL as customers' browsers reach it, for the account page (ACCOUNT_PAGE_AUTH_URL, else AUTH_URL). */
+  accountPageAuthUrl: string;
 }
 
 const ADMIN_TOKEN_MIN = 16;
@@ -45,6 +47,8 @@ function schema(requireInfrastructure: boolean) {
     ADMIN_TOKEN: needed(env.secret(ADMIN_TOKEN_MIN)),
     SERVICE_JWT_SECRET: needed(env.secret(JWT_SECRET_MIN)),
     LOG_LEVEL: env.logLevel(),
+    AUTH_URL: z.string().url().default('http://127.0.0.1:8081'),
+    ACCOUNT_PAGE_AUTH_URL: z.string().url().optional(),
   });
 }
 
@@ -68,6 +72,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructu
     ADMIN_TOKEN?: string;
     SERVICE_JWT_SECRET?: string;
     LOG_LEVEL: string;
+    AUTH_URL: string;
+    ACCOUNT_PAGE_AUTH_URL?: string;
   };
   return {
     host: parsed.HOST,
@@ -83,5 +89,6 @@ export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructu
     adminToken: parsed.ADMIN_TOKEN,
     serviceJwtSecret: parsed.SERVICE_JWT_SECRET,
     logLevel: parsed.LOG_LEVEL,
+    accountPageAuthUrl: parsed.ACCOUNT_PAGE_AUTH_URL ?? parsed.AUTH_URL,
   };
 }

@@ -19,6 +19,8 @@ export interface ProvidedDeps {
   tokens?: TokenStore;
   /** The in-process bus the outbox relay publishes to (embedded quickstart, tests). */
   bus?: EventBus;
+  /** The auth URL the account page calls, when known only after start (`pnpm start` on port 0). */
+  accountPageAuthUrl?: () => string;
 }
 
 export interface UserDeps {
@@ -30,6 +32,8 @@ export interface UserDeps {
   bus: EventBus;
   /** Rung after a request that may have written outbox events, so that the relay need not wait for its next poll. */
   outbox: OutboxSignal;
+  /** The auth service's base URL as customers' browsers reach it (the account page's sign-in and sign-out). */
+  accountPageAuthUrl: () => string;
   /** Closes only what createDeps opened itself. */
   close(): Promise<void>;
 }
@@ -83,6 +87,7 @@ export async function createDeps(config: UserConfig, logger: Logger, provided: P
     credentials,
     bus,
     outbox: createOutboxSignal(),
+    accountPageAuthUrl: provided.accountPageAuthUrl ?? (() => config.accountPageAuthUrl),
     async close() {
       for (const close of closers.reverse()) {
         try {
