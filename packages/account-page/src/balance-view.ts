@@ -15,19 +15,24 @@ export function renderBalance(balance: readonly BalanceRow[], catalogue: readonl
   container.replaceChildren(
     ...pools.map((pool) => {
       const titleId = `pool-${pool.poolId}`;
-      const shared = pool.products.length > 1 ? `Shared by ${pool.products.length} products:` : 'Used by:';
+      const members =
+        pool.products.length > 1
+          ? [
+              element('p', { className: 'shared', text: `Shared by ${pool.products.length} products:` }),
+              element(
+                'ul',
+                { className: 'products' },
+                pool.products.map((name) => element('li', { text: name })),
+              ),
+            ]
+          : [element('p', { className: 'shared', text: 'Used by this product only.' })];
       return element('article', { className: `pool${pool.credits === 0 ? ' empty' : ''}`, attributes: { 'aria-labelledby': titleId } }, [
         element('h3', { text: pool.name, attributes: { id: titleId } }),
         element('p', { className: 'credits' }, [
           element('span', { className: 'amount', text: formatCredits(pool.credits) }),
           document.createTextNode(pool.credits === 1 ? ' credit left' : ' credits left'),
         ]),
-        element('p', { className: 'shared', text: shared }),
-        element(
-          'ul',
-          { className: 'products' },
-          pool.products.map((name) => element('li', { text: name })),
-        ),
+        ...members,
       ]);
     }),
   );

@@ -9,6 +9,7 @@ export const HISTORY_DAYS = 30;
 // Distinct hues, each at least 4.5:1 against white.
 const COLOURS = ['#1d4ed8', '#b45309', '#047857', '#7c3aed', '#be123c', '#0e7490', '#4d7c0f', '#a21caf'];
 const CHART_HEIGHT = 260;
+const SHORT_DATE = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 
 let chart: uPlot | undefined;
 let resizeObserver: ResizeObserver | undefined;
@@ -21,7 +22,11 @@ function drawChart(series: UsageSeries, container: HTMLElement): void {
     // Dates are UTC days, whatever the reader's time zone.
     tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
     scales: { x: { time: true }, y: { range: (_chart, _min, max) => [0, Math.max(max, 1) * 1.1] } },
-    axes: [{ stroke: '#374151' }, { stroke: '#374151', size: 64, values: (_chart, ticks) => ticks.map((tick) => formatCredits(tick)) }],
+    axes: [
+      { stroke: '#374151', values: (_chart, ticks) => ticks.map((seconds) => SHORT_DATE.format(new Date(seconds * 1000))) },
+      { stroke: '#374151', size: 64, values: (_chart, ticks) => ticks.map((tick) => formatCredits(tick)) },
+    ],
+    legend: { live: false },
     series: [
       { label: 'Date', value: (_chart, seconds) => (seconds === null ? '' : new Date(seconds * 1000).toISOString().slice(0, 10)) },
       ...series.products.map((product, index) => ({
