@@ -266,14 +266,19 @@ describe('GET|POST /user-service/usage-history: credentials', () => {
 });
 
 describe('usage history query', () => {
-  it('when planned, then it reads the usage index of the account, not the whole ledger', async () => {
+  it('when planned, then it reads one account’s time window through an index, not the whole ledger', async () => {
     const client = await h.pool.connect();
     try {
       await client.query('BEGIN');
-      // Tiny test tables make any plan cheap; forbid the sequential scan to see which index serves.
+      // Tiny test tables make any plan cheap; forbid the sequential scan to see whether an index can serve.
       await client.query('SET LOCAL enable_seqscan = off');
       const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${DAILY_USAGE}`, [1, new Date(Date.now() - 30 * DAY_MS), null]);
-      expect(plan.rows.map((line) => line['QUERY PLAN']).join('\n')).toMatch(/Index Only Scan using credit_ledger_usage_history/);
+      // Which of the account's indexes serves depends on the statistics of a shared test table (the
+      // partial usage index, index-only, on a vacuumed ledger: see the README's performance notes);
+      // what must hold is a range read of one account's time window, never a scan of the ledger.
+      const text = plan.rows.map((line) => line['QUERY PLAN']).join('\n');
+      expect(text).toMatch(/Index Cond: \(\(account_id = 1\) AND \(created_at >= /);
+      expect(text).not.toMatch(/Seq Scan/);
     } finally {
       await client.query('ROLLBACK');
       client.release();
