@@ -15,11 +15,11 @@ const nodeMajor = (): string => {
   const arg = dockerfile.getInitialARGs().find((a) => a.getProperty()?.getName() === 'NODE_VERSION');
   return (arg?.getProperty()?.getValue() ?? '').split('.')[0] ?? '';
 };
-/** Every file under a workspace package the build needs (package.json, tsconfig, src, migrations, data). */
+/** Every file under a workspace package the build needs (package.json, tsconfig, src, migrations, data; the account page's Vite inputs). */
 function buildInputs(): string[] {
   const workspaces = ['packages', 'services'].flatMap((group) => readdirSync(path.join(ROOT, group)).map((name) => `${group}/${name}`));
   return workspaces.flatMap((workspace) =>
-    ['package.json', 'tsconfig.build.json', 'src/index.ts', 'migrations', 'data']
+    ['package.json', 'tsconfig.build.json', 'src/index.ts', 'migrations', 'data', 'index.html', 'vite.config.ts', 'src/main.ts']
       .map((entry) => `${workspace}/${entry}`)
       .filter((entry) => existsSync(path.join(ROOT, entry))),
   );

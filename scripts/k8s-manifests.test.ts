@@ -112,7 +112,14 @@ describe('Kubernetes manifests', () => {
   it('when the ingress routes, then only the public endpoints are reachable from outside', () => {
     const paths = find('Ingress', 'public')?.spec?.rules?.flatMap((rule) => rule.http.paths.map((entry) => entry.path)) ?? [];
     expect(paths.sort()).toEqual(
-      ['/.well-known/oauth-authorization-server', '/api/v2/categories', '/oauth/', '/service/account-balance', '/user-service/'].sort(),
+      [
+        '/.well-known/oauth-authorization-server',
+        '/account',
+        '/api/v2/categories',
+        '/oauth/',
+        '/service/account-balance',
+        '/user-service/',
+      ].sort(),
     );
     for (const path of paths) expect(path).not.toMatch(/admin|internal|metrics|health/);
   });

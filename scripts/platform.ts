@@ -89,11 +89,20 @@ export async function startPlatform(environment: NodeJS.ProcessEnv): Promise<Pla
   const sharedPool = pool ? { pool } : {};
   const sharedAccess = access ? { access } : {};
   const sharedBus = bus ? { bus } : {};
+  // The account page calls the auth service from the browser. Unless a URL is given, it is the
+  // auth service started here, whose port (0 = any) is known only once it listens.
+  const started: { authUrl?: string } = {};
+  const pageAuthUrl =
+    env.ACCOUNT_PAGE_AUTH_URL || env.AUTH_URL ? {} : { accountPageAuthUrl: () => started.authUrl ?? configs.user.accountPageAuthUrl };
 
   try {
     // The user service first: it owns the schema the others read.
     services.push(
-      await startUserService({ config: configs.user, logger: logger('user'), provided: { ...sharedPool, ...sharedAccess, ...sharedBus } }),
+      await startUserService({
+        config: configs.user,
+        logger: logger('user'),
+        provided: { ...sharedPool, ...sharedAccess, ...sharedBus, ...pageAuthUrl },
+      }),
     );
     services.push(
       await startCategorizationService({
@@ -117,6 +126,7 @@ export async function startPlatform(environment: NodeJS.ProcessEnv): Promise<Pla
     throw error;
   }
   const [user, categorization, notifier, auth] = services as [RunningService, RunningService, RunningService, RunningService];
+  started.authUrl = auth.url.replace('//0.0.0.0:', '//127.0.0.1:');
   return {
     services,
     urls: { auth: auth.url, user: user.url, categorization: categorization.url, notifier: notifier.url },

@@ -1,8 +1,11 @@
 /** `pnpm start`: all four services in one process (see scripts/platform.ts). */
 import { createLogger, exitOnSignals, runMain } from '@platform/common';
+import { ensureAccountPageBuilt } from './account-page-build';
 import { startPlatform } from './platform';
 
 runMain(async () => {
+  // The user service serves the page's build; from source, build it first when it is missing or old.
+  ensureAccountPageBuilt((line) => process.stdout.write(`${line}\n`));
   const platform = await startPlatform(process.env);
   const lines = [
     '',
@@ -11,6 +14,7 @@ runMain(async () => {
     `  user            ${platform.urls.user}`,
     `  categorization  ${platform.urls.categorization}`,
     `  notifier        ${platform.urls.notifier}`,
+    `  account page    ${platform.urls.user}/account/`,
     // Printed once for the operator only when generated here; a given token is never printed (§1).
     `  admin token     ${platform.adminTokenGenerated ? `${platform.adminToken} (generated; set ADMIN_TOKEN to choose one)` : 'from ADMIN_TOKEN'}`,
     `  data folder     ${platform.dataDir} (stop, then delete it to start afresh)`,

@@ -111,6 +111,12 @@ describe('services started one per process on the real servers', () => {
     expect(existsSync(path.join(DEPLOYED, name, 'src'))).toBe(false);
   });
 
+  it('when user is deployed, then it ships the built account page it serves at /account/', () => {
+    const page = path.join(DEPLOYED, 'user', 'node_modules', '@platform', 'account-page', 'dist');
+    expect(existsSync(path.join(page, 'index.html'))).toBe(true);
+    expect(readdirSync(path.join(page, 'assets')).some((file) => file.endsWith('.js'))).toBe(true);
+  });
+
   it('when each built migration command runs twice, then it succeeds both times', () => {
     for (let run = 0; run < 2; run += 1) {
       for (const name of MIGRATING) {

@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { ensureAccountPageBuilt } from '../../scripts/account-page-build';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -110,4 +111,6 @@ function build(): void {
 export default async function globalSetup(): Promise<void> {
   for (const server of servers()) await ensureRunning(server);
   build();
+  // The account page's Vite build (skipped when current): the browser tests and the deployed user service serve it.
+  if (!ensureAccountPageBuilt((line) => process.stderr.write(`${line}\n`))) stop('the account page did not build; see above.');
 }

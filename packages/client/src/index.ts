@@ -1,4 +1,4 @@
-export { ApiError, type ApiErrorInit, type ErrorMessages } from './api-error.js';
+export { ApiError, errorFromBody, type ApiErrorInit, type ErrorMessages } from './api-error.js';
 export { AccountAccessClient, type AccountAccessClientOptions } from './client.js';
 export type { FetchFunction } from './http.js';
 export type { BalanceItem, Category, CategoryOrder, NotificationSettings, NotificationSettingsPatch, TokenLifetime } from './types.js';

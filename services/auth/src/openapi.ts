@@ -136,6 +136,8 @@ export const openapi: Record<string, unknown> = {
     '/oauth/revoke': {
       post: {
         summary: "RFC 7009 token revocation (only the caller's own tokens)",
+        description:
+          "The account authenticates with its key (Basic, body or the seed's Bearer) or with one of its live access tokens as Bearer.",
         security: [{ clientBasic: [] }, { apiKeyBearer: [] }],
         requestBody: { required: true, content: tokenForm },
         responses: {

@@ -21,7 +21,7 @@ describe('notifier config', () => {
       port: 8084,
       host: '127.0.0.1',
       mailFrom: 'Account alerts <alerts@localhost>',
-      settingsUrl: 'http://127.0.0.1:8082/user-service/notification-settings',
+      settingsUrl: 'http://127.0.0.1:8082/account/#alerts',
       exchange: 'balance.events',
       queue: 'notifier.balance-changed',
       deadLetterQueue: 'notifier.balance-changed.dead',
@@ -31,7 +31,7 @@ describe('notifier config', () => {
 
   it('when USER_URL is set and SETTINGS_URL is not, then the settings URL is derived from it', () => {
     const config = loadConfig({ USER_URL: 'https://api.example.com/' }, { requireInfrastructure: false });
-    expect(config.settingsUrl).toBe('https://api.example.com/user-service/notification-settings');
+    expect(config.settingsUrl).toBe('https://api.example.com/account/#alerts');
   });
 
   it('when embedded without a provided pool or DATABASE_URL, then createDeps refuses', () => {

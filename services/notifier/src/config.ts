@@ -60,7 +60,7 @@ function schema(requireInfrastructure: boolean) {
 /**
  * The notifier's configuration. With `requireInfrastructure` (a standalone start) DATABASE_URL,
  * AMQP_URL and SMTP_URL are required; the embedded quickstart passes false and provides them.
- * `SETTINGS_URL` defaults to the user service's notification-settings page.
+ * `SETTINGS_URL` defaults to the alert settings on the account page the user service serves (`/account/#alerts`).
  */
 export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructure = true } = {}): NotifierConfig {
   const parsed = parseEnv(schema(requireInfrastructure), environment);
@@ -74,7 +74,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructu
     smtpUrl: str(parsed.SMTP_URL),
     outboxDir: parsed.OUTBOX_DIR,
     mailFrom: parsed.MAIL_FROM,
-    settingsUrl: parsed.SETTINGS_URL ?? `${parsed.USER_URL.replace(/\/+$/, '')}/user-service/notification-settings`,
+    settingsUrl: parsed.SETTINGS_URL ?? `${parsed.USER_URL.replace(/\/+$/, '')}/account/#alerts`,
     exchange: parsed.BALANCE_EXCHANGE,
     queue,
     deadLetterQueue: parsed.NOTIFIER_DEAD_LETTER_QUEUE ?? (queue === NOTIFIER_QUEUE ? NOTIFIER_DEAD_LETTER_QUEUE : `${queue}.dead`),

@@ -9,11 +9,14 @@ import { createRecentAnswers } from './domain/recent-answers';
 import { createUsageRecorder, type UsageRecorder } from './domain/usage';
 import { createDebitBatcher } from './domain/usage-batcher';
 import { openapi } from './openapi';
+import { accountPageDir, accountPageRoutes } from './routes/account-page.routes';
 import { adminRoutes } from './routes/admin.routes';
 import { apiKeyRoutes } from './routes/api-key.routes';
 import { balanceRoutes } from './routes/balance.routes';
 import { notificationSettingsRoutes } from './routes/notification-settings.routes';
+import { usageHistoryRoutes } from './routes/usage-history.routes';
 import { usageRoutes } from './routes/usage.routes';
+import { catalogue } from './store/catalogue';
 import { countPendingEvents } from './store/outbox';
 import { createUsageBatchStore } from './store/usage-batch';
 import { createUserStore } from './store/user-store';
@@ -46,6 +49,13 @@ function routers(deps: UserDeps, config: UserConfig): Router[] {
     apiKeyRoutes(deps, store),
     notificationSettingsRoutes(deps, store),
     adminRoutes(store, config.adminToken, deps.adminFailures),
+    usageHistoryRoutes(deps),
+    accountPageRoutes({
+      dir: accountPageDir(),
+      authUrl: deps.accountPageAuthUrl,
+      products: async () => (await catalogue(deps.pool)).products,
+      logger: deps.logger,
+    }),
   ];
 }
 
@@ -55,6 +65,7 @@ const PUBLIC_ENDPOINTS = {
   '/service/account-balance': ['GET', 'POST'],
   '/user-service/api-key/generate': ['GET'],
   '/user-service/notification-settings': ['GET', 'POST'],
+  '/user-service/usage-history': ['GET', 'POST'],
 };
 
 /** Balance changes arrive by POST on the admin and internal APIs: a success rings the outbox relay. */

@@ -33,7 +33,15 @@ describe('loadConfig', () => {
       authFailuresPerIp: 30,
       metricsToken: undefined,
       logLevel: 'info',
+      accountPageAuthUrl: 'http://127.0.0.1:8081',
     });
+  });
+
+  it('when AUTH_URL is set, then the account page calls it; ACCOUNT_PAGE_AUTH_URL wins over it', () => {
+    expect(loadConfig({ ...FULL, AUTH_URL: 'https://auth.example.com' }).accountPageAuthUrl).toBe('https://auth.example.com');
+    expect(
+      loadConfig({ ...FULL, AUTH_URL: 'http://auth:8081', ACCOUNT_PAGE_AUTH_URL: 'https://login.example.com' }).accountPageAuthUrl,
+    ).toBe('https://login.example.com');
   });
 
   it('when infrastructure is required and missing, then one ConfigError names every missing variable', () => {

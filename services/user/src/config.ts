@@ -40,6 +40,8 @@ export interface UserConfig {
   /** Bearer token `/metrics` requires; undefined leaves it open. */
   metricsToken: string | undefined;
   logLevel: string;
+  /** The auth service's base URL as customers' browsers reach it, for the account page (ACCOUNT_PAGE_AUTH_URL, else AUTH_URL). */
+  accountPageAuthUrl: string;
 }
 
 const ADMIN_TOKEN_MIN = 16;
@@ -70,6 +72,8 @@ function schema(requireInfrastructure: boolean) {
     AUTH_FAILURES_PER_IP: env.positiveInt(30),
     METRICS_TOKEN: env.optionalSecret(16),
     LOG_LEVEL: env.logLevel(),
+    AUTH_URL: z.string().url().default('http://127.0.0.1:8081'),
+    ACCOUNT_PAGE_AUTH_URL: z.string().url().optional(),
   });
 }
 
@@ -101,6 +105,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructu
     AUTH_FAILURES_PER_IP: number;
     METRICS_TOKEN?: string;
     LOG_LEVEL: string;
+    AUTH_URL: string;
+    ACCOUNT_PAGE_AUTH_URL?: string;
   };
   return {
     host: parsed.HOST,
@@ -124,5 +130,6 @@ export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructu
     authFailuresPerIp: parsed.AUTH_FAILURES_PER_IP,
     metricsToken: parsed.METRICS_TOKEN,
     logLevel: parsed.LOG_LEVEL,
+    accountPageAuthUrl: parsed.ACCOUNT_PAGE_AUTH_URL ?? parsed.AUTH_URL,
   };
 }

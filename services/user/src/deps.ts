@@ -32,6 +32,8 @@ export interface ProvidedDeps {
   bus?: EventBus;
   /** Runs inside every usage batch before it commits (default: the access records' credit bits). */
   balanceHook?: BalanceCommitHook;
+  /** The auth URL the account page calls, when known only after start (`pnpm start` on port 0). */
+  accountPageAuthUrl?: () => string;
 }
 
 export interface UserDeps {
@@ -56,6 +58,8 @@ export interface UserDeps {
   outbox: OutboxSignal;
   /** Runs inside every usage batch, after its decisions and before its commit (see BalanceCommitHook). */
   balanceHook: BalanceCommitHook;
+  /** The auth service's base URL as customers' browsers reach it (the account page's sign-in and sign-out). */
+  accountPageAuthUrl: () => string;
   /** Closes only what createDeps opened itself. */
   close(): Promise<void>;
 }
@@ -133,6 +137,7 @@ export async function createDeps(config: UserConfig, logger: Logger, provided: P
     bus,
     outbox: createOutboxSignal(),
     balanceHook: provided.balanceHook ?? accessRecordsBalanceHook(access),
+    accountPageAuthUrl: provided.accountPageAuthUrl ?? (() => config.accountPageAuthUrl),
     async close() {
       for (const close of closers.reverse()) {
         try {

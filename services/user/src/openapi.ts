@@ -32,6 +32,20 @@ const balanceOperation = (method: string) => ({
   },
 });
 
+const usageHistoryOperation = (method: string) => ({
+  summary: `Usage history (${method})`,
+  description:
+    'Credits used per UTC day and product over the last `days` days, today included, ordered by date, then product id. ' +
+    'Only debits through the usage API count; days without usage have no item.',
+  parameters: [apiKey, param('days', 'Days to cover, 1–90 (default 30).'), param('productId', 'Only this product.'), outputFormat],
+  security: bearer,
+  responses: {
+    200: { description: 'Usage history', content: formats('#/components/schemas/UsageHistory') },
+    401: error('Missing or bad credential'),
+    422: error('Bad days, productId or outputFormat'),
+  },
+});
+
 const settingsDescription = {
   description: 'Notification settings',
   content: formats('#/components/schemas/NotificationSettings'),
@@ -75,6 +89,7 @@ export const openapi: Record<string, unknown> = {
         responses: { 200: settingsDescription, 401: error('Missing or bad credential'), 422: error('Bad value') },
       },
     },
+    '/user-service/usage-history': { get: usageHistoryOperation('GET'), post: usageHistoryOperation('POST') },
     '/admin/v1/accounts': {
       post: {
         summary: 'Create an account (admin)',
@@ -195,6 +210,24 @@ export const openapi: Record<string, unknown> = {
                 product_id: { type: 'integer' },
                 product: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } } },
                 credits: { type: 'integer' },
+              },
+            },
+          },
+        },
+      },
+      UsageHistory: {
+        type: 'object',
+        properties: {
+          data: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['date', 'product_id', 'product', 'credits_used'],
+              properties: {
+                date: { type: 'string', format: 'date' },
+                product_id: { type: 'integer' },
+                product: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } } },
+                credits_used: { type: 'integer', minimum: 1 },
               },
             },
           },

@@ -317,7 +317,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** RFC 7009 token revocation (only the caller's own tokens) */
+    /**
+     * RFC 7009 token revocation (only the caller's own tokens)
+     * @description The account authenticates with its key (Basic, body or the seed's Bearer) or with one of its live access tokens as Bearer.
+     */
     post: {
       parameters: {
         query?: never;

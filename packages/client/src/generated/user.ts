@@ -410,6 +410,124 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/user-service/usage-history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Usage history (GET)
+     * @description Credits used per UTC day and product over the last `days` days, today included, ordered by date, then product id. Only debits through the usage API count; days without usage have no item.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description API key or access token; or send `Authorization: Bearer <token>` instead. */
+          apiKey?: string;
+          /** @description Days to cover, 1–90 (default 30). */
+          days?: string;
+          /** @description Only this product. */
+          productId?: string;
+          /** @description JSON (default) or XML, case-insensitive. */
+          outputFormat?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Usage history */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['UsageHistory'];
+            'application/xml': components['schemas']['UsageHistory'];
+          };
+        };
+        /** @description Missing or bad credential */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Bad days, productId or outputFormat */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Usage history (POST)
+     * @description Credits used per UTC day and product over the last `days` days, today included, ordered by date, then product id. Only debits through the usage API count; days without usage have no item.
+     */
+    post: {
+      parameters: {
+        query?: {
+          /** @description API key or access token; or send `Authorization: Bearer <token>` instead. */
+          apiKey?: string;
+          /** @description Days to cover, 1–90 (default 30). */
+          days?: string;
+          /** @description Only this product. */
+          productId?: string;
+          /** @description JSON (default) or XML, case-insensitive. */
+          outputFormat?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Usage history */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['UsageHistory'];
+            'application/xml': components['schemas']['UsageHistory'];
+          };
+        };
+        /** @description Missing or bad credential */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Bad days, productId or outputFormat */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/accounts': {
     parameters: {
       query?: never;
@@ -721,6 +839,18 @@ export interface components {
           name: string;
         };
         credits: number;
+      }[];
+    };
+    UsageHistory: {
+      data: {
+        /** Format: date */
+        date: string;
+        product_id: number;
+        product: {
+          id: number;
+          name: string;
+        };
+        credits_used: number;
       }[];
     };
     UsageGrant: {

@@ -1,3 +1,4 @@
+import { AppError } from '@platform/common';
 import { isWellFormedToken, type AccessStore } from '@platform/credentials';
 
 /**
@@ -11,4 +12,16 @@ export async function revokeOwnToken(access: AccessStore, token: string, account
   if (!record || record.accountId !== accountId) return false;
   await access.revokeToken(token);
   return true;
+}
+
+/**
+ * The account of a live access token presented as `Authorization: Bearer <token>` on revocation
+ * (CONTRACT §3: a token is accepted where the key is, except to mint tokens or rotate the key).
+ * A browser session keeps only its token, so this is how it signs out. Unknown, expired or
+ * revoked tokens authenticate nobody (401).
+ */
+export async function authenticateTokenHolder(access: AccessStore, token: string): Promise<number> {
+  const record = await access.lookupToken(token);
+  if (!record) throw new AppError('unauthenticated');
+  return record.accountId;
 }

@@ -1,5 +1,6 @@
 import { type IRouter, type Request } from 'express';
 import { AppError, handler, locals, Params, requiredMessage } from '@platform/common';
+import { isWellFormedToken } from '@platform/credentials';
 import { authenticateAccount } from '../domain/account-auth';
 import type { AttemptLimits } from '../domain/attempt-limits';
 import {
@@ -9,9 +10,9 @@ import {
   type IntrospectionDeps,
   type PresentedCaller,
 } from '../domain/introspect-token';
-import { revokeOwnToken } from '../domain/revoke-token';
+import { authenticateTokenHolder, revokeOwnToken } from '../domain/revoke-token';
 import { countingFailures, required } from './attempts';
-import { clientAddress, clientCredential, readAuthorization, seedCredential } from './authorization';
+import { clientAddress, clientCredential, readAuthorization, seedCredential, type Authorization } from './authorization';
 import { noStore } from './token.routes';
 
 export interface IntrospectRevokeRouteDeps extends IntrospectionDeps {
@@ -43,6 +44,16 @@ function callerLabel(caller: IntrospectionCaller): Record<string, unknown> {
   }
 }
 
+/** Who revokes: the account of a live token presented as Bearer, or the account's key (Basic, body, or the seed's Bearer). */
+async function revocationCaller(req: Request, authorization: Authorization, deps: IntrospectRevokeRouteDeps): Promise<number> {
+  if (authorization.scheme === 'bearer' && isWellFormedToken(authorization.value)) {
+    return authenticateTokenHolder(deps.access, authorization.value);
+  }
+  const credential = seedCredential(authorization) ?? clientCredential(req, authorization);
+  const { key } = await authenticateAccount(deps.findKey, required(credential), { requireCredits: false });
+  return key.accountId;
+}
+
 /** RFC 7662 introspection and RFC 7009 revocation (JSON, RFC 6749 §5.2 errors). */
 export function introspectRevokeRoutes(router: IRouter, deps: IntrospectRevokeRouteDeps): void {
   router.post(
@@ -70,11 +81,9 @@ export function introspectRevokeRoutes(router: IRouter, deps: IntrospectRevokeRo
         deps.limits,
         () => clientAddress(req),
         async () => {
-          const authorization = readAuthorization(req);
-          const credential = seedCredential(authorization) ?? clientCredential(req, authorization);
-          const { key } = await authenticateAccount(deps.findKey, required(credential), { requireCredits: false });
-          const revoked = await revokeOwnToken(deps.access, tokenParameter(req), key.accountId);
-          locals(res).log.info('token revocation', { accountId: key.accountId, revoked });
+          const accountId = await revocationCaller(req, readAuthorization(req), deps);
+          const revoked = await revokeOwnToken(deps.access, tokenParameter(req), accountId);
+          locals(res).log.info('token revocation', { accountId, revoked });
           res.status(200).end();
         },
       );

@@ -1,3 +1,4 @@
+import { renderAlertHtml } from './alert-email-layout';
 import type { AlertKind } from './alert-rules';
 
 export interface AlertEmailInput {
@@ -17,12 +18,6 @@ export interface AlertEmail {
   html: string;
 }
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character] ?? character);
-}
-
 function creditsText(credits: number): string {
   return credits === 1 ? '1 credit' : `${credits.toLocaleString('en-US')} credits`;
 }
@@ -37,24 +32,50 @@ function paragraphs(input: AlertEmailInput): string[] {
   return [lead, ...(sharedLine ? [sharedLine] : []), 'Top up your balance to keep your API calls running.'];
 }
 
-/** Subject, plain text and HTML of one alert (CONTRACT §6): names the product, the credits left and the settings page. */
+/** Subject, plain text and HTML of one alert (CONTRACT §6): names the product, the credits left and the account page's alert settings. */
 export function renderAlertEmail(input: AlertEmailInput): AlertEmail {
   const subject =
     input.kind === 'low'
       ? `Low balance alert: ${input.productName} has ${creditsText(input.credits)} left`
       : `Zero balance alert: ${input.productName} has no credits left`;
-  const body = paragraphs(input);
-  const settingsLine = 'To change these alerts or the threshold, open your notification settings:';
-  const text = ['Hello,', '', ...body.flatMap((line) => [line, '']), settingsLine, input.settingsUrl, ''].join('\n');
-  const url = escapeHtml(input.settingsUrl);
-  const html = [
-    '<!DOCTYPE html>',
-    `<html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head><body>`,
-    '<p>Hello,</p>',
-    ...body.map((line) => `<p>${escapeHtml(line)}</p>`),
-    `<p>${escapeHtml(settingsLine)} <a href="${url}">${url}</a></p>`,
-    '</body></html>',
+  const [lead, ...rest] = paragraphs(input);
+  const closing = rest.pop() as string;
+  const products = (input.poolProducts.length > 0 ? input.poolProducts : [input.productName]).map((name) => ({
+    name,
+    credits: input.credits.toLocaleString('en-US'),
+  }));
+  const settingsLine = 'To change these alerts or the threshold, open your account page:';
+  const footer =
+    input.kind === 'low'
+      ? 'You get this e-mail because low-balance alerts are on for your account. You can turn them off or change the threshold on your account page.'
+      : 'You get this e-mail because zero-balance alerts are on for your account. You can turn them off on your account page.';
+  const text = [
+    'Hello,',
+    '',
+    lead,
+    '',
+    ...rest.flatMap((line) => [line, '']),
+    ...products.map((product) => `  ${product.name}: ${creditsText(input.credits)} left`),
+    '',
+    closing,
+    '',
+    settingsLine,
+    input.settingsUrl,
+    '',
+    footer,
+    '',
   ].join('\n');
+  const html = renderAlertHtml({
+    subject,
+    heading: input.kind === 'low' ? 'Low balance alert' : 'Zero balance alert',
+    empty: input.kind === 'zero',
+    paragraphs: [lead as string, ...rest],
+    products,
+    closing,
+    buttonLabel: 'Open your account page',
+    url: input.settingsUrl,
+    footer,
+  });
   return { subject, text, html };
 }
 

@@ -109,10 +109,10 @@ WITH pools AS (
     FROM unnest($1::int[], $2::int[], $3::bigint[]) AS v(account_id, pool_id, credits)
    WHERE b.account_id = v.account_id AND b.pool_id = v.pool_id
 ), ledger AS (
-  INSERT INTO credit_ledger (account_id, pool_id, delta, credits_after, cause, request_id)
-  SELECT account_id, pool_id, -units, credits_after, 'usage', request_id
-    FROM unnest($4::int[], $5::int[], $6::bigint[], $7::bigint[], $8::text[]) WITH ORDINALITY
-         AS l(account_id, pool_id, units, credits_after, request_id, n)
+  INSERT INTO credit_ledger (account_id, pool_id, delta, credits_after, cause, request_id, product_id)
+  SELECT account_id, pool_id, -units, credits_after, 'usage', request_id, product_id
+    FROM unnest($4::int[], $5::int[], $6::bigint[], $7::bigint[], $8::text[], $13::int[]) WITH ORDINALITY
+         AS l(account_id, pool_id, units, credits_after, request_id, product_id, n)
    ORDER BY n
 ), events AS (
   INSERT INTO outbox_events (id, routing_key, payload)

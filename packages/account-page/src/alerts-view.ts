@@ -1,0 +1,50 @@
+import { ApiError, type NotificationSettings } from '@platform/client';
+import { readSettings, saveSettings } from './api';
+import { byId, showFieldError } from './dom';
+import { describeFailure, fieldMessages } from './messages';
+
+const THRESHOLD_FIELD = 'lowBalanceAlert.threshold';
+
+function fill(settings: NotificationSettings): void {
+  byId<HTMLInputElement>('low-enabled').checked = settings.lowBalanceAlert?.enabled ?? true;
+  byId<HTMLInputElement>('threshold').value = String(settings.lowBalanceAlert?.threshold ?? '');
+  byId<HTMLInputElement>('zero-enabled').checked = settings.zeroBalanceAlert?.enabled ?? true;
+}
+
+function clearMessages(): void {
+  showFieldError('threshold-error', [], byId('threshold'));
+  showFieldError('alerts-error', []);
+  byId('alerts-saved').textContent = '';
+}
+
+export async function loadAlerts(token: string): Promise<void> {
+  clearMessages();
+  fill(await readSettings(token));
+}
+
+/**
+ * Saves the form through the settings API. The threshold goes as typed, so the API's own 422
+ * message appears next to the field; any other failure is a sentence under the form. A 401 is
+ * passed on (the session ended).
+ */
+export async function submitAlerts(token: string): Promise<void> {
+  clearMessages();
+  const typed = byId<HTMLInputElement>('threshold').value.trim();
+  try {
+    const saved = await saveSettings(token, {
+      lowBalanceAlert: { enabled: byId<HTMLInputElement>('low-enabled').checked, threshold: typed === '' ? null : typed },
+      zeroBalanceAlert: { enabled: byId<HTMLInputElement>('zero-enabled').checked },
+    });
+    fill(saved);
+    byId('alerts-saved').textContent = 'Alerts saved.';
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status === 401) throw error;
+    const messages = fieldMessages(error, THRESHOLD_FIELD);
+    if (messages.length > 0) {
+      showFieldError('threshold-error', messages, byId('threshold'));
+      byId('threshold').focus();
+    } else {
+      showFieldError('alerts-error', [describeFailure(error, 'save-alerts')]);
+    }
+  }
+}

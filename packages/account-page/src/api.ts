@@ -1,0 +1,116 @@
+import { ApiError, errorFromBody, type NotificationSettings } from '@platform/client';
+
+/** What the user service tells the page at `/account/config.json`: where the auth service is, and the product catalogue. */
+export interface PageConfig {
+  authUrl: string;
+  products: CatalogueProduct[];
+}
+
+export interface CatalogueProduct {
+  id: number;
+  name: string;
+  /** The pool's id: its lowest product id. */
+  poolId: number;
+}
+
+export interface BalanceRow {
+  product_id: number;
+  product: { id: number; name: string };
+  credits: number;
+}
+
+export interface UsageRow {
+  date: string;
+  product_id: number;
+  product: { id: number; name: string };
+  credits_used: number;
+}
+
+export interface GrantedToken {
+  token: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+/** Sends a request and parses the JSON answer; a refusal or a network failure becomes an ApiError. */
+async function call(url: string, init: RequestInit = {}): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(url, { ...init, headers: { Accept: 'application/json', ...init.headers } });
+  } catch (error) {
+    throw new ApiError({ status: 0, code: 'network_error', messages: 'No answer.', cause: error });
+  }
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (!response.ok) {
+    const error = errorFromBody(response.status, body, response.headers.get('x-request-id') ?? undefined);
+    const retryAfter = Number(response.headers.get('retry-after'));
+    throw Number.isFinite(retryAfter) && retryAfter > 0 ? Object.assign(error, { retryAfterSeconds: retryAfter }) : error;
+  }
+  return body;
+}
+
+const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+const trimSlash = (url: string): string => url.replace(/\/+$/, '');
+
+export async function loadPageConfig(): Promise<PageConfig> {
+  return (await call('./config.json')) as PageConfig;
+}
+
+/** The seed flow (CONTRACT §4.1): the key, Base64-encoded, buys a one-hour token. The key is not kept. */
+export async function requestToken(config: PageConfig, apiKey: string): Promise<GrantedToken> {
+  if (!/^[\x21-\x7e]+$/.test(apiKey)) throw new ApiError({ status: 401, code: 401, messages: 'Not a key.' });
+  const body = (await call(`${trimSlash(config.authUrl)}/oauth/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${btoa(apiKey)}` },
+    body: JSON.stringify({ grantType: 'access_token', expiresIn: 3600 }),
+  })) as { accessToken: string; expiresIn: number };
+  return { token: body.accessToken, expiresAt: Date.now() + body.expiresIn * 1000 };
+}
+
+/** RFC 7009 revocation, authenticated by the token itself. */
+export async function revokeToken(config: PageConfig, token: string): Promise<void> {
+  await call(`${trimSlash(config.authUrl)}/oauth/revoke`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...bearer(token) },
+    body: new URLSearchParams({ token }).toString(),
+  });
+}
+
+export async function readBalance(token: string): Promise<BalanceRow[]> {
+  return ((await call('/user-service/account-balance', { headers: bearer(token) })) as { data: BalanceRow[] }).data;
+}
+
+export async function readUsageHistory(token: string, days: number): Promise<UsageRow[]> {
+  return ((await call(`/user-service/usage-history?days=${days}`, { headers: bearer(token) })) as { data: UsageRow[] }).data;
+}
+
+export async function readSettings(token: string): Promise<NotificationSettings> {
+  return (await call('/user-service/notification-settings', { headers: bearer(token) })) as NotificationSettings;
+}
+
+/** The alert form as sent: the threshold as typed (null when empty). */
+export interface SettingsForm {
+  lowBalanceAlert: { enabled: boolean; threshold: string | null };
+  zeroBalanceAlert: { enabled: boolean };
+}
+
+/** Changes the settings; the threshold goes as typed, so that the API judges it and names what is wrong. */
+export async function saveSettings(token: string, form: SettingsForm): Promise<NotificationSettings> {
+  return (await call('/user-service/notification-settings', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...bearer(token) },
+    body: JSON.stringify(form),
+  })) as NotificationSettings;
+}
+
+/** CONTRACT §4.4: only the key itself can replace the key. */
+export async function rotateKey(currentApiKey: string): Promise<string> {
+  const query = new URLSearchParams({ currentApiKey }).toString();
+  return ((await call(`/user-service/api-key/generate?${query}`)) as { apiKey: string }).apiKey;
+}

@@ -1,0 +1,42 @@
+import { ApiError } from '@platform/client';
+import { describeFailure, SESSION_ENDED } from './messages';
+
+const refused = (status: number, messages: ApiError['messages'], requestId?: string) =>
+  new ApiError({ status, code: status, messages, requestId });
+
+describe('failures as sentences', () => {
+  it('when sign-in gets a 401, then the sentence says the key was not accepted', () => {
+    expect(describeFailure(refused(401, 'Access restricted.'), 'sign-in')).toMatch(/^That API key was not accepted\./);
+  });
+
+  it('when another call gets a 401, then the session has ended', () => {
+    expect(describeFailure(refused(401, 'Access restricted.'), 'load')).toBe(SESSION_ENDED);
+  });
+
+  it('when rotation gets a 400 or a 422, then the sentence says what is wrong with the key', () => {
+    expect(describeFailure(refused(400, 'The API key you entered does not exist or is no longer active.'), 'rotate')).toMatch(
+      /not the current API key/,
+    );
+    expect(describeFailure(refused(422, 'Input correct request parameters.'), 'rotate')).toMatch(/does not look like an API key/);
+  });
+
+  it('when there is no answer, a 429 with Retry-After, or a 500, then each is a sentence without JSON', () => {
+    expect(describeFailure(new ApiError({ status: 0, code: 'network_error', messages: 'x' }), 'load')).toMatch(/could not be reached/);
+    expect(describeFailure(Object.assign(refused(429, 'Too Many Requests.'), { retryAfterSeconds: 12 }), 'sign-in')).toBe(
+      'Too many attempts. Try again in 12 seconds.',
+    );
+    const failed = describeFailure(refused(500, 'Internal server error.', 'req-1'), 'save-alerts');
+    expect(failed).toBe(
+      'Something went wrong on our side. Try again in a moment. If it keeps happening, contact support and quote request req-1.',
+    );
+  });
+
+  it('when a 422 names fields, then their messages are the sentence', () => {
+    expect(
+      describeFailure(
+        refused(422, { 'lowBalanceAlert.threshold': ['The selected low balance alert.threshold is invalid.'] }),
+        'save-alerts',
+      ),
+    ).toBe('The selected low balance alert.threshold is invalid.');
+  });
+});

@@ -1,0 +1,54 @@
+import type { ApiError } from '@platform/client';
+
+/** What the page was doing when a call failed; each action explains a refusal in its own words. */
+export type Action = 'sign-in' | 'load' | 'save-alerts' | 'rotate' | 'sign-out';
+
+export const SESSION_ENDED =
+  'Your session has ended: it expired, you signed out in another tab, or the API key was replaced. Sign in again with your API key.';
+
+function waitSentence(error: ApiError): string {
+  const seconds = (error as ApiError & { retryAfterSeconds?: number }).retryAfterSeconds;
+  return seconds === undefined
+    ? 'Too many attempts. Wait a minute, then try again.'
+    : `Too many attempts. Try again in ${seconds} seconds.`;
+}
+
+function supportSuffix(error: ApiError): string {
+  return error.requestId === undefined ? '' : ` If it keeps happening, contact support and quote request ${error.requestId}.`;
+}
+
+const REFUSED: Partial<Record<Action, Record<number, string>>> = {
+  'sign-in': {
+    401: 'That API key was not accepted. Check that you copied all of it; a replaced key no longer works. An account whose balances are all at 0 cannot sign in.',
+  },
+  rotate: {
+    400: 'That is not the current API key of an account: it may have been replaced already. Check it and try again.',
+    422: 'That does not look like an API key. A key starts with at_ and has 32 characters.',
+  },
+};
+
+/**
+ * A refusal or failure of the API as a sentence a customer can act on, never as JSON. A 401
+ * outside sign-in means the session's token no longer works.
+ */
+export function describeFailure(error: ApiError, action: Action): string {
+  const specific = REFUSED[action]?.[error.status];
+  if (specific !== undefined) return specific;
+  if (error.status === 0) return 'The service could not be reached. Check your connection, then try again.';
+  if (error.status === 401 || error.status === 403) return SESSION_ENDED;
+  if (error.status === 429) return waitSentence(error);
+  if (error.status === 503) return `The service is busy or under maintenance. Try again in a moment.${supportSuffix(error)}`;
+  if (error.status === 422 && typeof error.messages !== 'string') return Object.values(error.messages).flat().join(' ');
+  if (error.status >= 500) return `Something went wrong on our side. Try again in a moment.${supportSuffix(error)}`;
+  return `The request was refused (${typeof error.messages === 'string' ? error.messages : 'invalid input'}).${supportSuffix(error)}`;
+}
+
+/** The 422 messages of one field, for showing next to it. */
+export function fieldMessages(error: ApiError, field: string): string[] {
+  return error.status === 422 ? error.fieldMessages(field) : [];
+}
+
+/** `1234567` → `1,234,567`. */
+export function formatCredits(credits: number): string {
+  return credits.toLocaleString('en-US');
+}

@@ -1,0 +1,89 @@
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import type { UsageRow } from './api';
+import { byId, element } from './dom';
+import { formatCredits } from './messages';
+import { datesWithUsage, usageSeries, type UsageSeries } from './usage-series';
+
+export const HISTORY_DAYS = 30;
+// Distinct hues, each at least 4.5:1 against white.
+const COLOURS = ['#1d4ed8', '#b45309', '#047857', '#7c3aed', '#be123c', '#0e7490', '#4d7c0f', '#a21caf'];
+const CHART_HEIGHT = 260;
+const SHORT_DATE = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+
+let chart: uPlot | undefined;
+let resizeObserver: ResizeObserver | undefined;
+
+function drawChart(series: UsageSeries, container: HTMLElement): void {
+  const xs = series.dates.map((date) => Date.parse(`${date}T00:00:00Z`) / 1000);
+  const options: uPlot.Options = {
+    width: Math.max(container.clientWidth, 240),
+    height: CHART_HEIGHT,
+    // Dates are UTC days, whatever the reader's time zone.
+    tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
+    scales: { x: { time: true }, y: { range: (_chart, _min, max) => [0, Math.max(max, 1) * 1.1] } },
+    axes: [
+      { stroke: '#374151', values: (_chart, ticks) => ticks.map((seconds) => SHORT_DATE.format(new Date(seconds * 1000))) },
+      { stroke: '#374151', size: 64, values: (_chart, ticks) => ticks.map((tick) => formatCredits(tick)) },
+    ],
+    legend: { live: false },
+    series: [
+      { label: 'Date', value: (_chart, seconds) => (seconds === null ? '' : new Date(seconds * 1000).toISOString().slice(0, 10)) },
+      ...series.products.map((product, index) => ({
+        label: product.name,
+        stroke: COLOURS[index % COLOURS.length] as string,
+        width: 2,
+        points: { show: true, size: 6 },
+        value: (_chart: uPlot, credits: number | null) => (credits === null ? '' : formatCredits(credits)),
+      })),
+    ],
+  };
+  chart?.destroy();
+  chart = new uPlot(options, [xs, ...series.products.map((product) => product.values)], container);
+  resizeObserver?.disconnect();
+  resizeObserver = new ResizeObserver(() => chart?.setSize({ width: Math.max(container.clientWidth, 240), height: CHART_HEIGHT }));
+  resizeObserver.observe(container);
+}
+
+function numbersTable(series: UsageSeries): HTMLTableElement {
+  const head = element('tr', {}, [
+    element('th', { text: 'Date (UTC)', attributes: { scope: 'col' } }),
+    ...series.products.map((product) => element('th', { text: product.name, attributes: { scope: 'col' } })),
+  ]);
+  const rows = datesWithUsage(series).map((day) =>
+    element('tr', {}, [
+      element('th', { text: day.date, attributes: { scope: 'row' } }),
+      ...day.values.map((value) => element('td', { text: formatCredits(value) })),
+    ]),
+  );
+  const total = element('tr', {}, [
+    element('th', { text: 'Total', attributes: { scope: 'row' } }),
+    ...series.products.map((product) => element('td', { text: formatCredits(product.total) })),
+  ]);
+  return element('table', {}, [
+    element('caption', { text: `Credits used per day, last ${HISTORY_DAYS} days (days without usage left out)` }),
+    element('thead', {}, [head]),
+    element('tbody', {}, rows),
+    element('tfoot', {}, [total]),
+  ]);
+}
+
+/** The chart of the last 30 days, one line per product, and the same numbers as a table. */
+export function renderUsage(rows: readonly UsageRow[], now = new Date()): void {
+  const series = usageSeries(rows, HISTORY_DAYS, now);
+  const total = series.products.reduce((sum, product) => sum + product.total, 0);
+  const container = byId('usage-chart');
+  const numbers = byId('usage-numbers');
+  if (series.products.length === 0) {
+    byId('usage-summary').textContent = `No credits used in the last ${HISTORY_DAYS} days.`;
+    container.hidden = true;
+    numbers.hidden = true;
+    return;
+  }
+  const products = series.products.length === 1 ? '1 product' : `${series.products.length} products`;
+  byId('usage-summary').textContent = `${formatCredits(total)} credits used in the last ${HISTORY_DAYS} days by ${products} (UTC days).`;
+  container.hidden = false;
+  numbers.hidden = false;
+  drawChart(series, container);
+  byId('usage-table').replaceChildren(numbersTable(series));
+}

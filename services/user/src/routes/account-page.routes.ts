@@ -1,0 +1,93 @@
+import express, { Router, type Response } from 'express';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Logger } from '@platform/common';
+import type { Product } from '../store/catalogue';
+
+/**
+ * Where the built account page is: `dist/` of the `@platform/account-page` package (a
+ * dependency of this service, so `pnpm deploy --prod` ships it), or undefined when it has not
+ * been built (`pnpm build`).
+ */
+export function accountPageDir(): string | undefined {
+  try {
+    const manifest = createRequire(__filename).resolve('@platform/account-page/package.json');
+    const dir = path.join(path.dirname(manifest), 'dist');
+    return existsSync(path.join(dir, 'index.html')) ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface AccountPageOptions {
+  /** The built page, or undefined (then /account/ says how to build it). */
+  dir: string | undefined;
+  /** The auth service's base URL as the customer's browser reaches it (read per request: `pnpm start` learns it late). */
+  authUrl: () => string;
+  products: () => Promise<readonly Product[]>;
+  logger: Logger;
+}
+
+/** Scripts and styles come only from the page's own files; the page talks to this service and to the auth service. */
+function contentSecurityPolicy(authUrl: string): string {
+  let authOrigin = '';
+  try {
+    authOrigin = ` ${new URL(authUrl).origin}`;
+  } catch {
+    // An unusable URL adds nothing: sign-in then fails with a sentence, not a looser policy.
+  }
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    `connect-src 'self'${authOrigin}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+const NOT_BUILT =
+  'The account page is not built. Run `pnpm build` (or `pnpm --filter @platform/account-page build`) and restart the service; ' +
+  '`pnpm start` builds it by itself.';
+
+/** `/account/`: the customer's account page (static files built by Vite), its config, and a CSP on every answer. */
+export function accountPageRoutes(options: AccountPageOptions): Router {
+  const router = Router();
+  if (!options.dir) options.logger.warn('account page not built: /account/ answers 503', { hint: NOT_BUILT });
+  router.use('/account', (_req, res, next) => {
+    res.setHeader('Content-Security-Policy', contentSecurityPolicy(options.authUrl()));
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.setHeader('X-Frame-Options', 'DENY');
+    next();
+  });
+  router.get('/account/config.json', async (_req, res) => {
+    const products = await options.products();
+    res.setHeader('Cache-Control', 'no-cache');
+    res.json({ authUrl: options.authUrl(), products: products.map(({ id, name, poolId }) => ({ id, name, poolId })) });
+  });
+  const dir = options.dir;
+  if (!dir) {
+    router.use('/account', (_req, res) => {
+      res.status(503).type('text/plain; charset=utf-8').send(`${NOT_BUILT}\n`);
+    });
+    return router;
+  }
+  router.use(
+    '/account',
+    express.static(dir, {
+      index: 'index.html',
+      fallthrough: true,
+      setHeaders(res: Response, file: string) {
+        // Vite names every asset by its content hash; index.html names the current ones.
+        const immutable = file.startsWith(path.join(dir, 'assets') + path.sep);
+        res.setHeader('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+      },
+    }),
+  );
+  return router;
+}

@@ -1,0 +1,39 @@
+import { Router } from 'express';
+import { Params, sendBody, throwIfInvalid, type FieldMessages } from '@platform/common';
+import { presentedCredential } from '@platform/credentials';
+import type { UserDeps } from '../deps';
+import { parseProductFilter } from '../domain/balance';
+import { parseHistoryDays, usageHistory, type UsageHistoryItem } from '../domain/usage-history';
+import { collectOutputFormat } from './output-format';
+import { publicRoute } from './route';
+
+export const USAGE_HISTORY_PATH = '/user-service/usage-history';
+
+/** The wire shape of one history item: `{"date","product_id","product":{"id","name"},"credits_used"}`. */
+function itemView(item: UsageHistoryItem) {
+  return {
+    date: item.date,
+    product_id: item.productId,
+    product: { id: item.productId, name: item.productName },
+    credits_used: item.creditsUsed,
+  };
+}
+
+/** `GET|POST /user-service/usage-history` (CONTRACT §4.6): credits used per UTC day and product. */
+export function usageHistoryRoutes(deps: UserDeps, now: () => Date = () => new Date()): Router {
+  const history = publicRoute(async (req, res) => {
+    const params = Params.from(req);
+    const principal = await deps.credentials.require(presentedCredential(req, params).secret);
+    const errors: FieldMessages = {};
+    const format = collectOutputFormat(params, res, errors);
+    const days = parseHistoryDays(params.get('days'), errors);
+    const productId = parseProductFilter(params.get('productId'), errors);
+    throwIfInvalid(errors);
+    const items = await usageHistory(deps.pool, principal.accountId, { days, productId, now: now() });
+    sendBody(res, 200, { data: items.map(itemView) }, format);
+  });
+  const router = Router();
+  router.get(USAGE_HISTORY_PATH, history);
+  router.post(USAGE_HISTORY_PATH, history);
+  return router;
+}
