@@ -8,11 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type pg from 'pg';
-import { signServiceJwt } from '@platform/credentials';
+import { closeRedis, connectRedis, createRedisAccessStore, signServiceJwt, type AccessStore } from '@platform/credentials';
+import type { Redis } from 'ioredis';
 import { createPool } from '@platform/db';
 import {
   anAccount,
   createPrivateDatabase,
+  deleteKeys,
   deleteTopology,
   eventually,
   freePort,
@@ -35,6 +37,9 @@ describe('usage API: SIGKILL in the middle of batches', () => {
   const exchange = uniqueId('test.usage-crash.');
   let db: PrivateDatabase;
   let pool: pg.Pool;
+  let redis: Redis;
+  /** The account's key record, written as the user service writes it (the service reads keys from Redis). */
+  let access: AccessStore;
   let user: ServiceProcess | undefined;
 
   const start = async (): Promise<ServiceProcess> => {
@@ -63,11 +68,17 @@ describe('usage API: SIGKILL in the middle of batches', () => {
   beforeAll(async () => {
     db = await createPrivateDatabase('usage_crash');
     pool = createPool({ connectionString: db.url, logger: silentLogger(), max: 2 });
+    redis = await connectRedis(testServers.redisUrl, silentLogger());
+    access = createRedisAccessStore(redis, { keyPrefix: `${exchange}:` });
   });
 
   afterAll(async () => {
     if (user) await user.stop();
     await pool?.end();
+    if (redis) {
+      await deleteKeys(redis, `${exchange}:`);
+      await closeRedis(redis);
+    }
     await deleteTopology(testServers.amqpUrl, { exchanges: [exchange] }).catch(() => undefined);
     await db?.drop();
   });
@@ -75,7 +86,7 @@ describe('usage API: SIGKILL in the middle of batches', () => {
   it('when the process is killed under load and restarted, then every 200 is in the ledger once and retries never debit twice', async () => {
     const first = await start();
     user = first;
-    const account = await anAccount(pool, { credits: { 1: CREDITS } });
+    const account = await anAccount(pool, { credits: { 1: CREDITS }, access });
     const jwt = signServiceJwt({ issuer: 'crash-test', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 300 });
     const call = async (url: string, requestId: string): Promise<Sent> => {
       try {

@@ -733,7 +733,7 @@ export interface paths {
     put?: never;
     /**
      * Debit a product pool for a customer call (internal, product services)
-     * @description Service JWT (HS256, audience `user`, `exp` at most 5 minutes ahead) as Bearer. One transaction debits `units` from the product's pool, all or nothing, and stores the answer under `requestId`: a replay with the same body gets the first answer and debits nothing; a replay with a different body is 409. JSON only.
+     * @description Service JWT (HS256, audience `user`, `exp` at most 5 minutes ahead) as Bearer. Debits `units` from the product's pool, all or nothing, in a batch with the other debits that arrive meanwhile, and answers once the batch has committed (a 200 is durable). A granted answer is kept under `requestId` for at least 24 hours: a replay with the same body gets it and debits nothing; a replay with a different body is 409. A refusal (401, 403) keeps nothing. JSON only.
      */
     post: {
       parameters: {
@@ -802,7 +802,7 @@ export interface paths {
             'application/json': components['schemas']['CodeMessages'];
           };
         };
-        /** @description Database or token store unavailable; nothing was debited */
+        /** @description Database or token store unavailable; nothing was debited (retry with the same requestId) */
         503: {
           headers: {
             [name: string]: unknown;
