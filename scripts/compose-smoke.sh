@@ -126,7 +126,6 @@ cleanup() {
   rm -rf "$work"
   if [ "$status" = 0 ]; then log "compose smoke passed in $((SECONDS - started)) s"; else log "compose smoke failed after $((SECONDS - started)) s"; fi
 }
-trap cleanup EXIT
 
 # --- images ------------------------------------------------------------------------------------
 
@@ -309,10 +308,10 @@ wait_for_stack() {
         continue
       fi
       if [ "$restarts" != 0 ] || [ "$state" = exited ] || [ "$state" = dead ]; then
-        fail "$service stopped (exit code $code, $restarts restarts)"
+        fail "$service stopped or restarted ($state, $restarts restarts, last exit code $code): see its log below"
       fi
       if [ "$health" = unhealthy ] && [ "$streak" -ge 6 ]; then
-        fail "$service is unhealthy: $(docker inspect -f '{{range .State.Health.Log}}{{.Output}} {{end}}' "$(compose ps -q "$service")")"
+        fail "$service is unhealthy, its last health checks: $(docker inspect -f '{{range .State.Health.Log}}[exit {{.ExitCode}}] {{.Output}} {{end}}' "$(compose ps -q "$service")")"
       fi
       if [ "$health" = healthy ] || { [ "$health" = none ] && [ "$state" = running ]; }; then ready=$((ready + 1)); fi
     done < <(stack_state "${ids[@]}")
@@ -336,38 +335,45 @@ print_logs() {
 
 # --- main --------------------------------------------------------------------------------------
 
-install_tools
-if docker info >/dev/null 2>&1; then
-  log "using the running Docker"
-else
-  [ "$(id -u)" = 0 ] || fail "no Docker answers and only root can start dockerd"
-  stop_leftover_dockerd
-  ns=(nsenter "--net=/run/netns/$NETNS")
-  start_dockerd netns
-  if infra_stale; then
-    stop_dockerd
-    log "dockerd on the host's network, to build the stand-ins that need apt-get"
-    start_dockerd host
-    build_infra
-    stop_dockerd
+# A function, so that bash has read the whole file before it runs any of it.
+main() {
+  install_tools
+  if docker info >/dev/null 2>&1; then
+    log "using the running Docker"
+  else
+    [ "$(id -u)" = 0 ] || fail "no Docker answers and only root can start dockerd"
+    stop_leftover_dockerd
+    ns=(nsenter "--net=/run/netns/$NETNS")
     start_dockerd netns
+    if infra_stale; then
+      stop_dockerd
+      log "dockerd on the host's network, to build the stand-ins that need apt-get"
+      start_dockerd host
+      build_infra
+      stop_dockerd
+      start_dockerd netns
+    fi
   fi
-fi
-infra_stale && build_infra
-build_node
-build_maildev
-build_services
-image_sizes
+  if infra_stale; then build_infra; fi
+  build_node
+  build_maildev
+  build_services
+  image_sizes
 
-write_env
-stack_up=1
-log "docker-compose up -d"
-compose up -d --no-build >"$work/up.log" 2>&1 || { cat "$work/up.log" >&2; fail "docker-compose up"; }
-wait_for_stack
-check_images
-log "customer path"
-set -a
-# shellcheck disable=SC1091
-. "$work/env"
-set +a
-"${ns[@]}" node --conditions=development --import tsx scripts/compose-smoke/cli.ts customer-path || fail "customer path"
+  write_env
+  stack_up=1
+  log "docker-compose up -d"
+  compose up -d --no-build >"$work/up.log" 2>&1 || { cat "$work/up.log" >&2; fail "docker-compose up"; }
+  wait_for_stack
+  check_images
+  log "customer path"
+  set -a
+  # shellcheck disable=SC1091
+  . "$work/env"
+  set +a
+  "${ns[@]}" node --conditions=development --import tsx scripts/compose-smoke/cli.ts customer-path || fail "customer path"
+}
+
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+main "$@"

@@ -40,7 +40,9 @@ const object = (kind: string, name: string) => objects.find((item) => item.kind 
 const container = (kind: string, name: string) => object(kind, name)?.spec?.template?.spec.containers[0] as Container;
 const configMap = object('ConfigMap', 'platform-config')?.data ?? {};
 /** The Secret's keys, as k8s/README.md tells the operator to create it. */
-const secretKeys = [...readFileSync(path.join(ROOT, 'k8s/README.md'), 'utf8').matchAll(/--from-literal=([A-Z_]+)=/g)].map((match) => match[1] as string);
+const secretKeys = [...readFileSync(path.join(ROOT, 'k8s/README.md'), 'utf8').matchAll(/--from-literal=([A-Z_]+)=/g)].map(
+  (match) => match[1] as string,
+);
 
 const dockerfile = DockerfileParser.parse(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'));
 const finalStage = dockerfile.getInstructions().filter((instruction) => {
@@ -74,17 +76,20 @@ describe('Kubernetes, compose, Dockerfile and the services agree', () => {
     expect(objects.length).toBeGreaterThan(0);
   });
 
-  it.each(SERVICE_NAMES)('when %s runs, then k8s runs the image compose builds, on the port it listens on and compose publishes', (name) => {
-    const deployed = container('Deployment', name);
-    const [image, tag] = deployed.image.split(':');
-    expect({ image, tag: typeof tag }).toEqual({ image: `account-access-${name}`, tag: 'string' });
-    expect(compose.services[name]?.build?.args.SERVICE).toBe(name);
-    expect(deployed.ports?.map((port) => port.containerPort)).toEqual([SERVICES[name].port]);
-    expect(compose.services[name]?.ports).toEqual([`127.0.0.1:${SERVICES[name].port}:${SERVICES[name].port}`]);
-    const portName = deployed.ports?.[0]?.name;
-    const service = object('Service', name)?.spec?.ports ?? [];
-    expect(service).toEqual([expect.objectContaining({ port: SERVICES[name].port, targetPort: portName })]);
-  });
+  it.each(SERVICE_NAMES)(
+    'when %s runs, then k8s runs the image compose builds, on the port it listens on and compose publishes',
+    (name) => {
+      const deployed = container('Deployment', name);
+      const [image, tag] = deployed.image.split(':');
+      expect({ image, tag: typeof tag }).toEqual({ image: `account-access-${name}`, tag: 'string' });
+      expect(compose.services[name]?.build?.args.SERVICE).toBe(name);
+      expect(deployed.ports?.map((port) => port.containerPort)).toEqual([SERVICES[name].port]);
+      expect(compose.services[name]?.ports).toEqual([`127.0.0.1:${SERVICES[name].port}:${SERVICES[name].port}`]);
+      const portName = deployed.ports?.[0]?.name;
+      const service = object('Service', name)?.spec?.ports ?? [];
+      expect(service).toEqual([expect.objectContaining({ port: SERVICES[name].port, targetPort: portName })]);
+    },
+  );
 
   it('when every workload is rendered, then all run one release of the images', () => {
     const workloads = objects.filter((item) => item.kind === 'Deployment' || item.kind === 'Job');
@@ -115,7 +120,8 @@ describe('Kubernetes, compose, Dockerfile and the services agree', () => {
   });
 
   it('when the ingress routes, then every backend is a rendered Service port', () => {
-    const backends = object('Ingress', 'public')?.spec?.rules?.flatMap((rule) => rule.http.paths.map((entry) => entry.backend.service)) ?? [];
+    const backends =
+      object('Ingress', 'public')?.spec?.rules?.flatMap((rule) => rule.http.paths.map((entry) => entry.backend.service)) ?? [];
     expect(backends.length).toBeGreaterThan(0);
     for (const backend of backends) {
       const ports = object('Service', backend.name)?.spec?.ports ?? [];
@@ -139,7 +145,8 @@ describe('Kubernetes, compose, Dockerfile and the services agree', () => {
   it('when compose gives a service a variable, then k8s gives it too', () => {
     const k8sNames = new Set([...Object.keys(configMap), ...secretKeys]);
     for (const name of SERVICE_NAMES)
-      for (const variable of Object.keys(composeEnvironment(name))) expect({ variable, inK8s: k8sNames.has(variable) }).toEqual({ variable, inK8s: true });
+      for (const variable of Object.keys(composeEnvironment(name)))
+        expect({ variable, inK8s: k8sNames.has(variable) }).toEqual({ variable, inK8s: true });
   });
 
   it('when k8s gives a variable, then some service reads it', () => {

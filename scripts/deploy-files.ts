@@ -12,8 +12,16 @@ export const ROOT = path.resolve(__dirname, '..');
 
 /** Each service's default port and its configuration loader (`config`: the whole validated object). */
 export const SERVICES = {
-  auth: { port: 8081, config: (env: NodeJS.ProcessEnv): object => loadAuthConfig(env), load: (env: NodeJS.ProcessEnv) => loadAuthConfig(env).port },
-  user: { port: 8082, config: (env: NodeJS.ProcessEnv): object => loadUserConfig(env), load: (env: NodeJS.ProcessEnv) => loadUserConfig(env).port },
+  auth: {
+    port: 8081,
+    config: (env: NodeJS.ProcessEnv): object => loadAuthConfig(env),
+    load: (env: NodeJS.ProcessEnv) => loadAuthConfig(env).port,
+  },
+  user: {
+    port: 8082,
+    config: (env: NodeJS.ProcessEnv): object => loadUserConfig(env),
+    load: (env: NodeJS.ProcessEnv) => loadUserConfig(env).port,
+  },
   categorization: {
     port: 8083,
     config: (env: NodeJS.ProcessEnv): object => loadCategorizationConfig(env),
@@ -75,5 +83,10 @@ export const composeEnvironment = (service: string): Record<string, string> =>
 /** `kubectl kustomize k8s`: the objects as a cluster receives them. */
 export function renderK8s(): { stdout: string; stderr: string; status: number | null; objects: unknown[] } {
   const result = spawnSync('kubectl', ['kustomize', path.join(ROOT, 'k8s')], { encoding: 'utf8' });
-  return { stdout: result.stdout, stderr: result.stderr, status: result.status, objects: parseAllDocuments(result.stdout).map((doc) => doc.toJS() as unknown) };
+  return {
+    stdout: result.stdout,
+    stderr: result.stderr,
+    status: result.status,
+    objects: parseAllDocuments(result.stdout).map((doc) => doc.toJS() as unknown),
+  };
 }

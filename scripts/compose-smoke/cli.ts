@@ -39,6 +39,7 @@ runMain(async () => {
         serviceJwtSecret: required('SERVICE_JWT_SECRET'),
       });
       return;
+    case undefined:
     default:
       throw new Error('usage: cli.ts node-version | dockerfile <node image> | customer-path');
   }

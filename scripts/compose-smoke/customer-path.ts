@@ -78,10 +78,14 @@ async function post(url: string, headers: Record<string, string>, body: unknown)
 
 async function createAccount(stack: Stack): Promise<{ id: number; email: string; apiKey: string }> {
   const email = `smoke-${randomUUID()}@example.com`;
-  const answer = await post(`${stack.userUrl}/admin/v1/accounts`, { Authorization: `Bearer ${stack.adminToken}` }, {
-    email,
-    credits: { '1': START_CREDITS },
-  });
+  const answer = await post(
+    `${stack.userUrl}/admin/v1/accounts`,
+    { Authorization: `Bearer ${stack.adminToken}` },
+    {
+      email,
+      credits: { '1': START_CREDITS },
+    },
+  );
   expectStatus('create account', answer, 201);
   const account = parse<{ id: number; apiKey: string }>('create account', answer);
   step('account', `id ${account.id}, ${START_CREDITS} WHOIS API credits`);
@@ -90,7 +94,11 @@ async function createAccount(stack: Stack): Promise<{ id: number; email: string;
 
 async function mintToken(stack: Stack, apiKey: string): Promise<string> {
   const seed = Buffer.from(apiKey).toString('base64');
-  const answer = await post(`${stack.authUrl}/oauth/token`, { Authorization: `Bearer ${seed}` }, { grantType: 'access_token', expiresIn: 3600 });
+  const answer = await post(
+    `${stack.authUrl}/oauth/token`,
+    { Authorization: `Bearer ${seed}` },
+    { grantType: 'access_token', expiresIn: 3600 },
+  );
   expectStatus('token', answer, 200);
   const { accessToken } = parse<{ accessToken: string }>('token', answer);
   step('token', 'minted from the API key');
@@ -127,12 +135,16 @@ async function debitBelowThreshold(stack: Stack, token: string): Promise<void> {
   let credits = START_CREDITS;
   while (credits >= LOW_THRESHOLD) {
     const jwt = signServiceJwt({ secret: stack.serviceJwtSecret, audience: 'user', issuer: 'compose-smoke', ttlSeconds: 60 });
-    const answer = await post(`${stack.userUrl}/internal/v1/usage`, { Authorization: `Bearer ${jwt}` }, {
-      credential: token,
-      productId: 1,
-      units: 1,
-      requestId: `smoke-${randomUUID()}`,
-    });
+    const answer = await post(
+      `${stack.userUrl}/internal/v1/usage`,
+      { Authorization: `Bearer ${jwt}` },
+      {
+        credential: token,
+        productId: 1,
+        units: 1,
+        requestId: `smoke-${randomUUID()}`,
+      },
+    );
     expectStatus('usage', answer, 200);
     const left = parse<{ credits: number }>('usage', answer).credits;
     if (left !== credits - 1) throw new Error(`usage: expected ${credits - 1} credits left, got ${answer.body}`);
@@ -163,7 +175,9 @@ async function rotateKey(stack: Stack, apiKey: string, oldToken: string): Promis
   const answer = await exchange(`${stack.userUrl}/user-service/api-key/generate?currentApiKey=${encodeURIComponent(apiKey)}`);
   expectStatus('rotate', answer, 200);
   const fresh = parse<{ apiKey: string }>('rotate', answer).apiKey;
-  const withOldToken = await exchange(`${stack.userUrl}/user-service/account-balance`, { headers: { Authorization: `Bearer ${oldToken}` } });
+  const withOldToken = await exchange(`${stack.userUrl}/user-service/account-balance`, {
+    headers: { Authorization: `Bearer ${oldToken}` },
+  });
   expectStatus('balance with the token minted before the rotation', withOldToken, 401);
   const withNewKey = await exchange(`${stack.userUrl}/user-service/account-balance?apiKey=${encodeURIComponent(fresh)}`);
   expectStatus('balance with the new key', withNewKey, 200);
