@@ -49,7 +49,7 @@ pnpm() { if command -v pnpm >/dev/null; then command pnpm "$@"; else npx --yes p
 install_tools() {
   local missing=()
   command -v dockerd >/dev/null || missing+=(docker.io)
-  command -v docker-compose >/dev/null || missing+=(docker-compose)
+  command -v docker-compose >/dev/null || docker compose version >/dev/null 2>&1 || missing+=(docker-compose)
   command -v debootstrap >/dev/null || missing+=(debootstrap)
   command -v nsenter >/dev/null || missing+=(util-linux)
   command -v ip >/dev/null || missing+=(iproute2)
@@ -65,7 +65,14 @@ install_tools() {
 DOCKER=docker
 [ -x /usr/bin/docker ] && DOCKER=/usr/bin/docker
 docker() { "$DOCKER" "$@"; }
-compose() { docker-compose -p "$PROJECT" --env-file "$work/env" -f docker-compose.yml -f ci/compose.offline.yml "$@"; }
+# docker-compose 1.29 (Debian's), else the Compose plugin.
+compose() {
+  local command=(docker-compose)
+  command -v docker-compose >/dev/null || command=(docker compose)
+  "${command[@]}" -p "$PROJECT" --env-file "$work/env" -f docker-compose.yml -f ci/compose.offline.yml "$@"
+}
+# Containers by compose's labels: cheaper than a docker-compose call (a Python start).
+containers() { docker ps -aq --filter "label=com.docker.compose.project=$PROJECT" ${1:+--filter "label=com.docker.compose.service=$1"}; }
 
 # --- dockerd -----------------------------------------------------------------------------------
 
@@ -130,7 +137,7 @@ cleanup() {
 # --- images ------------------------------------------------------------------------------------
 
 # The content hash of a stand-in's folder plus whatever else it is built from.
-stand_in_hash() { { tar -C ci/images -c --sort=name --mtime=@0 --owner=0 --group=0 "$1"; shift; printf '%s\n' "$@"; } | sha256sum | cut -c1-16; }
+stand_in_hash() { { (cd ci/images && find "$1" -type f -print0 | sort -z | xargs -0 sha256sum); shift; printf '%s\n' "$@"; } | sha256sum | cut -c1-16; }
 image_hash() { docker image inspect -f '{{ index .Config.Labels "aap-ci.hash" }}' "$1" 2>/dev/null || true; }
 image_id() { docker image inspect -f '{{.Id}}' "$1"; }
 
@@ -181,7 +188,8 @@ build_infra() {
 
 node_binary() {
   local version=$1 dir
-  for dir in "$CACHE/node-22" "$CACHE/node-$version"; do
+  # .ci/run keeps the current Node of that major in node-<major>.
+  for dir in "$CACHE/node-${version%%.*}" "$CACHE/node-$version"; do
     if [ "$("$dir/bin/node" --version 2>/dev/null)" = "v$version" ]; then echo "$dir/bin/node" && return 0; fi
   done
   dir="$CACHE/node-$version"
@@ -253,7 +261,7 @@ check_images() {
     [ "$(docker image inspect -f '{{.Config.User}}|{{json .Config.Cmd}}' "$image")" = 'node|["node","dist/main.js"]' ] ||
       fail "$image: not USER node with CMD node dist/main.js"
     docker image inspect -f '{{json .Config.Healthcheck.Test}}' "$image" | grep -q /health/ready || fail "$image: no /health/ready HEALTHCHECK"
-    docker exec "$(compose ps -q "$service")" sh -c '
+    docker exec "$(containers "$service")" sh -c '
       [ "$(id -u)" != 0 ] || { echo "runs as root"; exit 1; }
       [ ! -w dist/main.js ] || { echo "the service can rewrite its own code"; exit 1; }
       dev=$(ls node_modules/.pnpm | grep -E "^(typescript@|tsx@|jest@|eslint@|@swc\+|@types\+jest@|@electric-sql\+)") || true
@@ -296,7 +304,7 @@ stack_state() {
 # check may time out once on a busy machine; one that keeps failing (6 in a row: a minute) fails.
 wait_for_stack() {
   local deadline=$((SECONDS + WAIT_SECONDS)) ids expected ready service state health streak code restarts
-  mapfile -t ids < <(compose ps -q)
+  mapfile -t ids < <(containers)
   expected=$(compose config --services | wc -l)
   [ "${#ids[@]}" = "$expected" ] || fail "docker-compose up made ${#ids[@]} containers for $expected services"
   while [ "$SECONDS" -lt "$deadline" ]; do
@@ -311,7 +319,7 @@ wait_for_stack() {
         fail "$service stopped or restarted ($state, $restarts restarts, last exit code $code): see its log below"
       fi
       if [ "$health" = unhealthy ] && [ "$streak" -ge 6 ]; then
-        fail "$service is unhealthy, its last health checks: $(docker inspect -f '{{range .State.Health.Log}}[exit {{.ExitCode}}] {{.Output}} {{end}}' "$(compose ps -q "$service")")"
+        fail "$service is unhealthy, its last health checks: $(docker inspect -f '{{range .State.Health.Log}}[exit {{.ExitCode}}] {{.Output}} {{end}}' "$(containers "$service")")"
       fi
       if [ "$health" = healthy ] || { [ "$health" = none ] && [ "$state" = running ]; }; then ready=$((ready + 1)); fi
     done < <(stack_state "${ids[@]}")
@@ -327,7 +335,7 @@ wait_for_stack() {
 
 print_logs() {
   local id
-  for id in $(compose ps -q 2>/dev/null); do
+  for id in $(containers); do
     echo "----- $(docker inspect -f '{{.Name}}' "$id" | tr -d /): last 50 log lines"
     docker logs --tail 50 "$id" 2>&1 || true
   done
@@ -362,6 +370,8 @@ main() {
 
   write_env
   stack_up=1
+  # A run that was killed may have left containers and the database volume (with its password).
+  compose down -v --remove-orphans >/dev/null 2>&1
   log "docker-compose up -d"
   compose up -d --no-build >"$work/up.log" 2>&1 || { cat "$work/up.log" >&2; fail "docker-compose up"; }
   wait_for_stack
