@@ -1,36 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { parse } from 'yaml';
-import { ROOT, SERVICE_NAMES, SERVICES } from './deploy-files';
-
-interface ComposeService {
-  build?: { context: string; args: Record<string, string> };
-  image?: string;
-  command?: string[];
-  environment?: Record<string, string>;
-  ports?: string[];
-  volumes?: string[];
-  depends_on?: Record<string, { condition: string }>;
-}
-
-const text = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
-const compose = parse(text, { merge: true }) as { services: Record<string, ComposeService> };
-/** The .env a user writes from .env.example: every listed secret filled in. */
-const dotEnv = Object.fromEntries(
-  readFileSync(path.join(ROOT, '.env.example'), 'utf8')
-    .split('\n')
-    .filter((line) => /^[A-Z_]+=$/.test(line))
-    .map((line) => [line.slice(0, -1), `${line.slice(0, -1).toLowerCase()}-0123456789abcdef0123456789abcdef`]),
-);
-/** Compose's interpolation of `${NAME}`, `${NAME:-default}` and `${NAME:?error}` from that .env. */
-const interpolate = (value: string): string =>
-  value.replace(/\$\{([A-Z_]+)(?::([-?])([^}]*))?\}/g, (_, name: string, kind?: string, rest?: string) => {
-    const given = dotEnv[name];
-    if (given) return given;
-    if (kind === '?') throw new Error(`${name}: ${rest ?? ''}`);
-    return rest ?? '';
-  });
+import { compose, composeText as text, dotEnv, interpolate, ROOT, SERVICE_NAMES, SERVICES, type ComposeService } from './deploy-files';
 
 describe('docker-compose.yml', () => {
   it('when linted with dclint, then it has no errors', () => {
