@@ -1,4 +1,4 @@
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
@@ -18,6 +18,7 @@ export interface SmtpCapture {
 
 export async function startSmtpCapture(): Promise<SmtpCapture> {
   const messages: ParsedMail[] = [];
+  const arrivals = new EventEmitter();
   let refusing = false;
   let refusedCount = 0;
   const server = new SMTPServer({
@@ -33,25 +34,37 @@ export async function startSmtpCapture(): Promise<SmtpCapture> {
       simpleParser(stream).then(
         (mail) => {
           messages.push(mail);
+          arrivals.emit('message');
           callback();
         },
         (error: Error) => callback(error),
       );
     },
   });
+  // A sender killed mid-session (the fault tests SIGKILL the notifier) resets its connection;
+  // smtp-server reports that as an 'error' event, which would otherwise crash the test process.
+  server.on('error', () => undefined);
   server.listen(0, '127.0.0.1');
   await once(server.server, 'listening');
   const { port } = server.server.address() as AddressInfo;
   return {
     url: `smtp://127.0.0.1:${port}`,
     messages,
-    async waitFor(count, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (messages.length < count) {
-        if (Date.now() > deadline) throw new Error(`expected ${count} e-mails, got ${messages.length}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-      return messages;
+    waitFor(count, timeoutMs = 10_000) {
+      if (messages.length >= count) return Promise.resolve(messages);
+      return new Promise((resolve, reject) => {
+        const arrived = (): void => {
+          if (messages.length < count) return;
+          clearTimeout(timer);
+          arrivals.off('message', arrived);
+          resolve(messages);
+        };
+        const timer = setTimeout(() => {
+          arrivals.off('message', arrived);
+          reject(new Error(`expected ${count} e-mails, got ${messages.length}`));
+        }, timeoutMs);
+        arrivals.on('message', arrived);
+      });
     },
     refuse(value) {
       refusing = value;
