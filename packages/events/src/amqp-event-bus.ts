@@ -215,6 +215,7 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
       return {
         ready: subscription.ready,
         isActive: () => subscription.isActive(),
+        deadLetterDepth: () => subscription.deadLetterDepth(),
         cancel: async () => {
           await subscription.cancel();
           subscriptions.delete(subscription);

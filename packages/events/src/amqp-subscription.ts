@@ -174,6 +174,12 @@ export class AmqpSubscription implements Subscription {
     }
   }
 
+  async deadLetterDepth(): Promise<number> {
+    const channel = this.channel;
+    if (!channel) throw new Error('not connected to RabbitMQ');
+    return (await channel.checkQueue(this.deadLetterQueue)).messageCount;
+  }
+
   cancel(): Promise<void> {
     this.cancelling ??= (async () => {
       this.cancelled = true;

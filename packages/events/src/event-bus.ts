@@ -41,6 +41,8 @@ export interface Subscription {
   isActive(): boolean;
   /** Stops new deliveries, waits for the handlers in flight, detaches. Safe to call twice. */
   cancel(): Promise<void>;
+  /** Messages waiting in the dead-letter queue; rejects while the broker is unreachable. */
+  deadLetterDepth(): Promise<number>;
 }
 
 /**

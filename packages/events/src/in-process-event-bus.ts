@@ -159,6 +159,7 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
         ready: Promise.resolve(),
         isActive: () => queue.consumer === consumer,
         cancel: () => (cancelled ??= queue.consumer === consumer ? cancelConsumer(queue) : Promise.resolve()),
+        deadLetterDepth: () => Promise.resolve(deadLetters.get(queue.deadLetterQueue)?.length ?? 0),
       };
     },
 
