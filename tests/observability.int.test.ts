@@ -90,7 +90,7 @@ describe('dashboard and alert rules against the services’ real /metrics', () =
     await run('user', startUserService({ config: loadUserConfig(base), logger }));
     await run('categorization', startCategorizationService({ config: loadCategorizationConfig(base), logger }));
     await run('auth', startAuthService({ config: loadAuthConfig(base), logger }));
-    const notifier = await startNotifierService({ config: loadNotifierConfig({ ...base, USER_URL: urls.user as string }), logger });
+    const notifier = await startNotifierService({ config: loadNotifierConfig({ ...base, USER_URL: urls.user }), logger });
     started.push(notifier);
     urls.notifier = notifier.url;
     await notifier.consuming;
