@@ -5,6 +5,7 @@ import {
   DEFAULT_PREFETCH,
   deadLetterQueueOf,
   eventSchemas,
+  handleInSpan,
   PoisonMessageError,
   type ConsumeOptions,
   type EventHandler,
@@ -153,7 +154,10 @@ export class AmqpSubscription implements Subscription {
     }
     const key = typeof message.properties.messageId === 'string' ? message.properties.messageId : event.id;
     try {
-      await this.handler(event, { routingKey: message.fields.routingKey, redelivered: message.fields.redelivered });
+      const delivery = { routingKey: message.fields.routingKey, redelivered: message.fields.redelivered };
+      await handleInSpan({ queue: this.queue, routingKey: delivery.routingKey, headers: message.properties.headers }, () =>
+        this.handler(event, delivery),
+      );
       this.failures.delete(key);
       quietly(() => channel.ack(message));
     } catch (error) {

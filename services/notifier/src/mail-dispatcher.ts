@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Logger } from '@platform/common';
+import { extractTraceContext, inSpan, SpanKind, type Logger } from '@platform/common';
 import { backoffMs } from '@platform/events';
 import type { Mailer } from './mailer';
 import type { NotifierMetrics } from './metrics';
@@ -46,15 +46,23 @@ export function startMailDispatcher(options: MailDispatcherOptions): MailDispatc
 
   const sendOne = async (mail: ClaimedMail): Promise<void> => {
     try {
-      await mailer.send({
-        messageId: mail.messageId,
-        from: options.mailFrom,
-        to: mail.recipient,
-        subject: mail.subject,
-        text: mail.text,
-        html: mail.html,
-        headers: { 'X-Alert-Kind': mail.kind },
-      });
+      // Part of the trace of the balance change that caused the e-mail.
+      const span = {
+        kind: SpanKind.CLIENT,
+        parent: extractTraceContext({ traceparent: mail.traceparent }),
+        attributes: { 'alert.kind': mail.kind },
+      };
+      await inSpan('@platform/notifier', 'smtp send', span, () =>
+        mailer.send({
+          messageId: mail.messageId,
+          from: options.mailFrom,
+          to: mail.recipient,
+          subject: mail.subject,
+          text: mail.text,
+          html: mail.html,
+          headers: { 'X-Alert-Kind': mail.kind },
+        }),
+      );
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const retryInMs = backoffMs(mail.attempts, retryInitialMs, retryMaxMs);
