@@ -1,4 +1,4 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 
 /**
  * Trace context across the platform's asynchronous hops (outbox row, RabbitMQ headers, the
@@ -78,4 +78,9 @@ export async function flushTraces(): Promise<void> {
   await provider?.forceFlush?.();
 }
 
-export { SpanKind };
+/** Runs background work outside any trace (a worker loop woken from a request or a message). */
+export function outsideTrace<T>(fn: () => T): T {
+  return context.with(ROOT_CONTEXT, fn);
+}
+
+export { SpanKind, SpanStatusCode, type Span };
