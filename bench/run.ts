@@ -4,7 +4,10 @@
  * express sending a precomputed body. The platform runs as `pnpm start` does, in a child process,
  * on the real local Postgres and Redis; load comes from autocannon in this process; CONTRACT §3
  * is probed while it runs (bench/invariants.ts).
- *   pnpm bench [--seconds 10] [--connections 32] [--rounds 1]
+ *   pnpm bench [--seconds 10] [--connections 32] [--rounds 1] [--tracing]
+ * --tracing also runs the issuance scenarios on a second platform process with OpenTelemetry
+ * tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set to a local sink that accepts and counts the
+ * exports, bench/otlp-sink.ts), as rows marked "(tracing on)" beside the same rows with it off.
  * With several rounds, every scenario and baseline is measured once per round, in turn, and the
  * report shows medians: on a machine shared with other work, load that comes and goes then
  * weighs on the rows alike. The CPU each request costs the serving process is shown too.
@@ -14,6 +17,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { startOtlpSink, type OtlpSink } from './otlp-sink';
 import { formatUsageReport } from './usage-report';
 import { runUsageBench } from './usage-scenarios';
 import { startBaselines } from './baselines';
@@ -29,6 +33,7 @@ const argument = (name: string, fallback: number): number => {
 const SECONDS = argument('seconds', 10);
 const CONNECTIONS = argument('connections', 32);
 const ROUNDS = argument('rounds', 1);
+const TRACING = process.argv.includes('--tracing');
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 
 function start(script: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; output: () => string }> {
@@ -101,10 +106,18 @@ async function main(): Promise<void> {
   };
   const platform = await start('scripts/start-all.ts', platformEnv, /admin token\s+\S+/);
   let stopBaselines = (): void => undefined;
+  let traced: { child: ChildProcess; output: () => string; sink: OtlpSink } | undefined;
   try {
-    const url = (name: string): string =>
-      (new RegExp(`^\\s+${name}\\s+(http://\\S+)`, 'm').exec(platform.output()) as RegExpExecArray)[1] as string;
+    const urlIn = (output: string, name: string): string =>
+      (new RegExp(`^\\s+${name}\\s+(http://\\S+)`, 'm').exec(output) as RegExpExecArray)[1] as string;
+    const url = (name: string): string => urlIn(platform.output(), name);
     const urls = { auth: url('auth'), user: url('user'), categorization: url('categorization') };
+    if (TRACING) {
+      // The same platform with tracing on, exporting every span (OTLP over HTTP) to a local sink.
+      const sink = await startOtlpSink();
+      const env = { ...platformEnv, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, DATA_DIR: path.join(ROOT, '.data/bench-traced') };
+      traced = { ...(await start('scripts/start-all.ts', env, /admin token\s+\S+/)), sink };
+    }
 
     const account = await createAccount(urls.user, ADMIN_TOKEN, { '1': 1_000_000_000 });
     const accessToken = await mintToken(urls.auth, account.apiKey);
@@ -141,6 +154,18 @@ async function main(): Promise<void> {
         pid,
       })),
     ];
+    if (traced) {
+      const tracedOutput = traced.output();
+      const tracedUrls = {
+        auth: urlIn(tracedOutput, 'auth'),
+        user: urlIn(tracedOutput, 'user'),
+        categorization: urlIn(tracedOutput, 'categorization'),
+      };
+      const tracedPid = traced.child.pid;
+      for (const scenario of issuanceScenarios(tracedUrls, account, accessToken, revoked)) {
+        jobs.push({ name: `${scenario.name} (tracing on)`, options: scenario.options, status: scenario.status, pid: tracedPid });
+      }
+    }
     const measured: Row[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const job of jobs) measured.push(await measure(job.name, job.options, job.status, job.pid));
@@ -156,6 +181,12 @@ async function main(): Promise<void> {
       ),
     );
     process.stdout.write(`\nplatform process (all four services) RSS after load: ${rss} MiB\n`);
+    if (traced) {
+      const exported = traced.sink.stats();
+      process.stdout.write(
+        `tracing on: RSS after load ${rssMiB(traced.child.pid)} MiB; the OTLP sink received ${exported.requests} exports, ${Math.round(exported.bytes / 1024)} KiB\n`,
+      );
+    }
     process.stdout.write(
       `CONTRACT §3 probe during the run: ${invariants.checks} checks, ${invariants.violations.length} violations${invariants.violations.length > 0 ? `: ${invariants.violations.slice(0, 5).join('; ')}` : ''}\n`,
     );
@@ -174,6 +205,8 @@ async function main(): Promise<void> {
     if (report.scenarios.some((row) => !row.accountingOk)) process.exitCode = 1;
   } finally {
     platform.child.kill('SIGTERM');
+    traced?.child.kill('SIGTERM');
+    await traced?.sink.close();
     stopBaselines();
   }
 }
