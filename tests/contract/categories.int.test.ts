@@ -63,7 +63,7 @@ describe('§4.5 categories', () => {
     for (const category of categories) {
       expect(Object.keys(category)).toEqual(['id', 'name', 'parent']);
       expect(category.id).toMatch(/^(IAB|CUS)-[1-9][0-9]*$/);
-      if (category.parent !== null) expect(ids.has(category.parent)).toBe(true);
+      expect(category.parent === null || ids.has(category.parent)).toBe(true);
     }
   });
 
@@ -80,7 +80,8 @@ describe('§4.5 categories', () => {
       const custom = categories.filter((category) => category.id.startsWith('CUS-'));
       for (const category of custom) {
         const twin = ids.indexOf(`IAB-${category.id.slice(4)}`);
-        if (twin >= 0) expect(twin).toBeLessThan(ids.indexOf(category.id));
+        // -1 (no IAB twin) is before any index as well.
+        expect(twin).toBeLessThan(ids.indexOf(category.id));
       }
     },
   );
@@ -99,18 +100,17 @@ describe('§4.5 categories', () => {
     await admin('DELETE', `/admin/v1/categories/${twin.id}`);
   });
 
-  it.each(['IAB', 'ABC'])(
-    'when outputFormat is XML with order %s, then the exact XML of the same list (<item>, <parent/>, &amp;)',
-    async (order) => {
-      await createCategory(`Contract <xml> & "co" — Ünïcødé 日本 🚁 ${uniqueId()}`, 'IAB-1');
-      const json = await list({ order });
-      const reply = await send('categorization', PATH, { query: { order, outputFormat: 'XML' } });
-      expect({ status: reply.status, type: reply.type }).toEqual({ status: 200, type: XML_TYPE });
-      expect(reply.text).toBe(xmlOf(json));
-      if (order === 'IAB')
-        expect(reply.text.startsWith(`${XML_DECLARATION}<xml><item><id>IAB-1</id><name>Automotive</name><parent/></item>`)).toBe(true);
-    },
-  );
+  it.each<[string, string]>([
+    ['IAB', `${XML_DECLARATION}<xml><item><id>IAB-1</id><name>Automotive</name><parent/></item>`],
+    ['ABC', `${XML_DECLARATION}<xml><item>`],
+  ])('when outputFormat is XML with order %s, then the exact XML of the same list (<item>, <parent/>, &amp;)', async (order, start) => {
+    await createCategory(`Contract <xml> & "co" — Ünïcødé 日本 🚁 ${uniqueId()}`, 'IAB-1');
+    const json = await list({ order });
+    const reply = await send('categorization', PATH, { query: { order, outputFormat: 'XML' } });
+    expect({ status: reply.status, type: reply.type }).toEqual({ status: 200, type: XML_TYPE });
+    expect(reply.text).toBe(xmlOf(json));
+    expect(reply.text.startsWith(start)).toBe(true);
+  });
 
   it.each<[string, Record<string, string | readonly string[]> | string]>([
     ['XYZ', { order: 'XYZ' }],
