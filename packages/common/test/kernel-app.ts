@@ -18,7 +18,7 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 export const XML_TYPE = 'application/xml; charset=utf-8';
 export const SECRET_IN_ERROR = 'at_Ab3dEf6hIj9kLm2nOp5qRs8tUvWxY';
 
-export interface TestApp {
+interface TestApp {
   app: Express;
   health: Health;
   logs(): Array<Record<string, unknown>>;

@@ -44,7 +44,7 @@ export function expectRetryAfter(reply: Reply): void {
 }
 
 /** The platform of one test file and the requests the contract's tests make of it. */
-export interface ContractFixture {
+interface ContractFixture {
   /** The running platform (read it inside tests and hooks only: it starts in beforeAll). */
   platform: Platform;
   send(service: ServiceName, path: string, request?: HttpRequest): Promise<Reply>;

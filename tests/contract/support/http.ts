@@ -4,7 +4,7 @@
  */
 
 /** Query or form parameters; an array is a repeated parameter. A string is sent as it is. */
-export type Fields = Record<string, string | readonly string[]> | string;
+type Fields = Record<string, string | readonly string[]> | string;
 
 export interface HttpRequest {
   method?: 'GET' | 'POST' | 'DELETE' | 'OPTIONS';

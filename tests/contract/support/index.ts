@@ -1,5 +1,4 @@
-/** The contract suite's shared setup: HTTP client, oracles, the platform and the per-file fixture. */
+/** The contract suite's shared setup: HTTP client, oracles, and `usePlatform` (the per-file platform and its helpers). */
 export * from './http';
 export * from './oracles';
 export * from './fixture';
-export { EVERY_PART, startPlatform, type Platform, type PlatformParts } from './platform';

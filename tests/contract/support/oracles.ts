@@ -68,7 +68,7 @@ export const requiredField = (field: string, words: string): ReturnType<typeof c
 export const badOutputFormat = invalidField('outputFormat', 'output format');
 
 /** CONTRACT §5: the product catalogue. */
-export const PRODUCTS: Readonly<Record<number, string>> = {
+const PRODUCTS: Readonly<Record<number, string>> = {
   1: 'WHOIS API',
   7: 'Email Verification API',
   8: 'IP Geolocation API',
@@ -117,11 +117,11 @@ const SHARED_POOLS: readonly (readonly number[])[] = [
 ];
 
 /** CONTRACT §5: the products that share the pool of `productId`. */
-export function poolOf(productId: number): readonly number[] {
+function poolOf(productId: number): readonly number[] {
   return SHARED_POOLS.find((pool) => pool.includes(productId)) ?? [productId];
 }
 
-export interface BalanceItem {
+interface BalanceItem {
   product_id: number;
   product: { id: number; name: string };
   credits: number;
@@ -167,10 +167,10 @@ function base64url(input: string | Buffer): string {
   return Buffer.from(input).toString('base64url');
 }
 
-export type JwtAlgorithm = 'HS256' | 'HS512' | 'none';
+type JwtAlgorithm = 'HS256' | 'HS512' | 'none';
 
 /** An HMAC-signed (or unsigned, `alg: none`) JWT, built by hand. */
-export function signJwt(claims: Record<string, unknown>, options: { secret?: string; alg?: JwtAlgorithm } = {}): string {
+function signJwt(claims: Record<string, unknown>, options: { secret?: string; alg?: JwtAlgorithm } = {}): string {
   const alg = options.alg ?? 'HS256';
   const unsigned = `${base64url(JSON.stringify({ alg, typ: 'JWT' }))}.${base64url(JSON.stringify(claims))}`;
   if (alg === 'none') return `${unsigned}.`;

@@ -47,7 +47,7 @@ export interface PlatformParts {
 }
 
 /** Every part: what a file that tests across all services asks for. */
-export const EVERY_PART: Required<PlatformParts> = {
+const EVERY_PART: Required<PlatformParts> = {
   categorization: true,
   replicaCategorization: true,
   notifier: true,
