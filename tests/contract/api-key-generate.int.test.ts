@@ -62,9 +62,9 @@ describe('§4.4 key generation', () => {
     ['repeated', async () => ({ currentApiKey: [await freshKey(), await freshKey()] })],
   ];
 
-  it.each(SHAPES.flatMap(([label, query]) => FORMATS.map((format) => [label, query, format] as const)))(
+  it.each(SHAPES.flatMap(([label, query]) => FORMATS.map((format) => [label, format, query] as const)))(
     'when currentApiKey is %s, then 422 "Input correct request parameters.", in %s',
-    async (_label, query, format) => {
+    async (_label, format, query) => {
       expectBody(
         await send('user', '/user-service/api-key/generate', { query: { ...(await query()), ...withFormat(format) } }),
         422,

@@ -112,9 +112,9 @@ describe('§4.1 POST /oauth/token, seed flow', () => {
     expect((await token({ headers: seedBearer(await freshKey({ 1: 0, 7: 5 })), json: GRANT })).status).toBe(200);
   });
 
-  it.each(UNAUTHENTICATED.flatMap(([label, headers]) => FORMATS.map((format) => [label, headers, format] as const)))(
+  it.each(UNAUTHENTICATED.flatMap(([label, headers]) => FORMATS.map((format) => [label, format, headers] as const)))(
     'when %s, then 401 with the contract’s sentence, in %s',
-    async (_label, headers, format) => {
+    async (_label, format, headers) => {
       expectBody(await token({ headers: await headers(), query: withFormat(format), json: GRANT }), 401, unauthorized, format);
     },
   );
@@ -144,9 +144,9 @@ describe('§4.1 POST /oauth/token, seed flow', () => {
     ),
   ];
 
-  it.each(INVALID.flatMap(([label, json, body]) => FORMATS.map((format) => [label, json, body, format] as const)))(
+  it.each(INVALID.flatMap(([label, json, body]) => FORMATS.map((format) => [label, format, json, body] as const)))(
     'when %s, then 422 with that field’s message, in %s',
-    async (_label, json, body, format) => {
+    async (_label, format, json, body) => {
       expectBody(await token({ headers: seedBearer(await freshKey()), json: { ...json, ...withFormat(format) } }), 422, body, format);
     },
   );
