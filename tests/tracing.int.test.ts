@@ -118,10 +118,9 @@ describe('tracing: one debit that crosses the low threshold is one trace from th
       .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
       .send({ email, credits: { 1: 10 } });
     expect(created.status).toBe(201);
+    const apiKey = created.body.apiKey as string;
 
-    const call = await request(urls.product)
-      .get(PRODUCT_PATH)
-      .query({ apiKey: created.body.apiKey as string, domainName: 'example.com' });
+    const call = await request(urls.product).get(PRODUCT_PATH).query({ apiKey, domainName: 'example.com' });
     expect(call.status).toBe(200);
     await eventually(
       () => (smtp.messages.some((mail) => JSON.stringify(mail.to ?? null).includes(email)) ? true : undefined),
@@ -176,6 +175,10 @@ describe('tracing: one debit that crosses the low threshold is one trace from th
     expect(ancestors(handling)).toContain(publish);
     expect(ancestors(send)).toContain(handling);
     expect(trace.some((span) => span.scope.includes('amqplib'))).toBe(true);
+
+    // The key went in the query string: no span records it (url.query is redacted).
+    expect(entry?.attributes['url.query']).toBe('apiKey=REDACTED&domainName=example.com');
+    expect(JSON.stringify(spans)).not.toContain(apiKey);
 
     // The usage API's log line carries the trace's ids beside its request id.
     const usageLine = logLines.find((line) => line.message === 'usage' && line.trace_id === traceId);

@@ -7,6 +7,26 @@ import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
+/**
+ * Query parameters whose values never go into a span: the credentials the API accepts in a query
+ * string (CONTRACT §3: `apiKey`, `currentApiKey`, a token in their place), OAuth's, and the
+ * instrumentation's own defaults (signed-URL parameters), which a list given here replaces.
+ */
+const SECRET_QUERY_PARAMS = [
+  'apiKey',
+  'currentApiKey',
+  'token',
+  'access_token',
+  'client_secret',
+  'sig',
+  'Signature',
+  'AWSAccessKeyId',
+  'X-Goog-Signature',
+  'X-Amz-Signature',
+  'X-Amz-Credential',
+  'X-Amz-Security-Token',
+];
+
 /** Probes and scrapes are not worth a trace each. */
 const UNTRACED_PATHS = /^\/(health\/|metrics(\?|$))/;
 
@@ -30,7 +50,11 @@ export function startTracing(options: TracingOptions): NodeSDK {
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.test(request.url ?? '') }),
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.test(request.url ?? ''),
+        redactedQueryParams: SECRET_QUERY_PARAMS,
+        redactedQueryParamsServer: SECRET_QUERY_PARAMS,
+      }),
       new ExpressInstrumentation(),
       new PgInstrumentation({ requireParentSpan: true }),
       new IORedisInstrumentation({ requireParentSpan: true }),
