@@ -4,7 +4,9 @@
  * express sending a precomputed body. The platform runs as `pnpm start` does, in a child process,
  * on the real local Postgres and Redis; load comes from autocannon in this process; CONTRACT §3
  * is probed while it runs (bench/invariants.ts).
- *   pnpm bench [--seconds 10] [--connections 32] [--rounds 1] [--only <substring>,…] [--cpu-prof <dir>]
+ *   pnpm bench [--seconds 10] [--connections 32] [--rounds 1] [--warmup 3] [--only <substring>,…] [--cpu-prof <dir>]
+ * `--warmup`: seconds of the same load, not measured, before a row's first measurement, so that no
+ * row pays for its server's JIT compilation and first-use work (the platform's first row did).
  * `--only`: just the rows whose name contains one of the substrings, with the baselines they are
  * compared with (bare express always); the usage scenarios run only when `usage` is named.
  * `--cpu-prof`: the platform and the baselines run under `node --cpu-prof`, their profiles written to <dir>
@@ -41,6 +43,7 @@ const argument = (name: string, fallback: number): number => {
 const SECONDS = argument('seconds', 10);
 const CONNECTIONS = argument('connections', 32);
 const ROUNDS = argument('rounds', 1);
+const WARMUP = argument('warmup', 3);
 const option = (name: string): string | undefined => {
   const index = process.argv.indexOf(`--${name}`);
   return index > 0 ? process.argv[index + 1] : undefined;
@@ -183,7 +186,10 @@ async function main(): Promise<void> {
     const jobs = allJobs.filter((job) => job.baseline === undefined || wanted(job.baseline));
     const measured: Row[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
-      for (const job of jobs) measured.push(await measure(job.name, job.options, job.status, job.pid));
+      for (const job of jobs) {
+        if (round === 0 && WARMUP > 0) await autocannon({ connections: CONNECTIONS, duration: WARMUP, ...job.options });
+        measured.push(await measure(job.name, job.options, job.status, job.pid));
+      }
     }
     const rows = medianRows(measured);
     const rss = rssMiB(platform.child.pid);
@@ -192,7 +198,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       renderReport(
         rows,
-        `${SECONDS}s per scenario${ROUNDS > 1 ? ` × ${ROUNDS} rounds (medians)` : ''}, ${CONNECTIONS} connections, ${process.platform} ${process.arch}, node ${process.version}`,
+        `${SECONDS}s per scenario after ${WARMUP}s of warm-up${ROUNDS > 1 ? ` × ${ROUNDS} rounds (medians)` : ''}, ${CONNECTIONS} connections, ${process.platform} ${process.arch}, node ${process.version}`,
       ),
     );
     process.stdout.write(`\nplatform process (all four services) RSS after load: ${rss} MiB\n`);
