@@ -35,7 +35,7 @@ const pnpm = process.env.npm_execpath?.includes('pnpm') ? [process.execPath, pro
 function deploy(name: string): Promise<void> {
   const [command, ...args] = pnpm;
   const target = path.join(DEPLOYED, name);
-  const child = spawn(command as string, [...args, '--filter', `@platform/${name}`, 'deploy', '--legacy', '--prod', '--offline', target], {
+  const child = spawn(command as string, [...args, '--filter', `@platform/${name}`, 'deploy', '--legacy', '--prod', '--prefer-offline', target], {
     cwd: ROOT,
   });
   let output = '';
