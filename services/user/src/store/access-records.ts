@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { AppError, type Logger } from '@platform/common';
-import { accessRecordsOf, activeKeysForUpdate, reconcileAccount, type AccessWriter } from '@platform/credentials';
+import { accessRecordsOf, activeKeysForUpdate, reconcileAccount } from '@platform/accounts';
+import type { AccessWriter } from '@platform/credentials';
 import type { Queryable } from '@platform/db';
 import { RETRY_AFTER_SECONDS } from '../dependency-failure';
 import type { BalanceCommitHook } from '../domain/balance-commit-hook';

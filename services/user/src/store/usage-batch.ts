@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { activeKeysForUpdate } from '@platform/credentials';
+import { activeKeysForUpdate } from '@platform/accounts';
 import { withTransaction, type Queryable } from '@platform/db';
 import { BALANCE_CHANGED, type BalanceChanged } from '@platform/events';
 
