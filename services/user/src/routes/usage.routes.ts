@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { AppError, locals, logLevelEnabled, Params, sendBody } from '@platform/common';
 import type { UserDeps } from '../deps';
 import { parseUsageRequest, type UsageRecorder } from '../domain/usage';
-import { catalogueProduct } from '../store/balances';
+import { catalogueProduct } from '../store/catalogue';
 import { adminRoute } from './route';
 import { createServiceJwtCheck } from './service-jwt-check';
 

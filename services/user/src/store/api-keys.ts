@@ -1,11 +1,5 @@
 import type { Queryable } from '@platform/db';
-
-/** An active key locked for rotation, with its account's current key generation. */
-export interface LockedKey {
-  keyId: number;
-  accountId: number;
-  generation: number;
-}
+import type { LockedKey } from '../domain/user-store';
 
 const LOCK_ACTIVE = `
 SELECT k.id, k.account_id, a.key_generation
