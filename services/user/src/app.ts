@@ -47,7 +47,7 @@ function routers(deps: UserDeps, config: UserConfig): Router[] {
   const catalogue = createCatalogueReads(deps.pool);
   return [
     // First: the busiest route (every product call) matches before the others are tried.
-    usageRoutes(deps, usageRecorder(deps, config), config.serviceJwtSecret),
+    usageRoutes(deps, usageRecorder(deps, config), config.serviceJwtSecret, catalogue),
     balanceRoutes(deps, { balances: createBalanceReads(deps.pool), catalogue }),
     apiKeyRoutes(deps, store),
     notificationSettingsRoutes(deps, store),

@@ -1,4 +1,5 @@
-import type { PoolBalance, PoolCredits } from '../store/usage-batch';
+import type { PoolBalance } from './usage-batch-store';
+import type { PoolCredits } from './user-store';
 
 /** The pools of one account that a usage batch decided on, with their credits before and after it. */
 export interface AccountBalances {

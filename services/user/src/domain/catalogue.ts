@@ -14,12 +14,12 @@ export interface Catalogue {
   byPool: ReadonlyMap<number, readonly Product[]>;
 }
 
-/** The catalogue as the domain reads it (kept in memory by the store: only a migration changes it). */
+/** The catalogue as the domain reads it (kept in memory by the store: only a migration changes it). Its functions need no `this`. */
 export interface CatalogueReads {
   /** A catalogue product by id; undefined when the catalogue has no such product (read again before answering so). */
-  product(productId: number): Promise<Product | undefined>;
+  readonly product: (productId: number) => Promise<Product | undefined>;
   /** The kept catalogue, read on first use. */
-  current(): Catalogue | Promise<Catalogue>;
+  readonly current: () => Catalogue | Promise<Catalogue>;
   /** Reads the catalogue again and keeps it. */
-  reload(): Promise<Catalogue>;
+  readonly reload: () => Promise<Catalogue>;
 }
