@@ -39,12 +39,6 @@ export interface BalanceCommitHook {
   afterRollback(accounts: readonly AccountBalances[]): Promise<void>;
 }
 
-/** Nothing to keep in step (tests of the batcher alone). */
-export const noBalanceCommitHook: BalanceCommitHook = {
-  beforeCommit: () => Promise.resolve(),
-  afterRollback: () => Promise.resolve(),
-};
-
 /** The batch's balances grouped by account (accounts and pools in key order). */
 export function balancesByAccount(balances: readonly PoolBalance[]): AccountBalances[] {
   const byAccount = new Map<number, PoolBalance[]>();
