@@ -99,7 +99,7 @@ export interface AccessRecordWrites {
 }
 
 /** A transaction's queries, with the access-store writes that must precede its commit (CONTRACT §3). */
-export type UserTransaction = UserQueries & AccessRecordWrites;
+type UserTransaction = UserQueries & AccessRecordWrites;
 
 export interface UserStore extends UserQueries {
   /**

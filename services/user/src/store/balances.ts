@@ -13,7 +13,7 @@ const POOL_CREDITS = 'SELECT pool_id, credits FROM pool_balances WHERE account_i
 const POOL_CREDIT = 'SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_id = $2';
 
 /** The pools an account holds, with their credits (any order). */
-export async function readPoolCredits(db: Queryable, accountId: number): Promise<PoolCredits[]> {
+async function readPoolCredits(db: Queryable, accountId: number): Promise<PoolCredits[]> {
   const result = await db.query<{ pool_id: number; credits: number }>({
     name: 'user-pool-credits',
     text: POOL_CREDITS,
@@ -153,7 +153,7 @@ export async function holdPool(db: Queryable, accountId: number, poolId: number)
 }
 
 /** Credits stay exact JavaScript numbers. */
-export const MAX_CREDITS = Number.MAX_SAFE_INTEGER;
+const MAX_CREDITS = Number.MAX_SAFE_INTEGER;
 
 const READ = 'SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_id = $2';
 const LOCK = `${READ} FOR UPDATE`;

@@ -14,7 +14,7 @@ SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
  ORDER BY 1, 2`;
 
 /** The account's usage per UTC day and product since `from`, ordered by day, then product id; optionally of one product. */
-export async function readDailyUsage(db: Queryable, accountId: number, from: Date, productId: number | undefined): Promise<DailyUsage[]> {
+async function readDailyUsage(db: Queryable, accountId: number, from: Date, productId: number | undefined): Promise<DailyUsage[]> {
   const result = await db.query<{ day: string; product_id: number; used: string }>({
     name: 'user-daily-usage',
     text: DAILY_USAGE,
