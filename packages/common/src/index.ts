@@ -13,4 +13,5 @@ export * from './params';
 export * from './redact';
 export * from './render';
 export * from './secret-compare';
+export * from './trace-context';
 export * from './xml';
