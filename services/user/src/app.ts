@@ -24,14 +24,23 @@ import { createUserStore } from './store/user-store';
 /** Committed answers kept in memory for replays (a replay usually follows its first copy within seconds). */
 const RECENT_ANSWERS = { maxEntries: 10_000, maxAgeMs: 60 * 60 * 1000 };
 
-/** The usage API's debits: batched (group commit) on the usage connections, with the balance hook. */
+/**
+ * The usage API's debits: batched (group commit) on the usage connections, with the balance hook.
+ * A batch that granted a debit has written its events: it rings the outbox relay once, for all
+ * of its requests.
+ */
 function usageRecorder(deps: UserDeps, config: UserConfig): UsageRecorder {
+  const commit = createBatchCommit(createUsageBatchStore(deps.usagePool), deps.balanceHook);
   return createUsageRecorder({
     batcher: createDebitBatcher({
       maxBatchSize: config.usageBatchMaxSize,
       maxWaitMs: config.usageBatchMaxWaitMs,
       lanes: config.usageBatchLanes,
-      commit: createBatchCommit(createUsageBatchStore(deps.usagePool), deps.balanceHook),
+      commit: async (debits) => {
+        const outcomes = await commit(debits);
+        if (outcomes.some((outcome) => outcome.kind === 'granted')) deps.outbox.notify();
+        return outcomes;
+      },
     }),
     answers: createRecentAnswers(RECENT_ANSWERS),
   });
@@ -68,8 +77,8 @@ const PUBLIC_ENDPOINTS = {
   '/user-service/usage-history': ['GET', 'POST'],
 };
 
-/** Balance changes arrive by POST on the admin and internal APIs: a success rings the outbox relay. */
-const BALANCE_WRITERS = ['/admin/v1', '/internal/v1'];
+/** Balance changes arrive by POST on the admin API: a success rings the outbox relay (usage batches ring it themselves). */
+const BALANCE_WRITERS = '/admin/v1';
 
 /** The user service's HTTP app; no I/O until requests arrive. */
 export function createApp(deps: UserDeps, config: UserConfig): { app: Express; health: Health } {
