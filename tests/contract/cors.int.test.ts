@@ -3,17 +3,9 @@
  * client needs; their preflights answer 204; admin, internal, health and metrics endpoints send
  * no CORS headers at all.
  */
-import { ADMIN_TOKEN, bearer, call, startPlatform, type Platform, type Reply } from './contract-harness';
+import { ADMIN_TOKEN, bearer, call, usePlatform, type Reply } from './support';
 
-let platform: Platform;
-
-beforeAll(async () => {
-  platform = await startPlatform();
-}, 120_000);
-
-afterAll(async () => {
-  await platform?.stop();
-}, 60_000);
+const { platform } = usePlatform({ categorization: true });
 
 const ORIGIN = { Origin: 'https://customer.example' };
 const PUBLIC: Array<{ service: 'auth' | 'user' | 'categorization'; path: string; methods: string[] }> = [

@@ -1,0 +1,161 @@
+/**
+ * The express kernel under test (`createHttpApp`, `handler`) with a few routes that exercise it, shared by the
+ * kernel's tests in this folder; every test builds its own app.
+ */
+import { PassThrough } from 'node:stream';
+import express, { type Express } from 'express';
+import { AppError, invalidParams, requiredMessage } from '../src/errors';
+import { Health, type ReadinessCheck } from '../src/health';
+import { createHttpApp, handler, locals } from '../src/http';
+import { createLogger } from '../src/logger';
+import { readOutputFormat } from '../src/output-format';
+import { Params } from '../src/params';
+import { sendBody } from '../src/render';
+
+export const SERVICE = 'test-svc';
+export const DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
+export const JSON_TYPE = 'application/json; charset=utf-8';
+export const XML_TYPE = 'application/xml; charset=utf-8';
+export const SECRET_IN_ERROR = 'at_Ab3dEf6hIj9kLm2nOp5qRs8tUvWxY';
+
+interface TestApp {
+  app: Express;
+  health: Health;
+  logs(): Array<Record<string, unknown>>;
+  logText(): string;
+}
+
+/** A service built on the kernel with a few routes that exercise it; every test gets its own. */
+export function buildApp(checks: Record<string, ReadinessCheck> = {}): TestApp {
+  const stream = new PassThrough();
+  const chunks: string[] = [];
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')));
+  const logger = createLogger({ service: SERVICE, level: 'debug', stream });
+  const health = new Health(checks);
+  const http = createHttpApp({
+    service: SERVICE,
+    logger,
+    health,
+    openapi: { openapi: '3.1.0', info: { title: SERVICE, version: '1' }, paths: {} },
+  });
+
+  // Reads parameters the way routes do: outputFormat first, then echoes what it saw.
+  const echo = handler('codeMessages', (req, res) => {
+    const params = Params.from(req);
+    const format = readOutputFormat(params);
+    locals(res).outputFormat = format;
+    const seen = Object.fromEntries(['a', 'b', 'n'].map((name) => [name, params.get(name)]));
+    sendBody(res, 200, seen, format);
+  });
+  http.app.get('/echo', echo);
+  http.app.post('/echo', echo);
+  http.app.post(
+    '/protected',
+    handler('codeMessages', () => {
+      throw new AppError('unauthenticated');
+    }),
+  );
+  http.app.get(
+    '/protected',
+    handler('codeMessages', () => {
+      throw new AppError('unauthenticated');
+    }),
+  );
+  http.app.get(
+    '/admin/thing',
+    handler(
+      'codeMessages',
+      () => {
+        throw new AppError('unauthenticated');
+      },
+      { challenge: false },
+    ),
+  );
+  http.app.get(
+    '/product',
+    handler('errorMessage', () => {
+      throw new AppError('unauthenticated');
+    }),
+  );
+  http.app.post(
+    '/oauth/token',
+    handler('oauth', () => {
+      throw new AppError('unauthenticated');
+    }),
+  );
+  http.app.get(
+    '/validate',
+    handler('codeMessages', () => {
+      throw invalidParams({ grantType: [requiredMessage('grantType')] });
+    }),
+  );
+  http.app.get(
+    '/limited',
+    handler('codeMessages', () => {
+      throw new AppError('rate_limited', { retryAfterSeconds: 30 });
+    }),
+  );
+  http.app.get(
+    '/boom',
+    handler('codeMessages', () => {
+      throw new Error(`database said no to ${SECRET_IN_ERROR}`);
+    }),
+  );
+  http.app.get(
+    '/boom-async',
+    handler('codeMessages', async () => {
+      await Promise.resolve();
+      throw new TypeError('cannot read properties of undefined');
+    }),
+  );
+  // A plain express handler (no handler() wrapper) that throws: the kernel still answers.
+  http.app.get('/raw-boom', () => {
+    throw new Error('raw');
+  });
+  http.app.get(
+    '/partial',
+    handler('codeMessages', async (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.write('first half');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      throw new Error('failed mid-stream');
+    }),
+  );
+  const router = express.Router();
+  router.get(
+    '/account-balance',
+    handler('codeMessages', () => {
+      throw new AppError('unauthenticated');
+    }),
+  );
+  router.get(
+    '/accounts/:id',
+    handler('codeMessages', (req, res) => {
+      sendBody(res, 200, { id: req.params.id }, 'JSON');
+    }),
+  );
+  http.app.use('/user-service', router);
+  http.app.get(
+    ['/user-service/legacy-balance', '/service/account-balance'],
+    handler('codeMessages', (_req, res) => {
+      sendBody(res, 200, { data: [] }, 'JSON');
+    }),
+  );
+  const app = http.finish();
+
+  const logText = (): string => chunks.join('');
+  const logs = (): Array<Record<string, unknown>> =>
+    logText()
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { app, health, logs, logText };
+}
+
+/** The metric lines of one family that carry every given label. */
+export function metricLines(text: string, family: string, labels: Record<string, string>): string[] {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${family}{`))
+    .filter((line) => Object.entries(labels).every(([name, value]) => line.includes(`${name}="${value}"`)));
+}

@@ -1,0 +1,87 @@
+/**
+ * CONTRACT §4.2: a token on a product request, through the credential-and-credits middleware a product
+ * of the domain-registration-lookup family mounts (ErrorMessage envelope).
+ * Black-box, over HTTP: every expectation is written from the contract (oracles in `support/`), never read from the code.
+ */
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHttpApp, Health } from '@platform/common';
+import { createProductGateway } from '@platform/product-gateway';
+import { silentLogger } from '@platform/testing';
+import {
+  ACCESS_RESTRICTED,
+  FORMATS,
+  JSON_TYPE,
+  SERVICE_JWT_SECRET,
+  XML_TYPE,
+  balanceItem,
+  bearer,
+  call,
+  unknownKey,
+  withFormat,
+  xmlOf,
+  usePlatform,
+  type HttpRequest,
+} from './support';
+
+const { platform, freshKey, balanceOf } = usePlatform();
+
+describe('§4.2 a product of the domain-registration-lookup family', () => {
+  const PATH = '/whoisserver/WhoisService';
+  let server: Server;
+  let product: string;
+
+  beforeAll(async () => {
+    const http = createHttpApp({
+      service: 'product-1',
+      logger: silentLogger(),
+      health: new Health({}),
+      openapi: {},
+      envelope: 'errorMessage',
+    });
+    const gateway = createProductGateway({ userUrl: platform.user, serviceJwtSecret: SERVICE_JWT_SECRET, productId: 1 });
+    http.app.use(gateway.routes(PATH, (accepted) => ({ WhoisRecord: { domainName: accepted.domainName } })));
+    server = http.finish().listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    product = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const lookupPool = async (apiKey: string): Promise<unknown> => (await balanceOf(apiKey, { productId: '1' })).json();
+
+  it.each<[string, (apiKey: string, token: string) => HttpRequest]>([
+    ['GET, key in apiKey', (apiKey) => ({ query: { domainName: 'example.com', apiKey } })],
+    ['GET, token in apiKey', (_apiKey, token) => ({ query: { domainName: 'example.com', apiKey: token } })],
+    ['GET, token as Bearer', (_apiKey, token) => ({ query: { domainName: 'example.com' }, headers: bearer(token) })],
+    ['POST JSON, token as Bearer', (_apiKey, token) => ({ json: { domainName: 'example.com' }, headers: bearer(token) })],
+    ['POST JSON, token in apiKey', (_apiKey, token) => ({ json: { domainName: 'example.com', apiKey: token } })],
+  ])('when called by %s, then 200 and one credit is debited from the product’s pool', async (_how, request) => {
+    const apiKey = await freshKey({ 1: 10 });
+    const reply = await call(product, PATH, request(apiKey, await platform.token(apiKey)));
+    expect(reply.status).toBe(200);
+    expect(await lookupPool(apiKey)).toEqual({ data: [balanceItem(1, 9)] });
+  });
+
+  it.each(FORMATS)('when the credential is unknown, then 401 in the ErrorMessage envelope (AUTHENTICATE_01), in %s', async (format) => {
+    const reply = await call(product, PATH, { query: { domainName: 'example.com', apiKey: unknownKey(), ...withFormat(format) } });
+    const inner = { errorCode: 'AUTHENTICATE_01', msg: ACCESS_RESTRICTED };
+    expect({ status: reply.status, type: reply.type, text: reply.text }).toEqual({
+      status: 401,
+      type: format === 'JSON' ? JSON_TYPE : XML_TYPE,
+      text: format === 'JSON' ? JSON.stringify({ ErrorMessage: inner }) : xmlOf(inner, 'ErrorMessage'),
+    });
+  });
+
+  it('when the pool is exhausted, then an ErrorMessage error with the contract’s sentence and nothing is debited', async () => {
+    const apiKey = await freshKey({ 1: 0 });
+    const reply = await call(product, PATH, { query: { domainName: 'example.com', apiKey } });
+    expect(reply.status).toBe(403);
+    expect(reply.json()).toEqual({ ErrorMessage: { errorCode: expect.any(String), msg: ACCESS_RESTRICTED } });
+    expect(await lookupPool(apiKey)).toEqual({ data: [balanceItem(1, 0)] });
+  });
+});
