@@ -21,7 +21,9 @@ RUN test -n "$SERVICE" || { echo "build with --build-arg SERVICE=auth|user|categ
 COPY . .
 RUN pnpm install --offline --frozen-lockfile \
  && pnpm build \
- && pnpm --filter "@platform/${SERVICE}" deploy --legacy --prod --offline /out
+ && pnpm --filter "@platform/${SERVICE}" deploy --legacy --prod --prefer-offline /out
+# (--legacy deploy resolves the package's ranges again: it needs registry metadata, which
+# pnpm fetch does not store, so --offline would fail on a clean builder.)
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ARG SERVICE

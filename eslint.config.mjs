@@ -2,6 +2,35 @@ import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
+// One direction in every service (docs/conventions.md): routes -> domain <- store. `domain/`
+// declares the ports it needs and never reaches a driver, the HTTP framework or the store;
+// `store/` implements those ports; `routes/` call the domain. Tests are exempt (a domain test may
+// drive a real store). Proved to fire by scripts/layers.test.ts.
+const DRIVERS = ['pg', 'ioredis', 'amqplib', 'nodemailer', '@platform/db'];
+const folderPattern = (name) => `(^|/)${name}(/|$)`;
+const layer = (folder, rules) => ({
+  files: [`services/*/src/${folder}/**/*.ts`],
+  ignores: ['**/*.test.ts'],
+  rules: { 'no-restricted-imports': ['error', rules] },
+});
+const layers = [
+  layer('domain', {
+    paths: [...DRIVERS, 'express'].map((name) => ({ name, message: 'domain/ declares a port; store/ implements it with the driver.' })),
+    patterns: [
+      { regex: folderPattern('store'), message: 'domain/ must not import store/: declare the port in domain/ and implement it in store/.' },
+      { regex: folderPattern('routes'), message: 'domain/ must not import routes/.' },
+      { regex: '^\\.\\./(deps|app|service)$', message: 'domain/ receives what it needs; it never reaches the composition root.' },
+    ],
+  }),
+  layer('routes', {
+    paths: DRIVERS.map((name) => ({ name, message: 'routes/ call the domain; queries live in store/.' })),
+    patterns: [{ regex: folderPattern('store'), message: 'routes/ call the domain (its ports), never store/.' }],
+  }),
+  layer('store', {
+    patterns: [{ regex: folderPattern('routes'), message: 'store/ implements domain ports; it never imports routes/.' }],
+  }),
+];
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', '.data/**', 'jest.config.js', 'eslint.config.mjs'] },
   js.configs.recommended,
@@ -29,5 +58,6 @@ export default tseslint.config(
       '@typescript-eslint/unbound-method': 'off',
     },
   },
+  ...layers,
   prettier,
 );

@@ -231,7 +231,7 @@ build_services() {
   for service in "${SERVICES[@]}"; do
     mkdir -p "$work/$service"
     cp "$work/Dockerfile" "$work/$service/Dockerfile"
-    pnpm --filter "@platform/$service" deploy --legacy --prod --offline "$work/$service/out" >"$work/$service.deploy.log" 2>&1 &
+    pnpm --filter "@platform/$service" deploy --legacy --prod --prefer-offline "$work/$service/out" >"$work/$service.deploy.log" 2>&1 &
     pids+=($!)
   done
   for index in "${!pids[@]}"; do

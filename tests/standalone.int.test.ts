@@ -35,9 +35,13 @@ const pnpm = process.env.npm_execpath?.includes('pnpm') ? [process.execPath, pro
 function deploy(name: string): Promise<void> {
   const [command, ...args] = pnpm;
   const target = path.join(DEPLOYED, name);
-  const child = spawn(command as string, [...args, '--filter', `@platform/${name}`, 'deploy', '--legacy', '--prod', '--offline', target], {
-    cwd: ROOT,
-  });
+  const child = spawn(
+    command as string,
+    [...args, '--filter', `@platform/${name}`, 'deploy', '--legacy', '--prod', '--prefer-offline', target],
+    {
+      cwd: ROOT,
+    },
+  );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

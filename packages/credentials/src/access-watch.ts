@@ -11,7 +11,7 @@ export class AccessStoreNotReconciled extends Error {
 }
 
 export interface AccessWatchOptions {
-  /** Rewrites every access record from Postgres (access-reconciler.ts reconcileAll). */
+  /** Rewrites every access record from Postgres (`reconcileAll` of @platform/accounts). */
   reconcile: () => Promise<unknown>;
   /** The Redis client: `close` means its data may be gone, `ready` that it can be checked. Absent for the memory store. */
   connection?: Pick<EventEmitter, 'on' | 'off'>;

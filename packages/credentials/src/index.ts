@@ -1,5 +1,4 @@
 export * from './access-layout';
-export * from './access-reconciler';
 export * from './access-store';
 export * from './access-watch';
 export * from './admin-token';

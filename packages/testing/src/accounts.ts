@@ -1,7 +1,8 @@
 import type { Pool } from 'pg';
 import { migrate } from '@platform/db';
 import { userMigrations } from '@platform/user/migrations';
-import { accessRecordsOf, generateApiKey, hashSecret, type AccessWriter } from '@platform/credentials';
+import { accessRecordsOf } from '@platform/accounts';
+import { generateApiKey, hashSecret, type AccessWriter } from '@platform/credentials';
 import { silentLogger } from './logs';
 import { uniqueId } from './servers';
 

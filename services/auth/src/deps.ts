@@ -1,11 +1,11 @@
 import type { Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import { ConfigError, type Logger, type ReadinessCheck } from '@platform/common';
+import { reconcileAll } from '@platform/accounts';
 import {
   closeRedis,
   connectRedis,
   createRedisAccessStore,
-  reconcileAll,
   watchAccessStore,
   type AccessStore,
   type WatchedAccessStore,

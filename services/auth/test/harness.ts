@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import type { Logger, RunningService } from '@platform/common';
-import { accessLayout, accessRecordsOf, createRedisAccessStore, hashSecret, tokenShardTag, type AccessStore } from '@platform/credentials';
+import { accessRecordsOf } from '@platform/accounts';
+import { accessLayout, createRedisAccessStore, hashSecret, tokenShardTag, type AccessStore } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import {
   anAccount,

@@ -1,13 +1,13 @@
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import { ConfigError, type Logger } from '@platform/common';
+import { reconcileAll } from '@platform/accounts';
 import {
   closeRedis,
   connectRedis,
   createCredentialVerifier,
   createRedisAccessStore,
   memoryFailureLimit,
-  reconcileAll,
   redisFailureLimit,
   watchAccessStore,
   type AccessStore,

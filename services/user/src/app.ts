@@ -16,9 +16,11 @@ import { balanceRoutes } from './routes/balance.routes';
 import { notificationSettingsRoutes } from './routes/notification-settings.routes';
 import { usageHistoryRoutes } from './routes/usage-history.routes';
 import { usageRoutes } from './routes/usage.routes';
-import { catalogue } from './store/catalogue';
+import { createBalanceReads } from './store/balances';
+import { createCatalogueReads } from './store/catalogue';
 import { countPendingEvents } from './store/outbox';
 import { createUsageBatchStore } from './store/usage-batch';
+import { createUsageLedgerReads } from './store/usage-history';
 import { createUserStore } from './store/user-store';
 
 /** Committed answers kept in memory for replays (a replay usually follows its first copy within seconds). */
@@ -46,23 +48,24 @@ function usageRecorder(deps: UserDeps, config: UserConfig): UsageRecorder {
   });
 }
 
-/** Every router the service mounts (further APIs add theirs here); each gets the deps and its store. */
+/** Every router the service mounts (further APIs add theirs here); each gets the deps and the domain's ports it calls. */
 function routers(deps: UserDeps, config: UserConfig): Router[] {
   if (config.adminToken === undefined) throw new ConfigError('invalid configuration: ADMIN_TOKEN: Required');
   if (config.serviceJwtSecret === undefined) throw new ConfigError('invalid configuration: SERVICE_JWT_SECRET: Required');
   const store = createUserStore(deps.pool, deps.access);
+  const catalogue = createCatalogueReads(deps.pool);
   return [
     // First: the busiest route (every product call) matches before the others are tried.
-    usageRoutes(deps, usageRecorder(deps, config), config.serviceJwtSecret),
-    balanceRoutes(deps, store),
+    usageRoutes(deps, usageRecorder(deps, config), config.serviceJwtSecret, catalogue),
+    balanceRoutes(deps, { balances: createBalanceReads(deps.pool), catalogue }),
     apiKeyRoutes(deps, store),
     notificationSettingsRoutes(deps, store),
     adminRoutes(store, config.adminToken, deps.adminFailures),
-    usageHistoryRoutes(deps),
+    usageHistoryRoutes(deps, { catalogue, ledger: createUsageLedgerReads(deps.pool) }),
     accountPageRoutes({
       dir: accountPageDir(),
       authUrl: deps.accountPageAuthUrl,
-      products: async () => (await catalogue(deps.pool)).products,
+      products: async () => (await catalogue.current()).products,
       logger: deps.logger,
     }),
   ];

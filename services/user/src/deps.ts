@@ -1,13 +1,13 @@
 import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import { ConfigError, type Logger } from '@platform/common';
+import { reconcileAll } from '@platform/accounts';
 import {
   closeRedis,
   connectRedis,
   createCredentialVerifier,
   createRedisAccessStore,
   memoryFailureLimit,
-  reconcileAll,
   redisFailureLimit,
   watchAccessStore,
   type AccessStore,

@@ -3,4 +3,3 @@ export { runUserCli } from './cli';
 export { loadConfig, type UserConfig } from './config';
 export { createDeps, type ProvidedDeps, type UserDeps } from './deps';
 export { startUserService, type StartUserServiceOptions } from './service';
-export { changeBalance, type BalanceChange, type BalanceChangeResult } from './store/balances';

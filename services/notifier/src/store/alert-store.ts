@@ -1,3 +1,4 @@
+import { alertContact, productPool, type ProductPool } from '@platform/accounts';
 import type { Queryable } from '@platform/db';
 import { DEFAULT_SETTINGS, INITIAL_STATE, type AlertSettings, type AlertState } from '../domain/alert-rules';
 
@@ -45,45 +46,17 @@ export interface Recipient {
 
 /** The account's e-mail and alert settings (user service tables, read-only; no row = defaults). */
 export async function findRecipient(db: Queryable, accountId: number): Promise<Recipient | undefined> {
-  const result = await db.query<{
-    email: string;
-    low_balance_enabled: boolean | null;
-    low_balance_threshold: number | null;
-    zero_balance_enabled: boolean | null;
-  }>(
-    `SELECT a.email, s.low_balance_enabled, s.low_balance_threshold, s.zero_balance_enabled
-       FROM accounts a LEFT JOIN notification_settings s ON s.account_id = a.id
-      WHERE a.id = $1`,
-    [accountId],
-  );
-  const row = result.rows[0];
-  if (!row) return undefined;
+  const contact = await alertContact(db, accountId);
+  if (!contact) return undefined;
   return {
-    email: row.email,
+    email: contact.email,
     settings: {
-      lowEnabled: row.low_balance_enabled ?? DEFAULT_SETTINGS.lowEnabled,
-      threshold: row.low_balance_threshold ?? DEFAULT_SETTINGS.threshold,
-      zeroEnabled: row.zero_balance_enabled ?? DEFAULT_SETTINGS.zeroEnabled,
+      lowEnabled: contact.lowBalanceEnabled ?? DEFAULT_SETTINGS.lowEnabled,
+      threshold: contact.lowBalanceThreshold ?? DEFAULT_SETTINGS.threshold,
+      zeroEnabled: contact.zeroBalanceEnabled ?? DEFAULT_SETTINGS.zeroEnabled,
     },
   };
 }
 
-export interface PoolInfo {
-  poolId: number;
-  /** Name of the pool's lowest-id product. */
-  productName: string;
-  /** Names of every product in the pool, by id. */
-  products: string[];
-}
-
 /** The pool a product belongs to (the event names the pool's lowest product id; any member works). */
-export async function findPool(db: Queryable, productId: number): Promise<PoolInfo | undefined> {
-  const result = await db.query<{ pool_id: number; names: string[] }>(
-    `SELECT p.pool_id, array(SELECT m.name FROM products m WHERE m.pool_id = p.pool_id ORDER BY m.id) AS names
-       FROM products p WHERE p.id = $1`,
-    [productId],
-  );
-  const row = result.rows[0];
-  const productName = row?.names[0];
-  return row && productName !== undefined ? { poolId: row.pool_id, productName, products: row.names } : undefined;
-}
+export const findPool = (db: Queryable, productId: number): Promise<ProductPool | undefined> => productPool(db, productId);

@@ -9,11 +9,9 @@ import {
   type FieldMessages,
 } from '@platform/common';
 import { generateApiKey, hashSecret } from '@platform/credentials';
-import type { AccountRecord } from '../store/accounts';
-import type { ProductBalance } from '../store/balances';
-import type { Product } from '../store/catalogue';
-import type { UserQueries, UserStore } from '../store/user-store';
+import type { Product } from './catalogue';
 import { MAX_ID, readInteger } from './integer-field';
+import type { AccountRecord, ProductBalance, UserQueries, UserStore } from './user-store';
 
 /** Largest single top-up, adjustment or initial credit an operator may give. */
 export const MAX_AMOUNT = 1_000_000_000_000;

@@ -1,4 +1,5 @@
-import type { PoolBalance, PoolCredits } from '../store/usage-batch';
+import type { PoolBalance } from './usage-batch-store';
+import type { PoolCredits } from './user-store';
 
 /** The pools of one account that a usage batch decided on, with their credits before and after it. */
 export interface AccountBalances {
@@ -37,12 +38,6 @@ export interface BalanceCommitHook {
   beforeCommit(accounts: readonly AccountBalances[], reads: BatchReads): Promise<void>;
   afterRollback(accounts: readonly AccountBalances[]): Promise<void>;
 }
-
-/** Nothing to keep in step (tests of the batcher alone). */
-export const noBalanceCommitHook: BalanceCommitHook = {
-  beforeCommit: () => Promise.resolve(),
-  afterRollback: () => Promise.resolve(),
-};
 
 /** The batch's balances grouped by account (accounts and pools in key order). */
 export function balancesByAccount(balances: readonly PoolBalance[]): AccountBalances[] {

@@ -1,5 +1,5 @@
 import { AppError } from '@platform/common';
-import type { PoolKey, UsageBatchStore } from '../store/usage-batch';
+import type { PoolKey, UsageBatchStore } from './usage-batch-store';
 import { balancesByAccount, type AccountBalances, type BalanceCommitHook } from './balance-commit-hook';
 import { decideBatch, type Debit, type DebitOutcome } from './usage-batch';
 

@@ -1,6 +1,6 @@
 import { AppError } from '@platform/common';
 import { generateApiKey, hashSecret, isApiKeyShape } from '@platform/credentials';
-import type { UserStore } from '../store/user-store';
+import type { UserStore } from './user-store';
 
 /**
  * Replaces the account's API key (CONTRACT §3, §4.4). Inside one transaction: lock the active
@@ -8,7 +8,7 @@ import type { UserStore } from '../store/user-store';
  * inactive), swap the key and raise the key generation, then, before the commit, replace the
  * access records (the old key's record removed, so no token minted from it passes any check).
  * When the access store fails nothing changes (503); when the commit fails, the records are
- * repaired from Postgres (store/access-records.ts): too much is revoked, never too little.
+ * repaired from Postgres (the store's transaction): too much is revoked, never too little.
  */
 export async function rotateApiKey(
   deps: { store: UserStore },

@@ -1,7 +1,6 @@
 import { invalidMessage, type FieldMessages } from '@platform/common';
-import type { NotificationSettings, NotificationSettingsPatch } from '../store/notification-settings';
-import type { UserQueries } from '../store/user-store';
 import { readInteger } from './integer-field';
+import type { NotificationSettings, NotificationSettingsPatch, UserQueries } from './user-store';
 
 export const MAX_THRESHOLD = 1_000_000_000;
 

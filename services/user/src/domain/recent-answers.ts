@@ -1,4 +1,4 @@
-import type { StoredAnswer } from '../store/usage-batch';
+import type { StoredAnswer } from './usage-batch-store';
 
 /**
  * Answers of granted debits this process has seen committed, by requestId, so that a replay is

@@ -1,4 +1,4 @@
-import type { StoredAnswer } from '../store/usage-batch';
+import type { StoredAnswer } from './usage-batch-store';
 import { decideBatch, poolChanges, type Debit } from './usage-batch';
 
 let next = 0;

@@ -1,4 +1,4 @@
-import { poolKey, type BatchWrites, type Grant, type GrantedAnswer, type PoolBalance, type StoredAnswer } from '../store/usage-batch';
+import { poolKey, type BatchWrites, type Grant, type GrantedAnswer, type PoolBalance, type StoredAnswer } from './usage-batch-store';
 
 /** One debit waiting for its batch: who pays, from which pool, how much, under which requestId. */
 export interface Debit {

@@ -1,8 +1,5 @@
 import { invalidMessage, invalidParams, NUMERIC, type FieldMessages, type ParamValue } from '@platform/common';
-import type { Queryable } from '@platform/db';
-import { catalogueProduct } from '../store/balances';
-import { catalogue, reloadCatalogue } from '../store/catalogue';
-import { readDailyUsage } from '../store/usage-history';
+import type { CatalogueReads } from './catalogue';
 
 /** How far back the history reaches (CONTRACT §4.6). */
 export const MAX_HISTORY_DAYS = 90;
@@ -26,6 +23,20 @@ export function historyStart(now: Date, days: number): Date {
   return new Date(today - (days - 1) * DAY_MS);
 }
 
+/** Credits one product used on one UTC day. */
+export interface DailyUsage {
+  /** `YYYY-MM-DD`, UTC. */
+  date: string;
+  productId: number;
+  creditsUsed: number;
+}
+
+/** The ledger's usage debits, summed per UTC day and product. */
+export interface UsageLedgerReads {
+  /** The account's usage per UTC day and product since `from`, ordered by day, then product id; optionally of one product. */
+  dailyUsage(accountId: number, from: Date, productId: number | undefined): Promise<DailyUsage[]>;
+}
+
 /** One item of the history as the wire shows it, before rendering. */
 export interface UsageHistoryItem {
   date: string;
@@ -40,15 +51,15 @@ export interface UsageHistoryItem {
  * catalogue is a 422; a catalogue product the account never used gives an empty history.
  */
 export async function usageHistory(
-  db: Queryable,
+  reads: { catalogue: CatalogueReads; ledger: UsageLedgerReads },
   accountId: number,
   query: { days: number; productId: number | undefined; now: Date },
 ): Promise<UsageHistoryItem[]> {
-  if (query.productId !== undefined && !(await catalogueProduct(db, query.productId))) {
+  if (query.productId !== undefined && !(await reads.catalogue.product(query.productId))) {
     throw invalidParams({ productId: [invalidMessage('productId')] });
   }
-  const rows = await readDailyUsage(db, accountId, historyStart(query.now, query.days), query.productId);
-  let known = await catalogue(db);
-  if (rows.some((row) => !known.byId.has(row.productId))) known = await reloadCatalogue(db);
+  const rows = await reads.ledger.dailyUsage(accountId, historyStart(query.now, query.days), query.productId);
+  let known = await reads.catalogue.current();
+  if (rows.some((row) => !known.byId.has(row.productId))) known = await reads.catalogue.reload();
   return rows.map((row) => ({ ...row, productName: known.byId.get(row.productId)?.name ?? `Product ${row.productId}` }));
 }

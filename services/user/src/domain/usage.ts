@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError, invalidMessage, requiredMessage, throwIfInvalid, type FieldMessages } from '@platform/common';
-import type { Product } from '../store/catalogue';
+import type { Product } from './catalogue';
 import { MAX_ID, readInteger } from './integer-field';
 import type { RecentAnswers } from './recent-answers';
 import type { DebitBatcher } from './usage-batcher';

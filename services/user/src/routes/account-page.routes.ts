@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Logger } from '@platform/common';
-import type { Product } from '../store/catalogue';
+import type { Product } from '../domain/catalogue';
 
 /**
  * Where the built account page is: `dist/` of the `@platform/account-page` package (a

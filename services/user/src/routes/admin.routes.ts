@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { locals, Params, sendBody } from '@platform/common';
 import { requireAdminToken, type FailureLimit } from '@platform/credentials';
 import { accountDetails, addCredits, createAccount, parseAccountId, parseNewAccount } from '../domain/accounts';
-import type { UserStore } from '../store/user-store';
+import type { UserStore } from '../domain/user-store';
 import { balanceItemView } from './balance-view';
 import { adminRoute } from './route';
 

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { AppError, locals, Params, sendBody, type OutputFormat } from '@platform/common';
 import type { UserDeps } from '../deps';
 import { rotateApiKey } from '../domain/key-rotation';
-import type { UserStore } from '../store/user-store';
+import type { UserStore } from '../domain/user-store';
 import { publicRoute } from './route';
 
 // Key generation answers every bad parameter with its own 422 string (CONTRACT §2, §4.4).

@@ -2,15 +2,14 @@ import { Router } from 'express';
 import { AppError, Params, sendBody, throwIfInvalid, type FieldMessages } from '@platform/common';
 import { hashSecret, isApiKeyShape, presentedCredential } from '@platform/credentials';
 import type { UserDeps } from '../deps';
-import { balanceOfPools, parseProductFilter } from '../domain/balance';
-import { readPoolCreditsBatched, readPoolCreditsByKeyBatched } from '../store/balances';
-import type { UserStore } from '../store/user-store';
+import { balanceOfPools, parseProductFilter, type BalanceReads } from '../domain/balance';
+import type { CatalogueReads } from '../domain/catalogue';
 import { balanceItemView } from './balance-view';
 import { collectOutputFormat } from './output-format';
 import { publicRoute } from './route';
 
 /** `GET|POST /user-service/account-balance` and the legacy `/service/account-balance` (CONTRACT §4.3). */
-export function balanceRoutes(deps: UserDeps, _store: UserStore): Router {
+export function balanceRoutes(deps: UserDeps, reads: { balances: BalanceReads; catalogue: CatalogueReads }): Router {
   const router = Router();
   const balance = publicRoute(async (req, res) => {
     const params = Params.from(req);
@@ -20,15 +19,15 @@ export function balanceRoutes(deps: UserDeps, _store: UserStore): Router {
     // the pools are read. Both reads are batched with those of concurrent requests.
     const caller =
       secret !== undefined && isApiKeyShape(secret)
-        ? await readPoolCreditsByKeyBatched(deps.pool, hashSecret(secret))
+        ? await reads.balances.poolsByKey(hashSecret(secret))
         : await deps.credentials.require(secret);
     if (!caller) throw new AppError('unauthenticated');
     const errors: FieldMessages = {};
     const format = collectOutputFormat(params, res, errors);
     const productId = parseProductFilter(params.get('productId'), errors);
     throwIfInvalid(errors);
-    const pools = 'pools' in caller ? caller.pools : await readPoolCreditsBatched(deps.pool, caller.accountId);
-    const balances = await balanceOfPools(deps.pool, pools, productId);
+    const pools = 'pools' in caller ? caller.pools : await reads.balances.poolsOf(caller.accountId);
+    const balances = await balanceOfPools(reads, pools, productId);
     sendBody(res, 200, { data: balances.map(balanceItemView) }, format);
   });
   for (const path of ['/user-service/account-balance', '/service/account-balance']) {

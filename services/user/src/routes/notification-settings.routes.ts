@@ -3,7 +3,7 @@ import { Params, sendBody, throwIfInvalid, type FieldMessages } from '@platform/
 import { presentedCredential } from '@platform/credentials';
 import type { UserDeps } from '../deps';
 import { changeNotificationSettings, parseSettingsPatch } from '../domain/notification-settings';
-import type { UserStore } from '../store/user-store';
+import type { UserStore } from '../domain/user-store';
 import { collectOutputFormat } from './output-format';
 import { publicRoute } from './route';
 

@@ -3,7 +3,8 @@ import { Params, sendBody, throwIfInvalid, type FieldMessages } from '@platform/
 import { presentedCredential } from '@platform/credentials';
 import type { UserDeps } from '../deps';
 import { parseProductFilter } from '../domain/balance';
-import { parseHistoryDays, usageHistory, type UsageHistoryItem } from '../domain/usage-history';
+import type { CatalogueReads } from '../domain/catalogue';
+import { parseHistoryDays, usageHistory, type UsageHistoryItem, type UsageLedgerReads } from '../domain/usage-history';
 import { collectOutputFormat } from './output-format';
 import { publicRoute } from './route';
 
@@ -20,7 +21,11 @@ function itemView(item: UsageHistoryItem) {
 }
 
 /** `GET|POST /user-service/usage-history` (CONTRACT §4.6): credits used per UTC day and product. */
-export function usageHistoryRoutes(deps: UserDeps, now: () => Date = () => new Date()): Router {
+export function usageHistoryRoutes(
+  deps: UserDeps,
+  reads: { catalogue: CatalogueReads; ledger: UsageLedgerReads },
+  now: () => Date = () => new Date(),
+): Router {
   const history = publicRoute(async (req, res) => {
     const params = Params.from(req);
     const principal = await deps.credentials.require(presentedCredential(req, params).secret);
@@ -29,7 +34,7 @@ export function usageHistoryRoutes(deps: UserDeps, now: () => Date = () => new D
     const days = parseHistoryDays(params.get('days'), errors);
     const productId = parseProductFilter(params.get('productId'), errors);
     throwIfInvalid(errors);
-    const items = await usageHistory(deps.pool, principal.accountId, { days, productId, now: now() });
+    const items = await usageHistory(reads, principal.accountId, { days, productId, now: now() });
     sendBody(res, 200, { data: items.map(itemView) }, format);
   });
   const router = Router();

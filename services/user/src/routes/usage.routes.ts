@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { AppError, locals, logLevelEnabled, sendBody } from '@platform/common';
 import type { UserDeps } from '../deps';
+import type { CatalogueReads } from '../domain/catalogue';
 import { parseUsageRequest, type UsageRecorder } from '../domain/usage';
-import { catalogueProduct } from '../store/balances';
 import { adminRoute } from './route';
 import { createServiceJwtCheck } from './service-jwt-check';
 
@@ -15,10 +15,10 @@ const isRecord = (value: unknown): value is Record<string, unknown> => value !==
  * the batch has committed (200, 403; 409 for a reused requestId). JSON only, code/messages
  * envelope, no WWW-Authenticate (CONTRACT §9), like the admin API.
  */
-export function usageRoutes(deps: UserDeps, usage: UsageRecorder, serviceJwtSecret: string): Router {
+export function usageRoutes(deps: UserDeps, usage: UsageRecorder, serviceJwtSecret: string, catalogue: CatalogueReads): Router {
   const router = Router();
   const requireServiceJwt = createServiceJwtCheck(serviceJwtSecret);
-  const product = (productId: number) => catalogueProduct(deps.pool, productId);
+  const product = catalogue.product;
   router.post(
     '/internal/v1/usage',
     adminRoute(async (req, res) => {

@@ -1,9 +1,11 @@
 import type pg from 'pg';
 import { AppError, type Logger } from '@platform/common';
-import { accessRecordsOf, activeKeysForUpdate, reconcileAccount, type AccessWriter } from '@platform/credentials';
+import { accessRecordsOf, activeKeysForUpdate, reconcileAccount } from '@platform/accounts';
+import type { AccessWriter } from '@platform/credentials';
 import type { Queryable } from '@platform/db';
 import { RETRY_AFTER_SECONDS } from '../dependency-failure';
 import type { BalanceCommitHook } from '../domain/balance-commit-hook';
+import type { AccessRecordWrites } from '../domain/user-store';
 import type { AccessRecordsDeps } from './user-store';
 
 /** What one transaction wrote to the access store, so that a failure can be undone. */
@@ -25,10 +27,10 @@ async function written(write: Promise<void>): Promise<void> {
 /**
  * The user service's writes to the access store (CONTRACT §3), each made inside the transaction
  * that changes Postgres, after its SQL and before its commit, holding the account-row lock that
- * serializes it with every other writer and with reconciliation (access-reconciler.ts). A failed
+ * serializes it with every other writer and with reconciliation (access-reconciler.ts in @platform/accounts). A failed
  * write fails the transaction (503, nothing changed).
  */
-export function accessRecordWrites(db: Queryable, access: AccessWriter, touched: AccessTouched) {
+export function accessRecordWrites(db: Queryable, access: AccessWriter, touched: AccessTouched): AccessRecordWrites {
   return {
     /** A new account's key: its record (the caller created the account row in this transaction). */
     async recordNewKey(accountId: number, keyHash: string): Promise<void> {
@@ -53,8 +55,6 @@ export function accessRecordWrites(db: Queryable, access: AccessWriter, touched:
     },
   };
 }
-
-export type AccessRecordWrites = ReturnType<typeof accessRecordWrites>;
 
 /**
  * Undoes what a failed transaction wrote to the access store: the records of keys that never

@@ -1,10 +1,5 @@
 import type { Queryable } from '@platform/db';
-
-export interface AccountRecord {
-  id: number;
-  email: string;
-  createdAt: Date;
-}
+import type { AccountRecord } from '../domain/user-store';
 
 /** Inserts an account; undefined when the e-mail is taken (compared case-insensitively). */
 export async function insertAccount(db: Queryable, email: string): Promise<AccountRecord | undefined> {

@@ -1,11 +1,5 @@
 import type { Queryable } from '@platform/db';
-
-/** An active key locked for rotation, with its account's current key generation. */
-export interface LockedKey {
-  keyId: number;
-  accountId: number;
-  generation: number;
-}
+import type { LockedKey } from '../domain/user-store';
 
 const LOCK_ACTIVE = `
 SELECT k.id, k.account_id, a.key_generation
@@ -35,6 +29,6 @@ export async function replaceApiKey(db: Queryable, locked: LockedKey, newKeyHash
 }
 
 /** Never lowers the generation: a lower one would let revoked tokens through again. */
-export async function raiseKeyGeneration(db: Queryable, accountId: number, generation: number): Promise<void> {
+async function raiseKeyGeneration(db: Queryable, accountId: number, generation: number): Promise<void> {
   await db.query('UPDATE accounts SET key_generation = GREATEST(key_generation, $2) WHERE id = $1', [accountId, generation]);
 }

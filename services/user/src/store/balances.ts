@@ -2,21 +2,10 @@ import type DataLoader from 'dataloader';
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '@platform/db';
 import { BALANCE_CHANGED, balanceChangedSchema, type BalanceChanged } from '@platform/events';
-import { catalogue, reloadCatalogue, type Product } from './catalogue';
+import type { BalanceReads } from '../domain/balance';
+import type { BalanceChange, BalanceChangeResult, PoolCredits, ProductBalance } from '../domain/user-store';
+import { catalogue, catalogueProduct, reloadCatalogue } from './catalogue';
 import { readBatch } from './read-batch';
-
-/** One held product with its pool's credits. */
-export interface ProductBalance {
-  productId: number;
-  productName: string;
-  credits: number;
-}
-
-/** One pool the account holds and its credits. */
-export interface PoolCredits {
-  poolId: number;
-  credits: number;
-}
 
 // The hot reads are named (prepared once per connection: no parse and plan per request), and
 // products come from the kept catalogue, so a balance is one primary-key range read.
@@ -24,7 +13,7 @@ const POOL_CREDITS = 'SELECT pool_id, credits FROM pool_balances WHERE account_i
 const POOL_CREDIT = 'SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_id = $2';
 
 /** The pools an account holds, with their credits (any order). */
-export async function readPoolCredits(db: Queryable, accountId: number): Promise<PoolCredits[]> {
+async function readPoolCredits(db: Queryable, accountId: number): Promise<PoolCredits[]> {
   const result = await db.query<{ pool_id: number; credits: number }>({
     name: 'user-pool-credits',
     text: POOL_CREDITS,
@@ -137,12 +126,6 @@ export function readPoolCreditsByKeyBatched(
   return batchesOf(pool).byKey.load(keyHash);
 }
 
-/** A catalogue product by id; undefined when the catalogue has no such product. */
-export async function catalogueProduct(db: Queryable, productId: number): Promise<Product | undefined> {
-  const known = await catalogue(db);
-  return known.byId.get(productId) ?? (await reloadCatalogue(db)).byId.get(productId);
-}
-
 /** Every product the account holds (a held pool holds all its products), ordered by product id. */
 export async function readBalances(db: Queryable, accountId: number): Promise<ProductBalance[]> {
   return productBalances(db, await readPoolCredits(db, accountId));
@@ -169,22 +152,8 @@ export async function holdPool(db: Queryable, accountId: number, poolId: number)
   await db.query('INSERT INTO pool_balances (account_id, pool_id, credits) VALUES ($1, $2, 0) ON CONFLICT DO NOTHING', [accountId, poolId]);
 }
 
-/** An admin change of one pool's credits (usage debits go through usage batches, store/usage-batch.ts). */
-export interface BalanceChange {
-  accountId: number;
-  /** The pool's id (its lowest product id). */
-  poolId: number;
-  /** Credits added (positive) or removed (negative); a result below 0 is clamped at 0. */
-  delta: number;
-  cause: 'top-up' | 'adjustment';
-}
-
-export type BalanceChangeResult =
-  | { ok: true; previousCredits: number; credits: number; event: BalanceChanged | undefined }
-  | { ok: false; reason: 'not_held' | 'too_large' };
-
 /** Credits stay exact JavaScript numbers. */
-export const MAX_CREDITS = Number.MAX_SAFE_INTEGER;
+const MAX_CREDITS = Number.MAX_SAFE_INTEGER;
 
 const READ = 'SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_id = $2';
 const LOCK = `${READ} FOR UPDATE`;
@@ -233,4 +202,13 @@ async function adjust(db: Queryable, change: BalanceChange): Promise<Amounts> {
   if (credits > MAX_CREDITS) return { ok: false, reason: 'too_large' };
   if (credits !== previousCredits) await db.query(SET, [change.accountId, change.poolId, credits]);
   return { ok: true, previousCredits, credits };
+}
+
+/** The balance endpoint's reads on the pool (not a transaction's client: they are batched). */
+export function createBalanceReads(pool: Queryable): BalanceReads {
+  return {
+    poolsByKey: (keyHash) => readPoolCreditsByKeyBatched(pool, keyHash),
+    poolsOf: (accountId) => readPoolCreditsBatched(pool, accountId),
+    productBalances: (pools) => productBalances(pool, pools),
+  };
 }

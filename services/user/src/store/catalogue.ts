@@ -1,20 +1,5 @@
 import type { Queryable } from '@platform/db';
-
-/** A catalogue product and the pool it draws from (the pool's lowest product id). */
-export interface Product {
-  id: number;
-  name: string;
-  poolId: number;
-}
-
-/** The product catalogue, as read from the products table. */
-export interface Catalogue {
-  /** Every product, ordered by id. */
-  products: readonly Product[];
-  byId: ReadonlyMap<number, Product>;
-  /** The products of each pool, ordered by id. */
-  byPool: ReadonlyMap<number, readonly Product[]>;
-}
+import type { Catalogue, CatalogueReads, Product } from '../domain/catalogue';
 
 const CATALOGUE = { name: 'user-catalogue', text: 'SELECT id, name, pool_id FROM products ORDER BY id' };
 
@@ -60,4 +45,19 @@ export async function findProducts(db: Queryable, ids: number[]): Promise<Produc
   const result = await db.query<{ id: number; name: string; pool_id: number }>(FIND_PRODUCTS, [ids]);
   if (result.rows.some((row) => !known.byId.has(row.id))) await reloadCatalogue(db);
   return result.rows.map((row) => ({ id: row.id, name: row.name, poolId: row.pool_id }));
+}
+
+/** A catalogue product by id; undefined when the catalogue has no such product. */
+export async function catalogueProduct(db: Queryable, productId: number): Promise<Product | undefined> {
+  const known = await catalogue(db);
+  return known.byId.get(productId) ?? (await reloadCatalogue(db)).byId.get(productId);
+}
+
+/** The catalogue port on the pool. */
+export function createCatalogueReads(db: Queryable): CatalogueReads {
+  return {
+    product: (productId) => catalogueProduct(db, productId),
+    current: () => catalogue(db),
+    reload: () => reloadCatalogue(db),
+  };
 }

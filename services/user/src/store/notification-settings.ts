@@ -1,16 +1,5 @@
 import type { Queryable } from '@platform/db';
-
-export interface NotificationSettings {
-  lowBalanceAlert: { enabled: boolean; threshold: number };
-  zeroBalanceAlert: { enabled: boolean };
-}
-
-/** Fields to change; absent fields keep their stored (or default) value. */
-export interface NotificationSettingsPatch {
-  lowBalanceEnabled?: boolean;
-  lowBalanceThreshold?: number;
-  zeroBalanceEnabled?: boolean;
-}
+import type { NotificationSettings, NotificationSettingsPatch } from '../domain/user-store';
 
 // The defaults live in the table's column defaults; an absent row reads as those (CONTRACT §6).
 const READ = `

@@ -1,90 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { activeKeysForUpdate } from '@platform/credentials';
+import { activeKeysForUpdate } from '@platform/accounts';
 import { withTransaction, type Queryable } from '@platform/db';
 import { BALANCE_CHANGED, type BalanceChanged } from '@platform/events';
-
-/** One credit pool of one account. */
-export interface PoolKey {
-  accountId: number;
-  poolId: number;
-}
-
-/** A pool an account holds and its credits. */
-export interface PoolCredits {
-  poolId: number;
-  credits: number;
-}
-
-/** A pool's credits before and after a batch (or one step of it). */
-export interface PoolBalance extends PoolKey {
-  previousCredits: number;
-  credits: number;
-}
-
-/** The answer a granted debit got, kept under its requestId so that a replay gets it again. */
-export interface GrantedAnswer {
-  accountId: number;
-  productId: number;
-  /** Credits left in the pool after the debit. */
-  credits: number;
-}
-
-/** A kept answer and the digest of the request that got it (same credential, product and units). */
-export interface StoredAnswer extends GrantedAnswer {
-  digest: string;
-}
-
-/** A granted debit as the batch writes it: its ledger row and its requestId's answer. */
-export interface Grant extends GrantedAnswer {
-  requestId: string;
-  digest: string;
-  poolId: number;
-  units: number;
-}
-
-/** Everything a batch writes: new pool credits, one ledger row and one answer per grant, the balance events. */
-export interface BatchWrites {
-  /** Pools whose credits changed, with their credits after the batch. */
-  pools: readonly PoolBalance[];
-  /** In the order the debits were decided. */
-  grants: readonly Grant[];
-  /** `balance.changed` events, in order. */
-  changes: readonly PoolBalance[];
-}
-
-/** The queries of one usage batch, on one transaction's connection. */
-export interface UsageBatchQueries {
-  /**
-   * Locks the pools' rows (in key order, so that batches never deadlock) and reads their
-   * credits (a pool not held is absent), and the kept answers among the requestIds, in one
-   * round trip. The answers are read as of the statement's start: one that another transaction
-   * committed while this one waited for a lock is missing, and shows as a requestId that
-   * `write` could not take.
-   */
-  lockAndRead(
-    keys: readonly PoolKey[],
-    requestIds: readonly string[],
-  ): Promise<{ credits: Map<string, number>; known: Map<string, StoredAnswer> }>;
-  /**
-   * Writes the batch in one statement. Returns how many of the grants' requestIds it could
-   * take: fewer than grants.length means another transaction took some meanwhile (the caller
-   * rolls back and decides again).
-   */
-  write(writes: BatchWrites): Promise<number>;
-  /** Every pool of these accounts with its credits (any order). */
-  accountPools(accountIds: readonly number[]): Promise<Map<number, PoolCredits[]>>;
-  /** The account's active key hashes, its row held FOR SHARE (after the pool rows: see lockAndRead). */
-  activeKeys(accountId: number): Promise<string[]>;
-}
-
-export interface UsageBatchStore {
-  /** Runs fn in one transaction (COMMIT when it resolves, ROLLBACK when it throws); a deadlock is retried. */
-  transaction<T>(fn: (tx: UsageBatchQueries) => Promise<T>): Promise<T>;
-}
-
-/** Map key of a pool. */
-export const poolKey = (accountId: number, poolId: number): string => `${accountId}:${poolId}`;
+import {
+  poolKey,
+  type BatchWrites,
+  type PoolBalance,
+  type PoolKey,
+  type StoredAnswer,
+  type UsageBatchQueries,
+  type UsageBatchStore,
+} from '../domain/usage-batch-store';
+import type { PoolCredits } from '../domain/user-store';
 
 // ORDER BY before FOR UPDATE: the rows are locked in key order, the one order every batch
 // uses. The pools come first, then the kept answers (kind 'a').

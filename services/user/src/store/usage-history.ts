@@ -1,12 +1,5 @@
 import type { Queryable } from '@platform/db';
-
-/** Credits one product used on one UTC day. */
-export interface DailyUsage {
-  /** `YYYY-MM-DD`, UTC. */
-  date: string;
-  productId: number;
-  creditsUsed: number;
-}
+import type { DailyUsage, UsageLedgerReads } from '../domain/usage-history';
 
 // One range read of the partial index credit_ledger_usage_history (account, time; usage rows
 // only). A debit written before the ledger kept product ids counts under its pool's id.
@@ -21,11 +14,16 @@ SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
  ORDER BY 1, 2`;
 
 /** The account's usage per UTC day and product since `from`, ordered by day, then product id; optionally of one product. */
-export async function readDailyUsage(db: Queryable, accountId: number, from: Date, productId: number | undefined): Promise<DailyUsage[]> {
+async function readDailyUsage(db: Queryable, accountId: number, from: Date, productId: number | undefined): Promise<DailyUsage[]> {
   const result = await db.query<{ day: string; product_id: number; used: string }>({
     name: 'user-daily-usage',
     text: DAILY_USAGE,
     values: [accountId, from, productId ?? null],
   });
   return result.rows.map((row) => ({ date: row.day, productId: row.product_id, creditsUsed: Number(row.used) }));
+}
+
+/** The usage history's ledger reads on the pool. */
+export function createUsageLedgerReads(db: Queryable): UsageLedgerReads {
+  return { dailyUsage: (accountId, from, productId) => readDailyUsage(db, accountId, from, productId) };
 }

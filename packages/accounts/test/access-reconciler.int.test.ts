@@ -1,15 +1,8 @@
 import type { Pool } from 'pg';
 import { createPool } from '@platform/db';
 import { anAccount, migrateUserSchema, silentLogger, testServers } from '@platform/testing';
-import {
-  activeKeysForUpdate,
-  createMemoryAccessStore,
-  generateApiKey,
-  hashSecret,
-  reconcileAccount,
-  reconcileAll,
-  type AccessStore,
-} from '../src';
+import { createMemoryAccessStore, generateApiKey, hashSecret, type AccessStore } from '@platform/credentials';
+import { activeKeysForUpdate, reconcileAccount, reconcileAll } from '../src';
 
 // Reconciliation against the real Postgres (the user service's tables), on the memory store.
 

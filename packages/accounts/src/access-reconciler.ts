@@ -1,8 +1,6 @@
 import type pg from 'pg';
-import type { AccessWriter, KeyAccessRecord } from './access-store';
-
-/** A pool, or a client inside a transaction. */
-type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
+import type { AccessWriter, KeyAccessRecord } from '@platform/credentials';
+import { withTransaction, type Queryable } from '@platform/db';
 
 // Locks. Every writer of access records holds a lock on the account row from before its Redis
 // write until its commit, and reads what it writes in a statement after taking the lock (a
@@ -51,30 +49,9 @@ export async function accessRecordsOf(db: Queryable, accountIds: readonly number
   }));
 }
 
-async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let lost: Error | undefined;
-  const onError = (error: Error): void => {
-    lost = error;
-  };
-  client.on('error', onError);
-  try {
-    await client.query('BEGIN');
-    const result = await fn(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.off('error', onError);
-    client.release(lost);
-  }
-}
-
 /** Rewrites one account's records from Postgres (after a change that may have failed half-way). */
 export async function reconcileAccount(pool: pg.Pool, writer: AccessWriter, accountId: number): Promise<void> {
-  await inTransaction(pool, async (client) => {
+  await withTransaction(pool, async (client) => {
     await client.query(LOCK_EXCLUSIVE, [[accountId]]);
     const inactive = await client.query<{ key_hash: string }>('SELECT key_hash FROM api_keys WHERE account_id = $1 AND NOT active', [
       accountId,
@@ -105,7 +82,7 @@ export async function reconcileAll(pool: pg.Pool, writer: AccessWriter, batchSiz
     after = Number(result.rows[result.rows.length - 1]?.id);
   }
   for (let after = 0; ;) {
-    const ids = await inTransaction(pool, async (client) => {
+    const ids = await withTransaction(pool, async (client) => {
       const locked = await client.query<{ id: number }>(NEXT_ACCOUNTS, [after, batchSize]);
       const accountIds = locked.rows.map((row) => Number(row.id));
       const records = await accessRecordsOf(client, accountIds);

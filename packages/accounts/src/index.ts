@@ -1,0 +1,2 @@
+export * from './access-reconciler';
+export * from './alert-contacts';

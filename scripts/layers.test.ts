@@ -1,0 +1,82 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+// The layering rule of eslint.config.mjs (domain/ never imports store/, drivers or express;
+// routes/ never import store/) must keep firing: each case lints a text as if it were a file of
+// that layer, with the repository's own ESLint configuration, and checks what it reports.
+
+const ROOT = path.resolve(__dirname, '..');
+
+interface Case {
+  /** An existing file of the layer: type-aware linting needs a file the TypeScript project knows. */
+  as: string;
+  code: string;
+}
+
+const CASES: Record<string, Case> = {
+  domainImportsStore: {
+    as: 'services/user/src/domain/integer-field.ts',
+    code: "import type { PoolKey } from '../store/usage-batch';\nexport type Key = PoolKey;\n",
+  },
+  domainImportsDriver: {
+    as: 'services/auth/src/domain/bearer-api-key.ts',
+    code: "import type { Pool } from 'pg';\nexport type Db = Pool;\n",
+  },
+  domainImportsDb: {
+    as: 'services/notifier/src/domain/alert-rules.ts',
+    code: "import type { Queryable } from '@platform/db';\nexport type Db = Queryable;\n",
+  },
+  domainImportsExpress: {
+    as: 'services/categorization/src/domain/category.ts',
+    code: "import type { Request } from 'express';\nexport type R = Request;\n",
+  },
+  routesImportStore: {
+    as: 'services/user/src/routes/balance-view.ts',
+    code: "import { readBalances } from '../store/balances';\nexport const read = readBalances;\n",
+  },
+  domainImportsDomain: {
+    as: 'services/user/src/domain/integer-field.ts',
+    code: "import type { Product } from './catalogue';\nexport type P = Product;\n",
+  },
+  storeImportsDomain: {
+    as: 'services/user/src/store/accounts.ts',
+    code: "import type { AccountRecord } from '../domain/user-store';\nexport type A = AccountRecord;\n",
+  },
+};
+
+// One Node process lints every case (building the TypeScript program once).
+const LINT = `
+import { ESLint } from 'eslint';
+const cases = JSON.parse(process.argv[1]);
+const eslint = new ESLint({ cwd: process.cwd() });
+const found = {};
+for (const [name, { as, code }] of Object.entries(cases)) {
+  const [result] = await eslint.lintText(code, { filePath: as });
+  found[name] = result.messages.map((m) => m.ruleId ?? 'fatal: ' + m.message);
+}
+process.stdout.write(JSON.stringify(found));
+`;
+
+let found: Record<string, string[]>;
+beforeAll(() => {
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', LINT, JSON.stringify(CASES)], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  if (result.status !== 0) throw new Error(`eslint did not run: ${result.stderr}`);
+  found = JSON.parse(result.stdout) as Record<string, string[]>;
+}, 130_000);
+
+describe('layering lint rule', () => {
+  it.each(['domainImportsStore', 'domainImportsDriver', 'domainImportsDb', 'domainImportsExpress', 'routesImportStore'])(
+    'when %s, then no-restricted-imports reports it',
+    (name) => {
+      expect(found[name]).toContain('no-restricted-imports');
+    },
+  );
+
+  it.each(['domainImportsDomain', 'storeImportsDomain'])('when %s (the allowed direction), then nothing is reported', (name) => {
+    expect(found[name]).toEqual([]);
+  });
+});
