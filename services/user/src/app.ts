@@ -50,15 +50,24 @@ function countedRecorder(recorder: UsageRecorder, registry: Registry): UsageReco
   };
 }
 
-/** The usage API's debits: batched (group commit) on the usage connections, with the balance hook. */
+/**
+ * The usage API's debits: batched (group commit) on the usage connections, with the balance hook.
+ * A batch that granted a debit has written its events: it rings the outbox relay once, for all
+ * of its requests.
+ */
 function usageRecorder(deps: UserDeps, config: UserConfig, registry: Registry): UsageRecorder {
+  const commit = createBatchCommit(createUsageBatchStore(deps.usagePool), deps.balanceHook);
   return countedRecorder(
     createUsageRecorder({
       batcher: createDebitBatcher({
         maxBatchSize: config.usageBatchMaxSize,
         maxWaitMs: config.usageBatchMaxWaitMs,
         lanes: config.usageBatchLanes,
-        commit: createBatchCommit(createUsageBatchStore(deps.usagePool), deps.balanceHook),
+        commit: async (debits) => {
+          const outcomes = await commit(debits);
+          if (outcomes.some((outcome) => outcome.kind === 'granted')) deps.outbox.notify();
+          return outcomes;
+        },
       }),
       answers: createRecentAnswers(RECENT_ANSWERS),
     }),
@@ -98,8 +107,8 @@ const PUBLIC_ENDPOINTS = {
   '/user-service/usage-history': ['GET', 'POST'],
 };
 
-/** Balance changes arrive by POST on the admin and internal APIs: a success rings the outbox relay. */
-const BALANCE_WRITERS = ['/admin/v1', '/internal/v1'];
+/** Balance changes arrive by POST on the admin API: a success rings the outbox relay (usage batches ring it themselves). */
+const BALANCE_WRITERS = '/admin/v1';
 
 /** The user service's HTTP app; no I/O until requests arrive. */
 export function createApp(deps: UserDeps, config: UserConfig): { app: Express; health: Health } {

@@ -1,10 +1,12 @@
 import { Router } from 'express';
-import { AppError, locals, logLevelEnabled, Params, sendBody } from '@platform/common';
+import { AppError, locals, logLevelEnabled, sendBody } from '@platform/common';
 import type { UserDeps } from '../deps';
 import type { CatalogueReads } from '../domain/catalogue';
 import { parseUsageRequest, type UsageRecorder } from '../domain/usage';
 import { adminRoute } from './route';
 import { createServiceJwtCheck } from './service-jwt-check';
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * `POST /internal/v1/usage` (CONTRACT §7, §9): product services debit a pool for a customer's
@@ -23,7 +25,8 @@ export function usageRoutes(deps: UserDeps, usage: UsageRecorder, serviceJwtSecr
       const state = locals(res);
       state.outputFormat = 'JSON';
       const caller = requireServiceJwt(req);
-      const body = Params.from(req).rawBody();
+      // The JSON body alone (Params would parse the query string too, which this API never reads).
+      const body = isRecord(req.body) ? req.body : {};
       const principal = await deps.credentials.require(typeof body.credential === 'string' ? body.credential : undefined);
       const request = await parseUsageRequest(product, body);
       const { answer, replayed } = await usage.record(principal, request);

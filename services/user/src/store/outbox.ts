@@ -37,8 +37,10 @@ export async function claimPendingEvents(db: Queryable, limit: number, leaseMs: 
     .sort((a, b) => a.seq - b.seq);
 }
 
-export async function markEventPublished(db: Queryable, id: string): Promise<void> {
-  await db.query('UPDATE outbox_events SET published_at = now(), claimed_until = NULL WHERE id = $1', [id]);
+/** Marks confirmed events published, in one statement (one commit for a whole claimed batch). */
+export async function markEventsPublished(db: Queryable, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query('UPDATE outbox_events SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])', [ids]);
 }
 
 /** Sets aside an event that can never be published (kept for an operator, never retried). */
