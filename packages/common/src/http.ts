@@ -8,6 +8,7 @@ import express, {
   type Response,
 } from 'express';
 import { publicCors, type PublicEndpoints } from './cors';
+import { asDependencyError } from './dependency-failure';
 import type { TrustProxy } from './config';
 import { AppError, renderError, type Envelope, type ErrorCode } from './errors';
 import type { Health } from './health';
@@ -308,7 +309,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   const onError: ErrorRequestHandler = (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const state = locals(res);
-    const known = error instanceof AppError ? error : requestError(error);
+    const known = asDependencyError(error) ?? requestError(error);
     const rendered = renderError(known ?? error, state.envelope);
     if (!known) state.log.error('unhandled error', { error });
     else if (known.code === 'internal') state.log.error('internal error', { error: known });

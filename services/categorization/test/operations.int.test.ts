@@ -5,7 +5,7 @@ import { silentLogger, startTcpProxy, testServers, type TcpProxy } from '@platfo
 import { loadConfig } from '../src/config';
 import type { Category } from '../src/domain/category';
 import { startCategorizationService } from '../src/service';
-import { credentialsFor, startService, TAXONOMY_FILE, type Credentials, type StartedService } from './helpers';
+import { ADMIN_TOKEN, credentialsFor, startService, TAXONOMY_FILE, type Credentials, type StartedService } from './helpers';
 
 const PATH = '/api/v2/categories';
 
@@ -72,6 +72,28 @@ describe('operations', () => {
     const recovered = async (): Promise<number> => (await request(url).get(PATH).set('Authorization', `Bearer ${token}`)).status;
     for (let tries = 0; tries < 100 && (await recovered()) !== 200; tries += 1) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await recovered()).toBe(200);
+  });
+
+  it('when Postgres is down, then creating or deleting a custom category is a 503 with Retry-After, and works again once it is back', async () => {
+    const url = started.service.url;
+    const admin = (call: request.Test): request.Test => call.set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+    postgres.cut();
+    try {
+      for (const call of [
+        admin(request(url).post('/admin/v1/categories')).send({ name: `Outage ${Date.now()}`, parent: null }),
+        admin(request(url).delete('/admin/v1/categories/CUS-999999')),
+      ]) {
+        const response = await call;
+        expect(response.status).toBe(503);
+        expect(response.body).toEqual({ code: 503, messages: 'Service temporarily unavailable. Try your call again later.' });
+        expect(response.headers['retry-after']).toBe('5');
+      }
+    } finally {
+      postgres.restore();
+    }
+    const created = await admin(request(url).post('/admin/v1/categories')).send({ name: `After outage ${Date.now()}`, parent: null });
+    expect(created.status).toBe(201);
+    expect((await admin(request(url).delete(`/admin/v1/categories/${(created.body as Category).id}`))).status).toBe(204);
   });
 
   it('when a pool and an access store are provided (embedded mode), then they are used (reconciled at start) and left open at stop', async () => {
