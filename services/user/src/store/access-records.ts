@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { AppError, unavailable, type Logger } from '@platform/common';
+import { unavailable, type Logger } from '@platform/common';
 import { accessRecordsOf, activeKeysForUpdate, reconcileAccount } from '@platform/accounts';
 import type { AccessWriter } from '@platform/credentials';
 import type { Queryable } from '@platform/db';
