@@ -4,7 +4,7 @@ import { createPool } from '@platform/db';
 import { silentLogger, startTcpProxy, testServers, type TcpProxy } from '@platform/testing';
 import { loadConfig } from '../src/config';
 import type { Category } from '../src/domain/category';
-import { startCategorizationService } from '../src/service';
+import { runCategorizationService } from '../src/service';
 import { ADMIN_TOKEN, credentialsFor, startService, TAXONOMY_FILE, type Credentials, type StartedService } from './helpers';
 
 const PATH = '/api/v2/categories';
@@ -100,7 +100,11 @@ describe('operations', () => {
     const pool = createPool({ connectionString: testServers.databaseUrl, logger: silentLogger(), max: 1 });
     const access = createMemoryAccessStore();
     const config = loadConfig({ CATEGORIZATION_PORT: '0', IAB_TAXONOMY_FILE: TAXONOMY_FILE }, { requireInfrastructure: false });
-    const service = await startCategorizationService({ config, logger: silentLogger(), provided: { pool, access } });
+    const service = await runCategorizationService({
+      config,
+      logger: silentLogger(),
+      given: { pool, redis: { access, client: undefined } },
+    });
     try {
       // The account was created before the start: the start-up reconciliation brought its key in.
       const token = generateAccessToken(credentials.account.keyHash);
