@@ -1,4 +1,4 @@
-export { infrastructureVariables, type InfrastructureConfig } from './config';
+export { infrastructureVariables, standaloneOnly, type InfrastructureConfig } from './config';
 export {
   openInfrastructure,
   type Adapters,
