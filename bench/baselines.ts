@@ -9,7 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BenchAccount } from './issuance-scenarios';
 
-type Start = (script: string, env: NodeJS.ProcessEnv, ready: RegExp) => Promise<{ child: ChildProcess; output: () => string }>;
+type Start = (
+  script: string,
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+  nodeArgs?: readonly string[],
+) => Promise<{ child: ChildProcess; output: () => string }>;
 
 export interface Baselines {
   bare: string;
@@ -17,25 +22,28 @@ export interface Baselines {
   oidc: string;
   /** Process ids, for the CPU each request costs. */
   pids: { bare: number | undefined; floor: number | undefined; oidc: number | undefined };
-  stop(): void;
+  /** Resolves once every baseline process has exited (and written its profile under --cpu-prof). */
+  stop(): Promise<void>;
 }
 
 const LISTENING = /listening (\S+)/;
 
 export async function startBaselines(
   start: Start,
-  options: { redisUrl: string; keyPrefix: string; account: BenchAccount; categoriesBody: Buffer },
+  options: { redisUrl: string; keyPrefix: string; account: BenchAccount; categoriesBody: Buffer; nodeArgs?: readonly string[] },
 ): Promise<Baselines> {
+  const nodeArgs = options.nodeArgs ?? [];
   const bodyFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'bench-')), 'categories.json');
   writeFileSync(bodyFile, options.categoriesBody);
   const base = { PATH: process.env.PATH, REDIS_URL: options.redisUrl };
   const started = await Promise.all([
-    start('bench/bare-express.ts', { ...base, CATEGORIES_BODY_FILE: bodyFile }, LISTENING),
-    start('bench/seed-floor.ts', { ...base, REDIS_KEY_PREFIX: options.keyPrefix }, LISTENING),
+    start('bench/bare-express.ts', { ...base, CATEGORIES_BODY_FILE: bodyFile }, LISTENING, nodeArgs),
+    start('bench/seed-floor.ts', { ...base, REDIS_KEY_PREFIX: options.keyPrefix }, LISTENING, nodeArgs),
     start(
       'bench/oidc-provider.mts',
       { ...base, BENCH_CLIENT_ID: String(options.account.id), BENCH_CLIENT_SECRET: options.account.apiKey },
       LISTENING,
+      nodeArgs,
     ),
   ]);
   const [bare, floor, oidc] = started.map(({ output }) => (LISTENING.exec(output()) as RegExpExecArray)[1] as string) as [
@@ -49,8 +57,17 @@ export async function startBaselines(
     floor,
     oidc,
     pids: { bare: barePid, floor: floorPid, oidc: oidcPid },
-    stop() {
-      for (const { child } of started) child.kill('SIGTERM');
+    async stop() {
+      await Promise.all(
+        started.map(({ child }) => {
+          const exited =
+            child.exitCode !== null || child.signalCode !== null
+              ? Promise.resolve()
+              : new Promise((resolve) => child.once('exit', resolve));
+          child.kill('SIGTERM');
+          return exited;
+        }),
+      );
     },
   };
 }

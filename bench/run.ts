@@ -4,7 +4,13 @@
  * express sending a precomputed body. The platform runs as `pnpm start` does, in a child process,
  * on the real local Postgres and Redis; load comes from autocannon in this process; CONTRACT §3
  * is probed while it runs (bench/invariants.ts).
- *   pnpm bench [--seconds 10] [--connections 32] [--rounds 1]
+ *   pnpm bench [--seconds 10] [--connections 32] [--rounds 1] [--warmup 3] [--only <substring>,…] [--cpu-prof <dir>]
+ * `--warmup`: seconds of the same load, not measured, before a row's first measurement, so that no
+ * row pays for its server's JIT compilation and first-use work (the platform's first row did).
+ * `--only`: just the rows whose name contains one of the substrings, with the baselines they are
+ * compared with (bare express always); the usage scenarios run only when `usage` is named.
+ * `--cpu-prof`: the platform and the baselines run under `node --cpu-prof`, their profiles written to <dir>
+ * when they stop (bench/cpu-profile-summary.ts reads them).
  * With several rounds, every scenario and baseline is measured once per round, in turn, and the
  * report shows medians: on a machine shared with other work, load that comes and goes then
  * weighs on the rows alike. The CPU each request costs the serving process is shown too.
@@ -18,7 +24,15 @@ import { formatUsageReport } from './usage-report';
 import { runUsageBench } from './usage-scenarios';
 import { startBaselines } from './baselines';
 import { startInvariantProbe } from './invariants';
-import { createAccount, issuanceScenarios, mintToken, revokedToken, seedRequest, clientCredentialsRequest } from './issuance-scenarios';
+import {
+  createAccount,
+  issuanceScenarios,
+  type Baseline,
+  mintToken,
+  revokedToken,
+  seedRequest,
+  clientCredentialsRequest,
+} from './issuance-scenarios';
 import { BASELINE_ROWS, medianRows, renderReport, type Row } from './report';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -29,10 +43,22 @@ const argument = (name: string, fallback: number): number => {
 const SECONDS = argument('seconds', 10);
 const CONNECTIONS = argument('connections', 32);
 const ROUNDS = argument('rounds', 1);
+const WARMUP = argument('warmup', 3);
+const option = (name: string): string | undefined => {
+  const index = process.argv.indexOf(`--${name}`);
+  return index > 0 ? process.argv[index + 1] : undefined;
+};
+const ONLY = option('only')?.split(',');
+const CPU_PROFILE_DIR = option('cpu-prof');
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 
-function start(script: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', script], {
+function start(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+  nodeArgs: readonly string[] = [],
+): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, [...nodeArgs, '--conditions=development', '--import', 'tsx', script], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -99,8 +125,9 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'error',
     DATA_DIR: path.join(ROOT, '.data/bench'),
   };
-  const platform = await start('scripts/start-all.ts', platformEnv, /admin token\s+\S+/);
-  let stopBaselines = (): void => undefined;
+  const nodeArgs = CPU_PROFILE_DIR === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', CPU_PROFILE_DIR];
+  const platform = await start('scripts/start-all.ts', platformEnv, /admin token\s+\S+/, nodeArgs);
+  let stopBaselines = (): Promise<void> => Promise.resolve();
   try {
     const url = (name: string): string =>
       (new RegExp(`^\\s+${name}\\s+(http://\\S+)`, 'm').exec(platform.output()) as RegExpExecArray)[1] as string;
@@ -110,40 +137,59 @@ async function main(): Promise<void> {
     const accessToken = await mintToken(urls.auth, account.apiKey);
     const revoked = await revokedToken(urls, ADMIN_TOKEN);
     const categoriesBody = Buffer.from(await (await fetch(`${urls.categorization}/api/v2/categories`)).arrayBuffer());
-    const baselines = await startBaselines(start, { redisUrl, keyPrefix, account, categoriesBody });
+    const baselines = await startBaselines(start, { redisUrl, keyPrefix, account, categoriesBody, nodeArgs });
     stopBaselines = () => baselines.stop();
     const probe = await startInvariantProbe(urls, ADMIN_TOKEN, revoked);
 
     const pid = platform.child.pid;
-    const jobs: Array<{ name: string; options: autocannon.Options; status?: number; pid: number | undefined }> = [
+    const scenarios = issuanceScenarios(urls, account, accessToken, revoked).filter(
+      (scenario) => ONLY === undefined || ONLY.some((part) => scenario.name.includes(part)),
+    );
+    const wanted = (baseline: Baseline): boolean =>
+      ONLY === undefined || baseline === 'bare' || scenarios.some((scenario) => scenario.baseline === baseline);
+    // `baseline`: set on the baseline rows (which a filtered run keeps only when a row is compared with them).
+    const allJobs: Array<{ name: string; baseline?: Baseline; options: autocannon.Options; status?: number; pid: number | undefined }> = [
       {
+        baseline: 'bare',
         name: BASELINE_ROWS.bare,
         options: { url: baselines.bare, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
         pid: baselines.pids.bare,
       },
       {
+        baseline: 'floor',
         name: BASELINE_ROWS.floor,
         options: { url: `${baselines.floor}/oauth/token`, ...seedRequest(account.apiKey) },
         status: 200,
         pid: baselines.pids.floor,
       },
       {
+        baseline: 'oidc',
         name: BASELINE_ROWS.oidc,
         options: { url: `${baselines.oidc}/oauth/token`, ...clientCredentialsRequest(account) },
         status: 200,
         pid: baselines.pids.oidc,
       },
-      { name: BASELINE_ROWS.body, options: { url: `${baselines.bare}/categories` }, status: 200, pid: baselines.pids.bare },
-      ...issuanceScenarios(urls, account, accessToken, revoked).map((scenario) => ({
+      {
+        baseline: 'body',
+        name: BASELINE_ROWS.body,
+        options: { url: `${baselines.bare}/categories` },
+        status: 200,
+        pid: baselines.pids.bare,
+      },
+      ...scenarios.map((scenario) => ({
         name: scenario.name,
         options: scenario.options,
         status: scenario.status,
         pid,
       })),
     ];
+    const jobs = allJobs.filter((job) => job.baseline === undefined || wanted(job.baseline));
     const measured: Row[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
-      for (const job of jobs) measured.push(await measure(job.name, job.options, job.status, job.pid));
+      for (const job of jobs) {
+        if (round === 0 && WARMUP > 0) await autocannon({ connections: CONNECTIONS, duration: WARMUP, ...job.options });
+        measured.push(await measure(job.name, job.options, job.status, job.pid));
+      }
     }
     const rows = medianRows(measured);
     const rss = rssMiB(platform.child.pid);
@@ -152,7 +198,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       renderReport(
         rows,
-        `${SECONDS}s per scenario${ROUNDS > 1 ? ` × ${ROUNDS} rounds (medians)` : ''}, ${CONNECTIONS} connections, ${process.platform} ${process.arch}, node ${process.version}`,
+        `${SECONDS}s per scenario after ${WARMUP}s of warm-up${ROUNDS > 1 ? ` × ${ROUNDS} rounds (medians)` : ''}, ${CONNECTIONS} connections, ${process.platform} ${process.arch}, node ${process.version}`,
       ),
     );
     process.stdout.write(`\nplatform process (all four services) RSS after load: ${rss} MiB\n`);
@@ -160,6 +206,7 @@ async function main(): Promise<void> {
       `CONTRACT §3 probe during the run: ${invariants.checks} checks, ${invariants.violations.length} violations${invariants.violations.length > 0 ? `: ${invariants.violations.slice(0, 5).join('; ')}` : ''}\n`,
     );
 
+    if (ONLY !== undefined && !ONLY.includes('usage')) return;
     // The usage API scenarios (their own user service process, 50 connections): bench/usage-scenarios.ts.
     const usage = { seconds: SECONDS, connections: 50 };
     const report = await runUsageBench({
@@ -173,8 +220,12 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${formatUsageReport(report, usage)}`);
     if (report.scenarios.some((row) => !row.accountingOk)) process.exitCode = 1;
   } finally {
+    // With --cpu-prof the profile is written as the platform exits: wait for it.
+    const { child } = platform;
+    const exited =
+      child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
     platform.child.kill('SIGTERM');
-    stopBaselines();
+    await Promise.all([stopBaselines(), exited]);
   }
 }
 

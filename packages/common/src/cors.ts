@@ -1,5 +1,5 @@
 import cors from 'cors';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 
 /** Paths of a service's public endpoints, each with the methods browsers may call it with. */
 export type PublicEndpoints = Readonly<Record<string, readonly string[]>>;
@@ -24,4 +24,36 @@ export function publicCors(methods: readonly string[]): RequestHandler {
     optionsSuccessStatus: 204,
     maxAge: 600,
   });
+}
+
+/** What the kernel does for CORS on a request: nothing, or the headers set, or a preflight answered. */
+export type CorsStep = (req: Request, res: Response) => boolean;
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * CORS for every public endpoint in one step of the kernel, instead of one router layer per
+ * endpoint: the path is matched once (as `app.use(path)` would: case-insensitively, the path or
+ * below it). A preflight is answered by the cors library (returns true: the request is done); any
+ * other request to a public endpoint gets the two headers the library would set for `origin: '*'`,
+ * built once (the library rebuilds its options object and header list on every request).
+ */
+export function publicCorsStep(endpoints: PublicEndpoints): CorsStep {
+  const preflights = new Map(Object.entries(endpoints).map(([path, methods]) => [path.toLowerCase(), publicCors(methods)]));
+  if (preflights.size === 0) return () => false;
+  const pattern = new RegExp(`^(${[...preflights.keys()].map(escapeRegExp).join('|')})(?:/|$)`, 'i');
+  const exposed = EXPOSED_HEADERS.join(',');
+  return (req, res) => {
+    const matched = pattern.exec(req.path)?.[1];
+    if (matched === undefined) return false;
+    if (req.method === 'OPTIONS') {
+      const preflight = preflights.get(matched.toLowerCase()) as RequestHandler;
+      // The library ends a preflight itself (204) and never calls next without preflightContinue.
+      void preflight(req, res, () => undefined);
+      return true;
+    }
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Access-Control-Expose-Headers', exposed);
+    return false;
+  };
 }

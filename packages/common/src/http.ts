@@ -7,33 +7,29 @@ import express, {
   type RequestHandler,
   type Response,
 } from 'express';
-import { publicCors, type PublicEndpoints } from './cors';
+import { createBodyParsing } from './body-parsing';
+import { publicCorsStep, type PublicEndpoints } from './cors';
 import { asDependencyError } from './dependency-failure';
 import type { TrustProxy } from './config';
 import { AppError, renderError, type Envelope, type ErrorCode } from './errors';
 import type { Health } from './health';
 import type { Logger } from './logger';
 import { createHttpMetrics, type HttpMetrics } from './metrics';
-import { readOutputFormat, type OutputFormat } from './output-format';
+import { readOutputFormat } from './output-format';
 import { Params } from './params';
+import { levelOf, locals, RequestState, watchRoutes, type RequestLocals } from './request-state';
+
+export { locals, logLevelEnabled, type RequestLocals } from './request-state';
 import { sendBody } from './render';
 import { secretDigest, secretsEqual } from './secret-compare';
 
-export const BODY_LIMIT = '16kb';
+export { BODY_LIMIT } from './body-parsing';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Per-request state kept on `res.locals`. */
-export interface RequestLocals {
-  requestId: string;
-  log: Logger;
-  envelope: Envelope;
-  /** Whether a 401 carries WWW-Authenticate (public endpoints only, CONTRACT §9). */
-  challenge: boolean;
-  outputFormat?: OutputFormat;
-}
-
-export function locals(res: Response): RequestLocals {
-  return res.locals as RequestLocals;
+interface MetricSeries {
+  labels: { method: string; route: string; status: string };
+  requests: { inc(): void };
+  duration: { observe(seconds: number): void };
 }
 
 export interface HttpAppOptions {
@@ -60,143 +56,6 @@ export interface HttpApp {
   metrics: HttpMetrics;
   /** Adds the 404 and error handlers; call after mounting the routes. */
   finish(): Express;
-}
-
-/** The template of a route (`/user-service/account-balance`, `/accounts/:id`) as mounted. */
-function routeTemplate(req: Request, route: unknown): string | undefined {
-  const path = (route as { path?: unknown } | null | undefined)?.path;
-  if (typeof path === 'string') return `${req.baseUrl}${path}`;
-  if (Array.isArray(path)) {
-    // app.get(['/user-service/x', '/service/x']): the literal alternative that matched, else the first.
-    const templates = path.filter((candidate): candidate is string => typeof candidate === 'string');
-    const chosen = templates.find((candidate) => candidate === req.path) ?? templates[0];
-    return chosen === undefined ? undefined : `${req.baseUrl}${chosen}`;
-  }
-  return undefined;
-}
-
-interface MetricSeries {
-  labels: { method: string; route: string; status: string };
-  requests: { inc(): void };
-  duration: { observe(seconds: number): void };
-}
-
-// Where `req.route` is kept for a request the kernel does not serve (another express app).
-const ROUTE = Symbol('route');
-
-interface WatchedRequest extends Request {
-  [ROUTE]?: unknown;
-}
-
-/** The kernel's state of the request, found through `req.res.locals` (no property added to the request). */
-function kernelState(req: Request): RequestState | undefined {
-  const state: unknown = req.res?.locals;
-  return state instanceof RequestState ? state : undefined;
-}
-
-/**
- * Records, on the request's kernel state, the template of every route the router dispatches the
- * request to. The router assigns `req.route` while `req.baseUrl` still holds the mount path; by
- * the time the response finishes (an error that left a mounted router, say) baseUrl has been
- * reset. One accessor on the app's request prototype does it for every request, instead of a
- * property defined on each request.
- *
- * Why this patch of express's request prototype stays: it is the one place that gives every
- * route, the kernel's, the services' and a product app's, its template label for the metrics
- * and the request line, whatever envelope or wrapper the route uses, with nothing for a route to
- * remember. Its cost was measured (issue "hot paths"): 30–70 ns per assignment against 7–40 ns
- * for a plain property, one assignment per request, under 0.1 µs of a request that costs
- * several hundred; the alternative, every handler recording its own template, costs the same.
- */
-function watchRoutes(prototype: object): void {
-  if (Object.hasOwn(prototype, ROUTE)) return;
-  Object.defineProperty(prototype, ROUTE, { value: undefined, writable: true });
-  Object.defineProperty(prototype, 'route', {
-    configurable: true,
-    enumerable: true,
-    get(this: WatchedRequest): unknown {
-      const state = kernelState(this);
-      return state ? state.routeObject : this[ROUTE];
-    },
-    set(this: WatchedRequest, value: unknown) {
-      const state = kernelState(this);
-      if (!state) {
-        this[ROUTE] = value;
-        return;
-      }
-      state.routeObject = value;
-      const template = routeTemplate(this, value);
-      if (template !== undefined) state.route = template;
-    },
-  });
-}
-
-const levels = new WeakMap<Logger, Map<string, boolean>>();
-
-/** Whether `logger` writes `level`, remembered per logger (the services never change a level at run time). */
-function levelOf(logger: Logger, level: string): boolean {
-  let known = levels.get(logger);
-  if (known === undefined) {
-    known = new Map();
-    levels.set(logger, known);
-  }
-  let enabled = known.get(level);
-  if (enabled === undefined) {
-    enabled = logger.isLevelEnabled(level);
-    known.set(level, enabled);
-  }
-  return enabled;
-}
-
-/**
- * `res.locals` of a request: the contract's RequestLocals, with the child logger made only when
- * something logs (most requests log only their request line, which needs no child).
- */
-class RequestState implements RequestLocals {
-  challenge = true;
-  outputFormat?: OutputFormat;
-  /** Route template for metrics and the request line; `unmatched` until the router finds one. */
-  route = 'unmatched';
-  /** What the router assigned to `req.route`. */
-  routeObject: unknown = undefined;
-  private child: Logger | undefined;
-
-  constructor(
-    private readonly logger: Logger,
-    public requestId: string,
-    public envelope: Envelope,
-    /** performance.now() when the kernel saw the request. */
-    readonly started: number,
-  ) {}
-
-  get log(): Logger {
-    if (this.child === undefined) this.child = this.logger.child({ requestId: this.requestId });
-    return this.child;
-  }
-
-  set log(logger: Logger) {
-    this.child = logger;
-  }
-
-  /** The child logger if one was made (a route logged, or replaced it), else undefined. */
-  madeLogger(): Logger | undefined {
-    return this.child;
-  }
-
-  /** Whether the request's logger writes records of `level`, without making the child logger. */
-  levelEnabled(level: string): boolean {
-    // A child logger writes at its parent's level; winston's check allocates, so it is asked once per level.
-    return this.child === undefined ? levelOf(this.logger, level) : this.child.isLevelEnabled(level);
-  }
-}
-
-/**
- * Whether a record of `level` on the request's logger would be written. Check it before building
- * an expensive record: asking `locals(res).log` makes the request's child logger.
- */
-export function logLevelEnabled(res: Response, level: string): boolean {
-  const state: unknown = res.locals;
-  return state instanceof RequestState ? state.levelEnabled(level) : locals(res).log.isLevelEnabled(level);
 }
 
 /** body-parser's error types that a client causes, and the contract error each one is. */
@@ -275,6 +134,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     else logger.info('request', { requestId: state.requestId, ...fields });
   }
 
+  const cors = publicCorsStep(options.publicEndpoints ?? {});
+  const parseBody = createBodyParsing();
+  // The kernel's work before any route, in one layer (each layer is one more router step on
+  // every request): request id, state and metrics, CORS (a preflight ends here), the body.
   app.use((req, res, next) => {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -282,25 +145,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     res.locals = state;
     res.setHeader('X-Request-Id', requestId);
     res.on('finish', onFinish);
-    next();
-  });
-
-  for (const [path, methods] of Object.entries(options.publicEndpoints ?? {})) app.use(path, publicCors(methods));
-
-  const jsonBody = express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] });
-  const formBody = express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 100 });
-  app.use((req, res, next) => {
-    // What both parsers do first for a request without a body (type-is's hasBody), without
-    // running either: most requests (GET) have none.
-    if (req.headers['transfer-encoding'] === undefined && Number.isNaN(Number(req.headers['content-length']))) {
-      if (!Reflect.has(req, 'body')) req.body = undefined;
-      next();
-      return;
-    }
-    void jsonBody(req, res, (error?: unknown) => {
-      if (error !== undefined) next(error);
-      else void formBody(req, res, next);
-    });
+    if (!cors(req, res)) parseBody(req, res, next);
   });
 
   const notFound: RequestHandler = (_req, _res, next) => {

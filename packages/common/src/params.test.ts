@@ -1,4 +1,5 @@
 import { AppError, type FieldMessages } from './errors';
+import type { Request } from 'express';
 import { NUMERIC, Params, throwIfInvalid } from './params';
 
 describe('Params.get', () => {
@@ -144,5 +145,42 @@ describe('NUMERIC', () => {
 
   it.each(['', '-1', '1.5', '1e3', ' 1', '1 ', '+1', '0x10', '１'])('refuses %j', (value) => {
     expect(NUMERIC.test(value)).toBe(false);
+  });
+});
+
+describe('Params.from', () => {
+  /** A request whose query string counts how often it is parsed (express 5 parses it on every read). */
+  function request(query: Record<string, unknown>, body: unknown): { req: Request; parses: () => number } {
+    let parses = 0;
+    const req = {
+      body,
+      get query() {
+        parses += 1;
+        return query;
+      },
+    } as unknown as Request;
+    return { req, parses: () => parses };
+  }
+
+  it('when every name read is in the body, then the query string is never parsed', () => {
+    const { req, parses } = request({ grantType: 'x' }, { grantType: 'access_token', expiresIn: 1800 });
+    const params = Params.from(req);
+    expect(params.get('grantType')).toEqual({ kind: 'value', value: 'access_token' });
+    expect(params.get('expiresIn')).toEqual({ kind: 'value', value: '1800' });
+    expect(parses()).toBe(0);
+  });
+
+  it('when names are missing from the body, then the query string is parsed once and read', () => {
+    const { req, parses } = request({ outputFormat: 'XML', productId: '1' }, undefined);
+    const params = Params.from(req);
+    expect(params.get('outputFormat')).toEqual({ kind: 'value', value: 'XML' });
+    expect(params.get('productId')).toEqual({ kind: 'value', value: '1' });
+    expect(params.get('apiKey')).toEqual({ kind: 'absent' });
+    expect(parses()).toBe(1);
+  });
+
+  it('when the query string brackets a name, then it is invalid, as with a parsed query', () => {
+    const { req } = request({ 'productId[a]': '1' }, {});
+    expect(Params.from(req).get('productId')).toEqual({ kind: 'invalid' });
   });
 });

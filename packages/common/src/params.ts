@@ -48,24 +48,31 @@ function asRecord(value: unknown): Record<string, unknown> {
  */
 export class Params {
   private readonly body: Record<string, unknown>;
-  private readonly query: Record<string, unknown>;
+  private query: Record<string, unknown> | undefined;
   // Keys with a bracket, found once per source instead of on every read.
   private bodyBracketed: readonly string[] | undefined;
   private queryBracketed: readonly string[] | undefined;
 
-  constructor(query: unknown, body: unknown) {
-    this.query = asRecord(query);
+  /** `query`: the parsed query string, or a function that parses it when a name is not in the body. */
+  constructor(
+    query: unknown,
+    body: unknown,
+    private readonly parseQuery?: () => unknown,
+  ) {
+    this.query = parseQuery === undefined ? asRecord(query) : undefined;
     this.body = asRecord(body);
   }
 
   static from(req: Request): Params {
-    return new Params(req.query, req.body);
+    // Express 5 parses the query string on every read of `req.query`: only when it is needed.
+    return new Params(undefined, req.body, () => req.query);
   }
 
   get(name: string): ParamValue {
     const fromBody = read(this.body, (this.bodyBracketed ??= bracketedKeys(this.body)), name);
     if (fromBody.kind !== 'absent') return fromBody;
-    return read(this.query, (this.queryBracketed ??= bracketedKeys(this.query)), name);
+    const query = (this.query ??= asRecord(this.parseQuery?.()));
+    return read(query, (this.queryBracketed ??= bracketedKeys(query)), name);
   }
 
   /** The raw body member, for endpoints that take nested JSON documents. */
