@@ -14,4 +14,5 @@ export * from './params';
 export * from './redact';
 export * from './render';
 export * from './secret-compare';
+export * from './trace-context';
 export * from './xml';

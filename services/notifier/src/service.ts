@@ -33,7 +33,10 @@ export async function startNotifierService({ config, logger, infrastructure }: S
   await migrate(deps.pool, [notifierMigrations], logger);
   const { app, health, metrics } = createApp(
     deps,
-    { isConsuming: () => consuming.subscription?.isActive() ?? false },
+    {
+      isConsuming: () => consuming.subscription?.isActive() ?? false,
+      deadLetterDepth: () => consuming.subscription?.deadLetterDepth() ?? Promise.reject(new Error('not consuming')),
+    },
     { metricsToken: config.metricsToken },
   );
   const dispatcher = startMailDispatcher({

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Logger } from '@platform/common';
+import { extractTraceContext, inSpan, SpanKind, type Logger } from '@platform/common';
 import { backoffMs, InvalidEventError, type EventBus, type EventName } from '@platform/events';
 import { claimPendingEvents, markEventFailed, markEventPublished, releaseEvents, type ClaimedEvent } from './store/outbox';
 
@@ -72,7 +72,17 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         return 'drained';
       }
       try {
-        await bus.publish(event.routingKey as EventName, event.payload);
+        // Published as part of the trace of the request that wrote the event.
+        await inSpan(
+          '@platform/user',
+          `${event.routingKey} publish`,
+          {
+            kind: SpanKind.PRODUCER,
+            parent: extractTraceContext({ traceparent: event.traceparent }),
+            attributes: { 'outbox.event_id': event.id },
+          },
+          () => bus.publish(event.routingKey as EventName, event.payload),
+        );
       } catch (error) {
         if (error instanceof InvalidEventError) {
           logger.error('outbox event can never be published; marked failed', { eventId: event.id, seq: event.seq, error: error.message });

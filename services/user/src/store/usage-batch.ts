@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { activeKeysForUpdate } from '@platform/accounts';
+import { currentTraceparent } from '@platform/common';
 import { withTransaction, type Queryable } from '@platform/db';
 import { BALANCE_CHANGED, type BalanceChanged } from '@platform/events';
 import {
@@ -43,8 +44,8 @@ WITH pools AS (
          AS l(account_id, pool_id, units, credits_after, request_id, product_id, n)
    ORDER BY n
 ), events AS (
-  INSERT INTO outbox_events (id, routing_key, payload)
-  SELECT id, $9, payload FROM unnest($10::uuid[], $11::jsonb[]) WITH ORDINALITY AS e(id, payload, n) ORDER BY n
+  INSERT INTO outbox_events (id, routing_key, payload, traceparent)
+  SELECT id, $9, payload, $14 FROM unnest($10::uuid[], $11::jsonb[]) WITH ORDINALITY AS e(id, payload, n) ORDER BY n
 )
 INSERT INTO usage_requests (request_id, account_id, request_digest, product_id, credits)
 SELECT * FROM unnest($8::text[], $4::int[], $12::text[], $13::int[], $7::bigint[]) ORDER BY 1
@@ -137,6 +138,7 @@ async function write(db: Queryable, { pools, grants, changes }: BatchWrites): Pr
       events.map((event) => JSON.stringify(event)),
       grants.map((grant) => grant.digest),
       grants.map((grant) => grant.productId),
+      currentTraceparent(),
     ],
   });
   return result.rowCount ?? 0;
