@@ -1,17 +1,14 @@
 /**
- * The all-in-one composition behind `pnpm start`: the four services in one process. Each piece
- * of infrastructure is real when its URL is set and embedded otherwise (CONTRACT §1):
+ * The all-in-one composition behind `pnpm start`: the four services in one process, on one set of
+ * adapters (openInfrastructure). Each is real when its URL is set and embedded otherwise (CONTRACT §1):
  * DATABASE_URL → else PGlite in DATA_DIR/pg; REDIS_URL → else an in-process access store;
  * AMQP_URL → else an in-process event bus; SMTP_URL → else .eml files in DATA_DIR/outbox.
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type pg from 'pg';
 import { createLogger, type RunningService } from '@platform/common';
-import { createMemoryAccessStore, type AccessStore } from '@platform/credentials';
-import { createPool } from '@platform/db';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
-import { createInProcessEventBus, type EventBus } from '@platform/events';
+import { openInfrastructure } from '@platform/infrastructure';
+import { startEmbeddedPostgres } from './embedded-postgres';
 import { loadConfig as loadAuthConfig, startAuthService } from '../services/auth/src';
 import { loadConfig as loadCategorizationConfig, startCategorizationService } from '../services/categorization/src';
 import { loadConfig as loadNotifierConfig, startNotifierService } from '../services/notifier/src';
@@ -49,46 +46,23 @@ export async function startPlatform(environment: NodeJS.ProcessEnv): Promise<Pla
     auth: loadAuthConfig(env, { requireInfrastructure: false }),
   };
 
-  const embedded: string[] = [];
-  const cleanups: Array<() => Promise<void>> = [];
-  let pool: pg.Pool | undefined;
-  let embeddedPostgres: EmbeddedPostgres | undefined;
-  let access: AccessStore | undefined;
-  let bus: EventBus | undefined;
-  if (!env.DATABASE_URL) {
-    embeddedPostgres = await startEmbeddedPostgres(path.join(dataDir, 'pg'));
-    // PGlite serves one connection at a time: every service shares this one-connection pool.
-    const shared = createPool({ connectionString: embeddedPostgres.url, max: 1, logger: logger('postgres') });
-    pool = shared;
-    const engine = embeddedPostgres;
-    cleanups.push(async () => {
-      await shared.end();
-      await engine.close();
-    });
-    embedded.push('postgres');
-  }
-  if (!env.REDIS_URL) {
-    const store = createMemoryAccessStore();
-    access = store;
-    cleanups.push(() => store.close());
-    embedded.push('access store');
-  }
-  if (!env.AMQP_URL) {
-    const inProcess = createInProcessEventBus();
-    bus = inProcess;
-    cleanups.push(() => inProcess.close());
-    embedded.push('event bus');
-  }
-  if (!env.SMTP_URL) embedded.push('mail outbox');
-
+  // One set of adapters for the four services: real where a URL is set, embedded otherwise.
+  const infrastructure = await openInfrastructure(
+    { ...configs.notifier, ...configs.user },
+    {
+      name: 'platform',
+      logger: logger('platform'),
+      needs: ['pool', 'usagePool', 'redis', 'bus', 'mailer'],
+      exchange: configs.user.balanceExchange,
+      usagePoolMax: configs.user.usageBatchLanes,
+      embedded: { postgres: () => startEmbeddedPostgres(path.join(dataDir, 'pg')) },
+    },
+  );
   const services: RunningService[] = [];
   const stop = async (): Promise<void> => {
     for (const service of [...services].reverse()) await service.stop();
-    for (const cleanup of cleanups.reverse()) await cleanup();
+    await infrastructure.close();
   };
-  const sharedPool = pool ? { pool } : {};
-  const sharedAccess = access ? { access } : {};
-  const sharedBus = bus ? { bus } : {};
   // The account page calls the auth service from the browser. Unless a URL is given, it is the
   // auth service started here, whose port (0 = any) is known only once it listens.
   const started: { authUrl?: string } = {};
@@ -97,30 +71,10 @@ export async function startPlatform(environment: NodeJS.ProcessEnv): Promise<Pla
 
   try {
     // The user service first: it owns the schema the others read.
-    services.push(
-      await startUserService({
-        config: configs.user,
-        logger: logger('user'),
-        provided: { ...sharedPool, ...sharedAccess, ...sharedBus, ...pageAuthUrl },
-      }),
-    );
-    services.push(
-      await startCategorizationService({
-        config: configs.categorization,
-        logger: logger('categorization'),
-        provided: { ...sharedPool, ...sharedAccess },
-      }),
-    );
-    services.push(
-      await startNotifierService({ config: configs.notifier, logger: logger('notifier'), provided: { ...sharedPool, ...sharedBus } }),
-    );
-    services.push(
-      await startAuthService({
-        config: configs.auth,
-        logger: logger('auth'),
-        provided: { ...sharedPool, ...sharedAccess, ...(access ? { limiterBackend: 'memory' as const } : {}) },
-      }),
-    );
+    services.push(await startUserService({ config: configs.user, logger: logger('user'), infrastructure, ...pageAuthUrl }));
+    services.push(await startCategorizationService({ config: configs.categorization, logger: logger('categorization'), infrastructure }));
+    services.push(await startNotifierService({ config: configs.notifier, logger: logger('notifier'), infrastructure }));
+    services.push(await startAuthService({ config: configs.auth, logger: logger('auth'), infrastructure }));
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;
@@ -132,7 +86,7 @@ export async function startPlatform(environment: NodeJS.ProcessEnv): Promise<Pla
     urls: { auth: auth.url, user: user.url, categorization: categorization.url, notifier: notifier.url },
     adminToken: env.ADMIN_TOKEN as string,
     adminTokenGenerated: !environment.ADMIN_TOKEN,
-    embedded,
+    embedded: infrastructure.embedded,
     dataDir,
     stop,
   };

@@ -12,8 +12,8 @@ import type { RunningService } from '@platform/common';
 import { connectRedis, closeRedis, createRedisAccessStore, signServiceJwt, type AccessStore } from '@platform/credentials';
 import { createInProcessEventBus } from '@platform/events';
 import { deleteKeys, silentLogger, testServers, uniqueId } from '@platform/testing';
-import { loadConfig as loadAuthConfig, startAuthService } from '../services/auth/src';
-import { loadConfig as loadUserConfig, startUserService } from '../services/user/src';
+import { loadConfig as loadAuthConfig, runAuthService } from '../services/auth/src';
+import { loadConfig as loadUserConfig, runUserService } from '../services/user/src';
 
 const ADMIN_TOKEN = 'credits-test-admin-token-0123456789';
 const SERVICE_JWT_SECRET = 'credits-test-service-jwt-secret-0123456789';
@@ -58,11 +58,15 @@ describe('zero-credit refusal and top-up re-allowance across user and auth', () 
       services.push(running);
       return running.url;
     };
-    user = await start(startUserService({ config: loadUserConfig(env), logger: silentLogger(), provided: { bus } }));
+    user = await start(runUserService({ config: loadUserConfig(env), logger: silentLogger(), given: { bus } }));
     fragileUser = await start(
-      startUserService({ config: loadUserConfig(env), logger: silentLogger(), provided: { bus, access: fragile } }),
+      runUserService({
+        config: loadUserConfig(env),
+        logger: silentLogger(),
+        given: { bus, redis: { access: fragile, client: undefined } },
+      }),
     );
-    auth = await start(startAuthService({ config: loadAuthConfig({ ...env, AUTH_URL: 'http://auth.test' }), logger: silentLogger() }));
+    auth = await start(runAuthService({ config: loadAuthConfig({ ...env, AUTH_URL: 'http://auth.test' }), logger: silentLogger() }));
   }, 60_000);
 
   afterAll(async () => {

@@ -10,9 +10,9 @@ import { signServiceJwt } from '@platform/credentials';
 import { createInProcessEventBus } from '@platform/events';
 import { createPrivateDatabase, deleteKeys, silentLogger, testServers, uniqueId, type PrivateDatabase } from '@platform/testing';
 import { closeRedis, connectRedis } from '@platform/credentials';
-import { loadConfig as loadAuthConfig, startAuthService } from '../services/auth/src';
-import { DEFAULT_TAXONOMY_FILE, loadConfig as loadCategorizationConfig, startCategorizationService } from '../services/categorization/src';
-import { loadConfig as loadUserConfig, startUserService } from '../services/user/src';
+import { loadConfig as loadAuthConfig, runAuthService } from '../services/auth/src';
+import { DEFAULT_TAXONOMY_FILE, loadConfig as loadCategorizationConfig, runCategorizationService } from '../services/categorization/src';
+import { loadConfig as loadUserConfig, runUserService } from '../services/user/src';
 
 const ADMIN_TOKEN = `hostile-admin-${uniqueId()}`;
 const SERVICE_JWT_SECRET = `hostile-service-jwt-secret-${uniqueId()}-0123456789`;
@@ -95,11 +95,11 @@ describe('hostile HTTP input: no answer is a 5xx', () => {
       LOG_LEVEL: 'error',
     };
     const logger = silentLogger();
-    const user = await startUserService({ config: loadUserConfig(env), logger, provided: { bus } });
+    const user = await runUserService({ config: loadUserConfig(env), logger, given: { bus } });
     services.push(user);
-    const categorization = await startCategorizationService({ config: loadCategorizationConfig(env), logger });
+    const categorization = await runCategorizationService({ config: loadCategorizationConfig(env), logger });
     services.push(categorization);
-    const auth = await startAuthService({ config: loadAuthConfig(env), logger });
+    const auth = await runAuthService({ config: loadAuthConfig(env), logger });
     services.push(auth);
     Object.assign(urls, { auth: auth.url, user: user.url, categorization: categorization.url });
   }, 120_000);

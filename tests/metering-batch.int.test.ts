@@ -15,7 +15,7 @@ import {
   type PrivateDatabase,
   type SmtpCapture,
 } from '@platform/testing';
-import { loadConfig as loadNotifierConfig, startNotifierService, type NotifierService } from '../services/notifier/src';
+import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '../services/notifier/src';
 import { startHarness, testConfig, type Harness } from '../services/user/test/harness';
 import { postUsage, usageBody } from '../services/user/test/usage-calls';
 
@@ -41,7 +41,7 @@ describe('metering in batches: both alerts of one batch, in order, once each', (
         USAGE_BATCH_MAX_WAIT_MS: '1000',
       }),
     });
-    notifier = await startNotifierService({
+    notifier = await runNotifierService({
       config: loadNotifierConfig({
         DATABASE_URL: db.url,
         AMQP_URL: testServers.amqpUrl,

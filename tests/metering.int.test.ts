@@ -22,7 +22,7 @@ import {
   type PrivateDatabase,
   deleteTopology,
 } from '@platform/testing';
-import { loadConfig as loadNotifierConfig, startNotifierService, type NotifierService } from '../services/notifier/src';
+import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '../services/notifier/src';
 import { ACCESS_RESTRICTED, ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '../services/user/test/harness';
 
 const PATH = '/whoisserver/WhoisService';
@@ -73,7 +73,7 @@ describe('metering: product calls debit the pool, balance events reach the notif
         OUTBOX_RETRY_MAX_MS: '500',
       }),
     });
-    notifier = await startNotifierService({
+    notifier = await runNotifierService({
       config: loadNotifierConfig({
         DATABASE_URL: db.url,
         AMQP_URL: testServers.amqpUrl,

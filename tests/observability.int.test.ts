@@ -23,10 +23,10 @@ import {
   type PrivateDatabase,
   type SmtpCapture,
 } from '@platform/testing';
-import { loadConfig as loadAuthConfig, startAuthService } from '../services/auth/src';
-import { DEFAULT_TAXONOMY_FILE, loadConfig as loadCategorizationConfig, startCategorizationService } from '../services/categorization/src';
-import { loadConfig as loadNotifierConfig, startNotifierService } from '../services/notifier/src';
-import { loadConfig as loadUserConfig, startUserService } from '../services/user/src';
+import { loadConfig as loadAuthConfig, runAuthService } from '../services/auth/src';
+import { DEFAULT_TAXONOMY_FILE, loadConfig as loadCategorizationConfig, runCategorizationService } from '../services/categorization/src';
+import { loadConfig as loadNotifierConfig, runNotifierService } from '../services/notifier/src';
+import { loadConfig as loadUserConfig, runUserService } from '../services/user/src';
 import { metricNames, queriedMetrics, type Dashboard } from './promql-names';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -87,10 +87,10 @@ describe('dashboard and alert rules against the services’ real /metrics', () =
       started.push(running);
       urls[name] = running.url;
     };
-    await run('user', startUserService({ config: loadUserConfig(base), logger }));
-    await run('categorization', startCategorizationService({ config: loadCategorizationConfig(base), logger }));
-    await run('auth', startAuthService({ config: loadAuthConfig(base), logger }));
-    const notifier = await startNotifierService({ config: loadNotifierConfig({ ...base, USER_URL: urls.user }), logger });
+    await run('user', runUserService({ config: loadUserConfig(base), logger }));
+    await run('categorization', runCategorizationService({ config: loadCategorizationConfig(base), logger }));
+    await run('auth', runAuthService({ config: loadAuthConfig(base), logger }));
+    const notifier = await runNotifierService({ config: loadNotifierConfig({ ...base, USER_URL: urls.user }), logger });
     started.push(notifier);
     urls.notifier = notifier.url;
     await notifier.consuming;

@@ -12,9 +12,9 @@ import type { RunningService } from '@platform/common';
 import { signServiceJwt } from '@platform/credentials';
 import { createInProcessEventBus } from '@platform/events';
 import { eventually, silentLogger, startPrivateRedis, testServers, type PrivateRedis } from '@platform/testing';
-import { loadConfig as loadAuthConfig, startAuthService } from '../services/auth/src';
-import { loadConfig as loadCategorizationConfig, startCategorizationService } from '../services/categorization/src';
-import { loadConfig as loadUserConfig, startUserService } from '../services/user/src';
+import { loadConfig as loadAuthConfig, runAuthService } from '../services/auth/src';
+import { loadConfig as loadCategorizationConfig, runCategorizationService } from '../services/categorization/src';
+import { loadConfig as loadUserConfig, runUserService } from '../services/user/src';
 
 const ADMIN_TOKEN = 'restore-test-admin-token-0123456789';
 const SERVICE_JWT_SECRET = 'restore-test-service-jwt-secret-0123456789';
@@ -45,9 +45,9 @@ describe('a Redis restored from an older snapshot', () => {
       services.push(running);
       return running.url;
     };
-    user = await start(startUserService({ config: loadUserConfig(env), logger: silentLogger(), provided: { bus } }));
-    categorization = await start(startCategorizationService({ config: loadCategorizationConfig(env), logger: silentLogger() }));
-    auth = await start(startAuthService({ config: loadAuthConfig({ ...env, AUTH_URL: 'http://auth.test' }), logger: silentLogger() }));
+    user = await start(runUserService({ config: loadUserConfig(env), logger: silentLogger(), given: { bus } }));
+    categorization = await start(runCategorizationService({ config: loadCategorizationConfig(env), logger: silentLogger() }));
+    auth = await start(runAuthService({ config: loadAuthConfig({ ...env, AUTH_URL: 'http://auth.test' }), logger: silentLogger() }));
   }, 60_000);
 
   afterAll(async () => {

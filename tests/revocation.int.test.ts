@@ -19,9 +19,9 @@ import {
   uniqueId,
   type TcpProxy,
 } from '@platform/testing';
-import { loadConfig as loadAuthConfig, startAuthService } from '../services/auth/src';
-import { loadConfig as loadCategorizationConfig, startCategorizationService } from '../services/categorization/src';
-import { loadConfig as loadUserConfig, startUserService } from '../services/user/src';
+import { loadConfig as loadAuthConfig, runAuthService } from '../services/auth/src';
+import { loadConfig as loadCategorizationConfig, runCategorizationService } from '../services/categorization/src';
+import { loadConfig as loadUserConfig, runUserService } from '../services/user/src';
 
 const ADMIN_TOKEN = 'revocation-test-admin-token-0123456789';
 const REDIS_PORT = Number(new URL(testServers.redisUrl).port || 6379);
@@ -57,11 +57,11 @@ describe('revocation across auth, user and categorization', () => {
     };
     redis = await connectRedis(testServers.redisUrl, silentLogger());
     access = createRedisAccessStore(redis, { keyPrefix: prefix });
-    const userService = await startUserService({ config: loadUserConfig(env), logger: silentLogger(), provided: { bus } });
+    const userService = await runUserService({ config: loadUserConfig(env), logger: silentLogger(), given: { bus } });
     services.push(userService);
-    const categorizationService = await startCategorizationService({ config: loadCategorizationConfig(env), logger: silentLogger() });
+    const categorizationService = await runCategorizationService({ config: loadCategorizationConfig(env), logger: silentLogger() });
     services.push(categorizationService);
-    const authService = await startAuthService({ config: loadAuthConfig(env), logger: silentLogger() });
+    const authService = await runAuthService({ config: loadAuthConfig(env), logger: silentLogger() });
     services.push(authService);
     [user, categorization, auth] = [userService.url, categorizationService.url, authService.url];
   }, 60_000);

@@ -21,7 +21,7 @@ import {
   type SmtpCapture,
   type TcpProxy,
 } from '@platform/testing';
-import { loadConfig as loadNotifierConfig, startNotifierService, type NotifierService } from '../../services/notifier/src';
+import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '../../services/notifier/src';
 import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '../../services/user/test/harness';
 
 const OUTAGE_MS = 30_000;
@@ -57,7 +57,7 @@ describe('RabbitMQ down for 30 s while debits continue', () => {
         OUTBOX_RETRY_MAX_MS: '1000',
       }),
     });
-    notifier = await startNotifierService({
+    notifier = await runNotifierService({
       config: loadNotifierConfig({
         DATABASE_URL: db.url,
         AMQP_URL: proxy.url(testServers.amqpUrl),

@@ -2,8 +2,8 @@
 import type { InMemorySpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { createHttpApp, createLogger, Health, serve, type RunningService } from '@platform/common';
 import { createProductGateway } from '@platform/product-gateway';
-import { loadConfig as loadNotifierConfig, startNotifierService } from '../../services/notifier/src';
-import { loadConfig as loadUserConfig, startUserService } from '../../services/user/src';
+import { loadConfig as loadNotifierConfig, runNotifierService } from '../../services/notifier/src';
+import { loadConfig as loadUserConfig, runUserService } from '../../services/user/src';
 
 export const PRODUCT_PATH = '/whoisserver/WhoisService';
 
@@ -33,9 +33,9 @@ export async function run(exporter: InMemorySpanExporter): Promise<void> {
   // JSON lines on stdout: the parent checks that they carry the trace ids.
   const logger = (service: string) => createLogger({ service, level: 'info' });
   const services: RunningService[] = [];
-  const user = await startUserService({ config: loadUserConfig(env), logger: logger('user') });
+  const user = await runUserService({ config: loadUserConfig(env), logger: logger('user') });
   services.push(user);
-  const notifier = await startNotifierService({ config: loadNotifierConfig({ ...env, USER_URL: user.url }), logger: logger('notifier') });
+  const notifier = await runNotifierService({ config: loadNotifierConfig({ ...env, USER_URL: user.url }), logger: logger('notifier') });
   services.push(notifier);
   await notifier.consuming;
 

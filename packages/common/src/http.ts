@@ -9,6 +9,7 @@ import express, {
 } from 'express';
 import { createBodyParsing } from './body-parsing';
 import { publicCorsStep, type PublicEndpoints } from './cors';
+import { asDependencyError } from './dependency-failure';
 import type { TrustProxy } from './config';
 import { AppError, renderError, type Envelope, type ErrorCode } from './errors';
 import type { Health } from './health';
@@ -154,7 +155,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   const onError: ErrorRequestHandler = (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const state = locals(res);
-    const known = error instanceof AppError ? error : requestError(error);
+    const known = asDependencyError(error) ?? requestError(error);
     const rendered = renderError(known ?? error, state.envelope);
     if (!known) state.log.error('unhandled error', { error });
     else if (known.code === 'internal') state.log.error('internal error', { error: known });

@@ -3,6 +3,7 @@ export * from './email-address';
 export * from './errors';
 export * from './health';
 export * from './cors';
+export * from './dependency-failure';
 export * from './http';
 export * from './lifecycle';
 export * from './logger';

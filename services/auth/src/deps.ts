@@ -1,31 +1,17 @@
-import type { Redis } from 'ioredis';
-import type { Pool } from 'pg';
-import { ConfigError, type Logger, type ReadinessCheck } from '@platform/common';
+import type { Logger, ReadinessCheck } from '@platform/common';
 import { reconcileAll } from '@platform/accounts';
-import {
-  closeRedis,
-  connectRedis,
-  createRedisAccessStore,
-  watchAccessStore,
-  type AccessStore,
-  type WatchedAccessStore,
-} from '@platform/credentials';
-import { createPool } from '@platform/db';
+import { watchAccessStore, type AccessStore, type WatchedAccessStore } from '@platform/credentials';
+import type { Adapters } from '@platform/infrastructure';
 import type { AuthConfig } from './config';
 import { createAttemptLimits, type AttemptLimits } from './domain/attempt-limits';
 import { guardAccessStore } from './store/unavailable';
 import { memoryWindowCounter, redisWindowCounter, type WindowOptions } from './store/window-counters';
 
-/** What the embedded quickstart (or a test) hands in instead of opening connections. */
-export interface ProvidedDeps {
-  pool?: Pool;
-  /** An access store shared with the other services of the process (the memory one, embedded). */
-  access?: AccessStore;
-  /** `memory` with the memory access store; default: `redis` when REDIS_URL is set. */
-  limiterBackend?: 'memory' | 'redis';
-  /** Milliseconds since the epoch (tests). */
-  now?: () => number;
-}
+/** The adapters the auth service runs on: Postgres only reconciles the access store after a Redis loss. */
+export type AuthInfrastructure = Pick<Adapters, 'pool' | 'redis'>;
+export const AUTH_NEEDS = ['pool', 'redis'] as const;
+/** A small pool: it only reconciles. */
+export const AUTH_POOL_MAX = 2;
 
 export interface AuthDeps {
   logger: Logger;
@@ -38,61 +24,30 @@ export interface AuthDeps {
   issuanceLimit: { points: number; windowSeconds: number };
   now: () => number;
   readiness: Record<string, ReadinessCheck>;
-  /** Closes only what createDeps opened. */
+  /** Stops the watch; the adapters are closed by whoever opened them. */
   close(): Promise<void>;
 }
 
 const WINDOW_SECONDS = 60;
 
 /**
- * The only place the auth service opens connections: one Redis client (access store and failure
- * counters) and a small Postgres pool, used only to reconcile the access store after a Redis loss.
+ * The auth service's parts over ready adapters: the access store (and, on Redis, the failure
+ * counters; in memory when the store is the embedded one). `now`: milliseconds since the epoch (tests).
  */
-export async function createDeps(config: AuthConfig, logger: Logger, provided: ProvidedDeps = {}): Promise<AuthDeps> {
-  const closers: Array<() => Promise<void>> = [];
-  const now = provided.now ?? Date.now;
-
-  let pool = provided.pool;
-  if (!pool) {
-    if (config.databaseUrl === undefined) throw new ConfigError('invalid configuration: DATABASE_URL: Required');
-    const opened = createPool({ connectionString: config.databaseUrl, logger, max: 2 });
-    closers.push(() => opened.end());
-    pool = opened;
-  }
-
-  const backend = provided.limiterBackend ?? (config.redisUrl !== undefined ? 'redis' : 'memory');
-  let redis: Redis | undefined;
-  if (config.redisUrl !== undefined && (!provided.access || backend === 'redis')) {
-    const client = await connectRedis(config.redisUrl, logger);
-    closers.push(() => closeRedis(client));
-    redis = client;
-  }
-
-  let inner = provided.access;
-  if (!inner) {
-    if (!redis) throw new ConfigError('invalid configuration: REDIS_URL: Required');
-    inner = createRedisAccessStore(redis, { keyPrefix: config.redisKeyPrefix });
-  }
-  const source = pool;
-  const store = inner;
+export function createDeps(config: AuthConfig, logger: Logger, infrastructure: AuthInfrastructure, now: () => number = Date.now): AuthDeps {
+  const { pool, redis } = infrastructure;
+  const store = redis.access;
   const watch = watchAccessStore(store, {
-    reconcile: () => reconcileAll(source, store),
-    ...(provided.access || !redis ? {} : { connection: redis }),
+    reconcile: () => reconcileAll(pool, store),
+    ...(redis.client ? { connection: redis.client } : {}),
     logger,
   });
-  closers.push(() => Promise.resolve(watch.stop()));
-
   const window: WindowOptions = {
     keyPrefix: `${config.redisKeyPrefix}rl:fail`,
     points: config.authFailuresPerIp,
     durationSeconds: WINDOW_SECONDS,
   };
-  let failuresByAddress = memoryWindowCounter(window);
-  if (backend === 'redis') {
-    if (!redis) throw new ConfigError('invalid configuration: REDIS_URL: Required');
-    failuresByAddress = redisWindowCounter(redis, window);
-  }
-
+  const failuresByAddress = redis.client ? redisWindowCounter(redis.client, window) : memoryWindowCounter(window);
   return {
     logger,
     access: guardAccessStore(watch.store),
@@ -101,8 +56,9 @@ export async function createDeps(config: AuthConfig, logger: Logger, provided: P
     issuanceLimit: { points: config.tokenRatePerAccount, windowSeconds: WINDOW_SECONDS },
     now,
     readiness: { redis: () => watch.check() },
-    async close() {
-      for (const close of closers.reverse()) await close().catch((error: unknown) => logger.warn('error while closing', { error }));
+    close() {
+      watch.stop();
+      return Promise.resolve();
     },
   };
 }

@@ -1,11 +1,11 @@
 import '@platform/tracing/register'; // first: with tracing on, the instrumentations must load before what they patch
 import { createLogger, exitOnSignals, runMain, type RunningService } from '@platform/common';
 import { loadConfig } from './config';
-import { startAuthService } from './service';
+import { runAuthService } from './service';
 
 runMain(async () => {
   const config = loadConfig(process.env);
   const logger = createLogger({ service: 'auth', level: config.logLevel });
-  const service: RunningService = await startAuthService({ config, logger });
+  const service: RunningService = await runAuthService({ config, logger });
   exitOnSignals(() => [service], logger);
 });

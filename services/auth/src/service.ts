@@ -1,22 +1,24 @@
 import { serve, type Logger, type RunningService } from '@platform/common';
+import { openInfrastructure, serveOn, type Adapters } from '@platform/infrastructure';
 import { createApp } from './app';
 import type { AuthConfig } from './config';
-import { createDeps, type ProvidedDeps } from './deps';
+import { AUTH_NEEDS, AUTH_POOL_MAX, createDeps, type AuthInfrastructure } from './deps';
 
 export interface StartAuthServiceOptions {
   config: AuthConfig;
   logger: Logger;
-  /** The embedded quickstart's shared pool, memory token store and `limiterBackend: 'memory'`. */
-  provided?: ProvidedDeps;
+  /** Ready adapters (openInfrastructure); the service leaves them open at stop(). */
+  infrastructure: AuthInfrastructure;
+  /** Milliseconds since the epoch (tests). */
+  now?: () => number;
 }
 
 /**
  * Serves the auth service. It owns no tables (it reads the user service's to reconcile its Redis
- * records, and the user service migrates them), so there is nothing to migrate here. stop() drains HTTP, then closes what
- * createDeps opened.
+ * records, and the user service migrates them), so there is nothing to migrate here. stop() drains HTTP.
  */
-export async function startAuthService({ config, logger, provided = {} }: StartAuthServiceOptions): Promise<RunningService> {
-  const deps = await createDeps(config, logger, provided);
+export async function startAuthService({ config, logger, infrastructure, now }: StartAuthServiceOptions): Promise<RunningService> {
+  const deps = createDeps(config, logger, infrastructure, now);
   try {
     // Reconciled (or known to be) before the first request; if Redis or Postgres is not there
     // yet, the service starts not ready and the watch retries.
@@ -27,4 +29,21 @@ export async function startAuthService({ config, logger, provided = {} }: StartA
     await deps.close();
     throw error;
   }
+}
+
+export interface RunAuthServiceOptions extends Omit<StartAuthServiceOptions, 'infrastructure'> {
+  /** Adapters opened elsewhere (a test's pool or store), used as they are and left open. */
+  given?: Partial<Adapters>;
+}
+
+/** The auth service on infrastructure of its own, opened from its configuration and closed at stop() (main.ts, tests). */
+export async function runAuthService({ config, logger, given, ...rest }: RunAuthServiceOptions): Promise<RunningService> {
+  const infrastructure = await openInfrastructure(config, {
+    name: 'auth',
+    logger,
+    needs: AUTH_NEEDS,
+    poolMax: AUTH_POOL_MAX,
+    ...(given ? { given } : {}),
+  });
+  return serveOn(infrastructure, (adapters) => startAuthService({ config, logger, infrastructure: adapters, ...rest }));
 }

@@ -14,7 +14,7 @@ import {
   type AccountOptions,
   type TestAccount,
 } from '@platform/testing';
-import { loadConfig, startAuthService, type ProvidedDeps } from '../src';
+import { loadConfig, runAuthService } from '../src';
 
 export const ADMIN_TOKEN = 'admin-token-for-auth-tests-0123456789';
 export const SERVICE_JWT_SECRET = 'service-jwt-secret-for-auth-tests-0123456789';
@@ -43,7 +43,6 @@ export interface HarnessOptions {
   /** Postgres URL of the service's pool (e.g. through a TCP proxy); default the test server. */
   databaseUrl?: string;
   logger?: Logger;
-  provided?: Omit<ProvidedDeps, 'pool'>;
 }
 
 /** A Postgres pool on the test database, with the user schema migrated. */
@@ -70,7 +69,7 @@ export async function startAuth(options: HarnessOptions = {}): Promise<AuthHarne
     LOG_LEVEL: 'error',
     ...options.env,
   });
-  const service = await startAuthService({ config, logger: options.logger ?? silentLogger(), provided: { pool, ...options.provided } });
+  const service = await runAuthService({ config, logger: options.logger ?? silentLogger(), given: { pool } });
   const redis = new Redis(testServers.redisUrl);
   const access = createRedisAccessStore(new Redis(testServers.redisUrl), { keyPrefix: prefix });
   const layout = accessLayout(prefix);

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import request from 'supertest';
 import { createMemoryAccessStore, createCredentialVerifier, generateApiKey } from '@platform/credentials';
 import { anAccount, silentLogger, testServers, uniqueId } from '@platform/testing';
-import { loadConfig, startAuthService } from '../src';
+import { loadConfig, runAuthService } from '../src';
 import { ADMIN_TOKEN, basicOf, bearerOf, startAuth, testPool, type AuthHarness } from './harness';
 
 const JSON_429 = '{"code":429,"messages":"Too Many Requests. Try your call again later."}';
@@ -222,7 +222,7 @@ describe('embedded mode (memory access store, memory limiter)', () => {
       { AUTH_PORT: '0', TOKEN_RATE_PER_ACCOUNT: '2', AUTH_FAILURES_PER_IP: '2', REDIS_KEY_PREFIX: prefix },
       { requireInfrastructure: false },
     );
-    const service = await startAuthService({ config, logger: silentLogger(), provided: { pool, access, limiterBackend: 'memory' } });
+    const service = await runAuthService({ config, logger: silentLogger(), given: { pool, redis: { access, client: undefined } } });
     try {
       const account = await anAccount(pool, { credits: { 1: 100 }, access });
       const first = await issue(service.url, account.apiKey);

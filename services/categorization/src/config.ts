@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { env, parseEnv, type TrustProxy } from '@platform/common';
+import { env, parseEnv } from '@platform/common';
+import { infrastructureVariables, standaloneOnly } from '@platform/infrastructure';
 
 /**
  * Default IAB_TAXONOMY_FILE: the copy of the IAB Content Taxonomy 2.2 that ships with the service
@@ -8,39 +9,18 @@ import { env, parseEnv, type TrustProxy } from '@platform/common';
  */
 export const DEFAULT_TAXONOMY_FILE = path.resolve(__dirname, '../data/content-taxonomy-2.2.tsv');
 
-export interface CategorizationConfig {
-  port: number;
-  host: string;
-  /** Required standalone; the embedded quickstart provides a pool instead. */
-  databaseUrl: string | undefined;
-  /** Required standalone; the embedded quickstart provides a token store instead. */
-  redisUrl: string | undefined;
-  redisKeyPrefix: string;
-  /** Guards the admin API; when unset (embedded only) every admin call is refused. */
-  adminToken: string | undefined;
-  /** Absolute path of the IAB Content Taxonomy 2.2 TSV, imported at start when IAB rows are missing. */
-  iabTaxonomyFile: string;
-  /** How often a replica checks whether the categories changed. */
-  refreshIntervalMs: number;
-  trustProxy: TrustProxy;
-  /** Failed admin-token attempts allowed per client address and minute (AUTH_FAILURES_PER_IP). */
-  authFailuresPerIp: number;
-  /** Bearer token `/metrics` requires; undefined leaves it open. */
-  metricsToken: string | undefined;
-  logLevel: string;
-}
-
-const INFRASTRUCTURE = ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN'] as const;
-
+/** The service's variables, and the configuration they make: its type is this schema's output. */
 function schema(requireInfrastructure: boolean) {
+  const needed = standaloneOnly(requireInfrastructure);
+  const { DATABASE_URL, REDIS_URL } = infrastructureVariables(requireInfrastructure);
   return z
     .object({
       CATEGORIZATION_PORT: env.port(8083),
       HOST: z.string().default('127.0.0.1'),
-      DATABASE_URL: env.url(['postgres', 'postgresql']).optional(),
-      REDIS_URL: env.url(['redis', 'rediss']).optional(),
+      DATABASE_URL,
+      REDIS_URL,
       REDIS_KEY_PREFIX: env.keyPrefix(),
-      ADMIN_TOKEN: env.secret(16).optional(),
+      ADMIN_TOKEN: needed(env.secret(16)),
       IAB_TAXONOMY_FILE: z.string().optional(),
       CATEGORY_REFRESH_INTERVAL_MS: env.positiveInt(2000),
       TRUST_PROXY: env.trustProxy(),
@@ -48,13 +28,29 @@ function schema(requireInfrastructure: boolean) {
       METRICS_TOKEN: env.optionalSecret(16),
       LOG_LEVEL: env.logLevel(),
     })
-    .superRefine((values, context) => {
-      if (!requireInfrastructure) return;
-      for (const name of INFRASTRUCTURE) {
-        if (values[name] === undefined) context.addIssue({ code: z.ZodIssueCode.custom, path: [name], message: 'Required' });
-      }
-    });
+    .transform((values) => ({
+      port: values.CATEGORIZATION_PORT,
+      host: values.HOST,
+      /** Read by openInfrastructure only; undefined only in the embedded quickstart. */
+      databaseUrl: values.DATABASE_URL,
+      redisUrl: values.REDIS_URL,
+      redisKeyPrefix: values.REDIS_KEY_PREFIX,
+      /** Guards the admin API; when unset (embedded only) every admin call is refused. */
+      adminToken: values.ADMIN_TOKEN,
+      /** Absolute path of the IAB Content Taxonomy 2.2 TSV, imported at start when IAB rows are missing. */
+      iabTaxonomyFile: values.IAB_TAXONOMY_FILE === undefined ? DEFAULT_TAXONOMY_FILE : path.resolve(values.IAB_TAXONOMY_FILE),
+      /** How often a replica checks whether the categories changed. */
+      refreshIntervalMs: values.CATEGORY_REFRESH_INTERVAL_MS,
+      trustProxy: values.TRUST_PROXY,
+      /** Failed admin-token attempts allowed per client address and minute (AUTH_FAILURES_PER_IP). */
+      authFailuresPerIp: values.AUTH_FAILURES_PER_IP,
+      /** Bearer token `/metrics` requires; undefined leaves it open. */
+      metricsToken: values.METRICS_TOKEN,
+      logLevel: values.LOG_LEVEL,
+    }));
 }
+
+export type CategorizationConfig = z.infer<ReturnType<typeof schema>>;
 
 /**
  * Reads the service's configuration from an environment (CONTRACT §1, docs/conventions.md). With
@@ -63,19 +59,5 @@ function schema(requireInfrastructure: boolean) {
  * the working directory.
  */
 export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructure = true } = {}): CategorizationConfig {
-  const values = parseEnv(schema(requireInfrastructure), environment);
-  return {
-    port: values.CATEGORIZATION_PORT,
-    host: values.HOST,
-    databaseUrl: values.DATABASE_URL,
-    redisUrl: values.REDIS_URL,
-    redisKeyPrefix: values.REDIS_KEY_PREFIX,
-    adminToken: values.ADMIN_TOKEN,
-    iabTaxonomyFile: values.IAB_TAXONOMY_FILE === undefined ? DEFAULT_TAXONOMY_FILE : path.resolve(values.IAB_TAXONOMY_FILE),
-    refreshIntervalMs: values.CATEGORY_REFRESH_INTERVAL_MS,
-    trustProxy: values.TRUST_PROXY,
-    authFailuresPerIp: values.AUTH_FAILURES_PER_IP,
-    metricsToken: values.METRICS_TOKEN,
-    logLevel: values.LOG_LEVEL,
-  };
+  return parseEnv(schema(requireInfrastructure), environment);
 }

@@ -1,31 +1,23 @@
-import type { Redis } from 'ioredis';
 import type pg from 'pg';
-import { ConfigError, type Logger } from '@platform/common';
+import type { Logger } from '@platform/common';
 import { reconcileAll } from '@platform/accounts';
 import {
-  closeRedis,
-  connectRedis,
   createCredentialVerifier,
-  createRedisAccessStore,
   memoryFailureLimit,
   redisFailureLimit,
   watchAccessStore,
-  type AccessStore,
   type CredentialVerifier,
   type FailureLimit,
   type WatchedAccessStore,
 } from '@platform/credentials';
-import { createPool } from '@platform/db';
+import type { Adapters } from '@platform/infrastructure';
 import { createCatalogCache, type CatalogCache } from './catalog/catalog-cache';
 import type { CategorizationConfig } from './config';
 import { createCategoryStore, type CategoryStore } from './store/category-store';
 
-/** Connections opened elsewhere (the embedded quickstart, tests) and used as they are. */
-export interface ProvidedDeps {
-  pool?: pg.Pool;
-  /** The access store of the process (the memory one, embedded). */
-  access?: AccessStore;
-}
+/** The adapters the categorization service runs on (openInfrastructure opens them; never URLs). */
+export type CategorizationInfrastructure = Pick<Adapters, 'pool' | 'redis'>;
+export const CATEGORIZATION_NEEDS = ['pool', 'redis'] as const;
 
 export interface CategorizationDeps {
   pool: pg.Pool;
@@ -34,48 +26,23 @@ export interface CategorizationDeps {
   store: CategoryStore;
   catalog: CatalogCache;
   verifier: CredentialVerifier;
-  /** Failed admin-token attempts per client address, on the access store's Redis (memory when the store is provided). */
+  /** Failed admin-token attempts per client address, on the access store's Redis (in memory when the store is the embedded one). */
   adminFailures: FailureLimit;
   logger: Logger;
-  /** Closes only what createDeps opened. */
+  /** Stops the watch; the adapters are closed by whoever opened them. */
   close(): Promise<void>;
 }
 
-/** The only place that opens Postgres and Redis connections. */
-export async function createDeps(config: CategorizationConfig, logger: Logger, provided: ProvidedDeps = {}): Promise<CategorizationDeps> {
-  const missing = [
-    ...(provided.pool || config.databaseUrl !== undefined ? [] : ['DATABASE_URL: Required']),
-    ...(provided.access || config.redisUrl !== undefined ? [] : ['REDIS_URL: Required']),
-  ];
-  if (missing.length > 0) throw new ConfigError(`invalid configuration: ${missing.join('; ')}`);
-
-  const closers: Array<() => Promise<void>> = [];
-  let pool = provided.pool;
-  if (!pool) {
-    const opened = createPool({ connectionString: config.databaseUrl as string, logger });
-    closers.push(() => opened.end());
-    pool = opened;
-  }
-  let inner = provided.access;
-  let redis: Redis | undefined;
+/** The service's parts over ready adapters; it opens no connection itself. */
+export function createDeps(config: CategorizationConfig, logger: Logger, infrastructure: CategorizationInfrastructure): CategorizationDeps {
+  const { pool, redis } = infrastructure;
   const limitOptions = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:admin-fail` };
-  let adminFailures = memoryFailureLimit(limitOptions);
-  if (!inner) {
-    const client = await connectRedis(config.redisUrl as string, logger);
-    closers.push(() => closeRedis(client));
-    redis = client;
-    inner = createRedisAccessStore(client, { keyPrefix: config.redisKeyPrefix });
-    adminFailures = redisFailureLimit(client, limitOptions);
-  }
-  const source = pool;
-  const access = inner;
+  const access = redis.access;
   const watch = watchAccessStore(access, {
-    reconcile: () => reconcileAll(source, access),
-    ...(redis ? { connection: redis } : {}),
+    reconcile: () => reconcileAll(pool, access),
+    ...(redis.client ? { connection: redis.client } : {}),
     logger,
   });
-  closers.push(() => Promise.resolve(watch.stop()));
-
   const store = createCategoryStore(pool);
   return {
     pool,
@@ -83,10 +50,11 @@ export async function createDeps(config: CategorizationConfig, logger: Logger, p
     store,
     catalog: createCatalogCache({ source: store, pollIntervalMs: config.refreshIntervalMs, logger }),
     verifier: createCredentialVerifier({ access: watch.store }),
-    adminFailures,
+    adminFailures: redis.client ? redisFailureLimit(redis.client, limitOptions) : memoryFailureLimit(limitOptions),
     logger,
-    async close() {
-      for (const close of closers.reverse()) await close();
+    close() {
+      watch.stop();
+      return Promise.resolve();
     },
   };
 }

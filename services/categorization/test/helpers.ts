@@ -16,7 +16,7 @@ import {
 } from '@platform/testing';
 import { DEFAULT_TAXONOMY_FILE, loadConfig, type CategorizationConfig } from '../src/config';
 import type { Category } from '../src/domain/category';
-import { startCategorizationService } from '../src/service';
+import { runCategorizationService } from '../src/service';
 
 export const ADMIN_TOKEN = `admin-${uniqueId()}`;
 
@@ -52,7 +52,7 @@ export async function startService(env: Record<string, string> = {}): Promise<St
     IAB_TAXONOMY_FILE: TAXONOMY_FILE,
     ...env,
   });
-  const service = await startCategorizationService({ config, logger: silentLogger() });
+  const service = await runCategorizationService({ config, logger: silentLogger() });
   return { service, config };
 }
 

@@ -4,8 +4,8 @@ import { createPool } from '@platform/db';
 import { silentLogger, startTcpProxy, testServers, type TcpProxy } from '@platform/testing';
 import { loadConfig } from '../src/config';
 import type { Category } from '../src/domain/category';
-import { startCategorizationService } from '../src/service';
-import { credentialsFor, startService, TAXONOMY_FILE, type Credentials, type StartedService } from './helpers';
+import { runCategorizationService } from '../src/service';
+import { ADMIN_TOKEN, credentialsFor, startService, TAXONOMY_FILE, type Credentials, type StartedService } from './helpers';
 
 const PATH = '/api/v2/categories';
 
@@ -74,11 +74,37 @@ describe('operations', () => {
     expect(await recovered()).toBe(200);
   });
 
+  it('when Postgres is down, then creating or deleting a custom category is a 503 with Retry-After, and works again once it is back', async () => {
+    const url = started.service.url;
+    const admin = (call: request.Test): request.Test => call.set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+    postgres.cut();
+    try {
+      for (const call of [
+        admin(request(url).post('/admin/v1/categories')).send({ name: `Outage ${Date.now()}`, parent: null }),
+        admin(request(url).delete('/admin/v1/categories/CUS-999999')),
+      ]) {
+        const response = await call;
+        expect(response.status).toBe(503);
+        expect(response.body).toEqual({ code: 503, messages: 'Service temporarily unavailable. Try your call again later.' });
+        expect(response.headers['retry-after']).toBe('5');
+      }
+    } finally {
+      postgres.restore();
+    }
+    const created = await admin(request(url).post('/admin/v1/categories')).send({ name: `After outage ${Date.now()}`, parent: null });
+    expect(created.status).toBe(201);
+    expect((await admin(request(url).delete(`/admin/v1/categories/${(created.body as Category).id}`))).status).toBe(204);
+  });
+
   it('when a pool and an access store are provided (embedded mode), then they are used (reconciled at start) and left open at stop', async () => {
     const pool = createPool({ connectionString: testServers.databaseUrl, logger: silentLogger(), max: 1 });
     const access = createMemoryAccessStore();
     const config = loadConfig({ CATEGORIZATION_PORT: '0', IAB_TAXONOMY_FILE: TAXONOMY_FILE }, { requireInfrastructure: false });
-    const service = await startCategorizationService({ config, logger: silentLogger(), provided: { pool, access } });
+    const service = await runCategorizationService({
+      config,
+      logger: silentLogger(),
+      given: { pool, redis: { access, client: undefined } },
+    });
     try {
       // The account was created before the start: the start-up reconciliation brought its key in.
       const token = generateAccessToken(credentials.account.keyHash);

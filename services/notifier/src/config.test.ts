@@ -1,6 +1,7 @@
 import { ConfigError } from '@platform/common';
 import { loadConfig } from './config';
-import { createDeps } from './deps';
+import { openInfrastructure } from '@platform/infrastructure';
+import { NOTIFIER_NEEDS } from './deps';
 import { silentLogger } from '@platform/testing';
 
 describe('notifier config', () => {
@@ -34,8 +35,10 @@ describe('notifier config', () => {
     expect(config.settingsUrl).toBe('https://api.example.com/account/#alerts');
   });
 
-  it('when embedded without a provided pool or DATABASE_URL, then createDeps refuses', () => {
+  it('when not embedded and without a given pool or DATABASE_URL, then openInfrastructure refuses', async () => {
     const config = loadConfig({ OUTBOX_DIR: '/tmp/outbox' }, { requireInfrastructure: false });
-    expect(() => createDeps(config, silentLogger())).toThrow(/DATABASE_URL: Required; AMQP_URL: Required/);
+    await expect(openInfrastructure(config, { name: 'notifier', logger: silentLogger(), needs: NOTIFIER_NEEDS })).rejects.toThrow(
+      /DATABASE_URL: Required; AMQP_URL: Required/,
+    );
   });
 });

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { extractTraceContext, inSpan, outsideTrace, SpanKind, SpanStatusCode, type Logger, type Span } from '@platform/common';
 import { backoffMs } from '@platform/events';
-import type { Mailer } from './mailer';
+import type { Mailer } from '@platform/infrastructure';
 import type { NotifierMetrics } from './metrics';
 import { claimDueMail, markFailed, markSent, type ClaimedMail } from './store/mail-outbox';
 

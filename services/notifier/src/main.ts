@@ -1,11 +1,11 @@
 import '@platform/tracing/register'; // first: with tracing on, the instrumentations must load before what they patch
 import { createLogger, exitOnSignals, runMain } from '@platform/common';
 import { loadConfig } from './config';
-import { startNotifierService } from './service';
+import { runNotifierService } from './service';
 
 runMain(async () => {
   const config = loadConfig(process.env);
   const logger = createLogger({ service: 'notifier', level: config.logLevel });
-  const service = await startNotifierService({ config, logger });
+  const service = await runNotifierService({ config, logger });
   exitOnSignals(() => [service], logger);
 });

@@ -5,7 +5,7 @@ import { createPool } from '@platform/db';
 import { BALANCE_CHANGED, createInProcessEventBus } from '@platform/events';
 import { anAccount, eventually, migrateUserSchema, silentLogger, testServers, uniqueId } from '@platform/testing';
 import { loadConfig } from '../src/config';
-import { startNotifierService } from '../src/service';
+import { runNotifierService } from '../src/service';
 import { aChange } from './harness';
 
 describe('notifier: embedded mode (in-process bus, e-mails as files)', () => {
@@ -25,7 +25,7 @@ describe('notifier: embedded mode (in-process bus, e-mails as files)', () => {
         },
         { requireInfrastructure: false },
       );
-      const service = await startNotifierService({ config, logger: silentLogger(), provided: { pool, bus } });
+      const service = await runNotifierService({ config, logger: silentLogger(), given: { pool, bus } });
       try {
         await service.consuming;
         const account = await anAccount(pool, { credits: { 1: 12 } });

@@ -15,8 +15,8 @@ import {
   aBalanceChange,
 } from '@platform/testing';
 import { loadConfig, type NotifierConfig } from '../src/config';
-import { startNotifierService, type NotifierService } from '../src/service';
-import type { ProvidedDeps } from '../src/deps';
+import { runNotifierService, type NotifierService } from '../src/service';
+import type { Adapters } from '@platform/infrastructure';
 
 export const SETTINGS_URL = 'https://accounts.example.test/user-service/notification-settings';
 
@@ -28,7 +28,7 @@ export interface Harness {
   /** Publishes on the test exchange with the real AMQP bus. */
   publisher: EventBus;
   config(overrides?: NodeJS.ProcessEnv): NotifierConfig;
-  start(options?: { env?: NodeJS.ProcessEnv; provided?: ProvidedDeps }): Promise<NotifierService>;
+  start(options?: { env?: NodeJS.ProcessEnv; given?: Partial<Adapters> }): Promise<NotifierService>;
   account(credits?: Record<number, number>): Promise<TestAccount>;
   publish(event: BalanceChanged): Promise<void>;
   /** Waits until the notifier has handled these events and sent every e-mail they queued. */
@@ -98,8 +98,8 @@ export async function createHarness(): Promise<Harness> {
     names,
     publisher,
     config,
-    async start({ env, provided } = {}) {
-      const service = await startNotifierService({ config: config(env), logger: silentLogger(), ...(provided ? { provided } : {}) });
+    async start({ env, given } = {}) {
+      const service = await runNotifierService({ config: config(env), logger: silentLogger(), ...(given ? { given } : {}) });
       services.push(service);
       await service.consuming;
       return service;

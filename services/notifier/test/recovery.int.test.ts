@@ -66,7 +66,7 @@ describe('notifier: exactly one e-mail under crashes, redelivery and SMTP outage
           options,
         ),
     };
-    const first = await harness.start({ provided: { bus: crashAfterCommit } });
+    const first = await harness.start({ given: { bus: crashAfterCommit } });
     await harness.publish(crossing);
     await eventually(async () =>
       (await harness.pool.query('SELECT 1 FROM notifier_processed_events WHERE event_id = $1', [crossing.id])).rowCount === 1

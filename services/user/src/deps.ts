@@ -1,35 +1,29 @@
 import type pg from 'pg';
-import type { Redis } from 'ioredis';
-import { ConfigError, type Logger } from '@platform/common';
+import type { Logger } from '@platform/common';
 import { reconcileAll } from '@platform/accounts';
 import {
-  closeRedis,
-  connectRedis,
   createCredentialVerifier,
-  createRedisAccessStore,
   memoryFailureLimit,
   redisFailureLimit,
   watchAccessStore,
-  type AccessStore,
   type CredentialVerifier,
   type FailureLimit,
   type WatchedAccessStore,
 } from '@platform/credentials';
-import { createPool } from '@platform/db';
-import { createAmqpEventBus, type EventBus } from '@platform/events';
+import type { EventBus } from '@platform/events';
+import type { Adapters } from '@platform/infrastructure';
 import type { UserConfig } from './config';
 import type { BalanceCommitHook } from './domain/balance-commit-hook';
 import { createOutboxSignal, type OutboxSignal } from './outbox-signal';
 import { accessRecordsBalanceHook, createAccessRepair } from './store/access-records';
 import type { AccessRecordsDeps } from './store/user-store';
 
-/** Connections the embedded quickstart shares with the service instead of letting it open its own. */
-export interface ProvidedDeps {
-  pool?: pg.Pool;
-  /** The access store of the process (the memory one, embedded). */
-  access?: AccessStore;
-  /** The in-process bus the outbox relay publishes to (embedded quickstart, tests). */
-  bus?: EventBus;
+/** The adapters the user service runs on (openInfrastructure opens them; never URLs). */
+export type UserInfrastructure = Pick<Adapters, 'pool' | 'usagePool' | 'redis' | 'bus'>;
+export const USER_NEEDS = ['pool', 'usagePool', 'redis', 'bus'] as const;
+
+/** Seams beside the adapters (tests, the quickstart). */
+export interface UserSeams {
   /** Runs inside every usage batch before it commits (default: the access records' credit bits). */
   balanceHook?: BalanceCommitHook;
   /** The auth URL the account page calls, when known only after start (`pnpm start` on port 0). */
@@ -50,7 +44,7 @@ export interface UserDeps {
   /** Where the stores write access records (CONTRACT §3) and repair them after a failed transaction. */
   access: AccessRecordsDeps;
   credentials: CredentialVerifier;
-  /** Failed admin-token attempts per client address, on the access store's Redis (memory when the store is provided). */
+  /** Failed admin-token attempts per client address, on the access store's Redis (in memory when the store is the embedded one). */
   adminFailures: FailureLimit;
   /** Where the outbox relay publishes `balance.changed` events. */
   bus: EventBus;
@@ -60,71 +54,21 @@ export interface UserDeps {
   balanceHook: BalanceCommitHook;
   /** The auth service's base URL as customers' browsers reach it (the account page's sign-in and sign-out). */
   accountPageAuthUrl: () => string;
-  /** Closes only what createDeps opened itself. */
+  /** Stops the access store's watch and repair; the adapters are closed by whoever opened them. */
   close(): Promise<void>;
 }
 
-// The relay waits at most this long for a connection or a confirm before it backs off and
-// retries; short enough that a stop during a RabbitMQ outage stays within the 10 s budget.
-const PUBLISH_TIMEOUT_MS = 2000;
-const CONFIRM_TIMEOUT_MS = 5000;
-
-/** The only place the user service opens Postgres, Redis and RabbitMQ connections. */
-export async function createDeps(config: UserConfig, logger: Logger, provided: ProvidedDeps = {}): Promise<UserDeps> {
-  const missing: string[] = [];
-  if (!provided.pool && config.databaseUrl === undefined) missing.push('DATABASE_URL: Required');
-  if (!provided.access && config.redisUrl === undefined) missing.push('REDIS_URL: Required');
-  if (!provided.bus && config.amqpUrl === undefined) missing.push('AMQP_URL: Required');
-  if (missing.length > 0) throw new ConfigError(`invalid configuration: ${missing.join('; ')}`);
-
-  const closers: Array<() => Promise<void>> = [];
-  let pool = provided.pool;
-  let usagePool = provided.pool;
-  if (!pool || !usagePool) {
-    const opened = createPool({ connectionString: config.databaseUrl as string, logger });
-    const forUsage = createPool({ connectionString: config.databaseUrl as string, logger, max: config.usageBatchLanes });
-    closers.push(
-      () => opened.end(),
-      () => forUsage.end(),
-    );
-    pool = opened;
-    usagePool = forUsage;
-  }
-  let inner = provided.access;
-  let redis: Redis | undefined;
+/** The user service's parts over ready adapters; it opens no connection itself. */
+export function createDeps(config: UserConfig, logger: Logger, infrastructure: UserInfrastructure, seams: UserSeams = {}): UserDeps {
+  const { pool, usagePool, bus, redis } = infrastructure;
   const limitOptions = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:admin-fail` };
-  let adminFailures = memoryFailureLimit(limitOptions);
-  if (!inner) {
-    const client = await connectRedis(config.redisUrl as string, logger);
-    closers.push(() => closeRedis(client));
-    redis = client;
-    inner = createRedisAccessStore(client, { keyPrefix: config.redisKeyPrefix });
-    adminFailures = redisFailureLimit(client, limitOptions);
-  }
-  const source = pool;
-  const store = inner;
-  const watch = watchAccessStore(store, { reconcile: () => reconcileAll(source, store), ...(redis ? { connection: redis } : {}), logger });
-  const repair = createAccessRepair(pool, watch.store, logger);
-  closers.push(() => {
-    watch.stop();
-    repair.stop();
-    return Promise.resolve();
+  const store = redis.access;
+  const watch = watchAccessStore(store, {
+    reconcile: () => reconcileAll(pool, store),
+    ...(redis.client ? { connection: redis.client } : {}),
+    logger,
   });
-  let bus = provided.bus;
-  if (!bus) {
-    // Connects in the background: the service starts (and takes balance changes into the
-    // outbox) while RabbitMQ is down.
-    const opened = createAmqpEventBus({
-      url: config.amqpUrl as string,
-      exchange: config.balanceExchange,
-      logger,
-      connectionName: 'user',
-      publishTimeoutMs: PUBLISH_TIMEOUT_MS,
-      confirmTimeoutMs: CONFIRM_TIMEOUT_MS,
-    });
-    closers.push(() => opened.close());
-    bus = opened;
-  }
+  const repair = createAccessRepair(pool, watch.store, logger);
   const access = { writer: watch.store, repair };
   return {
     logger,
@@ -133,19 +77,15 @@ export async function createDeps(config: UserConfig, logger: Logger, provided: P
     watch,
     access,
     credentials: createCredentialVerifier({ access: watch.store }),
-    adminFailures,
+    adminFailures: redis.client ? redisFailureLimit(redis.client, limitOptions) : memoryFailureLimit(limitOptions),
     bus,
     outbox: createOutboxSignal(),
-    balanceHook: provided.balanceHook ?? accessRecordsBalanceHook(access),
-    accountPageAuthUrl: provided.accountPageAuthUrl ?? (() => config.accountPageAuthUrl),
-    async close() {
-      for (const close of closers.reverse()) {
-        try {
-          await close();
-        } catch (error) {
-          logger.warn('error while closing a connection', { error });
-        }
-      }
+    balanceHook: seams.balanceHook ?? accessRecordsBalanceHook(access),
+    accountPageAuthUrl: seams.accountPageAuthUrl ?? (() => config.accountPageAuthUrl),
+    close() {
+      watch.stop();
+      repair.stop();
+      return Promise.resolve();
     },
   };
 }

@@ -1,5 +1,5 @@
 export { createApp } from './app';
 export { runUserCli } from './cli';
 export { loadConfig, type UserConfig } from './config';
-export { createDeps, type ProvidedDeps, type UserDeps } from './deps';
-export { startUserService, type StartUserServiceOptions } from './service';
+export { USER_NEEDS } from './deps';
+export { runUserService, startUserService } from './service';

@@ -1,18 +1,19 @@
 import type { Logger, RunningService } from '@platform/common';
 import { serve } from '@platform/common';
+import { openInfrastructure, serveOn, type Adapters } from '@platform/infrastructure';
 import { migrate } from '@platform/db';
 import { createApp } from './app';
 import type { UserConfig } from './config';
-import { createDeps, type ProvidedDeps, type UserDeps } from './deps';
+import { createDeps, USER_NEEDS, type UserDeps, type UserInfrastructure, type UserSeams } from './deps';
 import { userMigrations } from './migrations';
 import { startOutboxRelay } from './outbox-relay';
 import { startUsageRequestSweeper } from './usage-request-sweeper';
 
-export interface StartUserServiceOptions {
+export interface StartUserServiceOptions extends UserSeams {
   config: UserConfig;
   logger: Logger;
-  /** The embedded quickstart's shared pool, memory token store and in-process bus. */
-  provided?: ProvidedDeps;
+  /** Ready adapters (openInfrastructure); the service leaves them open at stop(). */
+  infrastructure: UserInfrastructure;
 }
 
 /** Stops one background worker (drain, then close). */
@@ -48,9 +49,9 @@ function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]>
   ]);
 }
 
-/** Applies the user migrations, then serves; stop() drains HTTP, stops the workers, closes what it opened. */
-export async function startUserService({ config, logger, provided = {} }: StartUserServiceOptions): Promise<RunningService> {
-  const deps = await createDeps(config, logger, provided);
+/** Applies the user migrations, then serves; stop() drains HTTP and stops the workers. */
+export async function startUserService({ config, logger, infrastructure, ...seams }: StartUserServiceOptions): Promise<RunningService> {
+  const deps = createDeps(config, logger, infrastructure, seams);
   const stops: StopWorker[] = [];
   try {
     await migrate(deps.pool, [userMigrations], logger);
@@ -72,4 +73,24 @@ export async function startUserService({ config, logger, provided = {} }: StartU
     await deps.close();
     throw error;
   }
+}
+
+export interface RunUserServiceOptions extends UserSeams {
+  config: UserConfig;
+  logger: Logger;
+  /** Adapters opened elsewhere (a test's bus or store), used as they are and left open. */
+  given?: Partial<Adapters>;
+}
+
+/** The user service on infrastructure of its own, opened from its configuration and closed at stop() (main.ts, tests). */
+export async function runUserService({ config, logger, given, ...seams }: RunUserServiceOptions): Promise<RunningService> {
+  const infrastructure = await openInfrastructure(config, {
+    name: 'user',
+    logger,
+    needs: USER_NEEDS,
+    exchange: config.balanceExchange,
+    usagePoolMax: config.usageBatchLanes,
+    ...(given ? { given } : {}),
+  });
+  return serveOn(infrastructure, (adapters) => startUserService({ config, logger, infrastructure: adapters, ...seams }));
 }

@@ -230,7 +230,10 @@ describe('when a dependency fails during rotation', () => {
         if (failAfterWrite) proxy.cut();
       },
     };
-    const own = await startHarness({ config: testConfig({ DATABASE_URL: proxy.url(testServers.databaseUrl) }), provided: { access } });
+    const own = await startHarness({
+      config: testConfig({ DATABASE_URL: proxy.url(testServers.databaseUrl) }),
+      given: { redis: { access, client: undefined } },
+    });
     try {
       const account = await own.account({ 1: 10 });
       const token = await own.token(account);

@@ -15,8 +15,9 @@ import { createPool } from '@platform/db';
 import { createInProcessEventBus, type EventBus } from '@platform/events';
 import { anAccount, deleteKeys, silentLogger, testServers, uniqueId, type TestAccount } from '@platform/testing';
 import { loadConfig, type UserConfig } from '../src/config';
-import type { ProvidedDeps } from '../src/deps';
-import { startUserService } from '../src/service';
+import type { Adapters } from '@platform/infrastructure';
+import type { BalanceCommitHook } from '../src/domain/balance-commit-hook';
+import { runUserService } from '../src/service';
 
 export const ADMIN_TOKEN = 'user-service-test-admin-token';
 export const SERVICE_JWT_SECRET = 'user-service-test-jwt-secret-0123456789';
@@ -71,7 +72,9 @@ export interface Harness {
 
 export interface HarnessOptions {
   config?: UserConfig;
-  provided?: ProvidedDeps;
+  /** Adapters of the test's own, used as they are (see openInfrastructure). */
+  given?: Partial<Adapters>;
+  balanceHook?: BalanceCommitHook;
   logger?: Logger;
   /**
    * Where the outbox relay publishes. Default: a private in-process bus nobody consumes, so the
@@ -85,18 +88,19 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const logger = options.logger ?? silentLogger();
   const config = options.config ?? testConfig();
   let ownBus: EventBus | undefined;
-  if (options.eventBus !== 'amqp' && !options.provided?.bus) ownBus = createInProcessEventBus();
-  const service = await startUserService({
+  if (options.eventBus !== 'amqp' && !options.given?.bus) ownBus = createInProcessEventBus();
+  const service = await runUserService({
     config,
     logger,
-    provided: { ...options.provided, ...(ownBus ? { bus: ownBus } : {}) },
+    given: { ...options.given, ...(ownBus ? { bus: ownBus } : {}) },
+    ...(options.balanceHook ? { balanceHook: options.balanceHook } : {}),
   }).catch(async (error: unknown) => {
     await ownBus?.close();
     throw error;
   });
   const pool = createPool({ connectionString: config.databaseUrl ?? testServers.databaseUrl, logger, max: 4 });
   const redis = new Redis(testServers.redisUrl);
-  const access = options.provided?.access ?? createRedisAccessStore(redis, { keyPrefix: config.redisKeyPrefix });
+  const access = options.given?.redis?.access ?? createRedisAccessStore(redis, { keyPrefix: config.redisKeyPrefix });
   running += 1;
   return {
     service,

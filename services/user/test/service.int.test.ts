@@ -91,7 +91,7 @@ describe('start-up and dependencies', () => {
 
   it('when the embedded quickstart provides an access store, then the service uses it and leaves it open on stop', async () => {
     const access = createMemoryAccessStore();
-    const own = await startHarness({ config: { ...testConfig(), redisUrl: undefined }, provided: { access } });
+    const own = await startHarness({ config: { ...testConfig(), redisUrl: undefined }, given: { redis: { access, client: undefined } } });
     try {
       const account = await own.account({ 1: 10 });
       const res = await own.http.get('/user-service/api-key/generate').query({ currentApiKey: account.apiKey });

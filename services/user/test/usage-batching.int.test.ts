@@ -48,7 +48,7 @@ beforeAll(async () => {
   b = await startHarness({ config: testConfig(shared) });
   slow = await startHarness({
     config: testConfig({ ...shared, USAGE_BATCH_MAX_WAIT_MS: '1000' }),
-    provided: { balanceHook: hook },
+    balanceHook: hook,
   });
 });
 

@@ -21,14 +21,14 @@ import {
   type TcpProxy,
   type TestAccount,
 } from '@platform/testing';
-import { loadConfig as loadAuthConfig, startAuthService } from '../../../services/auth/src';
+import { loadConfig as loadAuthConfig, runAuthService } from '../../../services/auth/src';
 import {
   DEFAULT_TAXONOMY_FILE,
   loadConfig as loadCategorizationConfig,
-  startCategorizationService,
+  runCategorizationService,
 } from '../../../services/categorization/src';
-import { loadConfig as loadNotifierConfig, startNotifierService } from '../../../services/notifier/src';
-import { loadConfig as loadUserConfig, startUserService } from '../../../services/user/src';
+import { loadConfig as loadNotifierConfig, runNotifierService } from '../../../services/notifier/src';
+import { loadConfig as loadUserConfig, runUserService } from '../../../services/user/src';
 import { call, seedBearer } from './http';
 import { ADMIN_TOKEN, LOW_LIMIT, SERVICE_JWT_SECRET } from './oracles';
 
@@ -124,7 +124,7 @@ export async function startPlatform(parts: PlatformParts = EVERY_PART): Promise<
       return running.url;
     };
 
-    const user = await run(startUserService({ config: loadUserConfig(base), logger, provided: { bus } }));
+    const user = await run(runUserService({ config: loadUserConfig(base), logger, given: { bus } }));
     let redisProxy: TcpProxy | undefined;
     let fragileUser: string | undefined;
     if (parts.fragile) {
@@ -132,33 +132,33 @@ export async function startPlatform(parts: PlatformParts = EVERY_PART): Promise<
       redisProxy = proxy;
       cleanups.push(() => proxy.close());
       fragileUser = await run(
-        startUserService({ config: loadUserConfig({ ...base, REDIS_URL: proxy.url(testServers.redisUrl) }), logger, provided: { bus } }),
+        runUserService({ config: loadUserConfig({ ...base, REDIS_URL: proxy.url(testServers.redisUrl) }), logger, given: { bus } }),
       );
     }
     let categorization: string | undefined;
     let replicaCategorization: string | undefined;
     if (parts.categorization || parts.replicaCategorization)
-      categorization = await run(startCategorizationService({ config: loadCategorizationConfig(base), logger }));
+      categorization = await run(runCategorizationService({ config: loadCategorizationConfig(base), logger }));
     if (parts.replicaCategorization)
       replicaCategorization = await run(
-        startCategorizationService({ config: loadCategorizationConfig({ ...base, CATEGORY_REFRESH_INTERVAL_MS: '200' }), logger }),
+        runCategorizationService({ config: loadCategorizationConfig({ ...base, CATEGORY_REFRESH_INTERVAL_MS: '200' }), logger }),
       );
     // The metadata names AUTH_URL, and the suite calls the endpoints it names: the port is chosen first.
     const authPort = String(await freePort());
     const auth = await run(
-      startAuthService({ config: loadAuthConfig({ ...base, AUTH_PORT: authPort, AUTH_URL: `http://127.0.0.1:${authPort}` }), logger }),
+      runAuthService({ config: loadAuthConfig({ ...base, AUTH_PORT: authPort, AUTH_URL: `http://127.0.0.1:${authPort}` }), logger }),
     );
     const fragileAuth =
       redisProxy === undefined
         ? undefined
-        : await run(startAuthService({ config: loadAuthConfig({ ...base, REDIS_URL: redisProxy.url(testServers.redisUrl) }), logger }));
+        : await run(runAuthService({ config: loadAuthConfig({ ...base, REDIS_URL: redisProxy.url(testServers.redisUrl) }), logger }));
     // Each limited service counts under a prefix of its own; the accounts of account() get their
     // access records under every prefix (the user service writes only the main one).
     const prefixes = [prefix];
     const limitedAuth = (overrides: Record<string, string>): Promise<string> => {
       const own = `${prefix}${uniqueId('limits')}:`;
       prefixes.push(own);
-      return run(startAuthService({ config: loadAuthConfig({ ...base, REDIS_KEY_PREFIX: own, ...overrides }), logger }));
+      return run(runAuthService({ config: loadAuthConfig({ ...base, REDIS_KEY_PREFIX: own, ...overrides }), logger }));
     };
     let [strictAuth, proxiedAuth, meteredAuth]: Array<string | undefined> = [];
     if (parts.limitedAuth) {
@@ -176,7 +176,7 @@ export async function startPlatform(parts: PlatformParts = EVERY_PART): Promise<
       cleanups.push(() =>
         deleteTopology(testServers.amqpUrl, { queues: [queue, `${queue}.dead`], exchanges: [exchange, `${exchange}.dlx`] }),
       );
-      const notifierService = await startNotifierService({
+      const notifierService = await runNotifierService({
         config: loadNotifierConfig({
           DATABASE_URL: db.url,
           AMQP_URL: testServers.amqpUrl,

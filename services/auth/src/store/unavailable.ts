@@ -1,12 +1,9 @@
-import { AppError } from '@platform/common';
+import { AppError, unavailable } from '@platform/common';
 import type { AccessStore } from '@platform/credentials';
-
-/** Seconds a client is asked to wait after a dependency failed. */
-const RETRY_AFTER_SECONDS = 5;
 
 /** A failed Postgres or Redis call becomes the contract's 503 (typed errors pass through). */
 export function asUnavailable(error: unknown): AppError {
-  return error instanceof AppError ? error : new AppError('unavailable', { cause: error, retryAfterSeconds: RETRY_AFTER_SECONDS });
+  return error instanceof AppError ? error : unavailable(error);
 }
 
 const rethrowUnavailable = (error: unknown): never => {

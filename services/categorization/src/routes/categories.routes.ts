@@ -9,6 +9,7 @@ import {
   throwIfInvalid,
   type FieldMessages,
   type OutputFormat,
+  unavailable,
 } from '@platform/common';
 import { presentedCredential, type CredentialVerifier } from '@platform/credentials';
 import type { CatalogCache } from '../catalog/catalog-cache';
@@ -18,7 +19,6 @@ import { preferredCoding } from './content-coding';
 
 export const CATEGORIES_PATH = '/api/v2/categories';
 const CACHE_CONTROL = 'public, max-age=300';
-const RETRY_AFTER_SECONDS = 5;
 
 /** No credential is needed; one that is sent must be valid (CONTRACT §4.5). */
 async function checkCredential(req: Request, params: Params, verifier: CredentialVerifier): Promise<void> {
@@ -29,7 +29,7 @@ async function checkCredential(req: Request, params: Params, verifier: Credentia
   } catch (error) {
     if (error instanceof AppError) throw error;
     // The key directory or the token store did not answer: not the caller's fault.
-    throw new AppError('unavailable', { retryAfterSeconds: RETRY_AFTER_SECONDS, cause: error });
+    throw unavailable(error);
   }
 }
 
@@ -71,7 +71,7 @@ export function mountCategoryRoutes(app: Express, deps: { catalog: CatalogCache;
       await checkCredential(req, params, deps.verifier);
       const { order, format } = readListParams(params);
       locals(res).outputFormat = format;
-      if (!deps.catalog.loaded) throw new AppError('unavailable', { retryAfterSeconds: RETRY_AFTER_SECONDS });
+      if (!deps.catalog.loaded) throw unavailable();
       const representation = deps.catalog.current().representation(order, format);
       const coding = preferredCoding(req.headers['accept-encoding']);
       const { body, etag } = representation.coded[coding];

@@ -1,9 +1,8 @@
 import type pg from 'pg';
-import { AppError, type Logger } from '@platform/common';
+import { unavailable, type Logger } from '@platform/common';
 import { accessRecordsOf, activeKeysForUpdate, reconcileAccount } from '@platform/accounts';
 import type { AccessWriter } from '@platform/credentials';
 import type { Queryable } from '@platform/db';
-import { RETRY_AFTER_SECONDS } from '../dependency-failure';
 import type { BalanceCommitHook } from '../domain/balance-commit-hook';
 import type { AccessRecordWrites } from '../domain/user-store';
 import type { AccessRecordsDeps } from './user-store';
@@ -20,7 +19,7 @@ async function written(write: Promise<void>): Promise<void> {
     await write;
   } catch (error) {
     // Inside the transaction, before its commit: the change is rolled back and takes no effect.
-    throw new AppError('unavailable', { retryAfterSeconds: RETRY_AFTER_SECONDS, cause: error });
+    throw unavailable(error);
   }
 }
 

@@ -1,6 +1,7 @@
 import { types } from 'node:util';
+import { AppError } from './errors';
 
-/** Seconds a client should wait after a 503. */
+/** Seconds a client should wait after a 503 (CONTRACT: `Retry-After`). */
 export const RETRY_AFTER_SECONDS = 5;
 
 const CONNECTION_CODES = new Set([
@@ -49,4 +50,19 @@ export function isDependencyFailure(error: unknown, depth = 0): boolean {
   const inner = (error as { errors?: unknown }).errors;
   if (Array.isArray(inner)) return inner.some((each) => isDependencyFailure(each, depth + 1));
   return isDependencyFailure(error.cause, depth + 1);
+}
+
+/** The contract's 503 (retry later) for a dependency that failed, with the failure as its cause. */
+export function unavailable(cause?: unknown): AppError {
+  return new AppError('unavailable', { retryAfterSeconds: RETRY_AFTER_SECONDS, cause });
+}
+
+/**
+ * The one mapping of "dependency down" (CONTRACT: 503 with Retry-After), applied by the kernel's
+ * error handler to every error a route lets through: a contract error stays what it is, a
+ * Postgres/Redis failure becomes `unavailable`, anything else stays unknown (a 500).
+ */
+export function asDependencyError(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error;
+  return isDependencyFailure(error) ? unavailable(error) : undefined;
 }
