@@ -1,8 +1,6 @@
-import type { Request, RequestHandler, Response } from 'express';
-import { AppError, handler, locals, type Logger } from '@platform/common';
+import type { RequestHandler } from 'express';
+import { adminEdge, AppError, handler, locals, publicEdge, type Logger, type RouteFn } from '@platform/common';
 import { isDependencyFailure, RETRY_AFTER_SECONDS } from '../dependency-failure';
-
-type RouteFn = (req: Request, res: Response) => Promise<void>;
 
 // Postgres or Redis being unreachable is a 503 (retry later), logged with its cause; the
 // kernel's error handler logs only errors outside the closed model.
@@ -17,21 +15,21 @@ function toServiceError(error: unknown, log: Logger): unknown {
 }
 
 function guarded(fn: RouteFn): RouteFn {
-  return async (req, res) => {
+  return async (req, res, params) => {
     try {
-      await fn(req, res);
+      await fn(req, res, params);
     } catch (error) {
       throw toServiceError(error, locals(res).log);
     }
   };
 }
 
-/** A public endpoint: code/messages envelope, JSON or XML, WWW-Authenticate on 401. */
+/** A public endpoint (`publicEdge`): code/messages envelope, JSON or XML, WWW-Authenticate on 401. */
 export function publicRoute(fn: RouteFn): RequestHandler {
-  return handler('codeMessages', guarded(fn));
+  return handler(publicEdge, guarded(fn));
 }
 
-/** An admin endpoint: code/messages envelope, JSON only, no WWW-Authenticate (CONTRACT §9). */
+/** An admin or internal endpoint (`adminEdge`): code/messages envelope, JSON only, no WWW-Authenticate (CONTRACT §9). */
 export function adminRoute(fn: RouteFn): RequestHandler {
-  return handler('codeMessages', guarded(fn), { challenge: false });
+  return handler(adminEdge, guarded(fn));
 }

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { AppError, locals, logLevelEnabled, Params, sendBody } from '@platform/common';
+import { AppError, locals, logLevelEnabled, respond } from '@platform/common';
 import type { UserDeps } from '../deps';
 import type { CatalogueReads } from '../domain/catalogue';
 import { parseUsageRequest, type UsageRecorder } from '../domain/usage';
@@ -19,11 +19,10 @@ export function usageRoutes(deps: UserDeps, usage: UsageRecorder, serviceJwtSecr
   const product = catalogue.product;
   router.post(
     '/internal/v1/usage',
-    adminRoute(async (req, res) => {
+    adminRoute(async (req, res, params) => {
       const state = locals(res);
-      state.outputFormat = 'JSON';
       const caller = requireServiceJwt(req);
-      const body = Params.from(req).rawBody();
+      const body = params.rawBody();
       const principal = await deps.credentials.require(typeof body.credential === 'string' ? body.credential : undefined);
       const request = await parseUsageRequest(product, body);
       const { answer, replayed } = await usage.record(principal, request);
@@ -39,7 +38,7 @@ export function usageRoutes(deps: UserDeps, usage: UsageRecorder, serviceJwtSecr
         });
       }
       if (answer.outcome === 'exhausted') throw new AppError('credits_exhausted');
-      sendBody(res, 200, { accountId: answer.accountId, productId: answer.productId, credits: answer.credits }, 'JSON');
+      respond(res, 200, { accountId: answer.accountId, productId: answer.productId, credits: answer.credits });
     }),
   );
   return router;
