@@ -1,4 +1,4 @@
-import type { IRouter, Request, Response } from 'express';
+import type { IRouter, Request, RequestHandler, Response } from 'express';
 import { AppError, fingerprint, handler, locals, logLevelEnabled, type Params, type RouteFn } from '@platform/common';
 import type { AccountCredential } from '../domain/account-auth';
 import type { AttemptLimits } from '../domain/attempt-limits';
@@ -77,12 +77,21 @@ function tokenEndpoint(grant: TokenGrant, deps: TokenRouteDeps): RouteFn {
   };
 }
 
-/** The token endpoint's grants, one module each, by the dialect the request speaks (CONTRACT §4.1). */
-const GRANTS = { seed: accessTokenGrant, rfc6749: clientCredentialsGrant } as const satisfies Record<string, TokenGrant>;
+/** The token endpoint's grants, one module each (CONTRACT §4.1). */
+const GRANTS = { access_token: accessTokenGrant, client_credentials: clientCredentialsGrant } as const satisfies Record<string, TokenGrant>;
+
+/**
+ * The grant a request asks for: a form body carrying `grant_type` speaks RFC 6749 (whose module
+ * refuses a `grant_type` other than its own, after the client's credential); anything else is the seed's.
+ */
+function grantOf(req: Request): keyof typeof GRANTS {
+  return speaksRfc6749(req) ? 'client_credentials' : 'access_token';
+}
 
 /** `POST /oauth/token`: the request's grant, from the table, answers it under its own edge. */
 export function tokenRoutes(router: IRouter, deps: TokenRouteDeps): void {
-  const seed = handler(GRANTS.seed.edge, tokenEndpoint(GRANTS.seed, deps));
-  const rfc6749 = handler(GRANTS.rfc6749.edge, tokenEndpoint(GRANTS.rfc6749, deps));
-  router.post('/oauth/token', (req, res, next) => (speaksRfc6749(req) ? rfc6749 : seed)(req, res, next));
+  const endpoints = Object.fromEntries(
+    Object.entries(GRANTS).map(([name, grant]: [string, TokenGrant]) => [name, handler(grant.edge, tokenEndpoint(grant, deps))]),
+  ) as Record<keyof typeof GRANTS, RequestHandler>;
+  router.post('/oauth/token', (req, res, next) => endpoints[grantOf(req)](req, res, next));
 }
