@@ -4,7 +4,10 @@
  * express sending a precomputed body. The platform runs as `pnpm start` does, in a child process,
  * on the real local Postgres and Redis; load comes from autocannon in this process; CONTRACT §3
  * is probed while it runs (bench/invariants.ts).
- *   pnpm bench [--seconds 10] [--connections 32] [--rounds 1] [--warmup 3] [--only <substring>,…] [--cpu-prof <dir>]
+ *   pnpm bench [--seconds 10] [--connections 32] [--rounds 1] [--warmup 3] [--only <substring>,…] [--cpu-prof <dir>] [--tracing]
+ * `--tracing`: the issuance scenarios also run on a second platform process with OpenTelemetry
+ * tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set to a local sink that accepts and counts the exports,
+ * bench/otlp-sink.ts), as rows marked "(tracing on)" beside the same rows with tracing off.
  * `--warmup`: seconds of the same load, not measured, before a row's first measurement, so that no
  * row pays for its server's JIT compilation and first-use work (the platform's first row did).
  * `--only`: just the rows whose name contains one of the substrings, with the baselines they are
@@ -20,6 +23,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { startOtlpSink, type OtlpSink } from './otlp-sink';
 import { formatUsageReport } from './usage-report';
 import { runUsageBench } from './usage-scenarios';
 import { startBaselines } from './baselines';
@@ -50,6 +54,7 @@ const option = (name: string): string | undefined => {
 };
 const ONLY = option('only')?.split(',');
 const CPU_PROFILE_DIR = option('cpu-prof');
+const TRACING = process.argv.includes('--tracing');
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 
 function start(
@@ -128,10 +133,19 @@ async function main(): Promise<void> {
   const nodeArgs = CPU_PROFILE_DIR === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', CPU_PROFILE_DIR];
   const platform = await start('scripts/start-all.ts', platformEnv, /admin token\s+\S+/, nodeArgs);
   let stopBaselines = (): Promise<void> => Promise.resolve();
+  let traced: { child: ChildProcess; output: () => string; sink: OtlpSink } | undefined;
   try {
-    const url = (name: string): string =>
-      (new RegExp(`^\\s+${name}\\s+(http://\\S+)`, 'm').exec(platform.output()) as RegExpExecArray)[1] as string;
-    const urls = { auth: url('auth'), user: url('user'), categorization: url('categorization') };
+    const urlsIn = (output: string) => {
+      const url = (name: string): string => (new RegExp(`^\\s+${name}\\s+(http://\\S+)`, 'm').exec(output) as RegExpExecArray)[1] as string;
+      return { auth: url('auth'), user: url('user'), categorization: url('categorization') };
+    };
+    const urls = urlsIn(platform.output());
+    if (TRACING) {
+      // The same platform with tracing on, exporting every span (OTLP over HTTP) to a local sink.
+      const sink = await startOtlpSink();
+      const env = { ...platformEnv, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, DATA_DIR: path.join(ROOT, '.data/bench-traced') };
+      traced = { ...(await start('scripts/start-all.ts', env, /admin token\s+\S+/, nodeArgs)), sink };
+    }
 
     const account = await createAccount(urls.user, ADMIN_TOKEN, { '1': 1_000_000_000 });
     const accessToken = await mintToken(urls.auth, account.apiKey);
@@ -182,6 +196,16 @@ async function main(): Promise<void> {
         status: scenario.status,
         pid,
       })),
+      ...(traced === undefined
+        ? []
+        : issuanceScenarios(urlsIn(traced.output()), account, accessToken, revoked)
+            .filter((scenario) => scenarios.some((kept) => kept.name === scenario.name))
+            .map((scenario) => ({
+              name: `${scenario.name} (tracing on)`,
+              options: scenario.options,
+              status: scenario.status,
+              pid: traced?.child.pid,
+            }))),
     ];
     const jobs = allJobs.filter((job) => job.baseline === undefined || wanted(job.baseline));
     const measured: Row[] = [];
@@ -202,6 +226,12 @@ async function main(): Promise<void> {
       ),
     );
     process.stdout.write(`\nplatform process (all four services) RSS after load: ${rss} MiB\n`);
+    if (traced) {
+      const exported = traced.sink.stats();
+      process.stdout.write(
+        `tracing on: RSS after load ${rssMiB(traced.child.pid)} MiB; the OTLP sink received ${exported.requests} exports, ${Math.round(exported.bytes / 1024)} KiB\n`,
+      );
+    }
     process.stdout.write(
       `CONTRACT §3 probe during the run: ${invariants.checks} checks, ${invariants.violations.length} violations${invariants.violations.length > 0 ? `: ${invariants.violations.slice(0, 5).join('; ')}` : ''}\n`,
     );
@@ -225,7 +255,8 @@ async function main(): Promise<void> {
     const exited =
       child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
     platform.child.kill('SIGTERM');
-    await Promise.all([stopBaselines(), exited]);
+    traced?.child.kill('SIGTERM');
+    await Promise.all([stopBaselines(), exited, traced?.sink.close()]);
   }
 }
 

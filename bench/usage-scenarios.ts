@@ -5,13 +5,27 @@
  * the debits answered 200, give or take the requests still in flight when the load stopped.
  * The baseline is a bare express handler, measured right before each scenario in the same run
  * (so that a change in the machine's load between scenarios skews no ratio).
+ *
+ * The service gets a database of its own on the server named, and a queue bound to its event
+ * exchange: its own outbox relay publishes its events (measured with it, as in production), and
+ * no other relay or notifier on the machine (`pnpm bench`'s platform process shares the server)
+ * takes them and competes for the same cores with a transaction per event.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { signServiceJwt } from '@platform/credentials';
-import { deleteTopology, freePort, startServiceProcess, uniqueId, type ServiceProcess } from '@platform/testing';
+import { BALANCE_CHANGED } from '@platform/events';
+import {
+  bindTransientQueue,
+  createPrivateDatabase,
+  deleteTopology,
+  freePort,
+  startServiceProcess,
+  uniqueId,
+  type ServiceProcess,
+} from '@platform/testing';
 
 const ROOT = path.resolve(__dirname, '..');
 const ADMIN_TOKEN = 'bench-usage-admin-token-0123456789';
@@ -21,6 +35,7 @@ const PATH = '/internal/v1/usage';
 export interface UsageBenchOptions {
   seconds: number;
   connections: number;
+  /** The Postgres server (any database on it): the service runs on a database of its own there. */
   databaseUrl: string;
   redisUrl: string;
   amqpUrl: string;
@@ -241,9 +256,21 @@ async function startBare(): Promise<ServiceProcess> {
   });
 }
 
-/** Starts a user service process (and a bare express baseline unless given), runs the scenarios, stops what it started. */
+/** Starts a user service process on its own database and exchange (and a bare express baseline unless given), runs the scenarios, removes what it made. */
 export async function runUsageBench(options: UsageBenchOptions): Promise<UsageBenchReport> {
   const exchange = uniqueId('bench.balance.');
+  const queue = uniqueId('bench.balance-changed.');
+  await bindTransientQueue(options.amqpUrl, exchange, queue, BALANCE_CHANGED);
+  const database = await createPrivateDatabase('bench_usage', options.databaseUrl);
+  try {
+    return await runWithUserService(options, database.url, exchange);
+  } finally {
+    await deleteTopology(options.amqpUrl, { queues: [queue], exchanges: [exchange] }).catch(() => undefined);
+    await database.drop();
+  }
+}
+
+async function runWithUserService(options: UsageBenchOptions, databaseUrl: string, exchange: string): Promise<UsageBenchReport> {
   const port = await freePort();
   const user = await startServiceProcess({
     script: 'services/user/src/main.ts',
@@ -252,7 +279,7 @@ export async function runUsageBench(options: UsageBenchOptions): Promise<UsageBe
     nodeArgs: options.cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir],
     env: {
       PATH: process.env.PATH,
-      DATABASE_URL: options.databaseUrl,
+      DATABASE_URL: databaseUrl,
       REDIS_URL: options.redisUrl,
       AMQP_URL: options.amqpUrl,
       BALANCE_EXCHANGE: exchange,
@@ -280,6 +307,5 @@ export async function runUsageBench(options: UsageBenchOptions): Promise<UsageBe
     const exit = await user.stop();
     if (exit !== 0 || process.env.BENCH_SHOW_OUTPUT)
       process.stderr.write(`user service exited with ${exit}:\n${user.output().slice(-3000)}\n`);
-    await deleteTopology(options.amqpUrl, { exchanges: [exchange] }).catch(() => undefined);
   }
 }

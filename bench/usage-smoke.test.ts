@@ -4,26 +4,16 @@
  * requests in flight when the load stopped; one debit for a replayed requestId). Throughput is
  * not asserted here: the targets are for the benchmark on a quiet machine.
  */
-import { createPrivateDatabase, testServers, type PrivateDatabase } from '@platform/testing';
+import { testServers } from '@platform/testing';
 import { runUsageBench } from './usage-scenarios';
-
-let db: PrivateDatabase;
-
-beforeAll(async () => {
-  // The user service's outbox relay publishes every pending event of its database: one of its own.
-  db = await createPrivateDatabase('usage_bench');
-});
-
-afterAll(async () => {
-  await db?.drop();
-});
 
 it('when the usage scenarios run for a moment each, then every one is served and its accounting holds', async () => {
   const report = await runUsageBench({
     seconds: 0.6,
     connections: 10,
     accounts: 10,
-    databaseUrl: db.url,
+    // The server: the bench runs the service on a database of its own there.
+    databaseUrl: testServers.databaseUrl,
     redisUrl: testServers.redisUrl,
     amqpUrl: testServers.amqpUrl,
   });

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parse } from 'yaml';
 import { compose, composeText as text, dotEnv, interpolate, ROOT, SERVICE_NAMES, SERVICES, type ComposeService } from './deploy-files';
 
 describe('docker-compose.yml', () => {
@@ -61,5 +62,63 @@ describe('docker-compose.yml', () => {
       for (const volume of definition.volumes ?? []) expect(volume).not.toMatch(/^\.\.?\//);
     expect(text).not.toContain('../');
     expect(existsSync(path.join(ROOT, '.env.example'))).toBe(true);
+  });
+
+  describe('the observability profile', () => {
+    const observability = ['prometheus', 'grafana'];
+
+    it('when the stack starts without a profile, then only Prometheus and Grafana are left out', () => {
+      const profiled = Object.entries(compose.services)
+        .filter(([, definition]) => definition.profiles !== undefined)
+        .map(([name]) => name);
+      expect(profiled.sort()).toEqual([...observability].sort());
+      for (const name of observability) expect(compose.services[name]?.profiles).toEqual(['observability']);
+    });
+
+    /** `COPY <sources> <target>` lines of an observability image's Dockerfile, sources resolved against its folder. */
+    const copies = (folder: string): Array<{ sources: string[]; target: string }> =>
+      readFileSync(path.join(ROOT, folder, 'Dockerfile'), 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith('COPY '))
+        .map((line) => {
+          const words = line.split(/\s+/).slice(1);
+          return { sources: words.slice(0, -1).map((source) => path.join(folder, source)), target: words.at(-1) ?? '' };
+        });
+
+    it('when Prometheus starts, then it scrapes every service on its port and evaluates the alert rules of deploy/prometheus', () => {
+      expect(compose.services.prometheus?.build as unknown).toBe('deploy/prometheus');
+      expect(copies('deploy/prometheus')).toEqual([
+        { sources: ['deploy/prometheus/prometheus.yml', 'deploy/prometheus/alerts.yml'], target: '/etc/prometheus/' },
+      ]);
+      const config = parse(readFileSync(path.join(ROOT, 'deploy/prometheus/prometheus.yml'), 'utf8')) as {
+        rule_files: string[];
+        scrape_configs: Array<{ job_name: string; static_configs: Array<{ targets: string[] }> }>;
+      };
+      expect(config.rule_files).toEqual(['/etc/prometheus/alerts.yml']);
+      expect(config.scrape_configs.map((job) => [job.job_name, job.static_configs[0]?.targets])).toEqual(
+        SERVICE_NAMES.map((name) => [name, [`${name}:${SERVICES[name].port}`]]),
+      );
+      expect(compose.services.prometheus?.ports).toEqual(['127.0.0.1:9090:9090']);
+    });
+
+    it('when Grafana starts, then it has the Prometheus datasource and the platform dashboard, and no login to guess', () => {
+      const grafana = compose.services.grafana as ComposeService;
+      expect(grafana.build as unknown).toBe('deploy/grafana');
+      expect(copies('deploy/grafana')).toEqual([
+        { sources: ['deploy/grafana/provisioning/'], target: '/etc/grafana/provisioning/' },
+        { sources: ['deploy/grafana/dashboards/'], target: '/var/lib/grafana/dashboards/' },
+      ]);
+      const datasources = parse(readFileSync(path.join(ROOT, 'deploy/grafana/provisioning/datasources/prometheus.yml'), 'utf8')) as {
+        datasources: Array<{ uid: string; url: string }>;
+      };
+      expect(datasources.datasources).toEqual([expect.objectContaining({ uid: 'prometheus', url: 'http://prometheus:9090' })]);
+      const provider = parse(readFileSync(path.join(ROOT, 'deploy/grafana/provisioning/dashboards/account-access.yml'), 'utf8')) as {
+        providers: Array<{ options: { path: string } }>;
+      };
+      expect(provider.providers[0]?.options.path).toBe('/var/lib/grafana/dashboards');
+      expect(existsSync(path.join(ROOT, 'deploy/grafana/dashboards/account-access-platform.json'))).toBe(true);
+      expect(grafana.environment).toMatchObject({ GF_AUTH_ANONYMOUS_ORG_ROLE: 'Viewer', GF_AUTH_DISABLE_LOGIN_FORM: 'true' });
+      expect(grafana.ports).toEqual(['127.0.0.1:3000:3000']);
+    });
   });
 });

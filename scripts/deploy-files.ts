@@ -54,6 +54,7 @@ export interface ComposeService {
   ports?: string[];
   volumes?: string[];
   depends_on?: Record<string, { condition: string }>;
+  profiles?: string[];
 }
 
 export const composeText = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');

@@ -10,6 +10,7 @@ import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/Horizo
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
+import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
 import { parseAllDocuments, parse } from 'yaml';
 import { ROOT, SECRET_ENV, SERVICE_NAMES, SERVICES } from './deploy-files';
 
@@ -45,6 +46,7 @@ const models: Record<string, new (data: never) => { validate(): void }> = {
   PodDisruptionBudget,
   Ingress,
   NetworkPolicy,
+  PrometheusRule,
 };
 
 const files = (): string[] => readdirSync(K8S).filter((file) => file.endsWith('.yaml') && file !== 'kustomization.yaml');
@@ -56,7 +58,7 @@ const containerOf = (name: string): Container => find('Deployment', name)?.spec?
 describe('Kubernetes manifests', () => {
   it('when each manifest is checked against the Kubernetes schema, then it is valid', () => {
     const all = manifests();
-    expect(all.length).toBeGreaterThanOrEqual(24);
+    expect(all.length).toBeGreaterThanOrEqual(25);
     for (const manifest of all) {
       const Model = models[manifest.kind];
       expect({ kind: manifest.kind, known: Model !== undefined }).toEqual({ kind: manifest.kind, known: true });

@@ -29,11 +29,17 @@ async function withTimeout(check: ReadinessCheck): Promise<string> {
 /** Readiness state of one service: its dependency checks and whether it is draining. */
 export class Health {
   private draining = false;
+  private readonly failureListeners: Array<(check: string) => void> = [];
 
   constructor(private readonly checks: Record<string, ReadinessCheck>) {}
 
   markDraining(): void {
     this.draining = true;
+  }
+
+  /** Calls `listener` with a check's name each time that check fails (the dependency_errors_total metric). */
+  onCheckFailed(listener: (check: string) => void): void {
+    this.failureListeners.push(listener);
   }
 
   get isDraining(): boolean {
@@ -44,6 +50,9 @@ export class Health {
     const names = Object.keys(this.checks);
     const results = await Promise.all(names.map((name) => withTimeout(this.checks[name] as ReadinessCheck)));
     const checks = Object.fromEntries(names.map((name, index) => [name, results[index]]));
+    names.forEach((name, index) => {
+      if (results[index] !== 'ok') for (const listener of this.failureListeners) listener(name);
+    });
     if (this.draining) return { ready: false, body: { status: 'draining', checks } };
     const ready = results.every((result) => result === 'ok');
     return { ready, body: ready ? { status: 'ready' } : { status: 'not ready', checks } };

@@ -13,7 +13,7 @@ import type { TrustProxy } from './config';
 import { AppError, renderError, type Envelope, type ErrorCode } from './errors';
 import type { Health } from './health';
 import type { Logger } from './logger';
-import { createHttpMetrics, type HttpMetrics } from './metrics';
+import { createHttpMetrics, registerReadiness, type HttpMetrics } from './metrics';
 import { kernelStateOf, levelOf, RequestState, watchRoutes, type RequestLocals } from './request-state';
 import { respond } from './render';
 import { routeEdge, type RouteEdge } from './route-edge';
@@ -92,6 +92,7 @@ function requestError(error: unknown): AppError | undefined {
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = express();
   const metrics = createHttpMetrics(options.service);
+  registerReadiness(metrics, options.health);
   app.disable('x-powered-by');
   // Never `true`: it would take the client-written left-most X-Forwarded-For entry and let a
   // client choose its own address for rate limits (config refuses it).

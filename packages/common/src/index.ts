@@ -15,4 +15,5 @@ export * from './render';
 export { adminEdge, oauthEdge, productEdge, publicEdge, routeEdge, type RouteEdge } from './route-edge';
 export * from './route-handler';
 export * from './secret-compare';
+export * from './trace-context';
 export * from './xml';

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import type { Health } from './health';
+import { flushTraces } from './trace-context';
 import type { Logger } from './logger';
 
 /** Something that runs until stopped: an HTTP service, a consumer, a relay. */
@@ -92,17 +93,19 @@ export function exitOnSignals(services: () => RunningService[], logger: Logger, 
       process.exit(1);
     }, timeoutMs);
     timer.unref();
-    Promise.all(services().map((service) => service.stop())).then(
-      () => {
-        clearTimeout(timer);
-        process.exit(0);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        logger.error('shutdown failed', { error });
-        process.exit(1);
-      },
-    );
+    Promise.all(services().map((service) => service.stop()))
+      .then(() => flushTraces().catch(() => undefined))
+      .then(
+        () => {
+          clearTimeout(timer);
+          process.exit(0);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          logger.error('shutdown failed', { error });
+          process.exit(1);
+        },
+      );
   };
   // `on`, not `once`: a second signal (pnpm forwards the one the process group already got)
   // must not fall back to the default action and kill the drain half-way.

@@ -1,5 +1,6 @@
 import winston from 'winston';
 import { redact, redactText } from './redact';
+import { activeTraceIds } from './trace-context';
 
 export type Logger = winston.Logger;
 
@@ -15,6 +16,13 @@ const redactSecrets = winston.format((info) => {
   return record;
 });
 
+// With tracing on, a line written inside a span carries its ids beside the request id.
+const traceIds = winston.format((info) => {
+  const ids = activeTraceIds();
+  if (ids !== undefined) Object.assign(info, ids);
+  return info;
+});
+
 export interface LoggerOptions {
   service: string;
   level?: string;
@@ -28,7 +36,7 @@ export function createLogger(options: LoggerOptions): Logger {
   return winston.createLogger({
     level: options.level ?? 'info',
     defaultMeta: { service: options.service },
-    format: winston.format.combine(redactSecrets(), winston.format.timestamp(), winston.format.json()),
+    format: winston.format.combine(traceIds(), redactSecrets(), winston.format.timestamp(), winston.format.json()),
     transports: [transport],
   });
 }

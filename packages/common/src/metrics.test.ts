@@ -1,4 +1,5 @@
-import { createHttpMetrics } from './metrics';
+import { Health } from './health';
+import { createHttpMetrics, registerReadiness } from './metrics';
 
 interface Sample {
   name: string;
@@ -62,5 +63,38 @@ describe('createHttpMetrics', () => {
 
   it('includes the default process metrics', async () => {
     expect(await createHttpMetrics('auth').registry.metrics()).toContain('process_cpu_user_seconds_total');
+  });
+});
+
+describe('registerReadiness', () => {
+  it('when every check passes, then service_ready is 1 and no dependency error is counted', async () => {
+    const metrics = createHttpMetrics('user');
+    registerReadiness(metrics, new Health({ postgres: () => Promise.resolve(), redis: () => Promise.resolve() }));
+    const text = await metrics.registry.metrics();
+    expect(find(text, 'service_ready', { service: 'user' })).toEqual([expect.objectContaining({ value: 1 })]);
+    expect(find(text, 'dependency_errors_total', {})).toEqual([]);
+  });
+
+  it('when a check fails, then service_ready is 0 and dependency_errors_total counts that dependency per failure', async () => {
+    const metrics = createHttpMetrics('auth');
+    const health = new Health({ postgres: () => Promise.resolve(), redis: () => Promise.reject(new Error('ECONNREFUSED')) });
+    registerReadiness(metrics, health);
+    await health.report();
+    // A scrape runs the checks too (one more failure); what it counts shows from the next scrape on.
+    await metrics.registry.metrics();
+    const text = await metrics.registry.metrics();
+    expect(find(text, 'service_ready', { service: 'auth' })).toEqual([expect.objectContaining({ value: 0 })]);
+    expect(find(text, 'dependency_errors_total', { dependency: 'redis' })).toEqual([expect.objectContaining({ value: 2 })]);
+    expect(find(text, 'dependency_errors_total', { dependency: 'postgres' })).toEqual([]);
+  });
+
+  it('when the service is draining, then service_ready is 0 without any dependency error', async () => {
+    const metrics = createHttpMetrics('categorization');
+    const health = new Health({ postgres: () => Promise.resolve() });
+    registerReadiness(metrics, health);
+    health.markDraining();
+    const text = await metrics.registry.metrics();
+    expect(find(text, 'service_ready', {})).toEqual([expect.objectContaining({ value: 0 })]);
+    expect(find(text, 'dependency_errors_total', {})).toEqual([]);
   });
 });

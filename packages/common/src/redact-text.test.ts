@@ -23,7 +23,9 @@ describe('redactText: JWTs inside dotted text', () => {
 
 describe('redactText: time linear in the text (a log line may carry 16 KiB and more of client input)', () => {
   // Before: the JWT and URL patterns rescanned each run from every start, 250 ms on 16 KiB,
-  // seconds on 64 KiB. Linear now: these take a few milliseconds; the bound leaves a wide margin.
+  // about 4 s on 64 KiB. Linear now: these take a few milliseconds. The fastest of three runs
+  // must stay under 500 ms: far below the quadratic cost, far above the linear one even on a
+  // loaded machine (a single run against 100 ms failed there).
   it.each([
     ['a run of letters', 'a'.repeat(64 * 1024)],
     ['a run of JWT header starts', 'eyJ'.repeat(22_000)],
@@ -31,10 +33,13 @@ describe('redactText: time linear in the text (a log line may carry 16 KiB and m
     ['many URL prefixes without a password', 'a://b:'.repeat(11_000)],
     ['many dotted chains', 'eyJa.b'.repeat(11_000)],
     ['a Bearer followed by blanks', `Bearer${' '.repeat(64 * 1024)}!`],
-  ])('when the text is %s (64 KiB), then redaction takes well under 100 ms', (_what, text) => {
-    const started = performance.now();
-    redactText(text);
-    expect(performance.now() - started).toBeLessThan(100);
+  ])('when the text is %s (64 KiB), then redaction takes milliseconds, not seconds', (_what, text) => {
+    const runs = [0, 1, 2].map(() => {
+      const started = performance.now();
+      redactText(text);
+      return performance.now() - started;
+    });
+    expect(Math.min(...runs)).toBeLessThan(500);
   });
 });
 

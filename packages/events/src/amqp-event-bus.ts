@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import amqp, { type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
-import type { Logger } from '@platform/common';
+import { injectTraceContext, type Logger } from '@platform/common';
 import { AmqpSubscription, settleWithin, sleep, type Settings } from './amqp-subscription';
 import { BALANCE_EXCHANGE } from './balance-changed';
 import { backoffMs, EventBusUnavailableError, UnroutableEventError, validateEvent, type EventBus, type EventName } from './event-bus';
@@ -172,7 +172,8 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
             messageId: event.id,
             type: routingKey,
             timestamp: Math.floor(Date.now() / 1000),
-            headers: { [PUBLISH_ID]: publishId },
+            // The publisher's trace continues in the consumer (W3C traceparent; none when tracing is off).
+            headers: injectTraceContext({ [PUBLISH_ID]: publishId }),
           },
           (error: unknown) => {
             clearTimeout(timer);
@@ -215,6 +216,7 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
       return {
         ready: subscription.ready,
         isActive: () => subscription.isActive(),
+        deadLetterDepth: () => subscription.deadLetterDepth(),
         cancel: async () => {
           await subscription.cancel();
           subscriptions.delete(subscription);

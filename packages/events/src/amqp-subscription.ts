@@ -5,6 +5,7 @@ import {
   DEFAULT_PREFETCH,
   deadLetterQueueOf,
   eventSchemas,
+  handleInSpan,
   PoisonMessageError,
   type ConsumeOptions,
   type EventHandler,
@@ -153,7 +154,10 @@ export class AmqpSubscription implements Subscription {
     }
     const key = typeof message.properties.messageId === 'string' ? message.properties.messageId : event.id;
     try {
-      await this.handler(event, { routingKey: message.fields.routingKey, redelivered: message.fields.redelivered });
+      const delivery = { routingKey: message.fields.routingKey, redelivered: message.fields.redelivered };
+      await handleInSpan({ queue: this.queue, routingKey: delivery.routingKey, headers: message.properties.headers }, () =>
+        this.handler(event, delivery),
+      );
       this.failures.delete(key);
       quietly(() => channel.ack(message));
     } catch (error) {
@@ -172,6 +176,12 @@ export class AmqpSubscription implements Subscription {
       await sleep(delay, this.abort.signal);
       quietly(() => channel.nack(message, false, true));
     }
+  }
+
+  async deadLetterDepth(): Promise<number> {
+    const channel = this.channel;
+    if (!channel) throw new Error('not connected to RabbitMQ');
+    return (await channel.checkQueue(this.deadLetterQueue)).messageCount;
   }
 
   cancel(): Promise<void> {

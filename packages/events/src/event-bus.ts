@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { continuedFrom, inSpan, SpanKind } from '@platform/common';
 import { BALANCE_CHANGED, balanceChangedSchema } from './balance-changed';
 
 /** Every event the buses carry, by routing key, with the schema publisher and consumer validate. */
@@ -41,6 +42,8 @@ export interface Subscription {
   isActive(): boolean;
   /** Stops new deliveries, waits for the handlers in flight, detaches. Safe to call twice. */
   cancel(): Promise<void>;
+  /** Messages waiting in the dead-letter queue; rejects while the broker is unreachable. */
+  deadLetterDepth(): Promise<number>;
 }
 
 /**
@@ -118,4 +121,24 @@ export function validateEvent<K extends EventName>(routingKey: K, payload: unkno
 /** Exponential backoff: base · 2^(attempt-1), capped. attempt starts at 1. */
 export function backoffMs(attempt: number, baseMs: number, maxMs: number): number {
   return Math.min(maxMs, baseMs * 2 ** Math.min(30, Math.max(0, attempt - 1)));
+}
+
+/**
+ * Runs a consumer's handling of one message in a span that continues the publisher's trace
+ * (W3C `traceparent` in the message headers); a no-op span when tracing is off.
+ */
+export function handleInSpan<T>(
+  delivery: { queue: string; routingKey: string; headers: Readonly<Record<string, unknown>> | undefined },
+  fn: () => Promise<T>,
+): Promise<T> {
+  return inSpan(
+    '@platform/events',
+    `${delivery.routingKey} process`,
+    {
+      kind: SpanKind.CONSUMER,
+      parent: continuedFrom(delivery.headers),
+      attributes: { 'messaging.system': 'rabbitmq', 'messaging.destination.name': delivery.queue, 'messaging.operation.type': 'process' },
+    },
+    fn,
+  );
 }

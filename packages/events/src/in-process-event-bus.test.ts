@@ -55,7 +55,7 @@ describe('in-process event bus', () => {
     await bus.close();
   });
 
-  it('when the handler says poison, then the event is dead-lettered and not retried', async () => {
+  it('when the handler says poison, then the event is dead-lettered, not retried, and counted in the dead-letter depth', async () => {
     const bus = createInProcessEventBus({ retryInitialMs: 5 });
     let calls = 0;
     bus.consume(
@@ -67,12 +67,17 @@ describe('in-process event bus', () => {
       },
       { deadLetterQueue: 'q.dlq' },
     );
+    const subscription = bus.consume('q2', BALANCE_CHANGED, () => Promise.reject(new PoisonMessageError('unknown account')), {
+      deadLetterQueue: 'q2.dlq',
+    });
+    expect(await subscription.deadLetterDepth()).toBe(0);
     const event = aBalanceChange();
     await bus.publish(BALANCE_CHANGED, event);
-    await until(() => bus.deadLetters('q.dlq').length === 1);
+    await until(() => bus.deadLetters('q.dlq').length === 1 && bus.deadLetters('q2.dlq').length === 1);
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(calls).toBe(1);
     expect(bus.deadLetters('q.dlq')).toEqual([event]);
+    expect(await subscription.deadLetterDepth()).toBe(1);
     await bus.close();
   });
 

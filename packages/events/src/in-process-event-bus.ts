@@ -1,8 +1,9 @@
-import type { Logger } from '@platform/common';
+import { injectTraceContext, type Logger } from '@platform/common';
 import {
   backoffMs,
   DEFAULT_PREFETCH,
   deadLetterQueueOf,
+  handleInSpan,
   EventBusUnavailableError,
   eventSchemas,
   PoisonMessageError,
@@ -33,6 +34,8 @@ interface Message {
   body: string;
   routingKey: string;
   failures: number;
+  /** The publisher's trace context (W3C), as AMQP headers carry it. */
+  headers: Record<string, string>;
 }
 
 interface Queue {
@@ -73,7 +76,9 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
       return;
     }
     try {
-      await handler(event, { routingKey: message.routingKey, redelivered: message.failures > 0 });
+      await handleInSpan({ queue: queue.name, routingKey: message.routingKey, headers: message.headers }, () =>
+        handler(event, { routingKey: message.routingKey, redelivered: message.failures > 0 }),
+      );
     } catch (error) {
       if (error instanceof PoisonMessageError) {
         deadLetter(queue, message, error.message);
@@ -126,7 +131,7 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
         if (bound.length === 0) return Promise.reject(new UnroutableEventError(`no queue is bound for ${routingKey}`));
         const body = JSON.stringify(event);
         for (const queue of bound) {
-          queue.messages.push({ body, routingKey, failures: 0 });
+          queue.messages.push({ body, routingKey, failures: 0, headers: injectTraceContext() });
           setImmediate(() => pump(queue));
         }
         return Promise.resolve();
@@ -159,6 +164,7 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
         ready: Promise.resolve(),
         isActive: () => queue.consumer === consumer,
         cancel: () => (cancelled ??= queue.consumer === consumer ? cancelConsumer(queue) : Promise.resolve()),
+        deadLetterDepth: () => Promise.resolve(deadLetters.get(queue.deadLetterQueue)?.length ?? 0),
       };
     },
 

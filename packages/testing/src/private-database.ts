@@ -8,8 +8,8 @@ export interface PrivateDatabase {
   drop(): Promise<void>;
 }
 
-async function onServer(sql: string): Promise<void> {
-  const admin = createPool({ connectionString: testServers.databaseUrl, logger: silentLogger(), max: 1 });
+async function onServer(serverUrl: string, sql: string): Promise<void> {
+  const admin = createPool({ connectionString: serverUrl, logger: silentLogger(), max: 1 });
   try {
     await admin.query(sql);
   } finally {
@@ -21,17 +21,18 @@ async function onServer(sql: string): Promise<void> {
  * Creates an empty database beside the shared `test` one, for tests that must own what the
  * shared one holds: an outbox relay publishes every unpublished row of its database (in the
  * shared one it would take the events other test files wait for), and a category list or
- * version counter must start empty. The services migrate it themselves.
+ * version counter must start empty. The services migrate it themselves. `serverUrl` names
+ * the server (any database on it) when it is not the test one (the benchmarks').
  */
-export async function createPrivateDatabase(label: string): Promise<PrivateDatabase> {
+export async function createPrivateDatabase(label: string, serverUrl = testServers.databaseUrl): Promise<PrivateDatabase> {
   const name = uniqueId(`aap_test_${label}_`)
     .toLowerCase()
     .replace(/[^a-z0-9_]/g, '_');
-  await onServer(`CREATE DATABASE "${name}"`);
-  const url = new URL(testServers.databaseUrl);
+  await onServer(serverUrl, `CREATE DATABASE "${name}"`);
+  const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: () => onServer(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+    drop: () => onServer(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
   };
 }

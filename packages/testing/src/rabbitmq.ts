@@ -11,3 +11,27 @@ export async function deleteTopology(url: string, names: { queues?: string[]; ex
     await connection.close();
   }
 }
+
+/**
+ * Binds a queue of its own to `exchange` (declared as the event bus declares it), so that
+ * publishes to it are routable: non-durable (the broker keeps it in memory) and capped at
+ * `maxLength` messages (the oldest are dropped). For a benchmark whose outbox relay must really
+ * publish, with no consumer. Delete it with deleteTopology.
+ */
+export async function bindTransientQueue(
+  url: string,
+  exchange: string,
+  queue: string,
+  routingKey: string,
+  maxLength = 1000,
+): Promise<void> {
+  const connection = await amqp.connect(url);
+  try {
+    const channel = await connection.createChannel();
+    await channel.assertExchange(exchange, 'topic', { durable: true });
+    await channel.assertQueue(queue, { durable: false, arguments: { 'x-max-length': maxLength } });
+    await channel.bindQueue(queue, exchange, routingKey);
+  } finally {
+    await connection.close();
+  }
+}

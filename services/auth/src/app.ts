@@ -1,8 +1,9 @@
 import type { Express } from 'express';
+import { Counter } from 'prom-client';
 import { createHttpApp, Health } from '@platform/common';
 import type { AuthConfig } from './config';
 import type { AuthDeps } from './deps';
-import { createTokenIssuer } from './domain/issue-token';
+import { createTokenIssuer, type TokenIssuer } from './domain/issue-token';
 import { openapi } from './openapi';
 import { introspectRevokeRoutes } from './routes/introspect-revoke.routes';
 import { metadataRoutes } from './routes/metadata.routes';
@@ -15,6 +16,18 @@ const PUBLIC_ENDPOINTS = {
   '/oauth/revoke': ['POST'],
   '/.well-known/oauth-authorization-server': ['GET'],
 };
+
+/** Counts every token issued (both flows) on `tokens_issued_total`. */
+function countedIssuer(issuer: TokenIssuer, issued: Counter): TokenIssuer {
+  return {
+    authenticate: (credential) => issuer.authenticate(credential),
+    async issue(credential, ttlSeconds) {
+      const token = await issuer.issue(credential, ttlSeconds);
+      issued.inc();
+      return token;
+    },
+  };
+}
 
 /** The auth service's express app (no I/O here: every connection comes in `deps`). */
 export function createApp(deps: AuthDeps, config: AuthConfig): { app: Express; health: Health } {
@@ -29,7 +42,12 @@ export function createApp(deps: AuthDeps, config: AuthConfig): { app: Express; h
     metricsToken: config.metricsToken,
   });
 
-  const issuer = createTokenIssuer({ access: deps.access, limit: deps.issuanceLimit, now: deps.now });
+  const issued = new Counter({
+    name: 'tokens_issued_total',
+    help: 'Access tokens issued (both flows)',
+    registers: [http.metrics.registry],
+  });
+  const issuer = countedIssuer(createTokenIssuer({ access: deps.access, limit: deps.issuanceLimit, now: deps.now }), issued);
   // Mounted on the app itself, not as nested routers: a router inside the app's router costs a
   // second dispatch on every request.
   tokenRoutes(http.app, { issuer, limits: deps.limits });

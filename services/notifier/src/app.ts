@@ -8,6 +8,8 @@ import { openapi } from './openapi';
 /** What readiness needs to know about the consumer, which starts after the app exists. */
 export interface ConsumerProbe {
   isConsuming(): boolean;
+  /** Messages in the consumer's dead-letter queue (rejects while it cannot tell). */
+  deadLetterDepth(): Promise<number>;
 }
 
 /** The notifier's HTTP side: health, metrics, OpenAPI. No I/O here. */
@@ -22,6 +24,6 @@ export function createApp(
     consumer: () => (consumer.isConsuming() ? Promise.resolve() : Promise.reject(new Error('not consuming'))),
   });
   const http = createHttpApp({ service: 'notifier', logger: deps.logger, health, openapi, metricsToken: options.metricsToken });
-  const metrics: NotifierMetrics = createNotifierMetrics(http.metrics.registry);
+  const metrics: NotifierMetrics = createNotifierMetrics(http.metrics.registry, () => consumer.deadLetterDepth());
   return { app: http.finish(), health, metrics };
 }

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Logger } from '@platform/common';
+import { extractTraceContext, inSpan, outsideTrace, SpanKind, SpanStatusCode, type Logger, type Span } from '@platform/common';
 import { backoffMs } from '@platform/events';
 import type { Mailer } from './mailer';
 import type { NotifierMetrics } from './metrics';
@@ -44,7 +44,7 @@ export function startMailDispatcher(options: MailDispatcherOptions): MailDispatc
   let running: Promise<void> | undefined;
   let again = false;
 
-  const sendOne = async (mail: ClaimedMail): Promise<void> => {
+  const sendOne = async (mail: ClaimedMail, span: Span): Promise<void> => {
     try {
       await mailer.send({
         messageId: mail.messageId,
@@ -57,6 +57,7 @@ export function startMailDispatcher(options: MailDispatcherOptions): MailDispatc
       });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message });
       const retryInMs = backoffMs(mail.attempts, retryInitialMs, retryMaxMs);
       metrics.emails.inc({ kind: mail.kind, result: 'failed' });
       logger.warn('alert e-mail not sent, will retry', {
@@ -80,13 +81,22 @@ export function startMailDispatcher(options: MailDispatcherOptions): MailDispatc
     });
   };
 
+  // Each send is part of the trace of the balance change that queued it.
+  const sendTraced = (mail: ClaimedMail): Promise<void> =>
+    inSpan(
+      '@platform/notifier',
+      'smtp send',
+      { kind: SpanKind.CLIENT, parent: extractTraceContext({ traceparent: mail.traceparent }), attributes: { 'alert.kind': mail.kind } },
+      (span) => sendOne(mail, span),
+    );
+
   const drain = async (): Promise<void> => {
     do {
       again = false;
       while (!stopped) {
         const mail = await claimDueMail(pool, options.queue, leaseMs);
         if (!mail) break;
-        await sendOne(mail);
+        await sendTraced(mail);
       }
     } while (again && !stopped);
   };
@@ -97,7 +107,8 @@ export function startMailDispatcher(options: MailDispatcherOptions): MailDispatc
       again = true;
       return;
     }
-    running = drain()
+    // Outside the trace of whoever woke it (an event's handling): each send picks its own.
+    running = outsideTrace(drain)
       .catch((error: unknown) => {
         logger.warn('mail outbox unavailable, will retry', { error: error instanceof Error ? error.message : String(error) });
       })

@@ -1,4 +1,4 @@
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 
 /** Notifier counters, registered on the service's HTTP metrics registry. */
 export interface NotifierMetrics {
@@ -6,7 +6,23 @@ export interface NotifierMetrics {
   emails: Counter<'kind' | 'result'>;
 }
 
-export function createNotifierMetrics(registry: Registry): NotifierMetrics {
+/**
+ * Notifier metrics on the service's registry; `deadLetterDepth` is asked at each scrape (the
+ * gauge keeps its last value while RabbitMQ is unreachable).
+ */
+export function createNotifierMetrics(registry: Registry, deadLetterDepth: () => Promise<number>): NotifierMetrics {
+  new Gauge({
+    name: 'notifier_dead_letter_messages',
+    help: 'Messages waiting in the dead-letter queue (poison balance.changed events)',
+    registers: [registry],
+    async collect() {
+      try {
+        this.set(await deadLetterDepth());
+      } catch {
+        // Broker unreachable or consumer not attached yet: keep the last reading.
+      }
+    },
+  });
   return {
     events: new Counter({
       name: 'notifier_events_total',

@@ -32,7 +32,10 @@ export async function startNotifierService({ config, logger, provided = {} }: St
     await migrate(deps.pool, [notifierMigrations], logger);
     const { app, health, metrics } = createApp(
       deps,
-      { isConsuming: () => subscription?.isActive() ?? false },
+      {
+        isConsuming: () => subscription?.isActive() ?? false,
+        deadLetterDepth: () => subscription?.deadLetterDepth() ?? Promise.reject(new Error('not consuming')),
+      },
       { metricsToken: config.metricsToken },
     );
     const dispatcher = startMailDispatcher({

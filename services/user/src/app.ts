@@ -1,5 +1,5 @@
 import type { Express, Router } from 'express';
-import { Gauge } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { ConfigError, createHttpApp, Health } from '@platform/common';
 import { pingPostgres } from '@platform/db';
 import type { UserConfig } from './config';
@@ -26,28 +26,64 @@ import { createUserStore } from './store/user-store';
 /** Committed answers kept in memory for replays (a replay usually follows its first copy within seconds). */
 const RECENT_ANSWERS = { maxEntries: 10_000, maxAgeMs: 60 * 60 * 1000 };
 
-/** The usage API's debits: batched (group commit) on the usage connections, with the balance hook. */
-function usageRecorder(deps: UserDeps, config: UserConfig): UsageRecorder {
-  return createUsageRecorder({
-    batcher: createDebitBatcher({
-      maxBatchSize: config.usageBatchMaxSize,
-      maxWaitMs: config.usageBatchMaxWaitMs,
-      lanes: config.usageBatchLanes,
-      commit: createBatchCommit(createUsageBatchStore(deps.usagePool), deps.balanceHook),
-    }),
-    answers: createRecentAnswers(RECENT_ANSWERS),
+/** Counts the usage API's outcomes (`usage_debits_total`) and the credits debited. */
+function countedRecorder(recorder: UsageRecorder, registry: Registry): UsageRecorder {
+  const debits = new Counter({
+    name: 'usage_debits_total',
+    help: 'Usage API debits, by outcome (debited, replayed, exhausted)',
+    labelNames: ['outcome'],
+    registers: [registry],
   });
+  const credits = new Counter({
+    name: 'usage_credits_debited_total',
+    help: 'Credits debited through the usage API',
+    registers: [registry],
+  });
+  return {
+    async record(payer, request) {
+      const result = await recorder.record(payer, request);
+      const outcome = result.answer.outcome === 'exhausted' ? 'exhausted' : result.replayed ? 'replayed' : 'debited';
+      debits.inc({ outcome });
+      if (outcome === 'debited') credits.inc(request.units);
+      return result;
+    },
+  };
+}
+
+/**
+ * The usage API's debits: batched (group commit) on the usage connections, with the balance hook.
+ * A batch that granted a debit has written its events: it rings the outbox relay once, for all
+ * of its requests.
+ */
+function usageRecorder(deps: UserDeps, config: UserConfig, registry: Registry): UsageRecorder {
+  const commit = createBatchCommit(createUsageBatchStore(deps.usagePool), deps.balanceHook);
+  return countedRecorder(
+    createUsageRecorder({
+      batcher: createDebitBatcher({
+        maxBatchSize: config.usageBatchMaxSize,
+        maxWaitMs: config.usageBatchMaxWaitMs,
+        lanes: config.usageBatchLanes,
+        commit: async (debits) => {
+          const outcomes = await commit(debits);
+          if (outcomes.some((outcome) => outcome.kind === 'granted')) deps.outbox.notify();
+          return outcomes;
+        },
+      }),
+      answers: createRecentAnswers(RECENT_ANSWERS),
+    }),
+    registry,
+  );
 }
 
 /** Every router the service mounts (further APIs add theirs here); each gets the deps and the domain's ports it calls. */
-function routers(deps: UserDeps, config: UserConfig): Router[] {
+function routers(deps: UserDeps, config: UserConfig, registry: Registry): Router[] {
   if (config.adminToken === undefined) throw new ConfigError('invalid configuration: ADMIN_TOKEN: Required');
   if (config.serviceJwtSecret === undefined) throw new ConfigError('invalid configuration: SERVICE_JWT_SECRET: Required');
   const store = createUserStore(deps.pool, deps.access);
   const catalogue = createCatalogueReads(deps.pool);
   return [
     // First: the busiest route (every product call) matches before the others are tried.
-    usageRoutes(deps, usageRecorder(deps, config), config.serviceJwtSecret, catalogue),
+    usageRoutes(deps, usageRecorder(deps, config, registry), config.serviceJwtSecret, catalogue),
     balanceRoutes(deps, { balances: createBalanceReads(deps.pool), catalogue }),
     apiKeyRoutes(deps, store),
     notificationSettingsRoutes(deps, store),
@@ -71,8 +107,8 @@ const PUBLIC_ENDPOINTS = {
   '/user-service/usage-history': ['GET', 'POST'],
 };
 
-/** Balance changes arrive by POST on the admin and internal APIs: a success rings the outbox relay. */
-const BALANCE_WRITERS = ['/admin/v1', '/internal/v1'];
+/** Balance changes arrive by POST on the admin API: a success rings the outbox relay (usage batches ring it themselves). */
+const BALANCE_WRITERS = '/admin/v1';
 
 /** The user service's HTTP app; no I/O until requests arrive. */
 export function createApp(deps: UserDeps, config: UserConfig): { app: Express; health: Health } {
@@ -105,6 +141,6 @@ export function createApp(deps: UserDeps, config: UserConfig): { app: Express; h
     }
     next();
   });
-  for (const router of routers(deps, config)) http.app.use(router);
+  for (const router of routers(deps, config, http.metrics.registry)) http.app.use(router);
   return { app: http.finish(), health };
 }

@@ -1,3 +1,4 @@
+import '@platform/tracing/register'; // first: with tracing on, the instrumentations must load before what they patch
 import { createLogger, exitOnSignals, runMain, type RunningService } from '@platform/common';
 import { loadConfig } from './config';
 import { startUserService } from './service';

@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import type { Logger } from '@platform/common';
+import { extractTraceContext, inSpan, SpanKind, type Logger } from '@platform/common';
 import { backoffMs, InvalidEventError, type EventBus, type EventName } from '@platform/events';
-import { claimPendingEvents, markEventFailed, markEventPublished, releaseEvents, type ClaimedEvent } from './store/outbox';
+import { claimPendingEvents, markEventFailed, markEventsPublished, releaseEvents, type ClaimedEvent } from './store/outbox';
 
 export interface OutboxRelayOptions {
   pool: pg.Pool;
@@ -31,8 +31,11 @@ type Round = 'drained' | 'more' | 'retry';
  * The transactional outbox's relay (CONTRACT §6): publishes unpublished `outbox_events` rows in
  * `seq` order, each confirmed by the broker before it is marked published. RabbitMQ down or no
  * queue bound: the rows stay and are retried with backoff, in order. A row the bus refuses as
- * invalid is marked failed and skipped. Delivery is at least once: a crash between the confirm
- * and the mark publishes that event again (consumers deduplicate by event id).
+ * invalid is marked failed and skipped. The confirmed events of a claimed batch are marked
+ * published together, in one statement (one commit per batch, not one per event: the usage API
+ * writes an event per pool per batch, thousands a second). Delivery is at least once: a crash
+ * between the confirms and the mark publishes those events again (consumers deduplicate by
+ * event id).
  */
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { pool, bus, logger } = options;
@@ -63,16 +66,32 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     });
 
   const publishBatch = async (batch: ClaimedEvent[]): Promise<Round> => {
+    const confirmed: string[] = [];
+    // The confirmed events are marked published before the rest of the batch is given back.
+    const giveBack = async (rest: ClaimedEvent[]): Promise<void> => {
+      await markEventsPublished(pool, confirmed);
+      await releaseEvents(
+        pool,
+        rest.map((event) => event.id),
+      );
+    };
     for (const [index, event] of batch.entries()) {
       if (stopping.signal.aborted) {
-        await releaseEvents(
-          pool,
-          batch.slice(index).map((rest) => rest.id),
-        );
+        await giveBack(batch.slice(index));
         return 'drained';
       }
       try {
-        await bus.publish(event.routingKey as EventName, event.payload);
+        // Published as part of the trace of the request that wrote the event.
+        await inSpan(
+          '@platform/user',
+          `${event.routingKey} publish`,
+          {
+            kind: SpanKind.PRODUCER,
+            parent: extractTraceContext({ traceparent: event.traceparent }),
+            attributes: { 'outbox.event_id': event.id },
+          },
+          () => bus.publish(event.routingKey as EventName, event.payload),
+        );
       } catch (error) {
         if (error instanceof InvalidEventError) {
           logger.error('outbox event can never be published; marked failed', { eventId: event.id, seq: event.seq, error: error.message });
@@ -80,10 +99,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
           continue;
         }
         // Broker down, no confirm, or no queue bound: keep this event and the ones after it, in order.
-        await releaseEvents(
-          pool,
-          batch.slice(index).map((rest) => rest.id),
-        );
+        await giveBack(batch.slice(index));
         logger.warn('outbox publish failed, will retry', {
           eventId: event.id,
           pending: batch.length - index,
@@ -91,8 +107,9 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         });
         return 'retry';
       }
-      await markEventPublished(pool, event.id);
+      confirmed.push(event.id);
     }
+    await markEventsPublished(pool, confirmed);
     return batch.length === batchSize ? 'more' : 'drained';
   };
 

@@ -334,6 +334,19 @@ describe('outbox relay rules (a database of its own, a recording bus)', () => {
     expect(recorder.attempts.filter((id) => id === ids[1])).toHaveLength(1);
   });
 
+  it('when a claimed batch is published, then its events are marked published together, in one statement (one commit, not one per event)', async () => {
+    const recorder = recordingBus();
+    const ids = await enqueue(20);
+    relay(recorder.bus);
+    await settled(ids);
+    expect(recorder.published.map((event) => event.id)).toEqual(ids);
+    const marks = await pool.query<{ published_at: Date }>('SELECT DISTINCT published_at FROM outbox_events WHERE id = ANY($1::uuid[])', [
+      ids,
+    ]);
+    // now() is the transaction's start: one value for the 20 rows means one statement marked them.
+    expect(marks.rows).toHaveLength(1);
+  });
+
   it('when two relays (replicas) run on one outbox, then every event is published exactly once', async () => {
     const recorder = recordingBus(1);
     const ids = await enqueue(300);

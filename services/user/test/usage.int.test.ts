@@ -295,6 +295,20 @@ describe('POST /internal/v1/usage: requestId replay', () => {
     expect((await usageLedger(account.id)).filter((row) => row.request_id === first.requestId)).toHaveLength(1);
   });
 
+  it('when the requestId holds a lone UTF-16 surrogate, then 200, it is kept as U+FFFD (as UTF-8 holds it) and its replay debits nothing', async () => {
+    const account = await h.account({ 1: 5 });
+    const prefix = `lone-${randomUUID()}`;
+    const first = body(account.apiKey, { requestId: `${prefix}\ud800` });
+    const answer = await usage(first);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ accountId: account.id, productId: 1, credits: 4 });
+    const replay = await usage(first);
+    expect(replay.status).toBe(200);
+    expect(replay.body).toEqual(answer.body);
+    expect(await credits(account.id)).toBe(4);
+    expect((await usageLedger(account.id)).map((row) => row.request_id)).toEqual([`${prefix}\ufffd`]);
+  });
+
   it('when a refused request is sent again after a top-up, then it is served: a refusal leaves no row behind (CONTRACT §9)', async () => {
     const account = await h.account({ 1: 0 });
     const first = body(account.apiKey);

@@ -1,3 +1,4 @@
+import { currentTraceparent } from '@platform/common';
 import type { Queryable } from '@platform/db';
 import type { AlertKind } from '../domain/alert-rules';
 
@@ -17,6 +18,8 @@ export interface QueuedMail {
 
 export interface ClaimedMail extends QueuedMail {
   id: number;
+  /** W3C traceparent of the event handling that queued it; null when tracing was off. */
+  traceparent: string | null;
   /** Attempts so far, this one included. */
   attempts: number;
 }
@@ -24,9 +27,21 @@ export interface ClaimedMail extends QueuedMail {
 /** Queues an alert e-mail; the same Message-ID is queued only once. */
 export async function enqueueMail(db: Queryable, mail: QueuedMail): Promise<void> {
   await db.query(
-    `INSERT INTO notifier_mail_outbox (queue, message_id, event_id, account_id, pool_id, kind, recipient, subject, text_body, html_body)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (message_id) DO NOTHING`,
-    [mail.queue, mail.messageId, mail.eventId, mail.accountId, mail.poolId, mail.kind, mail.recipient, mail.subject, mail.text, mail.html],
+    `INSERT INTO notifier_mail_outbox (queue, message_id, event_id, account_id, pool_id, kind, recipient, subject, text_body, html_body, traceparent)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (message_id) DO NOTHING`,
+    [
+      mail.queue,
+      mail.messageId,
+      mail.eventId,
+      mail.accountId,
+      mail.poolId,
+      mail.kind,
+      mail.recipient,
+      mail.subject,
+      mail.text,
+      mail.html,
+      currentTraceparent(),
+    ],
   );
 }
 
@@ -43,6 +58,7 @@ interface OutboxRow {
   text_body: string;
   html_body: string;
   attempts: number;
+  traceparent: string | null;
 }
 
 /**
@@ -56,7 +72,7 @@ export async function claimDueMail(db: Queryable, queue: string, leaseMs: number
       WHERE id = (SELECT id FROM notifier_mail_outbox
                    WHERE queue = $2 AND sent_at IS NULL AND next_attempt_at <= now()
                    ORDER BY next_attempt_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
-      RETURNING id, queue, message_id, event_id, account_id, pool_id, kind, recipient, subject, text_body, html_body, attempts`,
+      RETURNING id, queue, message_id, event_id, account_id, pool_id, kind, recipient, subject, text_body, html_body, attempts, traceparent`,
     [leaseMs, queue],
   );
   const row = result.rows[0];
@@ -74,6 +90,7 @@ export async function claimDueMail(db: Queryable, queue: string, leaseMs: number
     text: row.text_body,
     html: row.html_body,
     attempts: row.attempts,
+    traceparent: row.traceparent,
   };
 }
 

@@ -1,3 +1,4 @@
+import { context, type Context } from '@opentelemetry/api';
 import type { Debit, DebitOutcome } from './usage-batch';
 
 export interface DebitBatcherOptions {
@@ -20,6 +21,8 @@ interface Waiting {
   debit: Debit;
   resolve(outcome: DebitOutcome): void;
   reject(error: unknown): void;
+  /** The submitter's trace context: a batch commits in its first debit's (its events join that trace). */
+  context: Context;
   /** Later copies of the same requestId that arrived while this one was waiting or committing. */
   followers: Waiting[];
 }
@@ -74,7 +77,7 @@ export function createDebitBatcher(options: DebitBatcherOptions): DebitBatcher {
     const batch = lane.queue.splice(0, options.maxBatchSize);
     lane.committing = true;
     Promise.resolve()
-      .then(() => options.commit(batch.map((waiting) => waiting.debit)))
+      .then(() => context.with((batch[0] as Waiting).context, () => options.commit(batch.map((waiting) => waiting.debit))))
       .then(
         (outcomes) => {
           batch.forEach((waiting, index) => {
@@ -112,7 +115,7 @@ export function createDebitBatcher(options: DebitBatcherOptions): DebitBatcher {
 
   function submit(debit: Debit): Promise<DebitOutcome> {
     return new Promise<DebitOutcome>((resolve, reject) => {
-      const waiting: Waiting = { debit, resolve, reject, followers: [] };
+      const waiting: Waiting = { debit, resolve, reject, context: context.active(), followers: [] };
       const leader = leaders.get(debit.requestId);
       if (leader) {
         leader.followers.push(waiting);

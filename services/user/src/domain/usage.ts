@@ -26,13 +26,18 @@ export interface UsagePayer {
   secretHash: string;
 }
 
+// A UTF-16 half without its other half: Postgres (UTF-8) cannot hold it.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
 function parseRequestId(raw: unknown, errors: FieldMessages): string | undefined {
   if (raw === undefined || raw === null || raw === '') {
     errors.requestId = [requiredMessage('requestId')];
     return undefined;
   }
   // Control characters (NUL above all, which Postgres text cannot hold) are refused with the rest.
-  if (typeof raw === 'string' && raw.length <= MAX_REQUEST_ID_LENGTH && !/\p{Cc}/u.test(raw)) return raw;
+  // A lone surrogate becomes U+FFFD, as UTF-8 encoding always stored it; the id is then the same
+  // string in memory (batching, replays) as in the table.
+  if (typeof raw === 'string' && raw.length <= MAX_REQUEST_ID_LENGTH && !/\p{Cc}/u.test(raw)) return raw.replace(LONE_SURROGATE, '\uFFFD');
   errors.requestId = [invalidMessage('requestId')];
   return undefined;
 }

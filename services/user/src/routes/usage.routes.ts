@@ -6,6 +6,8 @@ import { parseUsageRequest, type UsageRecorder } from '../domain/usage';
 import { adminRoute } from './route';
 import { createServiceJwtCheck } from './service-jwt-check';
 
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
 /**
  * `POST /internal/v1/usage` (CONTRACT §7, §9): product services debit a pool for a customer's
  * call. Checks in order: service JWT (401), the customer's key or token (401, checked afresh
@@ -19,10 +21,11 @@ export function usageRoutes(deps: UserDeps, usage: UsageRecorder, serviceJwtSecr
   const product = catalogue.product;
   router.post(
     '/internal/v1/usage',
-    adminRoute(async (req, res, params) => {
+    adminRoute(async (req, res) => {
       const state = locals(res);
       const caller = requireServiceJwt(req);
-      const body = params.rawBody();
+      // The JSON body alone (Params would parse the query string too, which this API never reads).
+      const body = isRecord(req.body) ? req.body : {};
       const principal = await deps.credentials.require(typeof body.credential === 'string' ? body.credential : undefined);
       const request = await parseUsageRequest(product, body);
       const { answer, replayed } = await usage.record(principal, request);

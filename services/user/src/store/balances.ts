@@ -1,5 +1,6 @@
 import type DataLoader from 'dataloader';
 import { randomUUID } from 'node:crypto';
+import { currentTraceparent } from '@platform/common';
 import type { Queryable } from '@platform/db';
 import { BALANCE_CHANGED, balanceChangedSchema, type BalanceChanged } from '@platform/events';
 import type { BalanceReads } from '../domain/balance';
@@ -163,7 +164,7 @@ const LEDGER = `
 INSERT INTO credit_ledger (account_id, pool_id, delta, credits_after, cause)
 VALUES ($1, $2, $3, $4, $5)`;
 
-const OUTBOX = 'INSERT INTO outbox_events (id, routing_key, payload) VALUES ($1, $2, $3)';
+const OUTBOX = 'INSERT INTO outbox_events (id, routing_key, payload, traceparent) VALUES ($1, $2, $3, $4)';
 
 /**
  * Changes one pool's credits and, in the same transaction (run it on a client inside one),
@@ -187,7 +188,7 @@ export async function changeBalance(db: Queryable, change: BalanceChange): Promi
     cause: change.cause,
     occurredAt: new Date().toISOString(),
   } satisfies BalanceChanged);
-  await db.query(OUTBOX, [event.id, BALANCE_CHANGED, JSON.stringify(event)]);
+  await db.query(OUTBOX, [event.id, BALANCE_CHANGED, JSON.stringify(event), currentTraceparent()]);
   return { ok: true, previousCredits, credits, event };
 }
 

@@ -6,6 +6,8 @@ export interface ClaimedEvent {
   id: string;
   routingKey: string;
   payload: unknown;
+  /** W3C traceparent of the request that wrote the event; null when tracing was off. */
+  traceparent: string | null;
 }
 
 // One statement, no transaction left open: the claim is a lease (claimed_until), so a relay
@@ -22,18 +24,23 @@ WITH next AS (
 UPDATE outbox_events o SET claimed_until = now() + make_interval(secs => $2::double precision / 1000)
   FROM next
  WHERE o.seq = next.seq
-RETURNING o.seq, o.id, o.routing_key, o.payload`;
+RETURNING o.seq, o.id, o.routing_key, o.payload, o.traceparent`;
 
 /** Claims up to `limit` unpublished events for `leaseMs`, oldest first (by `seq`). */
 export async function claimPendingEvents(db: Queryable, limit: number, leaseMs: number): Promise<ClaimedEvent[]> {
-  const result = await db.query<{ seq: number; id: string; routing_key: string; payload: unknown }>(CLAIM, [limit, leaseMs]);
+  const result = await db.query<{ seq: number; id: string; routing_key: string; payload: unknown; traceparent: string | null }>(CLAIM, [
+    limit,
+    leaseMs,
+  ]);
   return result.rows
-    .map((row) => ({ seq: Number(row.seq), id: row.id, routingKey: row.routing_key, payload: row.payload }))
+    .map((row) => ({ seq: Number(row.seq), id: row.id, routingKey: row.routing_key, payload: row.payload, traceparent: row.traceparent }))
     .sort((a, b) => a.seq - b.seq);
 }
 
-export async function markEventPublished(db: Queryable, id: string): Promise<void> {
-  await db.query('UPDATE outbox_events SET published_at = now(), claimed_until = NULL WHERE id = $1', [id]);
+/** Marks confirmed events published, in one statement (one commit for a whole claimed batch). */
+export async function markEventsPublished(db: Queryable, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query('UPDATE outbox_events SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])', [ids]);
 }
 
 /** Sets aside an event that can never be published (kept for an operator, never retried). */

@@ -1,0 +1,2 @@
+export { serviceNameOf, tracingEnabled } from './enabled';
+export { startTracing, type TracingOptions } from './sdk';
