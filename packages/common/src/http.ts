@@ -15,13 +15,12 @@ import { AppError, renderError, type Envelope, type ErrorCode } from './errors';
 import type { Health } from './health';
 import type { Logger } from './logger';
 import { createHttpMetrics, registerReadiness, type HttpMetrics } from './metrics';
-import { readOutputFormat } from './output-format';
-import { Params } from './params';
-import { levelOf, locals, RequestState, watchRoutes, type RequestLocals } from './request-state';
-
-export { locals, logLevelEnabled, type RequestLocals } from './request-state';
-import { sendBody } from './render';
+import { kernelStateOf, levelOf, RequestState, watchRoutes, type RequestLocals } from './request-state';
+import { respond } from './render';
+import { routeEdge, type RouteEdge } from './route-edge';
 import { secretDigest, secretsEqual } from './secret-compare';
+
+export { formatOf, locals, logLevelEnabled, type RequestLocals } from './request-state';
 
 export { BODY_LIMIT } from './body-parsing';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -103,6 +102,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   watchRoutes(app.request);
   const envelope = options.envelope ?? 'codeMessages';
+  // The edge of a request until it enters a route's (404, body errors, plain express handlers).
+  const defaultEdge = routeEdge(envelope);
   const logger = options.logger;
 
   // The metric series of each method × route × status, made once: prom-client would otherwise
@@ -142,7 +143,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use((req, res, next) => {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    const state = new RequestState(logger, requestId, envelope, performance.now());
+    const state = new RequestState(logger, req, requestId, defaultEdge, performance.now());
     res.locals = state;
     res.setHeader('X-Request-Id', requestId);
     res.on('finish', onFinish);
@@ -154,9 +155,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   };
 
   const onError: ErrorRequestHandler = (error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const state = locals(res);
+    const state = kernelStateOf(res);
+    const { edge } = state;
     const known = asDependencyError(error) ?? requestError(error);
-    const rendered = renderError(known ?? error, state.envelope);
+    const rendered = renderError(known ?? error, edge.envelope);
     if (!known) state.log.error('unhandled error', { error });
     else if (known.code === 'internal') state.log.error('internal error', { error: known });
     else if (rendered.status >= 500) state.log.warn('request failed', { code: known.code, error: known });
@@ -166,7 +168,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       return;
     }
     for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
-    if (rendered.status === 401 && state.challenge) {
+    if (rendered.status === 401 && edge.challenge) {
       const authorization = req.get('authorization') ?? '';
       if (/^bearer\s/i.test(authorization)) {
         res.setHeader('WWW-Authenticate', `Bearer realm="${options.service}", error="invalid_token"`);
@@ -174,8 +176,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         res.setHeader('WWW-Authenticate', 'Basic realm="auth"');
       }
     }
-    const format = state.envelope === 'oauth' ? 'JSON' : (state.outputFormat ?? readOutputFormat(new Params(req.query, req.body), false));
-    sendBody(res, rendered.status, format === 'XML' ? rendered.xml.value : rendered.body, format, rendered.xml.root);
+    respond(res, rendered.status, state.outputFormat === 'XML' ? rendered.xml.value : rendered.body, rendered.xml.root);
   };
 
   return {
@@ -190,7 +191,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         const report = await options.health.report();
         res.status(report.ready ? 200 : 503).json(report.body);
       });
-      app.get('/metrics', metricsGuard(options.metricsToken), async (_req, res) => {
+      app.get('/metrics', metricsGuard(options.metricsToken, routeEdge(envelope, { xml: false, challenge: false })), async (_req, res) => {
         res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
       });
       app.get('/openapi.json', (_req, res) => {
@@ -204,36 +205,16 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 }
 
 /**
- * METRICS_TOKEN: with a token, `/metrics` answers 401 (code/messages, JSON) unless the request
- * carries it as a Bearer token; SHA-256 digests are compared in constant time. Without one,
- * the endpoint stays open.
+ * METRICS_TOKEN: with a token, `/metrics` answers 401 (the app's envelope, JSON, no challenge)
+ * unless the request carries it as a Bearer token; SHA-256 digests are compared in constant
+ * time. Without one, the endpoint stays open.
  */
-function metricsGuard(token: string | undefined): RequestHandler {
+function metricsGuard(token: string | undefined, edge: RouteEdge): RequestHandler {
   if (token === undefined) return (_req, _res, next) => next();
   const expected = secretDigest(token);
   return (req, res, next) => {
-    const state = locals(res);
-    state.challenge = false;
-    state.outputFormat = 'JSON';
+    kernelStateOf(res).enter(edge);
     const presented = /^Bearer +(\S+) *$/i.exec(req.get('authorization') ?? '')?.[1];
     next(presented !== undefined && secretsEqual(presented, expected) ? undefined : new AppError('unauthenticated'));
-  };
-}
-
-/** Wraps an async handler with the envelope it answers errors in. */
-export function handler(
-  envelope: Envelope,
-  fn: (req: Request, res: Response) => Promise<void> | void,
-  options: { challenge?: boolean } = {},
-): RequestHandler {
-  return async (req, res, next) => {
-    const state = locals(res);
-    state.envelope = envelope;
-    state.challenge = options.challenge ?? true;
-    try {
-      await fn(req, res);
-    } catch (error) {
-      next(error);
-    }
   };
 }

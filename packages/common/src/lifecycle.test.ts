@@ -1,10 +1,12 @@
 import http from 'node:http';
 import { PassThrough } from 'node:stream';
 import { Health } from './health';
-import { createHttpApp, handler } from './http';
+import { createHttpApp } from './http';
 import { exitOnSignals, type RunningService, runMain, serve } from './lifecycle';
 import { createLogger, type Logger } from './logger';
-import { sendBody } from './render';
+import { respond } from './render';
+import { publicEdge } from './route-edge';
+import { handler } from './route-handler';
 
 function quietLogger(): { logger: Logger; text(): string } {
   const stream = new PassThrough();
@@ -38,17 +40,17 @@ async function startService(
   const kernel = createHttpApp({ service: 'lifecycle-test', logger, health, openapi: {} });
   kernel.app.get(
     '/slow',
-    handler('codeMessages', async (_req, res) => {
+    handler(publicEdge, async (_req, res) => {
       started.open();
       await release.opened;
       res.on('finish', () => events.push('response sent'));
-      sendBody(res, 200, { done: true }, 'JSON');
+      respond(res, 200, { done: true });
     }),
   );
   kernel.app.get(
     '/fast',
-    handler('codeMessages', (_req, res) => {
-      sendBody(res, 200, { fast: true }, 'JSON');
+    handler(publicEdge, (_req, res) => {
+      respond(res, 200, { fast: true });
     }),
   );
   const service = await serve({ name: 'lifecycle-test', app: kernel.finish(), port: 0, health, logger, closers });

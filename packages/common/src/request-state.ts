@@ -1,21 +1,35 @@
 /** The kernel's per-request state (`res.locals`) and the route watch that labels metrics and request lines. */
 import type { Request, Response } from 'express';
-import type { Envelope } from './errors';
 import type { Logger } from './logger';
 import type { OutputFormat } from './output-format';
+import { Params } from './params';
+import { decideFormat, type FormatDecision, type RouteEdge } from './route-edge';
 
 /** Per-request state kept on `res.locals`. */
 export interface RequestLocals {
   requestId: string;
   log: Logger;
-  envelope: Envelope;
-  /** Whether a 401 carries WWW-Authenticate (public endpoints only, CONTRACT §9). */
-  challenge: boolean;
-  outputFormat?: OutputFormat;
+  /** The declared edge of the route the request entered; the app's default before it enters one. */
+  readonly edge: RouteEdge;
+  /** The format the kernel decided, once, from the edge and the request (JSON when it refused the request's value). */
+  readonly outputFormat: OutputFormat;
 }
 
 export function locals(res: Response): RequestLocals {
   return res.locals as RequestLocals;
+}
+
+/** The kernel's state of a request that an app made by `createHttpApp` serves. */
+export function kernelStateOf(res: Response): RequestState {
+  const state: unknown = res.locals;
+  if (state instanceof RequestState) return state;
+  throw new Error('this route must be mounted in an app made by createHttpApp');
+}
+
+/** The format the kernel decided for the request (JSON outside the kernel). */
+export function formatOf(res: Response): OutputFormat {
+  const state: unknown = res.locals;
+  return state instanceof RequestState ? state.outputFormat : 'JSON';
 }
 
 /** The template of a route (`/user-service/account-balance`, `/accounts/:id`) as mounted. */
@@ -103,21 +117,52 @@ export function levelOf(logger: Logger, level: string): boolean {
  * something logs (most requests log only their request line, which needs no child).
  */
 export class RequestState implements RequestLocals {
-  challenge = true;
-  outputFormat?: OutputFormat;
   /** Route template for metrics and the request line; `unmatched` until the router finds one. */
   route = 'unmatched';
   /** What the router assigned to `req.route`. */
   routeObject: unknown = undefined;
   private child: Logger | undefined;
+  private madeParams: Params | undefined;
+  private decision: FormatDecision | undefined;
 
   constructor(
     private readonly logger: Logger,
+    private readonly req: Request,
     public requestId: string,
-    public envelope: Envelope,
+    private currentEdge: RouteEdge,
     /** performance.now() when the kernel saw the request. */
     readonly started: number,
   ) {}
+
+  get edge(): RouteEdge {
+    return this.currentEdge;
+  }
+
+  /**
+   * Enters a route's declared edge (the kernel's `handler`, or a guard mounted before the route).
+   * The format is a function of the edge and the request: a decision made under another edge is
+   * dropped, and made again from this one when it is next needed.
+   */
+  enter(edge: RouteEdge): void {
+    if (edge === this.currentEdge) return;
+    this.currentEdge = edge;
+    this.decision = undefined;
+  }
+
+  /** The request's parameters, read once for the kernel and the route. */
+  get params(): Params {
+    return (this.madeParams ??= Params.from(this.req));
+  }
+
+  /** The kernel's decision on the format (`decideFormat`), made at the first need and kept. */
+  get formatDecision(): FormatDecision {
+    return (this.decision ??= decideFormat(this.currentEdge, this.params));
+  }
+
+  get outputFormat(): OutputFormat {
+    const decision = this.formatDecision;
+    return decision === 'refused' ? 'JSON' : decision;
+  }
 
   get log(): Logger {
     if (this.child === undefined) this.child = this.logger.child({ requestId: this.requestId });

@@ -6,11 +6,12 @@ import { PassThrough } from 'node:stream';
 import express, { type Express } from 'express';
 import { AppError, invalidParams, requiredMessage } from '../src/errors';
 import { Health, type ReadinessCheck } from '../src/health';
-import { createHttpApp, handler, locals } from '../src/http';
+import { createHttpApp } from '../src/http';
 import { createLogger } from '../src/logger';
-import { readOutputFormat } from '../src/output-format';
-import { Params } from '../src/params';
-import { sendBody } from '../src/render';
+import { throwIfInvalid } from '../src/params';
+import { respond } from '../src/render';
+import { adminEdge, oauthEdge, productEdge, publicEdge } from '../src/route-edge';
+import { checkOutputFormat, handler } from '../src/route-handler';
 
 export const SERVICE = 'test-svc';
 export const DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
@@ -39,71 +40,67 @@ export function buildApp(checks: Record<string, ReadinessCheck> = {}): TestApp {
     openapi: { openapi: '3.1.0', info: { title: SERVICE, version: '1' }, paths: {} },
   });
 
-  // Reads parameters the way routes do: outputFormat first, then echoes what it saw.
-  const echo = handler('codeMessages', (req, res) => {
-    const params = Params.from(req);
-    const format = readOutputFormat(params);
-    locals(res).outputFormat = format;
+  // Reads parameters the way routes do: the kernel's outputFormat decision first, then echoes what it saw.
+  const echo = handler(publicEdge, (_req, res, params) => {
+    const errors = {};
+    checkOutputFormat(res, errors);
+    throwIfInvalid(errors);
     const seen = Object.fromEntries(['a', 'b', 'n'].map((name) => [name, params.get(name)]));
-    sendBody(res, 200, seen, format);
+    respond(res, 200, seen);
   });
   http.app.get('/echo', echo);
   http.app.post('/echo', echo);
   http.app.post(
     '/protected',
-    handler('codeMessages', () => {
+    handler(publicEdge, () => {
       throw new AppError('unauthenticated');
     }),
   );
   http.app.get(
     '/protected',
-    handler('codeMessages', () => {
+    handler(publicEdge, () => {
       throw new AppError('unauthenticated');
     }),
   );
   http.app.get(
     '/admin/thing',
-    handler(
-      'codeMessages',
-      () => {
-        throw new AppError('unauthenticated');
-      },
-      { challenge: false },
-    ),
+    handler(adminEdge, () => {
+      throw new AppError('unauthenticated');
+    }),
   );
   http.app.get(
     '/product',
-    handler('errorMessage', () => {
+    handler(productEdge, () => {
       throw new AppError('unauthenticated');
     }),
   );
   http.app.post(
     '/oauth/token',
-    handler('oauth', () => {
+    handler(oauthEdge, () => {
       throw new AppError('unauthenticated');
     }),
   );
   http.app.get(
     '/validate',
-    handler('codeMessages', () => {
+    handler(publicEdge, () => {
       throw invalidParams({ grantType: [requiredMessage('grantType')] });
     }),
   );
   http.app.get(
     '/limited',
-    handler('codeMessages', () => {
+    handler(publicEdge, () => {
       throw new AppError('rate_limited', { retryAfterSeconds: 30 });
     }),
   );
   http.app.get(
     '/boom',
-    handler('codeMessages', () => {
+    handler(publicEdge, () => {
       throw new Error(`database said no to ${SECRET_IN_ERROR}`);
     }),
   );
   http.app.get(
     '/boom-async',
-    handler('codeMessages', async () => {
+    handler(publicEdge, async () => {
       await Promise.resolve();
       throw new TypeError('cannot read properties of undefined');
     }),
@@ -114,7 +111,7 @@ export function buildApp(checks: Record<string, ReadinessCheck> = {}): TestApp {
   });
   http.app.get(
     '/partial',
-    handler('codeMessages', async (_req, res) => {
+    handler(publicEdge, async (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/plain' });
       res.write('first half');
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -124,21 +121,21 @@ export function buildApp(checks: Record<string, ReadinessCheck> = {}): TestApp {
   const router = express.Router();
   router.get(
     '/account-balance',
-    handler('codeMessages', () => {
+    handler(publicEdge, () => {
       throw new AppError('unauthenticated');
     }),
   );
   router.get(
     '/accounts/:id',
-    handler('codeMessages', (req, res) => {
-      sendBody(res, 200, { id: req.params.id }, 'JSON');
+    handler(publicEdge, (req, res) => {
+      respond(res, 200, { id: req.params.id });
     }),
   );
   http.app.use('/user-service', router);
   http.app.get(
     ['/user-service/legacy-balance', '/service/account-balance'],
-    handler('codeMessages', (_req, res) => {
-      sendBody(res, 200, { data: [] }, 'JSON');
+    handler(publicEdge, (_req, res) => {
+      respond(res, 200, { data: [] });
     }),
   );
   const app = http.finish();

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { AppError, locals, secretDigest, secretsEqual } from '@platform/common';
+import { adminEdge, AppError, enterRoute, locals, secretDigest, secretsEqual } from '@platform/common';
 import type { FailureLimit } from './failure-limit';
 
 export interface AdminGuardOptions {
@@ -30,17 +30,14 @@ async function refusal(req: Request, res: Response, failures: FailureLimit | und
 }
 
 /**
- * Guards an admin API (CONTRACT §7): `Authorization: Bearer <ADMIN_TOKEN>` before anything else,
- * JSON only, no WWW-Authenticate. SHA-256 digests are compared in constant time, so neither the
+ * Guards an admin API (CONTRACT §7): `Authorization: Bearer <ADMIN_TOKEN>` before anything else;
+ * it enters the admin routes' edge (`adminEdge`: JSON only, no WWW-Authenticate). SHA-256 digests are compared in constant time, so neither the
  * token nor its length leaks through timing. An undefined token refuses every call.
  */
 export function requireAdminToken(adminToken: string | undefined, options: AdminGuardOptions = {}): RequestHandler {
   const expected = adminToken === undefined ? undefined : secretDigest(adminToken);
   return (req, res, next) => {
-    const state = locals(res);
-    state.envelope = 'codeMessages';
-    state.challenge = false;
-    state.outputFormat = 'JSON';
+    enterRoute(res, adminEdge);
     const presented = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
     if (expected !== undefined && presented !== undefined && secretsEqual(presented, expected)) {
       next();

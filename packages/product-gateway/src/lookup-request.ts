@@ -1,15 +1,7 @@
 import { domainToASCII } from 'node:url';
 import { isIP } from 'node:net';
-import type { Request } from 'express';
-import {
-  AppError,
-  invalidMessage,
-  readOutputFormat,
-  requiredMessage,
-  type FieldMessages,
-  type OutputFormat,
-  type Params,
-} from '@platform/common';
+import type { Request, Response } from 'express';
+import { AppError, checkOutputFormat, invalidMessage, requiredMessage, type FieldMessages, type Params } from '@platform/common';
 import { isApiKeyShape, isWellFormedToken, presentedCredential } from '@platform/credentials';
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
@@ -35,30 +27,24 @@ export function normalizeDomainName(value: string): string | undefined {
 export interface LookupRequest {
   credential: string;
   domainName: string;
-  outputFormat: OutputFormat;
 }
 
 /**
  * Reads a product request in the contract's order (§2): the credential (401 when absent or
- * not shaped like a key or token — no round trip for those), then the parameters (422).
+ * not shaped like a key or token — no round trip for those), then the parameters (422): the
+ * kernel's outputFormat decision and `domainName`.
  */
-export function readLookupRequest(req: Request, params: Params): LookupRequest {
+export function readLookupRequest(req: Request, res: Response, params: Params): LookupRequest {
   const { secret } = presentedCredential(req, params);
   if (secret === undefined || !(isApiKeyShape(secret) || isWellFormedToken(secret))) throw new AppError('unauthenticated');
 
   const errors: FieldMessages = {};
-  let outputFormat: OutputFormat = 'JSON';
-  try {
-    outputFormat = readOutputFormat(params);
-  } catch (error) {
-    if (!(error instanceof AppError) || !error.fields) throw error;
-    Object.assign(errors, error.fields);
-  }
+  checkOutputFormat(res, errors);
   const raw = params.get('domainName');
   let domainName: string | undefined;
   if (raw.kind === 'absent') errors.domainName = [requiredMessage('domainName')];
   else if (raw.kind === 'invalid' || (domainName = normalizeDomainName(raw.value)) === undefined)
     errors.domainName = [invalidMessage('domainName')];
   if (Object.keys(errors).length > 0 || domainName === undefined) throw new AppError('invalid_params', { fields: errors });
-  return { credential: secret, domainName, outputFormat };
+  return { credential: secret, domainName };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { handler, locals, Params, sendBody, type OutputFormat } from '@platform/common';
+import { enterRoute, formatOf, handler, productEdge, respond, type OutputFormat, type Params } from '@platform/common';
 import { signServiceJwt } from '@platform/credentials';
 import { readLookupRequest } from './lookup-request';
 import { createUsageClient, type UsageClient } from './usage-client';
@@ -15,6 +15,7 @@ export interface AcceptedCall {
   credits: number;
   /** The usage API's idempotency key for this call. */
   requestId: string;
+  /** The format the kernel decided for the request (`outputFormat`, CONTRACT §2). */
   outputFormat: OutputFormat;
 }
 
@@ -92,11 +93,8 @@ export function createProductGateway(options: ProductGatewayOptions): ProductGat
     retries: options.retries ?? 2,
   });
 
-  const accept = async (req: Request, res: Response): Promise<AcceptedCall> => {
-    const state = locals(res);
-    state.envelope = 'errorMessage';
-    const lookup = readLookupRequest(req, Params.from(req));
-    state.outputFormat = lookup.outputFormat;
+  const accept = async (req: Request, res: Response, params: Params): Promise<AcceptedCall> => {
+    const lookup = readLookupRequest(req, res, params);
     const requestId = randomUUID();
     const grant = await usage.debit({ credential: lookup.credential, productId: options.productId, units: 1, requestId });
     return {
@@ -105,12 +103,12 @@ export function createProductGateway(options: ProductGatewayOptions): ProductGat
       productId: options.productId,
       credits: grant.credits,
       requestId,
-      outputFormat: lookup.outputFormat,
+      outputFormat: formatOf(res),
     };
   };
 
   const meter: RequestHandler = (req, res, next) => {
-    accept(req, res).then((call) => {
+    accept(req, res, enterRoute(res, productEdge)).then((call) => {
       (res.locals as Record<string, unknown>)[CALL] = call;
       next();
     }, next);
@@ -121,10 +119,10 @@ export function createProductGateway(options: ProductGatewayOptions): ProductGat
     close: () => usage.close(),
     routes(path, lookup) {
       const router = Router();
-      const serve = handler('errorMessage', async (req, res) => {
-        const call = await accept(req, res);
+      const serve = handler(productEdge, async (req, res, params) => {
+        const call = await accept(req, res, params);
         const body = await lookup(call, req);
-        sendBody(res, 200, body, call.outputFormat);
+        respond(res, 200, body);
       });
       router.get(path, serve);
       router.post(path, serve);

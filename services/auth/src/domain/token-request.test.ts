@@ -11,11 +11,13 @@ function failure(run: () => unknown): AppError {
   throw new Error('expected an AppError');
 }
 
-const seed = (body: unknown, query: unknown = {}) => readSeedTokenRequest(new Params(query, body));
+/** `outputFormatRefused`: the HTTP kernel's decision on the request's outputFormat (packages/common route-edge.test.ts). */
+const seed = (body: unknown, query: unknown = {}, outputFormatRefused = false) =>
+  readSeedTokenRequest(new Params(query, body), outputFormatRefused);
 
 describe('readSeedTokenRequest', () => {
-  test('when only the grant type is given, then the lifetime is 3600 and the format JSON', () => {
-    expect(seed({ grantType: 'access_token' })).toEqual({ expiresIn: 3600, outputFormat: 'JSON' });
+  test('when only the grant type is given, then the lifetime is 3600', () => {
+    expect(seed({ grantType: 'access_token' })).toEqual({ expiresIn: 3600 });
   });
 
   test.each([1800, 3600, 7200, 10800])('when expiresIn is %i as a number or a numeric string, then it is granted', (seconds) => {
@@ -23,12 +25,10 @@ describe('readSeedTokenRequest', () => {
     expect(seed({ grantType: 'access_token', expiresIn: String(seconds) }).expiresIn).toBe(seconds);
   });
 
-  test('when outputFormat is xml in the query, then the format is XML', () => {
-    expect(seed({ grantType: 'access_token' }, { outputFormat: 'xml' }).outputFormat).toBe('XML');
-  });
-
-  test('when the body and the query disagree, then the body wins', () => {
-    expect(seed({ grantType: 'access_token', outputFormat: 'json' }, { outputFormat: 'xml' }).outputFormat).toBe('JSON');
+  test('when the kernel refused the outputFormat alone, then 422 with the outputFormat message', () => {
+    expect(failure(() => seed({ grantType: 'access_token', outputFormat: 'yaml' }, {}, true)).fields).toEqual({
+      outputFormat: ['The selected output format is invalid.'],
+    });
   });
 
   test('when the grant type is missing, then 422 with the required message', () => {
@@ -57,7 +57,7 @@ describe('readSeedTokenRequest', () => {
   );
 
   test('when several fields are wrong, then they are reported together', () => {
-    expect(failure(() => seed({ expiresIn: 5, outputFormat: 'yaml' })).fields).toEqual({
+    expect(failure(() => seed({ expiresIn: 5, outputFormat: 'yaml' }, {}, true)).fields).toEqual({
       grantType: ['The grant type field is required.'],
       expiresIn: ['The selected expires in is invalid.'],
       outputFormat: ['The selected output format is invalid.'],

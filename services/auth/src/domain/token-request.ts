@@ -2,11 +2,9 @@ import {
   AppError,
   invalidMessage,
   NUMERIC,
-  readOutputFormat,
   requiredMessage,
   throwIfInvalid,
   type FieldMessages,
-  type OutputFormat,
   type Params,
   type ParamValue,
 } from '@platform/common';
@@ -15,10 +13,9 @@ import {
 export const TOKEN_LIFETIMES: readonly number[] = [1800, 3600, 7200, 10800];
 export const DEFAULT_TOKEN_LIFETIME = 3600;
 
-/** The seed's flow: JSON (or form/query) `grantType`, `expiresIn`, `outputFormat`. */
+/** The seed's flow: JSON (or form/query) `grantType`, `expiresIn`. */
 export interface SeedTokenRequest {
   expiresIn: number;
-  outputFormat: OutputFormat;
 }
 
 /** RFC 6749 §4.4 client-credentials flow. */
@@ -34,8 +31,11 @@ function readLifetime(value: ParamValue): number | undefined {
   return TOKEN_LIFETIMES.includes(seconds) ? seconds : undefined;
 }
 
-/** Validates the seed's token request, reporting every bad field together (422). */
-export function readSeedTokenRequest(params: Params): SeedTokenRequest {
+/**
+ * Validates the seed's token request, reporting every bad field together (422), the request's
+ * `outputFormat` included when the HTTP kernel refused it.
+ */
+export function readSeedTokenRequest(params: Params, outputFormatRefused: boolean): SeedTokenRequest {
   const errors: FieldMessages = {};
   const grantType = params.get('grantType');
   if (grantType.kind === 'absent') errors.grantType = [requiredMessage('grantType')];
@@ -44,14 +44,9 @@ export function readSeedTokenRequest(params: Params): SeedTokenRequest {
   const expiresIn = readLifetime(params.get('expiresIn'));
   if (expiresIn === undefined) errors.expiresIn = [invalidMessage('expiresIn')];
 
-  let outputFormat: OutputFormat = 'JSON';
-  try {
-    outputFormat = readOutputFormat(params);
-  } catch {
-    errors.outputFormat = [invalidMessage('outputFormat')];
-  }
+  if (outputFormatRefused) errors.outputFormat = [invalidMessage('outputFormat')];
   throwIfInvalid(errors);
-  return { expiresIn: expiresIn ?? DEFAULT_TOKEN_LIFETIME, outputFormat };
+  return { expiresIn: expiresIn ?? DEFAULT_TOKEN_LIFETIME };
 }
 
 /**

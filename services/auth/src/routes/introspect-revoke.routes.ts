@@ -1,5 +1,5 @@
 import { type IRouter, type Request } from 'express';
-import { AppError, handler, locals, Params, requiredMessage } from '@platform/common';
+import { AppError, handler, locals, oauthEdge, requiredMessage, type Params } from '@platform/common';
 import { isWellFormedToken } from '@platform/credentials';
 import { authenticateAccount } from '../domain/account-auth';
 import type { AttemptLimits } from '../domain/attempt-limits';
@@ -12,16 +12,16 @@ import {
 } from '../domain/introspect-token';
 import { authenticateTokenHolder, revokeOwnToken } from '../domain/revoke-token';
 import { countingFailures, required } from './attempts';
-import { clientAddress, clientCredential, readAuthorization, seedCredential, type Authorization } from './authorization';
-import { noStore } from './token.routes';
+import { clientCredential, readAuthorization, seedCredential, type Authorization } from './authorization';
+import { noCache } from './no-cache';
 
 export interface IntrospectRevokeRouteDeps extends IntrospectionDeps {
   limits: AttemptLimits;
 }
 
 /** The `token` form parameter of RFC 7662 / RFC 7009 (400 invalid_request when missing). */
-function tokenParameter(req: Request): string {
-  const value = Params.from(req).get('token');
+function tokenParameter(params: Params): string {
+  const value = params.get('token');
   if (value.kind === 'value') return value.value;
   throw new AppError('invalid_params', { fields: { token: [requiredMessage('token')] } });
 }
@@ -58,35 +58,27 @@ async function revocationCaller(req: Request, authorization: Authorization, deps
 export function introspectRevokeRoutes(router: IRouter, deps: IntrospectRevokeRouteDeps): void {
   router.post(
     '/oauth/introspect',
-    handler('oauth', async (req, res) => {
-      noStore(res);
-      await countingFailures(
-        deps.limits,
-        () => clientAddress(req),
-        async () => {
-          const caller = await authenticateIntrospectionCaller(presentedCaller(req), deps);
-          const answer = await introspectToken(tokenParameter(req), caller, deps);
-          locals(res).log.info('token introspected', { ...callerLabel(caller), active: answer.active });
-          res.status(200).json(answer);
-        },
-      );
+    handler(oauthEdge, async (req, res, params) => {
+      noCache(res);
+      await countingFailures(deps.limits, req, async () => {
+        const caller = await authenticateIntrospectionCaller(presentedCaller(req), deps);
+        const answer = await introspectToken(tokenParameter(params), caller, deps);
+        locals(res).log.info('token introspected', { ...callerLabel(caller), active: answer.active });
+        res.status(200).json(answer);
+      });
     }),
   );
 
   router.post(
     '/oauth/revoke',
-    handler('oauth', async (req, res) => {
-      noStore(res);
-      await countingFailures(
-        deps.limits,
-        () => clientAddress(req),
-        async () => {
-          const accountId = await revocationCaller(req, readAuthorization(req), deps);
-          const revoked = await revokeOwnToken(deps.access, tokenParameter(req), accountId);
-          locals(res).log.info('token revocation', { accountId, revoked });
-          res.status(200).end();
-        },
-      );
+    handler(oauthEdge, async (req, res, params) => {
+      noCache(res);
+      await countingFailures(deps.limits, req, async () => {
+        const accountId = await revocationCaller(req, readAuthorization(req), deps);
+        const revoked = await revokeOwnToken(deps.access, tokenParameter(params), accountId);
+        locals(res).log.info('token revocation', { accountId, revoked });
+        res.status(200).end();
+      });
     }),
   );
 }

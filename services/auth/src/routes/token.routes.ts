@@ -1,77 +1,97 @@
-import { type IRouter, type Request, type Response } from 'express';
-import { fingerprint, handler, locals, logLevelEnabled, Params, sendBody } from '@platform/common';
+import type { IRouter, Request, RequestHandler, Response } from 'express';
+import { AppError, fingerprint, handler, locals, logLevelEnabled, type Params, type RouteFn } from '@platform/common';
+import type { AccountCredential } from '../domain/account-auth';
 import type { AttemptLimits } from '../domain/attempt-limits';
 import type { IssuedToken, TokenIssuer } from '../domain/issue-token';
-import { readClientCredentialsRequest, readSeedTokenRequest } from '../domain/token-request';
-import { countingFailures, parametersAfterCredential, required } from './attempts';
-import { clientAddress, clientCredential, readAuthorization, seedCredential } from './authorization';
+import { countFailure } from './attempts';
+import { readAuthorization } from './authorization';
+import { accessTokenGrant } from './grants/access-token';
+import { clientCredentialsGrant, speaksRfc6749 } from './grants/client-credentials';
+import type { TokenGrant } from './grants/token-grant';
+import { noCache } from './no-cache';
 
 export interface TokenRouteDeps {
   issuer: TokenIssuer;
   limits: AttemptLimits;
 }
 
-const FORM = /^application\/x-www-form-urlencoded[\t ]*(?:;|$)/i;
-
-/** CONTRACT §4.1: a form body carrying `grant_type` selects the RFC 6749 flow. */
-function isClientCredentialsFlow(req: Request): boolean {
-  const body: unknown = req.body;
-  return typeof body === 'object' && body !== null && Object.hasOwn(body, 'grant_type') && FORM.test(req.headers['content-type'] ?? '');
+/** Step: the grant's credential, or the 401 when the request presents none (nothing looked up yet). */
+function clientAuth(grant: TokenGrant, req: Request): AccountCredential {
+  const credential = grant.credential(req, readAuthorization(req));
+  if (credential === undefined) throw new AppError('unauthenticated');
+  return credential;
 }
 
-export function noStore(res: Response): void {
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('Pragma', 'no-cache');
+/**
+ * Step: the grant's parameters. When they are invalid, the credential is checked first, so
+ * that a bad credential is a 401 before any 422 (CONTRACT §2), while a valid request costs no
+ * separate credential lookup (the issuance checks it).
+ */
+async function grantParameters(
+  grant: TokenGrant,
+  params: Params,
+  res: Response,
+  issuer: TokenIssuer,
+  credential: AccountCredential,
+): Promise<number> {
+  try {
+    return grant.lifetime(params, res);
+  } catch (invalid) {
+    await issuer.authenticate(credential);
+    throw invalid;
+  }
 }
 
-/** Debug level: the request line already records every issuance; this adds the token's fingerprint. */
-function logIssued(res: Response, issued: IssuedToken, flow: string): void {
+/** Step: debug level only; the request line already records every issuance, this adds the token's fingerprint. */
+function logIssued(res: Response, issued: IssuedToken, grant: TokenGrant): void {
   if (!logLevelEnabled(res, 'debug')) return;
   locals(res).log.debug('token issued', {
     accountId: issued.accountId,
     fingerprint: fingerprint(issued.accessToken),
     expiresIn: issued.expiresIn,
-    flow,
+    flow: grant.name,
   });
 }
 
-/** `POST /oauth/token`: the seed's flow (code/messages, JSON or XML) and RFC 6749 client credentials (JSON). */
+/**
+ * `POST /oauth/token` for one grant, as the steps it runs in the contract's order (CONTRACT §2,
+ * §4.1, §9): no caching; the client's credential (401); the parameters (422, or RFC 6749's 400,
+ * after the credential); the issuance (401 for a key that is unknown, inactive or without
+ * credits; 429 over the account's issuances); the answer. Every 401 counts as a failed attempt
+ * of the client address, and is a 429 once the address is over its limit.
+ */
+function tokenEndpoint(grant: TokenGrant, deps: TokenRouteDeps): RouteFn {
+  const { issuer, limits } = deps;
+  return async (req, res, params) => {
+    noCache(res);
+    try {
+      const credential = clientAuth(grant, req);
+      const lifetime = await grantParameters(grant, params, res, issuer, credential);
+      const issued = await issuer.issue(credential, lifetime);
+      logIssued(res, issued, grant);
+      grant.answer(res, issued);
+    } catch (error) {
+      await countFailure(limits, req, error);
+      throw error;
+    }
+  };
+}
+
+/** The token endpoint's grants, one module each (CONTRACT §4.1). */
+const GRANTS = { access_token: accessTokenGrant, client_credentials: clientCredentialsGrant } as const satisfies Record<string, TokenGrant>;
+
+/**
+ * The grant a request asks for: a form body carrying `grant_type` speaks RFC 6749 (whose module
+ * refuses a `grant_type` other than its own, after the client's credential); anything else is the seed's.
+ */
+function grantOf(req: Request): keyof typeof GRANTS {
+  return speaksRfc6749(req) ? 'client_credentials' : 'access_token';
+}
+
+/** `POST /oauth/token`: the request's grant, from the table, answers it under its own edge. */
 export function tokenRoutes(router: IRouter, deps: TokenRouteDeps): void {
-  const { issuer } = deps;
-
-  const seedFlow = async (req: Request, res: Response): Promise<void> => {
-    const credential = required(seedCredential(readAuthorization(req)));
-    const request = await parametersAfterCredential(
-      () => readSeedTokenRequest(Params.from(req)),
-      () => issuer.authenticate(credential),
-    );
-    locals(res).outputFormat = request.outputFormat;
-    const issued = await issuer.issue(credential, request.expiresIn);
-    logIssued(res, issued, 'seed');
-    sendBody(res, 200, { accessToken: issued.accessToken, expiresIn: issued.expiresIn }, request.outputFormat);
-  };
-
-  const clientCredentialsFlow = async (req: Request, res: Response): Promise<void> => {
-    locals(res).envelope = 'oauth';
-    const credential = required(clientCredential(req, readAuthorization(req)));
-    const request = await parametersAfterCredential(
-      () => readClientCredentialsRequest(Params.from(req)),
-      () => issuer.authenticate(credential),
-    );
-    const issued = await issuer.issue(credential, request.expiresIn);
-    logIssued(res, issued, 'client_credentials');
-    sendBody(res, 200, { access_token: issued.accessToken, token_type: 'Bearer', expires_in: issued.expiresIn }, 'JSON');
-  };
-
-  router.post(
-    '/oauth/token',
-    handler('codeMessages', async (req, res) => {
-      noStore(res);
-      await countingFailures(
-        deps.limits,
-        () => clientAddress(req),
-        () => (isClientCredentialsFlow(req) ? clientCredentialsFlow(req, res) : seedFlow(req, res)),
-      );
-    }),
-  );
+  const endpoints = Object.fromEntries(
+    Object.entries(GRANTS).map(([name, grant]: [string, TokenGrant]) => [name, handler(grant.edge, tokenEndpoint(grant, deps))]),
+  ) as Record<keyof typeof GRANTS, RequestHandler>;
+  router.post('/oauth/token', (req, res, next) => endpoints[grantOf(req)](req, res, next));
 }

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { handler, locals, Params, sendBody, type Logger } from '@platform/common';
+import { adminEdge, handler, locals, respond, type Logger } from '@platform/common';
 import { requireAdminToken, type FailureLimit } from '@platform/credentials';
 import type { CatalogCache } from '../catalog/catalog-cache';
 import { createCustomCategory, deleteCategory, readNewCategory, type CustomCategoryWriter } from '../domain/custom-categories';
@@ -27,31 +27,23 @@ export function mountAdminRoutes(app: Express, deps: AdminRouteDeps): void {
   app.use('/admin/v1', requireAdminToken(deps.adminToken, { failures: deps.adminFailures }));
   app.post(
     '/admin/v1/categories',
-    handler(
-      'codeMessages',
-      async (req, res) => {
-        const input = readNewCategory(Params.from(req).rawBody());
-        const category = await createCustomCategory(deps.writer, input);
-        await refreshAfterChange(deps.catalog, locals(res).log);
-        locals(res).log.info('category created', { id: category.id, parent: category.parent });
-        sendBody(res, 201, category, 'JSON');
-      },
-      { challenge: false },
-    ),
+    handler(adminEdge, async (_req, res, params) => {
+      const input = readNewCategory(params.rawBody());
+      const category = await createCustomCategory(deps.writer, input);
+      await refreshAfterChange(deps.catalog, locals(res).log);
+      locals(res).log.info('category created', { id: category.id, parent: category.parent });
+      respond(res, 201, category);
+    }),
   );
 
   app.delete(
     '/admin/v1/categories/:id',
-    handler(
-      'codeMessages',
-      async (req, res) => {
-        const id = typeof req.params.id === 'string' ? req.params.id : '';
-        await deleteCategory(deps.writer, id);
-        await refreshAfterChange(deps.catalog, locals(res).log);
-        locals(res).log.info('category deleted', { id });
-        res.status(204).end();
-      },
-      { challenge: false },
-    ),
+    handler(adminEdge, async (req, res) => {
+      const id = typeof req.params.id === 'string' ? req.params.id : '';
+      await deleteCategory(deps.writer, id);
+      await refreshAfterChange(deps.catalog, locals(res).log);
+      locals(res).log.info('category deleted', { id });
+      res.status(204).end();
+    }),
   );
 }

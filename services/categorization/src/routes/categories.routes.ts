@@ -1,14 +1,14 @@
-import type { Express, Request } from 'express';
+import type { Express, Request, Response } from 'express';
 import {
   AppError,
+  checkOutputFormat,
+  formatOf,
   handler,
   invalidMessage,
-  locals,
-  Params,
-  readOutputFormat,
+  publicEdge,
   throwIfInvalid,
   type FieldMessages,
-  type OutputFormat,
+  type Params,
   unavailable,
 } from '@platform/common';
 import { presentedCredential, type CredentialVerifier } from '@platform/credentials';
@@ -33,8 +33,8 @@ async function checkCredential(req: Request, params: Params, verifier: Credentia
   }
 }
 
-/** `order` and `outputFormat`; both are reported together when both are bad. */
-function readListParams(params: Params): { order: CategoryOrder; format: OutputFormat } {
+/** `order` and the kernel's outputFormat decision; both are reported together when both are bad. */
+function readOrder(params: Params, res: Response): CategoryOrder {
   const errors: FieldMessages = {};
   const raw = params.get('order');
   let order: CategoryOrder = 'IAB';
@@ -45,15 +45,9 @@ function readListParams(params: Params): { order: CategoryOrder; format: OutputF
   } else if (raw.kind === 'invalid') {
     errors.order = [invalidMessage('order')];
   }
-  let format: OutputFormat = 'JSON';
-  try {
-    format = readOutputFormat(params);
-  } catch (error) {
-    if (!(error instanceof AppError) || error.fields === undefined) throw error;
-    Object.assign(errors, error.fields);
-  }
+  checkOutputFormat(res, errors);
   throwIfInvalid(errors);
-  return { order, format };
+  return order;
 }
 
 /**
@@ -64,15 +58,13 @@ function readListParams(params: Params): { order: CategoryOrder; format: OutputF
 export function mountCategoryRoutes(app: Express, deps: { catalog: CatalogCache; verifier: CredentialVerifier }): void {
   app.get(
     CATEGORIES_PATH,
-    handler('codeMessages', async (req, res) => {
+    handler(publicEdge, async (req, res, params) => {
       // On every answer of this endpoint, errors included.
       res.vary('Accept-Encoding');
-      const params = Params.from(req);
       await checkCredential(req, params, deps.verifier);
-      const { order, format } = readListParams(params);
-      locals(res).outputFormat = format;
+      const order = readOrder(params, res);
       if (!deps.catalog.loaded) throw unavailable();
-      const representation = deps.catalog.current().representation(order, format);
+      const representation = deps.catalog.current().representation(order, formatOf(res));
       const coding = preferredCoding(req.headers['accept-encoding']);
       const { body, etag } = representation.coded[coding];
       res.setHeader('ETag', etag);

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { locals, Params, sendBody } from '@platform/common';
+import { locals, respond } from '@platform/common';
 import { requireAdminToken, type FailureLimit } from '@platform/credentials';
 import { accountDetails, addCredits, createAccount, parseAccountId, parseNewAccount } from '../domain/accounts';
 import type { UserStore } from '../domain/user-store';
@@ -15,11 +15,11 @@ export function adminRoutes(store: UserStore, adminToken: string, failures: Fail
 
   router.post(
     `${BASE}/accounts`,
-    adminRoute(async (req, res) => {
-      const { account, apiKey } = await createAccount(store, parseNewAccount(Params.from(req).rawBody()));
+    adminRoute(async (_req, res, params) => {
+      const { account, apiKey } = await createAccount(store, parseNewAccount(params.rawBody()));
       locals(res).log.info('account created', { accountId: account.id });
       res.setHeader('Cache-Control', 'no-store');
-      sendBody(res, 201, { id: account.id, email: account.email, apiKey, createdAt: account.createdAt.toISOString() }, 'JSON');
+      respond(res, 201, { id: account.id, email: account.email, apiKey, createdAt: account.createdAt.toISOString() });
     }),
   );
 
@@ -27,22 +27,22 @@ export function adminRoutes(store: UserStore, adminToken: string, failures: Fail
     `${BASE}/accounts/:id`,
     adminRoute(async (req, res) => {
       const { account, balances } = await accountDetails(store, parseAccountId(String(req.params.id)));
-      sendBody(
-        res,
-        200,
-        { id: account.id, email: account.email, createdAt: account.createdAt.toISOString(), balances: balances.map(balanceItemView) },
-        'JSON',
-      );
+      respond(res, 200, {
+        id: account.id,
+        email: account.email,
+        createdAt: account.createdAt.toISOString(),
+        balances: balances.map(balanceItemView),
+      });
     }),
   );
 
   router.post(
     `${BASE}/accounts/:id/credits`,
-    adminRoute(async (req, res) => {
+    adminRoute(async (req, res, params) => {
       const accountId = parseAccountId(String(req.params.id));
-      const result = await addCredits(store, accountId, Params.from(req).rawBody());
+      const result = await addCredits(store, accountId, params.rawBody());
       locals(res).log.info('credits changed', { accountId, productId: result.productId, amount: result.amount });
-      sendBody(res, 200, { productId: result.productId, credits: result.credits }, 'JSON');
+      respond(res, 200, { productId: result.productId, credits: result.credits });
     }),
   );
   return router;

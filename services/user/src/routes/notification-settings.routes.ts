@@ -1,10 +1,9 @@
 import { Router } from 'express';
-import { Params, sendBody, throwIfInvalid, type FieldMessages } from '@platform/common';
+import { checkOutputFormat, respond, throwIfInvalid, type FieldMessages } from '@platform/common';
 import { presentedCredential } from '@platform/credentials';
 import type { UserDeps } from '../deps';
 import { changeNotificationSettings, parseSettingsPatch } from '../domain/notification-settings';
 import type { UserStore } from '../domain/user-store';
-import { collectOutputFormat } from './output-format';
 import { publicRoute } from './route';
 
 const PATH = '/user-service/notification-settings';
@@ -12,14 +11,13 @@ const PATH = '/user-service/notification-settings';
 /** `GET|POST /user-service/notification-settings` (CONTRACT §6): read, or change any nested subset. */
 export function notificationSettingsRoutes(deps: UserDeps, store: UserStore): Router {
   // GET reads; POST changes what its JSON body names (an empty change reads) and answers the whole document.
-  const settings = publicRoute(async (req, res) => {
-    const params = Params.from(req);
+  const settings = publicRoute(async (req, res, params) => {
     const principal = await deps.credentials.require(presentedCredential(req, params).secret);
     const errors: FieldMessages = {};
-    const format = collectOutputFormat(params, res, errors);
+    checkOutputFormat(res, errors);
     const patch = req.method === 'POST' ? parseSettingsPatch(params.rawBody(), errors) : {};
     throwIfInvalid(errors);
-    sendBody(res, 200, await changeNotificationSettings(store, principal.accountId, patch), format);
+    respond(res, 200, await changeNotificationSettings(store, principal.accountId, patch));
   });
   const router = Router();
   router.get(PATH, settings);

@@ -1,11 +1,10 @@
 import { Router } from 'express';
-import { Params, sendBody, throwIfInvalid, type FieldMessages } from '@platform/common';
+import { checkOutputFormat, respond, throwIfInvalid, type FieldMessages } from '@platform/common';
 import { presentedCredential } from '@platform/credentials';
 import type { UserDeps } from '../deps';
 import { parseProductFilter } from '../domain/balance';
 import type { CatalogueReads } from '../domain/catalogue';
 import { parseHistoryDays, usageHistory, type UsageHistoryItem, type UsageLedgerReads } from '../domain/usage-history';
-import { collectOutputFormat } from './output-format';
 import { publicRoute } from './route';
 
 export const USAGE_HISTORY_PATH = '/user-service/usage-history';
@@ -26,16 +25,15 @@ export function usageHistoryRoutes(
   reads: { catalogue: CatalogueReads; ledger: UsageLedgerReads },
   now: () => Date = () => new Date(),
 ): Router {
-  const history = publicRoute(async (req, res) => {
-    const params = Params.from(req);
+  const history = publicRoute(async (req, res, params) => {
     const principal = await deps.credentials.require(presentedCredential(req, params).secret);
     const errors: FieldMessages = {};
-    const format = collectOutputFormat(params, res, errors);
+    checkOutputFormat(res, errors);
     const days = parseHistoryDays(params.get('days'), errors);
     const productId = parseProductFilter(params.get('productId'), errors);
     throwIfInvalid(errors);
     const items = await usageHistory(reads, principal.accountId, { days, productId, now: now() });
-    sendBody(res, 200, { data: items.map(itemView) }, format);
+    respond(res, 200, { data: items.map(itemView) });
   });
   const router = Router();
   router.get(USAGE_HISTORY_PATH, history);

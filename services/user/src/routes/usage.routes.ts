@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { AppError, locals, logLevelEnabled, sendBody } from '@platform/common';
+import { AppError, locals, logLevelEnabled, respond } from '@platform/common';
 import type { UserDeps } from '../deps';
 import type { CatalogueReads } from '../domain/catalogue';
 import { parseUsageRequest, type UsageRecorder } from '../domain/usage';
@@ -23,7 +23,6 @@ export function usageRoutes(deps: UserDeps, usage: UsageRecorder, serviceJwtSecr
     '/internal/v1/usage',
     adminRoute(async (req, res) => {
       const state = locals(res);
-      state.outputFormat = 'JSON';
       const caller = requireServiceJwt(req);
       // The JSON body alone (Params would parse the query string too, which this API never reads).
       const body = isRecord(req.body) ? req.body : {};
@@ -42,7 +41,7 @@ export function usageRoutes(deps: UserDeps, usage: UsageRecorder, serviceJwtSecr
         });
       }
       if (answer.outcome === 'exhausted') throw new AppError('credits_exhausted');
-      sendBody(res, 200, { accountId: answer.accountId, productId: answer.productId, credits: answer.credits }, 'JSON');
+      respond(res, 200, { accountId: answer.accountId, productId: answer.productId, credits: answer.credits });
     }),
   );
   return router;
