@@ -62,9 +62,9 @@ install_tools() {
 
 # Debian's client speaks the API of the daemon it came with; a newer client elsewhere on PATH
 # would want BuildKit.
-DOCKER=docker
-[ -x /usr/bin/docker ] && DOCKER=/usr/bin/docker
-docker() { "$DOCKER" "$@"; }
+# Decided at each call: docker.io may be installed only after this is read. (`command` skips
+# this function: calling plain "docker" from it would recurse until bash crashes.)
+docker() { if [ -x /usr/bin/docker ]; then /usr/bin/docker "$@"; else command docker "$@"; fi; }
 # docker-compose 1.29 (Debian's), else the Compose plugin.
 compose() {
   local command=(docker-compose)
