@@ -12,13 +12,13 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { ADMIN_TOKEN, benchPlatformEnv } from './platform-env';
 import { createAccount, issuanceScenarios, mintToken, revokedToken, seedRequest, type Scenario } from './issuance-scenarios';
 
 const option = (name: string, fallback: string): string => {
   const index = process.argv.indexOf(`--${name}`);
   return index > 0 ? (process.argv[index + 1] as string) : fallback;
 };
-const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 
 interface Served {
   pid: number;
@@ -54,20 +54,7 @@ async function startFloor(prefix: string): Promise<Served> {
 async function startPlatform(root: string, prefix: string): Promise<Served> {
   const child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', 'scripts/start-all.ts'], {
     cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-      REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
-      REDIS_KEY_PREFIX: prefix,
-      ADMIN_TOKEN,
-      AUTH_PORT: '0',
-      USER_PORT: '0',
-      CATEGORIZATION_PORT: '0',
-      NOTIFIER_PORT: '0',
-      TOKEN_RATE_PER_ACCOUNT: '100000000',
-      LOG_LEVEL: 'error',
-      DATA_DIR: path.join(root, '.data/bench'),
-    },
+    env: benchPlatformEnv(root, prefix),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

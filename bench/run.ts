@@ -27,6 +27,7 @@ import { startOtlpSink, type OtlpSink } from './otlp-sink';
 import { formatUsageReport } from './usage-report';
 import { runUsageBench } from './usage-scenarios';
 import { startBaselines } from './baselines';
+import { ADMIN_TOKEN, benchPlatformEnv } from './platform-env';
 import { startInvariantProbe } from './invariants';
 import {
   createAccount,
@@ -55,7 +56,6 @@ const option = (name: string): string | undefined => {
 const ONLY = option('only')?.split(',');
 const CPU_PROFILE_DIR = option('cpu-prof');
 const TRACING = process.argv.includes('--tracing');
-const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 
 function start(
   script: string,
@@ -116,20 +116,7 @@ async function measure(scenario: string, options: autocannon.Options, status?: n
 async function main(): Promise<void> {
   const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
   const keyPrefix = process.env.BENCH_REDIS_KEY_PREFIX ?? 'bench:';
-  const platformEnv: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-    REDIS_URL: redisUrl,
-    REDIS_KEY_PREFIX: keyPrefix,
-    ADMIN_TOKEN,
-    AUTH_PORT: '0',
-    USER_PORT: '0',
-    CATEGORIZATION_PORT: '0',
-    NOTIFIER_PORT: '0',
-    TOKEN_RATE_PER_ACCOUNT: '100000000',
-    LOG_LEVEL: 'error',
-    DATA_DIR: path.join(ROOT, '.data/bench'),
-  };
+  const platformEnv = benchPlatformEnv(ROOT, keyPrefix);
   const nodeArgs = CPU_PROFILE_DIR === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', CPU_PROFILE_DIR];
   const platform = await start('scripts/start-all.ts', platformEnv, /admin token\s+\S+/, nodeArgs);
   let stopBaselines = (): Promise<void> => Promise.resolve();
