@@ -1,4 +1,4 @@
-import { codeMessagesSchema } from '@platform/common';
+import { codeMessagesSchema, errorResponse } from '@platform/common';
 
 const category = {
   type: 'object',
@@ -10,10 +10,7 @@ const category = {
   },
 };
 
-const error = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-});
+const error = (description: string) => errorResponse(description, '#/components/schemas/Error');
 
 /** OpenAPI 3.1 description of the categorization service's endpoints (served at /openapi.json). */
 export const openapi: Record<string, unknown> = {

@@ -1,34 +1,18 @@
-import { codeMessagesSchema } from '@platform/common';
+import { codeMessagesSchema, errorResponse, jsonOrXmlRef, queryParam } from '@platform/common';
 
-/** OpenAPI 3.1 description of the user service's public, admin and internal endpoints (served at /openapi.json). */
-const error = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/CodeMessages' } } },
-});
-const formats = (schemaRef: string) => ({
-  'application/json': { schema: { $ref: schemaRef } },
-  'application/xml': { schema: { $ref: schemaRef } },
-});
-const param = (name: string, description: string, required = false) => ({
-  name,
-  in: 'query',
-  required,
-  description,
-  schema: { type: 'string' },
-});
-const outputFormat = param('outputFormat', 'JSON (default) or XML, case-insensitive.');
-const apiKey = param('apiKey', 'API key or access token; or send `Authorization: Bearer <token>` instead.');
+const outputFormat = queryParam('outputFormat', 'JSON (default) or XML, case-insensitive.');
+const apiKey = queryParam('apiKey', 'API key or access token; or send `Authorization: Bearer <token>` instead.');
 const bearer = [{ credential: [] }, {}];
 
 const balanceOperation = (method: string) => ({
   summary: `Account balance (${method})`,
   description: 'One item per held product, ordered by product id; products sharing a pool show the same credits.',
-  parameters: [apiKey, param('productId', 'Only this product.'), outputFormat],
+  parameters: [apiKey, queryParam('productId', 'Only this product.'), outputFormat],
   security: bearer,
   responses: {
-    200: { description: 'Balance', content: formats('#/components/schemas/Balance') },
-    401: error('Missing or bad credential'),
-    422: error('Bad productId or outputFormat'),
+    200: { description: 'Balance', content: jsonOrXmlRef('#/components/schemas/Balance') },
+    401: errorResponse('Missing or bad credential'),
+    422: errorResponse('Bad productId or outputFormat'),
   },
 });
 
@@ -37,20 +21,26 @@ const usageHistoryOperation = (method: string) => ({
   description:
     'Credits used per UTC day and product over the last `days` days, today included, ordered by date, then product id. ' +
     'Only debits through the usage API count; days without usage have no item.',
-  parameters: [apiKey, param('days', 'Days to cover, 1–90 (default 30).'), param('productId', 'Only this product.'), outputFormat],
+  parameters: [
+    apiKey,
+    queryParam('days', 'Days to cover, 1–90 (default 30).'),
+    queryParam('productId', 'Only this product.'),
+    outputFormat,
+  ],
   security: bearer,
   responses: {
-    200: { description: 'Usage history', content: formats('#/components/schemas/UsageHistory') },
-    401: error('Missing or bad credential'),
-    422: error('Bad days, productId or outputFormat'),
+    200: { description: 'Usage history', content: jsonOrXmlRef('#/components/schemas/UsageHistory') },
+    401: errorResponse('Missing or bad credential'),
+    422: errorResponse('Bad days, productId or outputFormat'),
   },
 });
 
 const settingsDescription = {
   description: 'Notification settings',
-  content: formats('#/components/schemas/NotificationSettings'),
+  content: jsonOrXmlRef('#/components/schemas/NotificationSettings'),
 };
 
+/** OpenAPI 3.1 description of the user service's public, admin and internal endpoints (served at /openapi.json). */
 export const openapi: Record<string, unknown> = {
   openapi: '3.1.0',
   info: { title: 'User service', version: '1.0.0', description: 'Accounts, API keys, credit balances, notification settings.' },
@@ -64,12 +54,12 @@ export const openapi: Record<string, unknown> = {
       get: {
         summary: 'Replace the API key',
         description: 'The old key stops working at once and every earlier access token is revoked. Only the API key itself may rotate.',
-        parameters: [param('currentApiKey', 'The key in force (not a token).', true), outputFormat],
+        parameters: [queryParam('currentApiKey', 'The key in force (not a token).', true), outputFormat],
         responses: {
-          200: { description: 'New key', content: formats('#/components/schemas/ApiKey') },
-          400: error('Unknown or inactive key'),
-          422: error('Missing or malformed currentApiKey, or bad outputFormat'),
-          503: error('Token store or database unavailable; nothing was rotated'),
+          200: { description: 'New key', content: jsonOrXmlRef('#/components/schemas/ApiKey') },
+          400: errorResponse('Unknown or inactive key'),
+          422: errorResponse('Missing or malformed currentApiKey, or bad outputFormat'),
+          503: errorResponse('Token store or database unavailable; nothing was rotated'),
         },
       },
     },
@@ -78,7 +68,7 @@ export const openapi: Record<string, unknown> = {
         summary: 'Read notification settings',
         parameters: [apiKey, outputFormat],
         security: bearer,
-        responses: { 200: settingsDescription, 401: error('Missing or bad credential') },
+        responses: { 200: settingsDescription, 401: errorResponse('Missing or bad credential') },
       },
       post: {
         summary: 'Change notification settings',
@@ -86,7 +76,7 @@ export const openapi: Record<string, unknown> = {
         parameters: [apiKey, outputFormat],
         security: bearer,
         requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/NotificationSettings' } } } },
-        responses: { 200: settingsDescription, 401: error('Missing or bad credential'), 422: error('Bad value') },
+        responses: { 200: settingsDescription, 401: errorResponse('Missing or bad credential'), 422: errorResponse('Bad value') },
       },
     },
     '/user-service/usage-history': { get: usageHistoryOperation('GET'), post: usageHistoryOperation('POST') },
@@ -110,9 +100,9 @@ export const openapi: Record<string, unknown> = {
         },
         responses: {
           201: { description: 'Created; the API key is shown only here' },
-          401: error('Missing or wrong admin token'),
-          409: error('E-mail taken'),
-          422: error('Bad input'),
+          401: errorResponse('Missing or wrong admin token'),
+          409: errorResponse('E-mail taken'),
+          422: errorResponse('Bad input'),
         },
       },
     },
@@ -123,8 +113,8 @@ export const openapi: Record<string, unknown> = {
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
         responses: {
           200: { description: 'Account and balances' },
-          401: error('Missing or wrong admin token'),
-          404: error('Unknown account'),
+          401: errorResponse('Missing or wrong admin token'),
+          404: errorResponse('Unknown account'),
         },
       },
     },
@@ -146,9 +136,9 @@ export const openapi: Record<string, unknown> = {
         },
         responses: {
           200: { description: '`{"productId", "credits"}`' },
-          401: error('Missing or wrong admin token'),
-          404: error('Unknown account'),
-          422: error('Bad input'),
+          401: errorResponse('Missing or wrong admin token'),
+          404: errorResponse('Unknown account'),
+          422: errorResponse('Bad input'),
         },
       },
     },
@@ -182,11 +172,11 @@ export const openapi: Record<string, unknown> = {
             description: 'Debited; `credits` is what the pool holds afterwards',
             content: { 'application/json': { schema: { $ref: '#/components/schemas/UsageGrant' } } },
           },
-          401: error('Missing or bad service JWT ("Invalid service token."), or bad customer credential'),
-          403: error('Pool exhausted (fewer credits than units) or product not held'),
-          409: error('requestId already used with a different body'),
-          422: error('Bad productId, units or requestId'),
-          503: error('Database or token store unavailable; nothing was debited (retry with the same requestId)'),
+          401: errorResponse('Missing or bad service JWT ("Invalid service token."), or bad customer credential'),
+          403: errorResponse('Pool exhausted (fewer credits than units) or product not held'),
+          409: errorResponse('requestId already used with a different body'),
+          422: errorResponse('Bad productId, units or requestId'),
+          503: errorResponse('Database or token store unavailable; nothing was debited (retry with the same requestId)'),
         },
       },
     },
