@@ -14,6 +14,7 @@ export * from './params';
 export * from './redact';
 export * from './render';
 export { adminEdge, oauthEdge, productEdge, publicEdge, routeEdge, type RouteEdge } from './route-edge';
+export * from './route-declaration';
 export * from './route-handler';
 export * from './secret-compare';
 export * from './trace-context';

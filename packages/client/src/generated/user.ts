@@ -25,7 +25,7 @@ export interface paths {
           /** @description Only this product. */
           productId?: string;
           /** @description JSON (default) or XML, case-insensitive. */
-          outputFormat?: string;
+          outputFormat?: 'JSON' | 'XML';
         };
         header?: never;
         path?: never;
@@ -50,6 +50,7 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
         /** @description Bad productId or outputFormat */
@@ -59,6 +60,7 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
       };
@@ -76,7 +78,7 @@ export interface paths {
           /** @description Only this product. */
           productId?: string;
           /** @description JSON (default) or XML, case-insensitive. */
-          outputFormat?: string;
+          outputFormat?: 'JSON' | 'XML';
         };
         header?: never;
         path?: never;
@@ -101,6 +103,7 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
         /** @description Bad productId or outputFormat */
@@ -110,6 +113,7 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
       };
@@ -140,7 +144,7 @@ export interface paths {
           /** @description Only this product. */
           productId?: string;
           /** @description JSON (default) or XML, case-insensitive. */
-          outputFormat?: string;
+          outputFormat?: 'JSON' | 'XML';
         };
         header?: never;
         path?: never;
@@ -165,6 +169,7 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
         /** @description Bad productId or outputFormat */
@@ -174,6 +179,7 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
       };
@@ -192,7 +198,7 @@ export interface paths {
           /** @description Only this product. */
           productId?: string;
           /** @description JSON (default) or XML, case-insensitive. */
-          outputFormat?: string;
+          outputFormat?: 'JSON' | 'XML';
         };
         header?: never;
         path?: never;
@@ -217,6 +223,7 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
         /** @description Bad productId or outputFormat */
@@ -226,6 +233,7 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
       };
@@ -253,7 +261,7 @@ export interface paths {
           /** @description The key in force (not a token). */
           currentApiKey: string;
           /** @description JSON (default) or XML, case-insensitive. */
-          outputFormat?: string;
+          outputFormat?: 'JSON' | 'XML';
         };
         header?: never;
         path?: never;
@@ -278,6 +286,7 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
         /** @description Missing or malformed currentApiKey, or bad outputFormat */
@@ -287,6 +296,7 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
         /** @description Token store or database unavailable; nothing was rotated */
@@ -296,6 +306,7 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
       };
@@ -322,7 +333,7 @@ export interface paths {
           /** @description API key or access token; or send `Authorization: Bearer <token>` instead. */
           apiKey?: string;
           /** @description JSON (default) or XML, case-insensitive. */
-          outputFormat?: string;
+          outputFormat?: 'JSON' | 'XML';
         };
         header?: never;
         path?: never;
@@ -347,6 +358,17 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Bad outputFormat */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
       };
@@ -362,7 +384,7 @@ export interface paths {
           /** @description API key or access token; or send `Authorization: Bearer <token>` instead. */
           apiKey?: string;
           /** @description JSON (default) or XML, case-insensitive. */
-          outputFormat?: string;
+          outputFormat?: 'JSON' | 'XML';
         };
         header?: never;
         path?: never;
@@ -391,6 +413,7 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
         /** @description Bad value */
@@ -400,6 +423,7 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
       };
@@ -431,7 +455,7 @@ export interface paths {
           /** @description Only this product. */
           productId?: string;
           /** @description JSON (default) or XML, case-insensitive. */
-          outputFormat?: string;
+          outputFormat?: 'JSON' | 'XML';
         };
         header?: never;
         path?: never;
@@ -456,6 +480,7 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
         /** @description Bad days, productId or outputFormat */
@@ -465,6 +490,7 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
       };
@@ -484,7 +510,7 @@ export interface paths {
           /** @description Only this product. */
           productId?: string;
           /** @description JSON (default) or XML, case-insensitive. */
-          outputFormat?: string;
+          outputFormat?: 'JSON' | 'XML';
         };
         header?: never;
         path?: never;
@@ -509,6 +535,7 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
         /** @description Bad days, productId or outputFormat */
@@ -518,6 +545,7 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
       };
@@ -823,14 +851,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
-    CodeMessages: {
-      code: number;
-      messages:
-        | string
-        | {
-            [key: string]: string[];
-          };
-    };
     Balance: {
       data: {
         product_id: number;
@@ -840,6 +860,26 @@ export interface components {
         };
         credits: number;
       }[];
+    };
+    CodeMessages: {
+      code: number;
+      messages:
+        | string
+        | {
+            [key: string]: string[];
+          };
+    };
+    ApiKey: {
+      apiKey: string;
+    };
+    NotificationSettings: {
+      lowBalanceAlert: {
+        enabled: boolean;
+        threshold: number;
+      };
+      zeroBalanceAlert: {
+        enabled: boolean;
+      };
     };
     UsageHistory: {
       data: {
@@ -857,18 +897,6 @@ export interface components {
       accountId: number;
       productId: number;
       credits: number;
-    };
-    ApiKey: {
-      apiKey: string;
-    };
-    NotificationSettings: {
-      lowBalanceAlert: {
-        enabled: boolean;
-        threshold: number;
-      };
-      zeroBalanceAlert: {
-        enabled: boolean;
-      };
     };
   };
   responses: never;

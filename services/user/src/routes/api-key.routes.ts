@@ -1,24 +1,37 @@
 import { Router } from 'express';
-import { AppError, locals, outputFormatRefused, respond } from '@platform/common';
+import { declareRoute, locals, mountRoute, publicEdge, respond } from '@platform/common';
+import { z } from 'zod';
 import type { UserDeps } from '../deps';
 import { rotateApiKey } from '../domain/key-rotation';
 import type { UserStore } from '../domain/user-store';
-import { publicRoute } from './route';
+import { ApiKey } from './schemas';
 
 /** `GET /user-service/api-key/generate` (CONTRACT §4.4). */
+export const apiKeyRoute = declareRoute({
+  methods: ['get'],
+  paths: ['/user-service/api-key/generate'],
+  edge: publicEdge,
+  summary: 'Replace the API key',
+  description: 'The old key stops working at once and every earlier access token is revoked. Only the API key itself may rotate.',
+  params: { currentApiKey: z.string().openapi({ description: 'The key in force (not a token).' }) },
+  // Key generation answers every bad parameter with its own 422 string (CONTRACT §2, §4.4).
+  refusal: 'request',
+  responses: {
+    200: { description: 'New key', body: ApiKey },
+    400: 'Unknown or inactive key',
+    422: 'Missing or malformed currentApiKey, or bad outputFormat',
+    503: 'Token store or database unavailable; nothing was rotated',
+  },
+});
+
 export function apiKeyRoutes(deps: UserDeps, store: UserStore): Router {
   const router = Router();
-  router.get(
-    '/user-service/api-key/generate',
-    publicRoute(async (_req, res, params) => {
-      // Key generation answers every bad parameter with its own 422 string (CONTRACT §2, §4.4).
-      if (outputFormatRefused(res)) throw new AppError('invalid_request_params');
-      const current = params.get('currentApiKey');
-      const rotated = await rotateApiKey({ store }, current.kind === 'value' ? current.value : undefined);
-      locals(res).log.info('api key rotated', { accountId: rotated.accountId });
-      res.setHeader('Cache-Control', 'no-store');
-      respond(res, 200, { apiKey: rotated.apiKey });
-    }),
-  );
+  mountRoute(router, apiKeyRoute, async (_req, res, request) => {
+    const { currentApiKey } = request.input();
+    const rotated = await rotateApiKey({ store }, currentApiKey);
+    locals(res).log.info('api key rotated', { accountId: rotated.accountId });
+    res.setHeader('Cache-Control', 'no-store');
+    respond(res, 200, { apiKey: rotated.apiKey });
+  });
   return router;
 }

@@ -1,17 +1,33 @@
 import { Router } from 'express';
-import { AppError, checkOutputFormat, respond, throwIfInvalid, type FieldMessages } from '@platform/common';
+import { AppError, declareRoute, mountRoute, publicEdge, respond } from '@platform/common';
 import { hashSecret, isApiKeyShape, presentedCredential } from '@platform/credentials';
 import type { UserDeps } from '../deps';
-import { balanceOfPools, parseProductFilter, type BalanceReads } from '../domain/balance';
+import { balanceOfPools, type BalanceReads } from '../domain/balance';
 import type { CatalogueReads } from '../domain/catalogue';
 import { balanceItemView } from './balance-view';
-import { publicRoute } from './route';
+import { apiKeyParam, Balance, customerSecurity, productIdParam } from './schemas';
 
 /** `GET|POST /user-service/account-balance` and the legacy `/service/account-balance` (CONTRACT §4.3). */
+export const balanceRoute = declareRoute({
+  methods: ['get', 'post'],
+  paths: ['/user-service/account-balance'],
+  deprecatedPaths: ['/service/account-balance'],
+  edge: publicEdge,
+  summary: 'Account balance',
+  description: 'One item per held product, ordered by product id; products sharing a pool show the same credits.',
+  security: customerSecurity,
+  params: { apiKey: apiKeyParam, productId: productIdParam },
+  responses: {
+    200: { description: 'Balance', body: Balance },
+    401: 'Missing or bad credential',
+    422: 'Bad productId or outputFormat',
+  },
+});
+
 export function balanceRoutes(deps: UserDeps, reads: { balances: BalanceReads; catalogue: CatalogueReads }): Router {
   const router = Router();
-  const balance = publicRoute(async (req, res, params) => {
-    const { secret } = presentedCredential(req, params);
+  mountRoute(router, balanceRoute, async (req, res, request) => {
+    const { secret } = presentedCredential(req, request.params);
     // Credential first (401), then the parameters (422). An API key is checked by the same
     // query that reads the account's pools (one round trip); a token by the token store, then
     // the pools are read. Both reads are batched with those of concurrent requests.
@@ -20,17 +36,10 @@ export function balanceRoutes(deps: UserDeps, reads: { balances: BalanceReads; c
         ? await reads.balances.poolsByKey(hashSecret(secret))
         : await deps.credentials.require(secret);
     if (!caller) throw new AppError('unauthenticated');
-    const errors: FieldMessages = {};
-    checkOutputFormat(res, errors);
-    const productId = parseProductFilter(params.get('productId'), errors);
-    throwIfInvalid(errors);
+    const { productId } = request.input();
     const pools = 'pools' in caller ? caller.pools : await reads.balances.poolsOf(caller.accountId);
     const balances = await balanceOfPools(reads, pools, productId);
     respond(res, 200, { data: balances.map(balanceItemView) });
   });
-  for (const path of ['/user-service/account-balance', '/service/account-balance']) {
-    router.get(path, balance);
-    router.post(path, balance);
-  }
   return router;
 }

@@ -1,26 +1,51 @@
 import { Router } from 'express';
-import { checkOutputFormat, respond, throwIfInvalid, type FieldMessages } from '@platform/common';
+import { declareRoute, mountRoute, publicEdge, respond } from '@platform/common';
 import { presentedCredential } from '@platform/credentials';
 import type { UserDeps } from '../deps';
-import { changeNotificationSettings, parseSettingsPatch } from '../domain/notification-settings';
+import { changeNotificationSettings } from '../domain/notification-settings';
 import type { UserStore } from '../domain/user-store';
-import { publicRoute } from './route';
+import { apiKeyParam, customerSecurity, NotificationSettings, SettingsPatch } from './schemas';
 
 const PATH = '/user-service/notification-settings';
+const settingsAnswer = { description: 'Notification settings', body: NotificationSettings };
 
-/** `GET|POST /user-service/notification-settings` (CONTRACT §6): read, or change any nested subset. */
+/** `GET /user-service/notification-settings` (CONTRACT §6): read. */
+export const readSettingsRoute = declareRoute({
+  methods: ['get'],
+  paths: [PATH],
+  edge: publicEdge,
+  summary: 'Read notification settings',
+  security: customerSecurity,
+  params: { apiKey: apiKeyParam },
+  responses: { 200: settingsAnswer, 401: 'Missing or bad credential', 422: 'Bad outputFormat' },
+});
+
+/** `POST /user-service/notification-settings` (CONTRACT §6): change any nested subset of the JSON document. */
+export const changeSettingsRoute = declareRoute({
+  methods: ['post'],
+  paths: [PATH],
+  edge: publicEdge,
+  summary: 'Change notification settings',
+  description: 'Any nested subset of the document; members not named keep their value.',
+  security: customerSecurity,
+  params: { apiKey: apiKeyParam },
+  document: SettingsPatch,
+  body: { content: { 'application/json': NotificationSettings } },
+  responses: { 200: settingsAnswer, 401: 'Missing or bad credential', 422: 'Bad value' },
+});
+
 export function notificationSettingsRoutes(deps: UserDeps, store: UserStore): Router {
-  // GET reads; POST changes what its JSON body names (an empty change reads) and answers the whole document.
-  const settings = publicRoute(async (req, res, params) => {
-    const principal = await deps.credentials.require(presentedCredential(req, params).secret);
-    const errors: FieldMessages = {};
-    checkOutputFormat(res, errors);
-    const patch = req.method === 'POST' ? parseSettingsPatch(params.rawBody(), errors) : {};
-    throwIfInvalid(errors);
+  const router = Router();
+  mountRoute(router, readSettingsRoute, async (req, res, request) => {
+    const principal = await deps.credentials.require(presentedCredential(req, request.params).secret);
+    request.input();
+    respond(res, 200, await changeNotificationSettings(store, principal.accountId, {}));
+  });
+  // A POST changes what its JSON body names (an empty change reads) and answers the whole document.
+  mountRoute(router, changeSettingsRoute, async (req, res, request) => {
+    const principal = await deps.credentials.require(presentedCredential(req, request.params).secret);
+    const { document: patch } = request.input();
     respond(res, 200, await changeNotificationSettings(store, principal.accountId, patch));
   });
-  const router = Router();
-  router.get(PATH, settings);
-  router.post(PATH, settings);
   return router;
 }

@@ -1,13 +1,47 @@
 import { Router } from 'express';
-import { checkOutputFormat, respond, throwIfInvalid, type FieldMessages } from '@platform/common';
+import { declareRoute, mountRoute, NUMERIC, publicEdge, respond } from '@platform/common';
 import { presentedCredential } from '@platform/credentials';
+import { z } from 'zod';
 import type { UserDeps } from '../deps';
-import { parseProductFilter } from '../domain/balance';
 import type { CatalogueReads } from '../domain/catalogue';
-import { parseHistoryDays, usageHistory, type UsageHistoryItem, type UsageLedgerReads } from '../domain/usage-history';
-import { publicRoute } from './route';
+import {
+  DEFAULT_HISTORY_DAYS,
+  MAX_HISTORY_DAYS,
+  usageHistory,
+  type UsageHistoryItem,
+  type UsageLedgerReads,
+} from '../domain/usage-history';
+import { apiKeyParam, customerSecurity, productIdParam, UsageHistory } from './schemas';
 
 export const USAGE_HISTORY_PATH = '/user-service/usage-history';
+
+/** `days`: absent (30), or an integer 1–90 as a numeric string. */
+const daysParam = z
+  .string()
+  .regex(NUMERIC)
+  .refine((value) => Number(value) >= 1 && Number(value) <= MAX_HISTORY_DAYS)
+  .transform(Number)
+  .optional()
+  .transform((days) => days ?? DEFAULT_HISTORY_DAYS)
+  .openapi({ description: `Days to cover, 1–${MAX_HISTORY_DAYS} (default ${DEFAULT_HISTORY_DAYS}).` });
+
+/** `GET|POST /user-service/usage-history` (CONTRACT §4.6): credits used per UTC day and product. */
+export const usageHistoryRoute = declareRoute({
+  methods: ['get', 'post'],
+  paths: [USAGE_HISTORY_PATH],
+  edge: publicEdge,
+  summary: 'Usage history',
+  description:
+    'Credits used per UTC day and product over the last `days` days, today included, ordered by date, then product id. ' +
+    'Only debits through the usage API count; days without usage have no item.',
+  security: customerSecurity,
+  params: { apiKey: apiKeyParam, days: daysParam, productId: productIdParam },
+  responses: {
+    200: { description: 'Usage history', body: UsageHistory },
+    401: 'Missing or bad credential',
+    422: 'Bad days, productId or outputFormat',
+  },
+});
 
 /** The wire shape of one history item: `{"date","product_id","product":{"id","name"},"credits_used"}`. */
 function itemView(item: UsageHistoryItem) {
@@ -19,24 +53,17 @@ function itemView(item: UsageHistoryItem) {
   };
 }
 
-/** `GET|POST /user-service/usage-history` (CONTRACT §4.6): credits used per UTC day and product. */
 export function usageHistoryRoutes(
   deps: UserDeps,
   reads: { catalogue: CatalogueReads; ledger: UsageLedgerReads },
   now: () => Date = () => new Date(),
 ): Router {
-  const history = publicRoute(async (req, res, params) => {
-    const principal = await deps.credentials.require(presentedCredential(req, params).secret);
-    const errors: FieldMessages = {};
-    checkOutputFormat(res, errors);
-    const days = parseHistoryDays(params.get('days'), errors);
-    const productId = parseProductFilter(params.get('productId'), errors);
-    throwIfInvalid(errors);
+  const router = Router();
+  mountRoute(router, usageHistoryRoute, async (req, res, request) => {
+    const principal = await deps.credentials.require(presentedCredential(req, request.params).secret);
+    const { days, productId } = request.input();
     const items = await usageHistory(reads, principal.accountId, { days, productId, now: now() });
     respond(res, 200, { data: items.map(itemView) });
   });
-  const router = Router();
-  router.get(USAGE_HISTORY_PATH, history);
-  router.post(USAGE_HISTORY_PATH, history);
   return router;
 }

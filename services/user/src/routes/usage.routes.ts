@@ -1,10 +1,43 @@
 import { Router } from 'express';
-import { AppError, locals, logLevelEnabled, respond } from '@platform/common';
+import { adminEdge, AppError, declareRoute, locals, logLevelEnabled, mountRoute, respond } from '@platform/common';
+import { z } from 'zod';
 import type { UserDeps } from '../deps';
 import type { CatalogueReads } from '../domain/catalogue';
-import { parseUsageRequest, type UsageRecorder } from '../domain/usage';
-import { adminRoute } from './route';
+import { MAX_REQUEST_ID_LENGTH, MAX_UNITS, parseUsageRequest, type UsageRecorder } from '../domain/usage';
+import { UsageGrant } from './schemas';
 import { createServiceJwtCheck } from './service-jwt-check';
+
+/** `POST /internal/v1/usage`: the body is read by the domain after the credential (`parseUsageRequest`: the catalogue decides). */
+export const usageRoute = declareRoute({
+  methods: ['post'],
+  paths: ['/internal/v1/usage'],
+  edge: adminEdge,
+  summary: 'Debit a product pool for a customer call (internal, product services)',
+  description:
+    'Service JWT (HS256, audience `user`, `exp` at most 5 minutes ahead) as Bearer. Debits `units` from the ' +
+    "product's pool, all or nothing, in a batch with the other debits that arrive meanwhile, and answers once the batch " +
+    'has committed (a 200 is durable). A granted answer is kept under `requestId` for at least 24 hours: a replay with the ' +
+    'same body gets it and debits nothing; a replay with a different body is 409. A refusal (401, 403) keeps nothing. JSON only.',
+  security: [{ serviceJwt: [] }],
+  body: {
+    content: {
+      'application/json': z.object({
+        credential: z.string().openapi({ description: "The customer's API key or access token." }),
+        productId: z.union([z.number().int(), z.string()]).openapi({ description: 'Catalogue product id (numeric strings allowed).' }),
+        units: z.union([z.number().int(), z.string()]).optional().openapi({ minimum: 1, maximum: MAX_UNITS, default: 1 }),
+        requestId: z.string().min(1).max(MAX_REQUEST_ID_LENGTH).openapi({ description: 'Idempotency key, global.' }),
+      }),
+    },
+  },
+  responses: {
+    200: { description: 'Debited; `credits` is what the pool holds afterwards', body: UsageGrant },
+    401: 'Missing or bad service JWT ("Invalid service token."), or bad customer credential',
+    403: 'Pool exhausted (fewer credits than units) or product not held',
+    409: 'requestId already used with a different body',
+    422: 'Bad productId, units or requestId',
+    503: 'Database or token store unavailable; nothing was debited (retry with the same requestId)',
+  },
+});
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
@@ -19,30 +52,27 @@ export function usageRoutes(deps: UserDeps, usage: UsageRecorder, serviceJwtSecr
   const router = Router();
   const requireServiceJwt = createServiceJwtCheck(serviceJwtSecret);
   const product = catalogue.product;
-  router.post(
-    '/internal/v1/usage',
-    adminRoute(async (req, res) => {
-      const state = locals(res);
-      const caller = requireServiceJwt(req);
-      // The JSON body alone (Params would parse the query string too, which this API never reads).
-      const body = isRecord(req.body) ? req.body : {};
-      const principal = await deps.credentials.require(typeof body.credential === 'string' ? body.credential : undefined);
-      const request = await parseUsageRequest(product, body);
-      const { answer, replayed } = await usage.record(principal, request);
-      // winston formats a record before its transports drop it: build none that nobody writes.
-      if (logLevelEnabled(res, 'info')) {
-        state.log.info('usage', {
-          caller: caller.iss,
-          accountId: principal.accountId,
-          productId: request.product.id,
-          units: request.units,
-          outcome: answer.outcome,
-          replayed,
-        });
-      }
-      if (answer.outcome === 'exhausted') throw new AppError('credits_exhausted');
-      respond(res, 200, { accountId: answer.accountId, productId: answer.productId, credits: answer.credits });
-    }),
-  );
+  mountRoute(router, usageRoute, async (req, res) => {
+    const state = locals(res);
+    const caller = requireServiceJwt(req);
+    // The JSON body alone (Params would parse the query string too, which this API never reads).
+    const body = isRecord(req.body) ? req.body : {};
+    const principal = await deps.credentials.require(typeof body.credential === 'string' ? body.credential : undefined);
+    const request = await parseUsageRequest(product, body);
+    const { answer, replayed } = await usage.record(principal, request);
+    // winston formats a record before its transports drop it: build none that nobody writes.
+    if (logLevelEnabled(res, 'info')) {
+      state.log.info('usage', {
+        caller: caller.iss,
+        accountId: principal.accountId,
+        productId: request.product.id,
+        units: request.units,
+        outcome: answer.outcome,
+        replayed,
+      });
+    }
+    if (answer.outcome === 'exhausted') throw new AppError('credits_exhausted');
+    respond(res, 200, { accountId: answer.accountId, productId: answer.productId, credits: answer.credits });
+  });
   return router;
 }

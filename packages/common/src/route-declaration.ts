@@ -1,0 +1,306 @@
+/// <reference types="@asteasolutions/zod-to-openapi" preserve="true" />
+/**
+ * A route declared once (issue 13, "one edge per route"): its methods and paths, its edge, its
+ * summary, a zod schema of its parameters and of its answers. From the declaration come the
+ * mounting (`mountRoute`), the validation with the contract's 422 messages (`input()`), the
+ * output formats, error envelope and challenge (the edge), and the OpenAPI operation
+ * (`openApiDocument`, through `@asteasolutions/zod-to-openapi`). Modelled on Unkey's
+ * `apps/api/src/routes/*`: the route object is at once the validator, the OpenAPI entry and the
+ * response type.
+ */
+import {
+  extendZodWithOpenApi,
+  OpenAPIRegistry,
+  OpenApiGeneratorV31,
+  type ResponseConfig,
+  type RouteConfig,
+} from '@asteasolutions/zod-to-openapi';
+import type { IRouter, Request, RequestHandler, Response } from 'express';
+import { z, type ZodTypeAny } from 'zod';
+import { AppError, invalidMessage, requiredMessage, type Envelope, type FieldMessages } from './errors';
+import type { Params } from './params';
+import { checkOutputFormat, handler } from './route-handler';
+import type { RouteEdge } from './route-edge';
+
+extendZodWithOpenApi(z);
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** The flat parameters of a route (query string or body, the body winning; CONTRACT §2), one zod schema per name over the string value. */
+export type ParamShape = Record<string, ZodTypeAny>;
+
+/** An answer the route gives itself: its body schema (rendered in the edge's formats), or none. */
+export interface AnswerDeclaration {
+  description: string;
+  /** The body; omitted for an answer without one (204, 304, or one the document does not describe). */
+  body?: ZodTypeAny;
+  /** The XML form's schema when it differs from the JSON one. */
+  xmlBody?: ZodTypeAny;
+  /** Response headers, by name. */
+  headers?: Record<string, ZodTypeAny>;
+}
+
+/**
+ * An answer of the declaration: a string is an error the kernel renders (the edge's envelope in
+ * the edge's formats), an object an answer of the route's own.
+ */
+export type ResponseDeclaration = string | AnswerDeclaration;
+
+/** A request body the route reads as one document (nested JSON, or a form), described here and parsed by the domain. */
+export interface BodyDeclaration {
+  /** Media type → schema. */
+  content: Record<string, ZodTypeAny>;
+  required?: boolean;
+}
+
+export interface RouteDeclaration<S extends ParamShape = ParamShape, D extends ZodTypeAny = ZodTypeAny> {
+  readonly methods: readonly HttpMethod[];
+  /** OpenAPI paths (`/admin/v1/accounts/{id}`); the first ones are current, `deprecatedPaths` are mounted too. */
+  readonly paths: readonly string[];
+  readonly deprecatedPaths?: readonly string[];
+  readonly edge: RouteEdge;
+  readonly summary: string;
+  readonly description?: string;
+  /** Security requirements (names of the document's security schemes); `{}` is "none". */
+  readonly security?: ReadonlyArray<Record<string, string[]>>;
+  /** The flat parameters: validated by `input()`, documented as query parameters. */
+  readonly params?: S;
+  /**
+   * How an invalid parameter is answered: `fields` (default), 422 with one message per field
+   * (`The selected product id is invalid.`), or `request`, the one string 422 of key generation.
+   */
+  readonly refusal?: 'fields' | 'request';
+  /** Path parameters (documented; the route reads them from `req.params`). */
+  readonly pathParams?: ParamShape;
+  /** A documented, non-validated header parameter (If-None-Match, …). */
+  readonly headerParams?: ParamShape;
+  readonly body?: BodyDeclaration;
+  /**
+   * The JSON body read as one nested document, validated with the parameters (and documented
+   * as the JSON request body when `body` is not given): each problem is reported under its
+   * dotted name (`lowBalanceAlert.threshold`), `required` when absent, else `invalid`.
+   */
+  readonly document?: D;
+  readonly responses: Readonly<Record<number, ResponseDeclaration>>;
+}
+
+/** The value of every declared parameter after validation. */
+export type ParamValues<S extends ParamShape> = { [K in keyof S]: z.output<S[K]> };
+
+/** The declared parameters, validated, and the declared document (`undefined` when none is declared). */
+export type RouteInput<S extends ParamShape, D extends ZodTypeAny> = ParamValues<S> & { readonly document: z.output<D> };
+
+/** What a declared route receives besides the request and response. */
+export interface DeclaredRequest<S extends ParamShape, D extends ZodTypeAny = ZodTypeAny> {
+  /** The request's parameters (read once, shared with the kernel). */
+  readonly params: Params;
+  /**
+   * The declared parameters, validated: a 422 (with the refused `outputFormat`, in the
+   * contract's messages) when one is invalid. Called where the route's order of checks puts the
+   * parameters (after the credential, CONTRACT §2).
+   */
+  input(): RouteInput<S, D>;
+}
+
+export type DeclaredRouteFn<S extends ParamShape, D extends ZodTypeAny> = (
+  req: Request,
+  res: Response,
+  request: DeclaredRequest<S, D>,
+) => Promise<void> | void;
+
+/** Declares a route; the identity, typed (so that `params` and `document` keep their types). */
+export function declareRoute<S extends ParamShape = Record<never, ZodTypeAny>, D extends ZodTypeAny = z.ZodUndefined>(
+  declaration: RouteDeclaration<S, D>,
+): RouteDeclaration<S, D> {
+  return Object.freeze(declaration);
+}
+
+/** A zod issue's field: its dotted path (`lowBalanceAlert.threshold`). */
+function issueField(issue: z.ZodIssue): string {
+  return issue.path.join('.');
+}
+
+function isMissing(issue: z.ZodIssue): boolean {
+  return issue.code === 'invalid_type' && issue.received === 'undefined';
+}
+
+/**
+ * Validates a route's declared parameters (CONTRACT §2): a refused `outputFormat` first, then
+ * every parameter in declaration order, each reported under its own name: a structured value
+ * (`a[b]=c`, an array, nested JSON) or one its schema refuses is `The selected <name> is
+ * invalid.`; an absent one its schema requires is `The <name> field is required.`.
+ */
+export function validateParams<S extends ParamShape, D extends ZodTypeAny>(
+  declaration: Pick<RouteDeclaration<S, D>, 'params' | 'refusal' | 'document'>,
+  params: Params,
+  res?: Response,
+): RouteInput<S, D> {
+  const errors: FieldMessages = {};
+  if (res) checkOutputFormat(res, errors);
+  const values: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(declaration.params ?? {})) {
+    const raw = params.get(name);
+    if (raw.kind === 'invalid') {
+      errors[name] = [invalidMessage(name)];
+      continue;
+    }
+    const parsed = schema.safeParse(raw.kind === 'value' ? raw.value : undefined);
+    if (parsed.success) values[name] = parsed.data;
+    else errors[name] = [raw.kind === 'absent' ? requiredMessage(name) : invalidMessage(name)];
+  }
+  if (declaration.document) {
+    const parsed = declaration.document.safeParse(params.rawBody());
+    if (parsed.success) values.document = parsed.data;
+    else {
+      for (const issue of parsed.error.issues) {
+        const field = issueField(issue);
+        errors[field] ??= [isMissing(issue) ? requiredMessage(field) : invalidMessage(field)];
+      }
+    }
+  }
+  if (Object.keys(errors).length > 0) {
+    throw declaration.refusal === 'request' ? new AppError('invalid_request_params') : new AppError('invalid_params', { fields: errors });
+  }
+  return values as RouteInput<S, D>;
+}
+
+/** `/a/{id}` → `/a/:id`. */
+function expressPath(path: string): string {
+  return path.replace(/\{([^}]+)\}/g, ':$1');
+}
+
+/** Every path a declaration mounts, the deprecated ones last. */
+function mountedPaths(declaration: Pick<RouteDeclaration, 'paths' | 'deprecatedPaths'>): string[] {
+  return [...declaration.paths, ...(declaration.deprecatedPaths ?? [])];
+}
+
+/** The express handler of a declared route: enters its edge and hands it its validator. */
+export function declaredHandler<S extends ParamShape, D extends ZodTypeAny>(
+  declaration: RouteDeclaration<S, D>,
+  fn: DeclaredRouteFn<S, D>,
+): RequestHandler {
+  return handler(declaration.edge, (req, res, params) => fn(req, res, { params, input: () => validateParams(declaration, params, res) }));
+}
+
+/** Mounts a declared route on every method and path it declares. */
+export function mountRoute<S extends ParamShape, D extends ZodTypeAny>(
+  router: IRouter,
+  declaration: RouteDeclaration<S, D>,
+  fn: DeclaredRouteFn<S, D>,
+): void {
+  const routeHandler = declaredHandler(declaration, fn);
+  for (const path of mountedPaths(declaration)) {
+    for (const method of declaration.methods) router[method](expressPath(path), routeHandler);
+  }
+}
+
+/** The code/messages envelope (CONTRACT §2). */
+export const CodeMessages = z
+  .object({
+    code: z.number().int(),
+    messages: z.union([z.string(), z.record(z.array(z.string()))]),
+  })
+  .openapi('CodeMessages');
+
+/** The lookup family's envelope (CONTRACT §4.2). */
+export const ErrorMessage = z.object({ ErrorMessage: z.object({ errorCode: z.string(), msg: z.string() }) }).openapi('ErrorMessage');
+
+/** RFC 6749 §5.2 errors. */
+export const OAuthError = z.object({ error: z.string(), error_description: z.string().optional() }).openapi('OAuthError');
+
+const ENVELOPES: Record<Envelope, ZodTypeAny> = { codeMessages: CodeMessages, errorMessage: ErrorMessage, oauth: OAuthError };
+
+const OUTPUT_FORMAT = z.enum(['JSON', 'XML']).optional().openapi({ description: 'JSON (default) or XML, case-insensitive.' });
+
+function content(edge: RouteEdge, json: ZodTypeAny, xml: ZodTypeAny = json): NonNullable<ResponseConfig['content']> {
+  return edge.formats.includes('XML')
+    ? { 'application/json': { schema: json }, 'application/xml': { schema: xml } }
+    : { 'application/json': { schema: json } };
+}
+
+function responseOf(edge: RouteEdge, response: ResponseDeclaration): ResponseConfig {
+  if (typeof response === 'string') return { description: response, content: content(edge, ENVELOPES[edge.envelope]) };
+  const headers = response.headers && z.object(response.headers);
+  return {
+    description: response.description,
+    ...(response.body ? { content: content(edge, response.body, response.xmlBody) } : {}),
+    ...(headers ? { headers } : {}),
+  };
+}
+
+/** The OpenAPI operations of one declaration (one per method and path). */
+function operationsOf(declaration: RouteDeclaration): RouteConfig[] {
+  const { edge } = declaration;
+  const query: ParamShape = { ...declaration.params };
+  if (edge.formats.includes('XML')) query.outputFormat = OUTPUT_FORMAT;
+  const request: RouteConfig['request'] = {
+    ...(Object.keys(query).length > 0 ? { query: z.object(query) } : {}),
+    ...(declaration.pathParams ? { params: z.object(declaration.pathParams) } : {}),
+    ...(declaration.headerParams ? { headers: z.object(declaration.headerParams) } : {}),
+  };
+  const responses = Object.fromEntries(
+    Object.entries(declaration.responses).map(([status, response]) => [status, responseOf(edge, response)]),
+  );
+  const deprecated = new Set(declaration.deprecatedPaths ?? []);
+  const body = declaration.body ?? (declaration.document ? { content: { 'application/json': declaration.document } } : undefined);
+  return mountedPaths(declaration).flatMap((path) =>
+    declaration.methods.map((method) => ({
+      method,
+      path,
+      summary: declaration.methods.length > 1 ? `${declaration.summary} (${method.toUpperCase()})` : declaration.summary,
+      ...(declaration.description ? { description: declaration.description } : {}),
+      ...(deprecated.has(path) ? { deprecated: true } : {}),
+      ...(declaration.security ? { security: declaration.security.map((requirement) => ({ ...requirement })) } : {}),
+      request: {
+        ...request,
+        // Form and JSON bodies are read on POST only.
+        ...(body && method !== 'get'
+          ? {
+              body: {
+                ...(body.required === undefined ? {} : { required: body.required }),
+                content: Object.fromEntries(Object.entries(body.content).map(([type, schema]) => [type, { schema }])),
+              },
+            }
+          : {}),
+      },
+      responses,
+    })),
+  );
+}
+
+interface ParameterObject {
+  description?: string;
+  schema?: { description?: string };
+}
+
+/** A parameter's description belongs to the parameter (where generators of clients read it), not to its schema. */
+function liftDescription(parameter: ParameterObject): void {
+  const description = parameter.schema?.description;
+  if (description === undefined || parameter.description !== undefined) return;
+  parameter.description = description;
+  delete parameter.schema?.description;
+}
+
+export interface ServiceDocumentOptions {
+  info: { title: string; version: string; description?: string };
+  routes: ReadonlyArray<RouteDeclaration<any, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- any declaration
+  securitySchemes?: Record<string, Record<string, unknown>>;
+}
+
+/** A service's OpenAPI 3.1 document, generated from its route declarations (served at /openapi.json). */
+export function openApiDocument(options: ServiceDocumentOptions): Record<string, unknown> {
+  const registry = new OpenAPIRegistry();
+  for (const [name, scheme] of Object.entries(options.securitySchemes ?? {})) {
+    registry.registerComponent('securitySchemes', name, scheme as never);
+  }
+  for (const declaration of options.routes) {
+    for (const operation of operationsOf(declaration)) registry.registerPath(operation);
+  }
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({ openapi: '3.1.0', info: options.info });
+  // JSON round trip: the document is served and compared as plain data.
+  const plain = JSON.parse(JSON.stringify(document)) as { paths?: Record<string, Record<string, { parameters?: ParameterObject[] }>> };
+  for (const operation of Object.values(plain.paths ?? {}).flatMap((item) => Object.values(item))) {
+    for (const parameter of operation.parameters ?? []) liftDescription(parameter);
+  }
+  return plain as Record<string, unknown>;
+}

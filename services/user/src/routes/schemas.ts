@@ -1,0 +1,98 @@
+/** The user service's wire schemas (zod, named as OpenAPI components) and the parameter schemas its routes share. */
+import { NUMERIC } from '@platform/common';
+import { z } from 'zod';
+import { MAX_ID } from '../domain/integer-field';
+import { MAX_THRESHOLD } from '../domain/notification-settings';
+import type { NotificationSettingsPatch } from '../domain/user-store';
+
+/** `apiKey`: the credential, read by `presentedCredential` before the parameters (401 first). */
+export const apiKeyParam = z
+  .string()
+  .optional()
+  .openapi({ description: 'API key or access token; or send `Authorization: Bearer <token>` instead.' });
+
+/** `productId` of the balance and history endpoints: absent, or a catalogue id as a numeric string. */
+export const productIdParam = z
+  .string()
+  .regex(NUMERIC)
+  .refine((value) => Number(value) <= MAX_ID)
+  .transform(Number)
+  .optional()
+  .openapi({ description: 'Only this product.' });
+
+/** Security of the customer endpoints: a Bearer credential, or `apiKey` (no scheme). */
+export const customerSecurity = [{ credential: [] }, {}];
+export const adminSecurity = [{ admin: [] }];
+
+export const securitySchemes = {
+  credential: { type: 'http', scheme: 'bearer', description: 'Access token (or API key)' },
+  admin: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
+  serviceJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Service JWT signed with SERVICE_JWT_SECRET' },
+};
+
+const productRef = z.object({ id: z.number().int(), name: z.string() });
+
+export const Balance = z
+  .object({
+    data: z.array(z.object({ product_id: z.number().int(), product: productRef, credits: z.number().int() })),
+  })
+  .openapi('Balance');
+
+export const UsageHistory = z
+  .object({
+    data: z.array(
+      z.object({
+        date: z.string().date(),
+        product_id: z.number().int(),
+        product: productRef,
+        credits_used: z.number().int().min(1),
+      }),
+    ),
+  })
+  .openapi('UsageHistory');
+
+export const UsageGrant = z
+  .object({ accountId: z.number().int(), productId: z.number().int(), credits: z.number().int().min(0) })
+  .openapi('UsageGrant');
+
+export const ApiKey = z.object({ apiKey: z.string().regex(/^at_[A-Za-z0-9]{29}$/) }).openapi('ApiKey');
+
+export const NotificationSettings = z
+  .object({
+    lowBalanceAlert: z.object({ enabled: z.boolean(), threshold: z.number().int().min(0).max(MAX_THRESHOLD) }),
+    zeroBalanceAlert: z.object({ enabled: z.boolean() }),
+  })
+  .openapi('NotificationSettings');
+
+/**
+ * A JSON integer member (CONTRACT §9): a safe integer, or a numeric string `^[0-9]+$`, within
+ * `min`..`max` (as `readInteger` of the domain reads one); -0 is 0.
+ */
+function integerMember(min: number, max: number) {
+  return z
+    .union([z.number().int().safe(), z.string().regex(NUMERIC).transform(Number)])
+    .pipe(z.number().min(min).max(max))
+    .transform((value) => (value === 0 ? 0 : value))
+    .openapi({ type: 'integer', minimum: min, maximum: max });
+}
+
+/** A JSON null counts as not given (CONTRACT §9). */
+const flag = z.boolean().nullish();
+
+/**
+ * The body of `POST /user-service/notification-settings` (CONTRACT §6, §9): any nested subset
+ * of the settings document; a null section or flag counts as not given, `threshold: null` is
+ * invalid (it would unset a required setting). Output: the change it asks for.
+ */
+export const SettingsPatch = z
+  .object({
+    lowBalanceAlert: z.object({ enabled: flag, threshold: integerMember(0, MAX_THRESHOLD).optional() }).nullish(),
+    zeroBalanceAlert: z.object({ enabled: flag }).nullish(),
+  })
+  .transform(({ lowBalanceAlert: low, zeroBalanceAlert: zero }): NotificationSettingsPatch => {
+    const patch: NotificationSettingsPatch = {};
+    if (low?.enabled != null) patch.lowBalanceEnabled = low.enabled;
+    if (low?.threshold !== undefined) patch.lowBalanceThreshold = low.threshold;
+    if (zero?.enabled != null) patch.zeroBalanceEnabled = zero.enabled;
+    return patch;
+  });
