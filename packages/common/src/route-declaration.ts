@@ -24,6 +24,15 @@ import type { RouteEdge } from './route-edge';
 
 extendZodWithOpenApi(z);
 
+const OUTPUT_FORMAT = 'outputFormat';
+
+/**
+ * `outputFormat` (CONTRACT §2), documented on every route whose edge answers XML and decided by
+ * the kernel, never by the schema. A declaration names it in `params` only to place its message
+ * among the others (it is reported first otherwise).
+ */
+export const outputFormatParam = z.enum(['JSON', 'XML']).optional().openapi({ description: 'JSON (default) or XML, case-insensitive.' });
+
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** The flat parameters of a route (query string or body, the body winning; CONTRACT §2), one zod schema per name over the string value. */
@@ -36,6 +45,8 @@ export interface AnswerDeclaration {
   body?: ZodTypeAny;
   /** The XML form's schema when it differs from the JSON one. */
   xmlBody?: ZodTypeAny;
+  /** Answered in JSON only, whatever the edge's formats (an RFC 6749 error beside a seed answer). */
+  jsonOnly?: boolean;
   /** Response headers, by name. */
   headers?: Record<string, ZodTypeAny>;
 }
@@ -136,9 +147,15 @@ export function validateParams<S extends ParamShape, D extends ZodTypeAny>(
   res?: Response,
 ): RouteInput<S, D> {
   const errors: FieldMessages = {};
-  if (res) checkOutputFormat(res, errors);
+  const declared: ParamShape = declaration.params ?? {};
+  // The kernel decided the format; it is reported first, or where the declaration names it.
+  if (res && !Object.hasOwn(declared, OUTPUT_FORMAT)) checkOutputFormat(res, errors);
   const values: Record<string, unknown> = {};
-  for (const [name, schema] of Object.entries(declaration.params ?? {})) {
+  for (const [name, schema] of Object.entries(declared)) {
+    if (name === OUTPUT_FORMAT) {
+      if (res) checkOutputFormat(res, errors);
+      continue;
+    }
     const raw = params.get(name);
     if (raw.kind === 'invalid') {
       errors[name] = [invalidMessage(name)];
@@ -210,10 +227,8 @@ export const OAuthError = z.object({ error: z.string(), error_description: z.str
 
 const ENVELOPES: Record<Envelope, ZodTypeAny> = { codeMessages: CodeMessages, errorMessage: ErrorMessage, oauth: OAuthError };
 
-const OUTPUT_FORMAT = z.enum(['JSON', 'XML']).optional().openapi({ description: 'JSON (default) or XML, case-insensitive.' });
-
-function content(edge: RouteEdge, json: ZodTypeAny, xml: ZodTypeAny = json): NonNullable<ResponseConfig['content']> {
-  return edge.formats.includes('XML')
+function content(edge: RouteEdge, json: ZodTypeAny, xml: ZodTypeAny = json, jsonOnly = false): NonNullable<ResponseConfig['content']> {
+  return edge.formats.includes('XML') && !jsonOnly
     ? { 'application/json': { schema: json }, 'application/xml': { schema: xml } }
     : { 'application/json': { schema: json } };
 }
@@ -223,7 +238,7 @@ function responseOf(edge: RouteEdge, response: ResponseDeclaration): ResponseCon
   const headers = response.headers && z.object(response.headers);
   return {
     description: response.description,
-    ...(response.body ? { content: content(edge, response.body, response.xmlBody) } : {}),
+    ...(response.body ? { content: content(edge, response.body, response.xmlBody, response.jsonOnly) } : {}),
     ...(headers ? { headers } : {}),
   };
 }
@@ -232,7 +247,8 @@ function responseOf(edge: RouteEdge, response: ResponseDeclaration): ResponseCon
 function operationsOf(declaration: RouteDeclaration): RouteConfig[] {
   const { edge } = declaration;
   const query: ParamShape = { ...declaration.params };
-  if (edge.formats.includes('XML')) query.outputFormat = OUTPUT_FORMAT;
+  if (edge.formats.includes('XML')) query[OUTPUT_FORMAT] ??= outputFormatParam;
+  else delete query[OUTPUT_FORMAT];
   const request: RouteConfig['request'] = {
     ...(Object.keys(query).length > 0 ? { query: z.object(query) } : {}),
     ...(declaration.pathParams ? { params: z.object(declaration.pathParams) } : {}),

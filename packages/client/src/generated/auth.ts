@@ -22,6 +22,7 @@ export interface paths {
     post: {
       parameters: {
         query?: {
+          /** @description JSON (default) or XML, case-insensitive. */
           outputFormat?: 'JSON' | 'XML';
         };
         header?: never;
@@ -62,7 +63,7 @@ export interface paths {
                 }
               | {
                   access_token: string;
-                  /** @constant */
+                  /** @enum {string} */
                   token_type: 'Bearer';
                   expires_in: number;
                 };
@@ -75,10 +76,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              error: string;
-              error_description?: string;
-            };
+            'application/json': components['schemas']['OAuthError'];
           };
         };
         /** @description Bad credential or no credits (WWW-Authenticate when a scheme was sent) */
@@ -87,22 +85,8 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              code: number;
-              messages:
-                | string
-                | {
-                    [key: string]: string[];
-                  };
-            };
-            'application/xml': {
-              code: number;
-              messages:
-                | string
-                | {
-                    [key: string]: string[];
-                  };
-            };
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
         /** @description Body over 16 KiB */
@@ -111,22 +95,8 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              code: number;
-              messages:
-                | string
-                | {
-                    [key: string]: string[];
-                  };
-            };
-            'application/xml': {
-              code: number;
-              messages:
-                | string
-                | {
-                    [key: string]: string[];
-                  };
-            };
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
         /** @description Invalid grantType, expiresIn or outputFormat */
@@ -135,22 +105,8 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              code: number;
-              messages:
-                | string
-                | {
-                    [key: string]: string[];
-                  };
-            };
-            'application/xml': {
-              code: number;
-              messages:
-                | string
-                | {
-                    [key: string]: string[];
-                  };
-            };
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
         /** @description Rate limited (Retry-After header) */
@@ -159,22 +115,8 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              code: number;
-              messages:
-                | string
-                | {
-                    [key: string]: string[];
-                  };
-            };
-            'application/xml': {
-              code: number;
-              messages:
-                | string
-                | {
-                    [key: string]: string[];
-                  };
-            };
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
         /** @description Redis or Postgres unavailable (Retry-After) */
@@ -183,22 +125,8 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              code: number;
-              messages:
-                | string
-                | {
-                    [key: string]: string[];
-                  };
-            };
-            'application/xml': {
-              code: number;
-              messages:
-                | string
-                | {
-                    [key: string]: string[];
-                  };
-            };
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
       };
@@ -247,7 +175,7 @@ export interface paths {
               sub?: string;
               exp?: number;
               iat?: number;
-              /** @constant */
+              /** @enum {string} */
               token_type?: 'Bearer';
             };
           };
@@ -258,10 +186,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              error: string;
-              error_description?: string;
-            };
+            'application/json': components['schemas']['OAuthError'];
           };
         };
         /** @description Caller not authenticated */
@@ -270,10 +195,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              error: string;
-              error_description?: string;
-            };
+            'application/json': components['schemas']['OAuthError'];
           };
         };
         /** @description Rate limited (Retry-After header) */
@@ -282,22 +204,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              code: number;
-              messages:
-                | string
-                | {
-                    [key: string]: string[];
-                  };
-            };
-            'application/xml': {
-              code: number;
-              messages:
-                | string
-                | {
-                    [key: string]: string[];
-                  };
-            };
+            'application/json': components['schemas']['CodeMessages'];
           };
         };
       };
@@ -350,10 +257,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              error: string;
-              error_description?: string;
-            };
+            'application/json': components['schemas']['OAuthError'];
           };
         };
         /** @description Account not authenticated */
@@ -362,10 +266,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              error: string;
-              error_description?: string;
-            };
+            'application/json': components['schemas']['OAuthError'];
           };
         };
         /** @description Rate limited (Retry-After header) */
@@ -374,22 +275,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              code: number;
-              messages:
-                | string
-                | {
-                    [key: string]: string[];
-                  };
-            };
-            'application/xml': {
-              code: number;
-              messages:
-                | string
-                | {
-                    [key: string]: string[];
-                  };
-            };
+            'application/json': components['schemas']['CodeMessages'];
           };
         };
       };
@@ -439,7 +325,20 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-  schemas: never;
+  schemas: {
+    OAuthError: {
+      error: string;
+      error_description?: string;
+    };
+    CodeMessages: {
+      code: number;
+      messages:
+        | string
+        | {
+            [key: string]: string[];
+          };
+    };
+  };
   responses: never;
   parameters: never;
   requestBodies: never;

@@ -38,8 +38,8 @@ export interface paths {
         /** @description The categories, as a bare array. */
         200: {
           headers: {
-            ETag?: string;
-            'Cache-Control'?: 'public, max-age=300';
+            ETag: string;
+            'Cache-Control': 'public, max-age=300';
             [name: string]: unknown;
           };
           content: {
@@ -60,7 +60,8 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['Error'];
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
         /** @description Bad order or outputFormat. */
@@ -69,7 +70,8 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['Error'];
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
         /** @description The credential could not be checked, or the list is not loaded yet. */
@@ -78,7 +80,8 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['Error'];
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
       };
@@ -132,7 +135,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['Error'];
+            'application/json': components['schemas']['CodeMessages'];
           };
         };
         /** @description A sibling already has this name (case-insensitive). */
@@ -141,7 +144,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['Error'];
+            'application/json': components['schemas']['CodeMessages'];
           };
         };
         /** @description Missing or bad name or parent, or unknown parent. */
@@ -150,7 +153,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['Error'];
+            'application/json': components['schemas']['CodeMessages'];
           };
         };
       };
@@ -196,7 +199,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['Error'];
+            'application/json': components['schemas']['CodeMessages'];
           };
         };
         /** @description Unknown id. */
@@ -205,7 +208,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['Error'];
+            'application/json': components['schemas']['CodeMessages'];
           };
         };
         /** @description An IAB category, or a category with children. */
@@ -214,7 +217,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['Error'];
+            'application/json': components['schemas']['CodeMessages'];
           };
         };
       };
@@ -238,7 +241,7 @@ export interface components {
       /** @description Id of the direct parent; null for a top-level category. */
       parent: string | null;
     };
-    Error: {
+    CodeMessages: {
       code: number;
       messages:
         | string

@@ -1,5 +1,5 @@
 import { type IRouter, type Request } from 'express';
-import { AppError, handler, locals, oauthEdge, requiredMessage, type Params } from '@platform/common';
+import { AppError, locals, mountRoute, requiredMessage, type Params } from '@platform/common';
 import { isWellFormedToken } from '@platform/credentials';
 import { authenticateAccount } from '../domain/account-auth';
 import type { AttemptLimits } from '../domain/attempt-limits';
@@ -13,6 +13,7 @@ import {
 import { authenticateTokenHolder, revokeOwnToken } from '../domain/revoke-token';
 import { countingFailures, required } from './attempts';
 import { clientCredential, readAuthorization, seedCredential, type Authorization } from './authorization';
+import { introspectRoute, revokeRoute } from './declarations';
 import { noCache } from './no-cache';
 
 export interface IntrospectRevokeRouteDeps extends IntrospectionDeps {
@@ -56,29 +57,23 @@ async function revocationCaller(req: Request, authorization: Authorization, deps
 
 /** RFC 7662 introspection and RFC 7009 revocation (JSON, RFC 6749 §5.2 errors). */
 export function introspectRevokeRoutes(router: IRouter, deps: IntrospectRevokeRouteDeps): void {
-  router.post(
-    '/oauth/introspect',
-    handler(oauthEdge, async (req, res, params) => {
-      noCache(res);
-      await countingFailures(deps.limits, req, async () => {
-        const caller = await authenticateIntrospectionCaller(presentedCaller(req), deps);
-        const answer = await introspectToken(tokenParameter(params), caller, deps);
-        locals(res).log.info('token introspected', { ...callerLabel(caller), active: answer.active });
-        res.status(200).json(answer);
-      });
-    }),
-  );
+  mountRoute(router, introspectRoute, async (req, res, { params }) => {
+    noCache(res);
+    await countingFailures(deps.limits, req, async () => {
+      const caller = await authenticateIntrospectionCaller(presentedCaller(req), deps);
+      const answer = await introspectToken(tokenParameter(params), caller, deps);
+      locals(res).log.info('token introspected', { ...callerLabel(caller), active: answer.active });
+      res.status(200).json(answer);
+    });
+  });
 
-  router.post(
-    '/oauth/revoke',
-    handler(oauthEdge, async (req, res, params) => {
-      noCache(res);
-      await countingFailures(deps.limits, req, async () => {
-        const accountId = await revocationCaller(req, readAuthorization(req), deps);
-        const revoked = await revokeOwnToken(deps.access, tokenParameter(params), accountId);
-        locals(res).log.info('token revocation', { accountId, revoked });
-        res.status(200).end();
-      });
-    }),
-  );
+  mountRoute(router, revokeRoute, async (req, res, { params }) => {
+    noCache(res);
+    await countingFailures(deps.limits, req, async () => {
+      const accountId = await revocationCaller(req, readAuthorization(req), deps);
+      const revoked = await revokeOwnToken(deps.access, tokenParameter(params), accountId);
+      locals(res).log.info('token revocation', { accountId, revoked });
+      res.status(200).end();
+    });
+  });
 }

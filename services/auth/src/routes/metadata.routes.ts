@@ -1,4 +1,6 @@
 import type { IRouter } from 'express';
+import { mountRoute } from '@platform/common';
+import { metadataRoute } from './declarations';
 
 /**
  * RFC 8414 authorization server metadata, naming the three endpoints. The issuer is AUTH_URL,
@@ -6,7 +8,7 @@ import type { IRouter } from 'express';
  * forged request poison a cache with another server's endpoints.
  */
 export function metadataRoutes(router: IRouter, options: { publicUrl: string }): void {
-  router.get('/.well-known/oauth-authorization-server', (_req, res) => {
+  mountRoute(router, metadataRoute, (_req, res) => {
     const issuer = options.publicUrl;
     res.setHeader('Cache-Control', 'public, max-age=3600');
     res.json({

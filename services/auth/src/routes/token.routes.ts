@@ -8,6 +8,7 @@ import { readAuthorization } from './authorization';
 import { accessTokenGrant } from './grants/access-token';
 import { clientCredentialsGrant, speaksRfc6749 } from './grants/client-credentials';
 import type { TokenGrant } from './grants/token-grant';
+import { tokenRoute } from './declarations';
 import { noCache } from './no-cache';
 
 export interface TokenRouteDeps {
@@ -88,10 +89,10 @@ function grantOf(req: Request): keyof typeof GRANTS {
   return speaksRfc6749(req) ? 'client_credentials' : 'access_token';
 }
 
-/** `POST /oauth/token`: the request's grant, from the table, answers it under its own edge. */
+/** `POST /oauth/token` (`tokenRoute`): the request's grant, from the table, answers it under its own edge. */
 export function tokenRoutes(router: IRouter, deps: TokenRouteDeps): void {
   const endpoints = Object.fromEntries(
     Object.entries(GRANTS).map(([name, grant]: [string, TokenGrant]) => [name, handler(grant.edge, tokenEndpoint(grant, deps))]),
   ) as Record<keyof typeof GRANTS, RequestHandler>;
-  router.post('/oauth/token', (req, res, next) => endpoints[grantOf(req)](req, res, next));
+  for (const path of tokenRoute.paths) router.post(path, (req, res, next) => endpoints[grantOf(req)](req, res, next));
 }

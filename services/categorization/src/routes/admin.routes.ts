@@ -1,8 +1,44 @@
 import type { Express } from 'express';
-import { adminEdge, handler, locals, respond, type Logger } from '@platform/common';
+import { adminEdge, declareRoute, locals, mountRoute, respond, type Logger } from '@platform/common';
 import { requireAdminToken, type FailureLimit } from '@platform/credentials';
+import { z } from 'zod';
 import type { CatalogCache } from '../catalog/catalog-cache';
 import { createCustomCategory, deleteCategory, readNewCategory, type CustomCategoryWriter } from '../domain/custom-categories';
+import { Category } from './categories.routes';
+
+const adminSecurity = [{ adminToken: [] }];
+const ADMIN_401 = 'Missing or wrong admin token.';
+
+/** `POST /admin/v1/categories`: the body is the domain's to read (`readNewCategory`: the catalogue decides the parent). */
+export const createCategoryRoute = declareRoute({
+  methods: ['post'],
+  paths: ['/admin/v1/categories'],
+  edge: adminEdge,
+  summary: 'Create a custom category (CUS-<n>)',
+  security: adminSecurity,
+  body: { required: true, content: { 'application/json': z.object({ name: z.string().max(255), parent: z.string().nullable() }) } },
+  responses: {
+    201: { description: 'Created.', body: Category },
+    401: ADMIN_401,
+    409: 'A sibling already has this name (case-insensitive).',
+    422: 'Missing or bad name or parent, or unknown parent.',
+  },
+});
+
+export const deleteCategoryRoute = declareRoute({
+  methods: ['delete'],
+  paths: ['/admin/v1/categories/{id}'],
+  edge: adminEdge,
+  summary: 'Delete a custom category without children',
+  security: adminSecurity,
+  pathParams: { id: z.string() },
+  responses: {
+    204: { description: 'Deleted.' },
+    401: ADMIN_401,
+    404: 'Unknown id.',
+    409: 'An IAB category, or a category with children.',
+  },
+});
 
 export interface AdminRouteDeps {
   writer: CustomCategoryWriter;
@@ -25,25 +61,19 @@ async function refreshAfterChange(catalog: CatalogCache, log: Logger): Promise<v
 /** Admin API for custom categories (CONTRACT §7): JSON only, no WWW-Authenticate. */
 export function mountAdminRoutes(app: Express, deps: AdminRouteDeps): void {
   app.use('/admin/v1', requireAdminToken(deps.adminToken, { failures: deps.adminFailures }));
-  app.post(
-    '/admin/v1/categories',
-    handler(adminEdge, async (_req, res, params) => {
-      const input = readNewCategory(params.rawBody());
-      const category = await createCustomCategory(deps.writer, input);
-      await refreshAfterChange(deps.catalog, locals(res).log);
-      locals(res).log.info('category created', { id: category.id, parent: category.parent });
-      respond(res, 201, category);
-    }),
-  );
+  mountRoute(app, createCategoryRoute, async (_req, res, request) => {
+    const input = readNewCategory(request.params.rawBody());
+    const category = await createCustomCategory(deps.writer, input);
+    await refreshAfterChange(deps.catalog, locals(res).log);
+    locals(res).log.info('category created', { id: category.id, parent: category.parent });
+    respond(res, 201, category);
+  });
 
-  app.delete(
-    '/admin/v1/categories/:id',
-    handler(adminEdge, async (req, res) => {
-      const id = typeof req.params.id === 'string' ? req.params.id : '';
-      await deleteCategory(deps.writer, id);
-      await refreshAfterChange(deps.catalog, locals(res).log);
-      locals(res).log.info('category deleted', { id });
-      res.status(204).end();
-    }),
-  );
+  mountRoute(app, deleteCategoryRoute, async (req, res) => {
+    const id = typeof req.params.id === 'string' ? req.params.id : '';
+    await deleteCategory(deps.writer, id);
+    await refreshAfterChange(deps.catalog, locals(res).log);
+    locals(res).log.info('category deleted', { id });
+    res.status(204).end();
+  });
 }
