@@ -20,7 +20,7 @@ import { z, type ZodTypeAny } from 'zod';
 import { AppError, invalidMessage, requiredMessage, type Envelope, type FieldMessages } from './errors';
 import type { Params } from './params';
 import { checkOutputFormat, handler } from './route-handler';
-import type { RouteEdge } from './route-edge';
+import { adminEdge, type RouteEdge } from './route-edge';
 
 extendZodWithOpenApi(z);
 
@@ -320,3 +320,35 @@ export function openApiDocument(options: ServiceDocumentOptions): Record<string,
   }
   return plain as Record<string, unknown>;
 }
+
+/** The kernel's four operations endpoints (CONTRACT §8), mounted by `createHttpApp` itself; a service without a public API documents these. */
+export const operationsRoutes: ReadonlyArray<RouteDeclaration> = [
+  declareRoute({
+    methods: ['get'],
+    paths: ['/health/live'],
+    edge: adminEdge,
+    summary: 'Liveness (touches no dependency)',
+    responses: { 200: { description: '{"status":"ok"}' } },
+  }),
+  declareRoute({
+    methods: ['get'],
+    paths: ['/health/ready'],
+    edge: adminEdge,
+    summary: 'Readiness: every dependency of the service',
+    responses: { 200: { description: '{"status":"ready"}' }, 503: { description: 'Not ready or draining, with each check' } },
+  }),
+  declareRoute({
+    methods: ['get'],
+    paths: ['/metrics'],
+    edge: adminEdge,
+    summary: 'Prometheus metrics',
+    responses: { 200: { description: 'text/plain; version=0.0.4' }, 401: 'METRICS_TOKEN is set and the request does not carry it' },
+  }),
+  declareRoute({
+    methods: ['get'],
+    paths: ['/openapi.json'],
+    edge: adminEdge,
+    summary: 'This document',
+    responses: { 200: { description: 'OpenAPI 3.1' } },
+  }),
+];
