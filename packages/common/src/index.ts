@@ -8,7 +8,6 @@ export * from './http';
 export * from './lifecycle';
 export * from './logger';
 export * from './metrics';
-export * from './openapi';
 export type { OutputFormat } from './output-format';
 export * from './params';
 export * from './redact';

@@ -1,4 +1,5 @@
 import { openApiDocument } from '@platform/common';
+import { accountPageConfigRoute } from './routes/account-page.routes';
 import { changeCreditsRoute, createAccountRoute, showAccountRoute } from './routes/admin.routes';
 import { apiKeyRoute } from './routes/api-key.routes';
 import { balanceRoute } from './routes/balance.routes';
@@ -18,6 +19,7 @@ export const userRoutes = [
   showAccountRoute,
   changeCreditsRoute,
   usageRoute,
+  accountPageConfigRoute,
 ];
 
 /** OpenAPI 3.1 description of the user service's public, admin and internal endpoints (served at /openapi.json), generated from its route declarations. */

@@ -296,7 +296,10 @@ export interface paths {
     /** RFC 8414 authorization server metadata */
     get: {
       parameters: {
-        query?: never;
+        query?: {
+          /** @description JSON (default) or XML, case-insensitive. */
+          outputFormat?: 'JSON' | 'XML';
+        };
         header?: never;
         path?: never;
         cookie?: never;
@@ -310,6 +313,7 @@ export interface paths {
           };
           content: {
             'application/json': Record<string, never>;
+            'application/xml': Record<string, never>;
           };
         };
       };

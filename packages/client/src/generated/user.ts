@@ -847,6 +847,73 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/account/config.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account page's configuration
+     * @description The auth service the page signs in with, and the catalogue (id, name, pool) it names products by. No credential.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description JSON (default) or XML, case-insensitive. */
+          outputFormat?: 'JSON' | 'XML';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Configuration (Cache-Control: no-cache) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              authUrl: string;
+              products: {
+                id: number;
+                name: string;
+                poolId: number;
+              }[];
+            };
+            'application/xml': {
+              authUrl: string;
+              products: {
+                id: number;
+                name: string;
+                poolId: number;
+              }[];
+            };
+          };
+        };
+        /** @description Database unavailable */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {

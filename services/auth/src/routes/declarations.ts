@@ -115,7 +115,8 @@ export const revokeRoute = declareRoute({
 export const metadataRoute = declareRoute({
   methods: ['get'],
   paths: ['/.well-known/oauth-authorization-server'],
-  edge: oauthEdge,
+  // The app's default edge, as before it was declared (the answer itself is always JSON).
+  edge: publicEdge,
   summary: 'RFC 8414 authorization server metadata',
   responses: { 200: { description: 'Metadata', body: z.object({}).passthrough() } },
 });

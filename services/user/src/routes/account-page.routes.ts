@@ -2,8 +2,29 @@ import express, { Router, type Response } from 'express';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Logger } from '@platform/common';
+import { declareRoute, mountRoute, publicEdge, type Logger } from '@platform/common';
+import { z } from 'zod';
 import type { Product } from '../domain/catalogue';
+
+/** `GET /account/config.json`: what the account page needs to start (where to sign in, the catalogue). */
+export const accountPageConfigRoute = declareRoute({
+  methods: ['get'],
+  paths: ['/account/config.json'],
+  // The app's default edge, as before it was declared: a failure answers like any unrouted error.
+  edge: publicEdge,
+  summary: "The account page's configuration",
+  description: 'The auth service the page signs in with, and the catalogue (id, name, pool) it names products by. No credential.',
+  responses: {
+    200: {
+      description: 'Configuration (Cache-Control: no-cache)',
+      body: z.object({
+        authUrl: z.string(),
+        products: z.array(z.object({ id: z.number().int(), name: z.string(), poolId: z.number().int() })),
+      }),
+    },
+    503: 'Database unavailable',
+  },
+});
 
 /**
  * Where the built account page is: `dist/` of the `@platform/account-page` package (a
@@ -65,7 +86,7 @@ export function accountPageRoutes(options: AccountPageOptions): Router {
     res.setHeader('X-Frame-Options', 'DENY');
     next();
   });
-  router.get('/account/config.json', async (_req, res) => {
+  mountRoute(router, accountPageConfigRoute, async (_req, res) => {
     const products = await options.products();
     res.setHeader('Cache-Control', 'no-cache');
     res.json({ authUrl: options.authUrl(), products: products.map(({ id, name, poolId }) => ({ id, name, poolId })) });

@@ -1,0 +1,106 @@
+/**
+ * Every route a service mounts is declared (issue 13): the routes on each service's express app
+ * are exactly the operations of its generated /openapi.json, plus the kernel's operations
+ * endpoints (`operationsRoutes`, declared in @platform/common). A route mounted beside the
+ * declarations (`router.get(path, fn)`), or a declaration never mounted, fails here.
+ *
+ * The apps are built by each service's own `createApp`, over stand-in adapters: building an
+ * app does no I/O, and no request is sent.
+ */
+import type { Express } from 'express';
+import { createLogger, operationsRoutes } from '@platform/common';
+import { createApp as createAuthApp } from '../services/auth/src/app';
+import { loadConfig as loadAuthConfig } from '../services/auth/src/config';
+import type { AuthDeps } from '../services/auth/src/deps';
+import { openapi as authDocument } from '../services/auth/src/openapi';
+import { createApp as createCategorizationApp } from '../services/categorization/src/app';
+import { loadConfig as loadCategorizationConfig } from '../services/categorization/src/config';
+import type { CategorizationDeps } from '../services/categorization/src/deps';
+import { openapi as categorizationDocument } from '../services/categorization/src/openapi';
+import { createApp as createNotifierApp } from '../services/notifier/src/app';
+import type { NotifierDeps } from '../services/notifier/src/deps';
+import { openapi as notifierDocument } from '../services/notifier/src/openapi';
+import { createApp as createUserApp } from '../services/user/src/app';
+import { loadConfig as loadUserConfig } from '../services/user/src/config';
+import type { UserDeps } from '../services/user/src/deps';
+import { openapi as userDocument } from '../services/user/src/openapi';
+
+/** Stands in for any adapter: every member and every call is another stand-in; nothing is ever awaited on it. */
+const anything: unknown = new Proxy(() => undefined, {
+  get: (_target, key) => (key === 'then' ? undefined : anything),
+  apply: () => anything,
+  construct: () => anything as object,
+});
+
+/** A service's deps: a real logger, stand-ins for the rest. */
+function standInDeps<T>(): T {
+  const logger = createLogger({ service: 'declared-routes', level: 'error' });
+  return new Proxy({}, { get: (_target, key) => (key === 'logger' ? logger : anything) }) as T;
+}
+
+const ENV = {
+  ADMIN_TOKEN: 'declared-routes-admin-token',
+  SERVICE_JWT_SECRET: 'declared-routes-service-jwt-secret-0123456789',
+  AUTH_URL: 'http://127.0.0.1:1',
+};
+
+interface Layer {
+  route?: { path: string | string[]; methods: Record<string, boolean> };
+  handle?: { stack?: Layer[] };
+}
+
+/** `METHOD /path` of every route on the app, nested routers included; `:id` written `{id}` as in OpenAPI. */
+function mountedRoutes(app: Express): string[] {
+  const found: string[] = [];
+  const walk = (stack: readonly Layer[]): void => {
+    for (const layer of stack) {
+      if (layer.route) {
+        const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
+        for (const path of paths) {
+          for (const [method, on] of Object.entries(layer.route.methods)) {
+            if (on && method !== '_all') found.push(`${method.toUpperCase()} ${path.replace(/:(\w+)/g, '{$1}')}`);
+          }
+        }
+      } else if (layer.handle?.stack) {
+        walk(layer.handle.stack);
+      }
+    }
+  };
+  walk((app as unknown as { router: { stack: Layer[] } }).router.stack);
+  return found;
+}
+
+/** `METHOD /path` of every operation of a document. */
+function documentedRoutes(document: Record<string, unknown>): string[] {
+  const paths = (document.paths ?? {}) as Record<string, Record<string, unknown>>;
+  return Object.entries(paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+}
+
+const KERNEL_OPERATIONS = operationsRoutes.flatMap((route) => route.paths.map((path) => `GET ${path}`));
+
+const sorted = (values: Iterable<string>): string[] => [...new Set(values)].sort();
+
+describe('every mounted route is declared and documented', () => {
+  it.each<[string, () => Express, Record<string, unknown>]>([
+    ['user', () => createUserApp(standInDeps<UserDeps>(), loadUserConfig(ENV, { requireInfrastructure: false })).app, userDocument],
+    ['auth', () => createAuthApp(standInDeps<AuthDeps>(), loadAuthConfig(ENV, { requireInfrastructure: false })).app, authDocument],
+    [
+      'categorization',
+      () => createCategorizationApp(standInDeps<CategorizationDeps>(), loadCategorizationConfig(ENV, { requireInfrastructure: false })).app,
+      categorizationDocument,
+    ],
+    [
+      'notifier',
+      () => createNotifierApp(standInDeps<NotifierDeps>(), { isConsuming: () => true, deadLetterDepth: async () => 0 }).app,
+      notifierDocument,
+    ],
+  ])(
+    'when the %s service’s app is built, then its routes are exactly its document’s operations and the kernel’s',
+    (_name, build, document) => {
+      const mounted = mountedRoutes(build());
+      // The check itself must see routes: the kernel's are always there.
+      expect(mounted).toEqual(expect.arrayContaining(KERNEL_OPERATIONS));
+      expect(sorted(mounted)).toEqual(sorted([...documentedRoutes(document), ...KERNEL_OPERATIONS]));
+    },
+  );
+});
