@@ -91,7 +91,7 @@ describe('every mounted route is declared and documented', () => {
     ],
     [
       'notifier',
-      () => createNotifierApp(standInDeps<NotifierDeps>(), { isConsuming: () => true, deadLetterDepth: async () => 0 }).app,
+      () => createNotifierApp(standInDeps<NotifierDeps>(), { isConsuming: () => true, deadLetterDepth: () => Promise.resolve(0) }).app,
       notifierDocument,
     ],
   ])(

@@ -299,7 +299,7 @@ function liftDescription(parameter: ParameterObject): void {
 
 export interface ServiceDocumentOptions {
   info: { title: string; version: string; description?: string };
-  routes: ReadonlyArray<RouteDeclaration<any, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- any declaration
+  routes: ReadonlyArray<RouteDeclaration>;
   securitySchemes?: Record<string, Record<string, unknown>>;
 }
 
@@ -318,7 +318,7 @@ export function openApiDocument(options: ServiceDocumentOptions): Record<string,
   for (const operation of Object.values(plain.paths ?? {}).flatMap((item) => Object.values(item))) {
     for (const parameter of operation.parameters ?? []) liftDescription(parameter);
   }
-  return plain as Record<string, unknown>;
+  return plain;
 }
 
 /** The kernel's four operations endpoints (CONTRACT §8), mounted by `createHttpApp` itself; a service without a public API documents these. */

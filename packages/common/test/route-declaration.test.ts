@@ -11,6 +11,8 @@ import { adminEdge, oauthEdge, publicEdge } from '../src/route-edge';
 
 const productId = z.string().regex(NUMERIC).transform(Number).optional().openapi({ description: 'Only this product.' });
 
+const days = z.string().regex(NUMERIC).transform(Number);
+
 const balance = declareRoute({
   methods: ['get', 'post'],
   paths: ['/balance'],
@@ -19,7 +21,7 @@ const balance = declareRoute({
   summary: 'Balance',
   description: 'What the account holds.',
   security: [{ credential: [] }, {}],
-  params: { productId, days: z.string().regex(NUMERIC).transform(Number) },
+  params: { productId, days },
   responses: {
     200: { description: 'Balance', body: z.object({ credits: z.number().int() }).openapi('Credits') },
     401: 'Missing or bad credential',
@@ -86,7 +88,7 @@ describe('mountRoute', () => {
   function app() {
     const logger = createLogger({ service: 'declared', level: 'error' });
     const http = createHttpApp({ service: 'declared', logger, health: new Health({}), openapi: {} });
-    const order = declareRoute({ ...balance, params: { days: balance.params.days, outputFormat: outputFormatParam } });
+    const order = declareRoute({ ...balance, params: { days, outputFormat: outputFormatParam } });
     mountRoute(http.app, balance, (req, res, { params, input }) => {
       // The credential first (401), then the parameters (422).
       if (params.get('apiKey').kind !== 'value') throw new AppError('unauthenticated');

@@ -1,4 +1,4 @@
-import type { Express, Request, Response } from 'express';
+import type { Express, Request } from 'express';
 import { AppError, declareRoute, formatOf, mountRoute, outputFormatParam, publicEdge, type Params, unavailable } from '@platform/common';
 import { presentedCredential, type CredentialVerifier } from '@platform/credentials';
 import { z } from 'zod';

@@ -1,6 +1,5 @@
-import { invalidMessage, invalidParams, NUMERIC, type FieldMessages, type ParamValue } from '@platform/common';
+import { invalidMessage, invalidParams } from '@platform/common';
 import type { CatalogueReads } from './catalogue';
-import { MAX_ID } from './integer-field';
 import type { PoolCredits, ProductBalance } from './user-store';
 
 /** The hot reads of the balance endpoint, each batched with those of concurrent requests. */
@@ -15,17 +14,6 @@ export interface BalanceReads {
   poolsOf(accountId: number): Promise<readonly PoolCredits[]>;
   /** Every product of the given pools with its pool's credits, ordered by product id. */
   productBalances(pools: readonly PoolCredits[]): Promise<ProductBalance[]>;
-}
-
-/** `productId` of the balance endpoint: absent, or a numeric string; anything else is reported in `errors`. */
-export function parseProductFilter(value: ParamValue, errors: FieldMessages): number | undefined {
-  if (value.kind === 'absent') return undefined;
-  if (value.kind === 'value' && NUMERIC.test(value.value)) {
-    const id = Number(value.value);
-    if (id <= MAX_ID) return id;
-  }
-  errors.productId = [invalidMessage('productId')];
-  return undefined;
 }
 
 /**

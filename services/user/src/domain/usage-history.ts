@@ -1,21 +1,10 @@
-import { invalidMessage, invalidParams, NUMERIC, type FieldMessages, type ParamValue } from '@platform/common';
+import { invalidMessage, invalidParams } from '@platform/common';
 import type { CatalogueReads } from './catalogue';
 
 /** How far back the history reaches (CONTRACT §4.6). */
 export const MAX_HISTORY_DAYS = 90;
 export const DEFAULT_HISTORY_DAYS = 30;
 const DAY_MS = 86_400_000;
-
-/** `days`: absent (30), or an integer 1–90 as a numeric string; anything else is reported in `errors`. */
-export function parseHistoryDays(value: ParamValue, errors: FieldMessages): number {
-  if (value.kind === 'absent') return DEFAULT_HISTORY_DAYS;
-  if (value.kind === 'value' && NUMERIC.test(value.value)) {
-    const days = Number(value.value);
-    if (days >= 1 && days <= MAX_HISTORY_DAYS) return days;
-  }
-  errors.days = [invalidMessage('days')];
-  return DEFAULT_HISTORY_DAYS;
-}
 
 /** Midnight UTC that begins the first of the last `days` days, today (of `now`) included. */
 export function historyStart(now: Date, days: number): Date {
