@@ -1,4 +1,4 @@
-import { codeMessagesSchema } from '@platform/common';
+import { codeMessagesSchema } from '@platform/kernel';
 
 const oauthError = {
   type: 'object',

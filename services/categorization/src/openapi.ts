@@ -1,4 +1,4 @@
-import { codeMessagesSchema, errorResponse } from '@platform/common';
+import { codeMessagesSchema, errorResponse } from '@platform/kernel';
 
 const category = {
   type: 'object',

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { extractTraceContext, inSpan, outsideTrace, SpanKind, SpanStatusCode, type Logger, type Span } from '@platform/common';
+import { extractTraceContext, inSpan, outsideTrace, SpanKind, SpanStatusCode, type Logger, type Span } from '@platform/runtime';
 import { backoffMs } from '@platform/events';
 import type { Mailer } from '@platform/infrastructure';
 import type { NotifierMetrics } from './metrics';

@@ -1,4 +1,4 @@
-import { codeMessagesSchema, errorResponse, jsonOrXmlRef, queryParam } from '@platform/common';
+import { codeMessagesSchema, errorResponse, jsonOrXmlRef, queryParam } from '@platform/kernel';
 
 const outputFormat = queryParam('outputFormat', 'JSON (default) or XML, case-insensitive.');
 const apiKey = queryParam('apiKey', 'API key or access token; or send `Authorization: Bearer <token>` instead.');

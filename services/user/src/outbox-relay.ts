@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { extractTraceContext, inSpan, SpanKind, type Logger } from '@platform/common';
+import { extractTraceContext, inSpan, SpanKind, type Logger } from '@platform/runtime';
 import { backoffMs, InvalidEventError, type EventBus, type EventName } from '@platform/events';
 import { claimPendingEvents, markEventFailed, markEventsPublished, releaseEvents, type ClaimedEvent } from './store/outbox';
 

@@ -1,4 +1,4 @@
-import { AppError, Params } from '@platform/common';
+import { AppError, Params } from '@platform/wire';
 import { readClientCredentialsRequest, readSeedTokenRequest } from './token-request';
 
 function failure(run: () => unknown): AppError {

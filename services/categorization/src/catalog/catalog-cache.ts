@@ -1,4 +1,4 @@
-import type { Logger } from '@platform/common';
+import type { Logger } from '@platform/runtime';
 import type { Category } from '../domain/category';
 import { buildCatalogSnapshot, type CatalogSnapshot } from './catalog-snapshot';
 

@@ -1,5 +1,6 @@
 import type { Express } from 'express';
-import { adminEdge, handler, locals, respond, type Logger } from '@platform/common';
+import { adminEdge, handler, locals, respond } from '@platform/kernel';
+import { type Logger } from '@platform/runtime';
 import { requireAdminToken, type FailureLimit } from '@platform/credentials';
 import type { CatalogCache } from '../catalog/catalog-cache';
 import { createCustomCategory, deleteCategory, readNewCategory, type CustomCategoryWriter } from '../domain/custom-categories';

@@ -1,16 +1,6 @@
 import type { Express, Request, Response } from 'express';
-import {
-  AppError,
-  checkOutputFormat,
-  formatOf,
-  handler,
-  invalidMessage,
-  publicEdge,
-  throwIfInvalid,
-  type FieldMessages,
-  type Params,
-  unavailable,
-} from '@platform/common';
+import { AppError, invalidMessage, throwIfInvalid, type FieldMessages, type Params } from '@platform/wire';
+import { checkOutputFormat, formatOf, handler, publicEdge, unavailable } from '@platform/kernel';
 import { presentedCredential, type CredentialVerifier } from '@platform/credentials';
 import type { CatalogCache } from '../catalog/catalog-cache';
 import { parseOrder, type CategoryOrder } from '../domain/category-order';

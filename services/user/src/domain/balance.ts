@@ -1,4 +1,4 @@
-import { invalidMessage, invalidParams, NUMERIC, type FieldMessages, type ParamValue } from '@platform/common';
+import { invalidMessage, invalidParams, NUMERIC, type FieldMessages, type ParamValue } from '@platform/wire';
 import type { CatalogueReads } from './catalogue';
 import { MAX_ID } from './integer-field';
 import type { PoolCredits, ProductBalance } from './user-store';

@@ -1,4 +1,4 @@
-import type { FieldMessages } from '@platform/common';
+import type { FieldMessages } from '@platform/wire';
 import { parseSettingsPatch } from './notification-settings';
 
 function parse(body: Record<string, unknown>): { patch: unknown; errors: FieldMessages } {

@@ -1,4 +1,4 @@
-import { invalidMessage, type FieldMessages } from '@platform/common';
+import { invalidMessage, type FieldMessages } from '@platform/wire';
 import { readInteger } from './integer-field';
 import type { NotificationSettings, NotificationSettingsPatch, UserQueries } from './user-store';
 

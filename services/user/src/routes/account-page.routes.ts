@@ -2,7 +2,7 @@ import express, { Router, type Response } from 'express';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Logger } from '@platform/common';
+import type { Logger } from '@platform/runtime';
 import type { Product } from '../domain/catalogue';
 
 /**

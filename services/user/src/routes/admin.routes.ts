@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { locals, respond } from '@platform/common';
+import { locals, respond } from '@platform/kernel';
 import { requireAdminToken, type FailureLimit } from '@platform/credentials';
 import { accountDetails, addCredits, createAccount, parseAccountId, parseNewAccount } from '../domain/accounts';
 import type { UserStore } from '../domain/user-store';

@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { AppError, locals, outputFormatRefused, respond } from '@platform/common';
+import { AppError } from '@platform/wire';
+import { locals, outputFormatRefused, respond } from '@platform/kernel';
 import type { UserDeps } from '../deps';
 import { rotateApiKey } from '../domain/key-rotation';
 import type { UserStore } from '../domain/user-store';

@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { AppError, checkOutputFormat, respond, throwIfInvalid, type FieldMessages } from '@platform/common';
+import { AppError, throwIfInvalid, type FieldMessages } from '@platform/wire';
+import { checkOutputFormat, respond } from '@platform/kernel';
 import { hashSecret, isApiKeyShape, presentedCredential } from '@platform/credentials';
 import type { UserDeps } from '../deps';
 import { balanceOfPools, parseProductFilter, type BalanceReads } from '../domain/balance';

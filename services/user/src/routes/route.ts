@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { adminEdge, handler, publicEdge, type RouteFn } from '@platform/common';
+import { adminEdge, handler, publicEdge, type RouteFn } from '@platform/kernel';
 
 // Postgres or Redis being unreachable is a 503 (retry later): the kernel's error handler maps it
 // (asDependencyError) and logs it with its cause.

@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { checkOutputFormat, respond, throwIfInvalid, type FieldMessages } from '@platform/common';
+import { checkOutputFormat, respond } from '@platform/kernel';
+import { throwIfInvalid, type FieldMessages } from '@platform/wire';
 import { presentedCredential } from '@platform/credentials';
 import type { UserDeps } from '../deps';
 import { parseProductFilter } from '../domain/balance';

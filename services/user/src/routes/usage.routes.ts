@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { AppError, locals, logLevelEnabled, respond } from '@platform/common';
+import { AppError } from '@platform/wire';
+import { locals, logLevelEnabled, respond } from '@platform/kernel';
 import type { UserDeps } from '../deps';
 import type { CatalogueReads } from '../domain/catalogue';
 import { parseUsageRequest, type UsageRecorder } from '../domain/usage';
