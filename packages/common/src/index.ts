@@ -18,3 +18,4 @@ export * from './route-handler';
 export * from './secret-compare';
 export * from './trace-context';
 export * from './xml';
+export * from './worker-loop';
