@@ -6,3 +6,4 @@ export * from './metrics';
 export * from './redact';
 export * from './secret-compare';
 export * from './trace-context';
+export * from './worker-loop';
