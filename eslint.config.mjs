@@ -31,6 +31,44 @@ const layers = [
   }),
 ];
 
+// The shared packages point one way too: @platform/wire (what goes on the wire) imports neither
+// the process runtime nor the express kernel (nor express); @platform/runtime may import wire, never
+// the kernel; @platform/kernel may import both. Tests included. Proved by scripts/layers.test.ts.
+// The same package reached by a relative path (`../../kernel/src/http`).
+const byPath = (pkg, message) => ({ regex: `(^|/)packages/${pkg}(/|$)|^(\\.\\./)+${pkg}(/|$)`, message });
+const WIRE_ALONE = '@platform/wire is the pure wire contract: it imports neither runtime nor kernel.';
+const RUNTIME_BELOW_KERNEL = '@platform/runtime (process concerns) never imports the express kernel.';
+const sharedLayers = [
+  {
+    files: ['packages/wire/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: '@platform/runtime', message: WIRE_ALONE },
+            { name: '@platform/kernel', message: WIRE_ALONE },
+            { name: 'express', message: '@platform/wire describes the wire; the express kernel is @platform/kernel.' },
+          ],
+          patterns: [byPath('runtime', WIRE_ALONE), byPath('kernel', WIRE_ALONE)],
+        },
+      ],
+    },
+  },
+  {
+    files: ['packages/runtime/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: '@platform/kernel', message: RUNTIME_BELOW_KERNEL }],
+          patterns: [byPath('kernel', RUNTIME_BELOW_KERNEL)],
+        },
+      ],
+    },
+  },
+];
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', '.data/**', 'jest.config.js', 'eslint.config.mjs'] },
   js.configs.recommended,
@@ -59,5 +97,6 @@ export default tseslint.config(
     },
   },
   ...layers,
+  ...sharedLayers,
   prettier,
 );

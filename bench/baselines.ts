@@ -1,7 +1,7 @@
 /**
  * The baselines of `pnpm bench`, each in its own process, measured in the same run as the
- * platform: bare express, the seed-flow floor, node-oidc-provider (client credentials on Redis)
- * and express sending the category list as one precomputed identity body.
+ * platform: bare express, the seed-flow floor, a plain balance read, node-oidc-provider (client credentials
+ * on Redis) and express sending the category list as one precomputed identity body.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -30,7 +30,14 @@ const LISTENING = /listening (\S+)/;
 
 export async function startBaselines(
   start: Start,
-  options: { redisUrl: string; keyPrefix: string; account: BenchAccount; categoriesBody: Buffer; nodeArgs?: readonly string[] },
+  options: {
+    redisUrl: string;
+    databaseUrl: string;
+    keyPrefix: string;
+    account: BenchAccount;
+    categoriesBody: Buffer;
+    nodeArgs?: readonly string[];
+  },
 ): Promise<Baselines> {
   const nodeArgs = options.nodeArgs ?? [];
   const bodyFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'bench-')), 'categories.json');
@@ -38,7 +45,7 @@ export async function startBaselines(
   const base = { PATH: process.env.PATH, REDIS_URL: options.redisUrl };
   const started = await Promise.all([
     start('bench/bare-express.ts', { ...base, CATEGORIES_BODY_FILE: bodyFile }, LISTENING, nodeArgs),
-    start('bench/seed-floor.ts', { ...base, REDIS_KEY_PREFIX: options.keyPrefix }, LISTENING, nodeArgs),
+    start('bench/seed-floor.ts', { ...base, REDIS_KEY_PREFIX: options.keyPrefix, DATABASE_URL: options.databaseUrl }, LISTENING, nodeArgs),
     start(
       'bench/oidc-provider.mts',
       { ...base, BENCH_CLIENT_ID: String(options.account.id), BENCH_CLIENT_SECRET: options.account.apiKey },

@@ -6,7 +6,7 @@
 import type autocannon from 'autocannon';
 
 /** What a row is compared with, besides bare express (every row is). */
-export type Baseline = 'bare' | 'floor' | 'oidc' | 'body';
+export type Baseline = 'bare' | 'floor' | 'plainBalance' | 'oidc' | 'body';
 
 export interface Scenario {
   name: string;
@@ -88,13 +88,13 @@ export function issuanceScenarios(urls: PlatformUrls, account: BenchAccount, tok
     },
     {
       name: 'balance by token (Bearer)',
-      baseline: 'bare',
+      baseline: 'plainBalance',
       status: 200,
       options: { url: `${urls.user}/user-service/account-balance`, headers: { authorization: `Bearer ${token}` } },
     },
     {
       name: 'balance by API key',
-      baseline: 'bare',
+      baseline: 'plainBalance',
       status: 200,
       options: { url: `${urls.user}/user-service/account-balance?apiKey=${account.apiKey}` },
     },

@@ -15,6 +15,7 @@ export interface Row {
 export const BASELINE_ROWS = {
   bare: 'baseline: bare express (POST, body not read)',
   floor: 'baseline: seed-flow floor (express.json + one Lua call)',
+  plainBalance: 'baseline: plain balance read (GET, one Redis read + one Postgres query per request)',
   oidc: 'baseline: node-oidc-provider client_credentials, Redis adapter',
   body: 'baseline: express sending one precomputed identity body (categories)',
 } as const;
@@ -47,17 +48,18 @@ export function renderReport(rows: readonly Row[], header: string): string {
   const find = (name: string): Row | undefined => rows.find((row) => row.scenario === name);
   const bare = find(BASELINE_ROWS.bare);
   const floor = find(BASELINE_ROWS.floor);
+  const plainBalance = find(BASELINE_ROWS.plainBalance);
   const oidc = find(BASELINE_ROWS.oidc);
   const body = find(BASELINE_ROWS.body);
   const lines = [
     '',
     header,
     '',
-    '| scenario | req/s | × bare | × floor | × oidc-provider | × identity body | p50 ms | p99 ms | p99 × bare p99 | server CPU µs/req | unexpected status |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | req/s | × bare | × floor | × plain balance | × oidc-provider | × identity body | p50 ms | p99 ms | p99 × bare p99 | server CPU µs/req | unexpected status |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (row) =>
-        `| ${row.scenario} | ${row.rps} | ${ratio(row.rps, bare?.rps)} | ${ratio(row.rps, floor?.rps)} | ${ratio(row.rps, oidc?.rps)} | ` +
+        `| ${row.scenario} | ${row.rps} | ${ratio(row.rps, bare?.rps)} | ${ratio(row.rps, floor?.rps)} | ${ratio(row.rps, plainBalance?.rps)} | ${ratio(row.rps, oidc?.rps)} | ` +
         `${ratio(row.rps, body?.rps)} | ${row.p50} | ${row.p99} | ${ratio(row.p99, bare?.p99)} | ` +
         `${row.cpuUs === undefined ? '–' : Math.round(row.cpuUs)} | ${row.unexpected} |`,
     ),

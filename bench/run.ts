@@ -1,6 +1,6 @@
 /**
  * `pnpm bench`: throughput and latency of the hot paths on this machine, against baselines run
- * in the same run (bench/baselines.ts): bare express, the seed-flow floor, node-oidc-provider and
+ * in the same run (bench/baselines.ts): bare express, the seed-flow floor, a plain balance read, node-oidc-provider and
  * express sending a precomputed body. The platform runs as `pnpm start` does, in a child process,
  * on the real local Postgres and Redis; load comes from autocannon in this process; CONTRACT §3
  * is probed while it runs (bench/invariants.ts).
@@ -138,8 +138,16 @@ async function main(): Promise<void> {
     const accessToken = await mintToken(urls.auth, account.apiKey);
     const revoked = await revokedToken(urls, ADMIN_TOKEN);
     const categoriesBody = Buffer.from(await (await fetch(`${urls.categorization}/api/v2/categories`)).arrayBuffer());
-    const baselines = await startBaselines(start, { redisUrl, keyPrefix, account, categoriesBody, nodeArgs });
+    const baselines = await startBaselines(start, {
+      redisUrl,
+      databaseUrl: platformEnv.DATABASE_URL as string,
+      keyPrefix,
+      account,
+      categoriesBody,
+      nodeArgs,
+    });
     stopBaselines = () => baselines.stop();
+    const floorToken = await mintToken(baselines.floor, account.apiKey);
     const probe = await startInvariantProbe(urls, ADMIN_TOKEN, revoked);
 
     const pid = platform.child.pid;
@@ -160,6 +168,13 @@ async function main(): Promise<void> {
         baseline: 'floor',
         name: BASELINE_ROWS.floor,
         options: { url: `${baselines.floor}/oauth/token`, ...seedRequest(account.apiKey) },
+        status: 200,
+        pid: baselines.pids.floor,
+      },
+      {
+        baseline: 'plainBalance',
+        name: BASELINE_ROWS.plainBalance,
+        options: { url: `${baselines.floor}/account-balance`, headers: { authorization: `Bearer ${floorToken}` } },
         status: 200,
         pid: baselines.pids.floor,
       },

@@ -7,7 +7,7 @@
  *   pnpm admin categories import <file>
  *   pnpm admin service-jwt <auth|user> [issuer] [ttlSeconds]
  */
-import { runMain } from '@platform/common';
+import { runMain } from '@platform/runtime';
 import { runCategoriesCli } from '../services/categorization/src/cli';
 import { runUserCli } from '../services/user/src/cli';
 import { serviceJwt } from './service-jwt';

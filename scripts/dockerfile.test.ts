@@ -49,7 +49,7 @@ describe('Dockerfile', () => {
       '.data/pg',
       'node_modules/x',
       'services/user/test/usage.int.test.ts',
-      'packages/common/src/xml.test.ts',
+      'packages/wire/src/xml.test.ts',
       'tests/x.ts',
       '.git/HEAD',
       'services/auth/dist/main.js',

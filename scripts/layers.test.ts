@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 // The layering rule of eslint.config.mjs (domain/ never imports store/, drivers or express;
-// routes/ never import store/) must keep firing: each case lints a text as if it were a file of
+// routes/ never import store/; @platform/wire imports neither runtime nor kernel; @platform/runtime
+// never imports kernel) must keep firing: each case lints a text as if it were a file of
 // that layer, with the repository's own ESLint configuration, and checks what it reports.
 
 const ROOT = path.resolve(__dirname, '..');
@@ -42,6 +43,34 @@ const CASES: Record<string, Case> = {
     as: 'services/user/src/store/accounts.ts',
     code: "import type { AccountRecord } from '../domain/user-store';\nexport type A = AccountRecord;\n",
   },
+  wireImportsRuntime: {
+    as: 'packages/wire/src/xml.ts',
+    code: "import type { Logger } from '@platform/runtime';\nexport type L = Logger;\n",
+  },
+  wireImportsKernel: {
+    as: 'packages/wire/src/errors.ts',
+    code: "import type { RouteEdge } from '@platform/kernel';\nexport type E = RouteEdge;\n",
+  },
+  wireImportsExpress: {
+    as: 'packages/wire/src/params.ts',
+    code: "import type { Request } from 'express';\nexport type R = Request;\n",
+  },
+  runtimeImportsKernel: {
+    as: 'packages/runtime/src/lifecycle.ts',
+    code: "import type { HttpApp } from '@platform/kernel';\nexport type A = HttpApp;\n",
+  },
+  runtimeReachesKernelByPath: {
+    as: 'packages/runtime/src/health.ts',
+    code: "import type { RouteEdge } from '../../kernel/src/route-edge';\nexport type E = RouteEdge;\n",
+  },
+  runtimeImportsWire: {
+    as: 'packages/runtime/src/logger.ts',
+    code: "import type { ErrorCode } from '@platform/wire';\nexport type C = ErrorCode;\n",
+  },
+  kernelImportsRuntime: {
+    as: 'packages/kernel/src/cors.ts',
+    code: "import type { Logger } from '@platform/runtime';\nexport type L = Logger;\n",
+  },
 };
 
 // One Node process lints every case (building the TypeScript program once).
@@ -69,14 +98,25 @@ beforeAll(() => {
 }, 130_000);
 
 describe('layering lint rule', () => {
-  it.each(['domainImportsStore', 'domainImportsDriver', 'domainImportsDb', 'domainImportsExpress', 'routesImportStore'])(
-    'when %s, then no-restricted-imports reports it',
+  it.each([
+    'domainImportsStore',
+    'domainImportsDriver',
+    'domainImportsDb',
+    'domainImportsExpress',
+    'routesImportStore',
+    'wireImportsRuntime',
+    'wireImportsKernel',
+    'wireImportsExpress',
+    'runtimeImportsKernel',
+    'runtimeReachesKernelByPath',
+  ])('when %s, then no-restricted-imports reports it', (name) => {
+    expect(found[name]).toContain('no-restricted-imports');
+  });
+
+  it.each(['domainImportsDomain', 'storeImportsDomain', 'runtimeImportsWire', 'kernelImportsRuntime'])(
+    'when %s (the allowed direction), then nothing is reported',
     (name) => {
-      expect(found[name]).toContain('no-restricted-imports');
+      expect(found[name]).toEqual([]);
     },
   );
-
-  it.each(['domainImportsDomain', 'storeImportsDomain'])('when %s (the allowed direction), then nothing is reported', (name) => {
-    expect(found[name]).toEqual([]);
-  });
 });

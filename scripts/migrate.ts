@@ -1,5 +1,5 @@
 /** `pnpm migrate`: applies every service's pending migrations to DATABASE_URL. */
-import { runMain } from '@platform/common';
+import { runMain } from '@platform/runtime';
 import { migrateFromEnvironment } from '@platform/db';
 import { categorizationMigrations } from '../services/categorization/src/migrations';
 import { notifierMigrations } from '../services/notifier/src/migrations';

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { createLogger, type RunningService } from '@platform/common';
+import { createLogger, type RunningService } from '@platform/runtime';
 import { openInfrastructure } from '@platform/infrastructure';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { loadConfig as loadAuthConfig, startAuthService } from '../services/auth/src';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, parseEnv } from '@platform/common';
+import { env, parseEnv } from '@platform/runtime';
 import { signServiceJwt } from '@platform/credentials';
 
 const USAGE = 'usage: pnpm admin service-jwt <audience: auth|user> [issuer] [ttlSeconds ≤ 300]';

@@ -1,6 +1,6 @@
 /** `pnpm start`: all four services in one process (see scripts/platform.ts). */
 import '@platform/tracing/register'; // first: with tracing on, the instrumentations must load before what they patch
-import { createLogger, exitOnSignals, runMain } from '@platform/common';
+import { createLogger, exitOnSignals, runMain } from '@platform/runtime';
 import { ensureAccountPageBuilt } from './account-page-build';
 import { startPlatform } from './platform';
 

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import type { RunningService } from '@platform/common';
+import type { RunningService } from '@platform/runtime';
 import { connectRedis, closeRedis, createRedisAccessStore, signServiceJwt, type AccessStore } from '@platform/credentials';
 import { createInProcessEventBus } from '@platform/events';
 import { deleteKeys, silentLogger, testServers, uniqueId } from '@platform/testing';

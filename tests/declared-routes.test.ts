@@ -1,14 +1,15 @@
 /**
  * Every route a service mounts is declared (issue 13): the routes on each service's express app
  * are exactly the operations of its generated /openapi.json, plus the kernel's operations
- * endpoints (`operationsRoutes`, declared in @platform/common). A route mounted beside the
+ * endpoints (`operationsRoutes`, declared in @platform/kernel). A route mounted beside the
  * declarations (`router.get(path, fn)`), or a declaration never mounted, fails here.
  *
  * The apps are built by each service's own `createApp`, over stand-in adapters: building an
  * app does no I/O, and no request is sent.
  */
 import type { Express } from 'express';
-import { createLogger, operationsRoutes } from '@platform/common';
+import { createLogger } from '@platform/runtime';
+import { operationsRoutes } from '@platform/kernel';
 import { createApp as createAuthApp } from '../services/auth/src/app';
 import { loadConfig as loadAuthConfig } from '../services/auth/src/config';
 import type { AuthDeps } from '../services/auth/src/deps';

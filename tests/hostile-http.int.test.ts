@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import request from 'supertest';
-import type { RunningService } from '@platform/common';
+import type { RunningService } from '@platform/runtime';
 import { signServiceJwt } from '@platform/credentials';
 import { createInProcessEventBus } from '@platform/events';
 import { createPrivateDatabase, deleteKeys, silentLogger, testServers, uniqueId, type PrivateDatabase } from '@platform/testing';

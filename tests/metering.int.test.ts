@@ -7,7 +7,8 @@
  */
 import type { Express } from 'express';
 import request from 'supertest';
-import { createHttpApp, Health } from '@platform/common';
+import { createHttpApp } from '@platform/kernel';
+import { Health } from '@platform/runtime';
 import { createProductGateway, type ProductGateway } from '@platform/product-gateway';
 import {
   eventually,

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { parse } from 'yaml';
-import type { RunningService } from '@platform/common';
+import type { RunningService } from '@platform/runtime';
 import { signServiceJwt } from '@platform/credentials';
 import { createAmqpEventBus, type EventBus } from '@platform/events';
 import {

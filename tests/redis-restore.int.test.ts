@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import type { RunningService } from '@platform/common';
+import type { RunningService } from '@platform/runtime';
 import { signServiceJwt } from '@platform/credentials';
 import { createInProcessEventBus } from '@platform/events';
 import { eventually, silentLogger, startPrivateRedis, testServers, type PrivateRedis } from '@platform/testing';

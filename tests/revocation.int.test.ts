@@ -5,7 +5,7 @@
  */
 import request from 'supertest';
 import type { Pool } from 'pg';
-import type { RunningService } from '@platform/common';
+import type { RunningService } from '@platform/runtime';
 import { createPool } from '@platform/db';
 import { createInProcessEventBus } from '@platform/events';
 import { closeRedis, connectRedis, createRedisAccessStore, type AccessStore } from '@platform/credentials';

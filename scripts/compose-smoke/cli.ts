@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { runMain } from '@platform/common';
+import { runMain } from '@platform/runtime';
 import { customerPath } from './customer-path';
 import { nodeVersion, runtimeDockerfile } from './runtime-dockerfile';
 

@@ -6,7 +6,8 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpApp, Health } from '@platform/common';
+import { createHttpApp } from '@platform/kernel';
+import { Health } from '@platform/runtime';
 import { createProductGateway } from '@platform/product-gateway';
 import { silentLogger } from '@platform/testing';
 import {

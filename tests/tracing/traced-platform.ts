@@ -1,6 +1,7 @@
 /** The traced processes' services (loaded by ./traced-services.ts once the SDK runs). */
 import type { InMemorySpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { createHttpApp, createLogger, Health, serve, type RunningService } from '@platform/common';
+import { createHttpApp } from '@platform/kernel';
+import { createLogger, Health, serve, type RunningService } from '@platform/runtime';
 import { createProductGateway } from '@platform/product-gateway';
 import { loadConfig as loadNotifierConfig, runNotifierService } from '../../services/notifier/src';
 import { loadConfig as loadUserConfig, runUserService } from '../../services/user/src';

@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { Logger } from '@platform/common';
+import type { Logger } from '@platform/runtime';
 import type { AccessStore } from './access-store';
 
 /** Thrown by a watched store while it may not answer (CONTRACT §3: 503, revoke too much, never too little). */

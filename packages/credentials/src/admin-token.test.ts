@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { createHttpApp, createLogger, Health } from '@platform/common';
+import { createHttpApp } from '@platform/kernel';
+import { createLogger, Health } from '@platform/runtime';
 import { PassThrough } from 'node:stream';
 import { requireAdminToken } from './admin-token';
 import { memoryFailureLimit, type FailureLimit } from './failure-limit';

@@ -1,5 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { adminEdge, AppError, enterRoute, locals, secretDigest, secretsEqual } from '@platform/common';
+import { adminEdge, enterRoute, locals } from '@platform/kernel';
+import { AppError } from '@platform/wire';
+import { secretDigest, secretsEqual } from '@platform/runtime';
 import type { FailureLimit } from './failure-limit';
 
 export interface AdminGuardOptions {

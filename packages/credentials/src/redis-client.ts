@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { Logger } from '@platform/common';
+import type { Logger } from '@platform/runtime';
 
 /**
  * A Redis client as every service uses it for tokens and limits: commands fail fast while Redis

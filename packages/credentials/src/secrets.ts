@@ -1,5 +1,5 @@
 import { hash, randomBytes, randomInt } from 'node:crypto';
-import { secretsEqual } from '@platform/common';
+import { secretsEqual } from '@platform/runtime';
 
 /** API key shape (real): `at_` + 29 characters of [A-Za-z0-9]. */
 export const API_KEY_PATTERN = /^at_[A-Za-z0-9]{29}$/;

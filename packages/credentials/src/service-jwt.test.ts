@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { AppError } from '@platform/common';
+import { AppError } from '@platform/wire';
 import { signServiceJwt, verifyServiceJwt } from './service-jwt';
 
 const secret = 's'.repeat(40);

@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { AppError } from '@platform/common';
+import { AppError } from '@platform/wire';
 
 /** Longest lifetime a service JWT may claim (CONTRACT §7: `exp` at most 5 minutes ahead). */
 export const SERVICE_JWT_MAX_TTL_SECONDS = 300;

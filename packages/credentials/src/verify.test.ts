@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { Params } from '@platform/common';
+import { Params } from '@platform/wire';
 import { createMemoryAccessStore } from './memory-access-store';
 import { generateApiKey, hashSecret } from './secrets';
 import { generateAccessToken } from './token-format';

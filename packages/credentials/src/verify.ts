@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { AppError, type Params } from '@platform/common';
+import { AppError, type Params } from '@platform/wire';
 import type { AccessStore } from './access-store';
 import { hashSecret, isApiKeyShape } from './secrets';
 import { isWellFormedToken } from './token-format';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createLogger, env, parseEnv } from '@platform/common';
+import { createLogger, env, parseEnv } from '@platform/runtime';
 import { migrate, type MigrationSet } from './migrate';
 import { createPool } from './pool';
 

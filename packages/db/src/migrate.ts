@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { runner } from 'node-pg-migrate';
-import type { Logger } from '@platform/common';
+import type { Logger } from '@platform/runtime';
 
 export interface MigrationSet {
   /** Folder of `<yyyymmddhhmmssSSS>_name.sql` files with `-- Up Migration` / `-- Down Migration` sections. */

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Logger } from '@platform/common';
+import type { Logger } from '@platform/runtime';
 
 /** Anything that runs a parameterized query: a pool or a client inside a transaction. */
 export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;

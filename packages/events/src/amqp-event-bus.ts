@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import amqp, { type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
-import { injectTraceContext, type Logger } from '@platform/common';
+import { injectTraceContext, type Logger } from '@platform/runtime';
 import { AmqpSubscription, settleWithin, sleep, type Settings } from './amqp-subscription';
 import { BALANCE_EXCHANGE } from './balance-changed';
 import { backoffMs, EventBusUnavailableError, UnroutableEventError, validateEvent, type EventBus, type EventName } from './event-bus';

@@ -1,5 +1,5 @@
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
-import type { Logger } from '@platform/common';
+import type { Logger } from '@platform/runtime';
 import {
   backoffMs,
   DEFAULT_PREFETCH,

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { continuedFrom, inSpan, SpanKind } from '@platform/common';
+import { continuedFrom, inSpan, SpanKind } from '@platform/runtime';
 import { BALANCE_CHANGED, balanceChangedSchema } from './balance-changed';
 
 /** Every event the buses carry, by routing key, with the schema publisher and consumer validate. */

@@ -1,4 +1,4 @@
-import { injectTraceContext, type Logger } from '@platform/common';
+import { injectTraceContext, type Logger } from '@platform/runtime';
 import {
   backoffMs,
   DEFAULT_PREFETCH,

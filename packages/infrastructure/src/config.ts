@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { env } from '@platform/common';
+import { env } from '@platform/runtime';
 
 /**
  * The one way a variable is required outside the embedded quickstart and optional in it (the

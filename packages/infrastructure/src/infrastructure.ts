@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
-import { ConfigError, type Logger } from '@platform/common';
+import { ConfigError, type Logger } from '@platform/runtime';
 import { closeRedis, connectRedis, createMemoryAccessStore, createRedisAccessStore, type AccessStore } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { createAmqpEventBus, createInProcessEventBus, type EventBus } from '@platform/events';

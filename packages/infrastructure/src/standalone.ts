@@ -1,4 +1,4 @@
-import type { RunningService } from '@platform/common';
+import type { RunningService } from '@platform/runtime';
 import type { Infrastructure, Need } from './infrastructure';
 
 /**

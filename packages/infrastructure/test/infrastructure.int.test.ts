@@ -1,4 +1,4 @@
-import { ConfigError } from '@platform/common';
+import { ConfigError } from '@platform/runtime';
 import { createMemoryAccessStore } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { createInProcessEventBus } from '@platform/events';

@@ -1,7 +1,8 @@
 import { domainToASCII } from 'node:url';
 import { isIP } from 'node:net';
 import type { Request, Response } from 'express';
-import { AppError, checkOutputFormat, invalidMessage, requiredMessage, type FieldMessages, type Params } from '@platform/common';
+import { AppError, invalidMessage, requiredMessage, type FieldMessages, type Params } from '@platform/wire';
+import { checkOutputFormat } from '@platform/kernel';
 import { isApiKeyShape, isWellFormedToken, presentedCredential } from '@platform/credentials';
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;

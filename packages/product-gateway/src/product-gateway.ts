@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { enterRoute, formatOf, handler, productEdge, respond, type OutputFormat, type Params } from '@platform/common';
+import { enterRoute, formatOf, handler, productEdge, respond } from '@platform/kernel';
+import { type OutputFormat, type Params } from '@platform/wire';
 import { signServiceJwt } from '@platform/credentials';
 import { readLookupRequest } from './lookup-request';
 import { createUsageClient, type UsageClient } from './usage-client';

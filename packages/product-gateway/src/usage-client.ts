@@ -1,6 +1,6 @@
 import { Pool, type Dispatcher } from 'undici';
 import { z } from 'zod';
-import { AppError } from '@platform/common';
+import { AppError } from '@platform/wire';
 
 /** One debit through the user service's internal usage API (CONTRACT §7). */
 export interface UsageRequest {

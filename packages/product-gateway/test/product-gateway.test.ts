@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import request from 'supertest';
-import { createHttpApp, Health } from '@platform/common';
+import { createHttpApp } from '@platform/kernel';
+import { Health } from '@platform/runtime';
 import { generateAccessToken, generateApiKey, hashSecret } from '@platform/credentials';
 import { silentLogger } from '@platform/testing';
 import { acceptedCall, createProductGateway, type ProductGateway, type ProductGatewayOptions } from '../src';

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { createLogger, type Logger } from '@platform/common';
+import { createLogger, type Logger } from '@platform/runtime';
 
 /** A real logger whose JSON lines are kept in memory, for asserting what reaches the logs. */
 export function captureLogs(service = 'test'): { logger: Logger; text(): string; lines(): Array<Record<string, unknown>> } {

@@ -11,7 +11,7 @@ import {
   injectTraceContext,
   outsideTrace,
   SpanKind,
-} from '@platform/common';
+} from '@platform/runtime';
 import { serviceNameOf, tracingEnabled } from './enabled';
 import { startTracing } from './sdk';
 

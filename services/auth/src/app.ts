@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { Counter } from 'prom-client';
-import { createHttpApp, Health } from '@platform/common';
+import { createHttpApp } from '@platform/kernel';
+import { Health } from '@platform/runtime';
 import type { AuthConfig } from './config';
 import type { AuthDeps } from './deps';
 import { createTokenIssuer, type TokenIssuer } from './domain/issue-token';

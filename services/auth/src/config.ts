@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, parseEnv } from '@platform/common';
+import { env, parseEnv } from '@platform/runtime';
 import { infrastructureVariables, standaloneOnly } from '@platform/infrastructure';
 
 /** The auth service's variables, and the configuration they make: its type is this schema's output. */

@@ -1,4 +1,4 @@
-import type { Logger, ReadinessCheck } from '@platform/common';
+import type { Logger, ReadinessCheck } from '@platform/runtime';
 import { reconcileAll } from '@platform/accounts';
 import { watchAccessStore, type AccessStore, type WatchedAccessStore } from '@platform/credentials';
 import type { Adapters } from '@platform/infrastructure';

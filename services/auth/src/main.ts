@@ -1,5 +1,5 @@
 import '@platform/tracing/register'; // first: with tracing on, the instrumentations must load before what they patch
-import { createLogger, exitOnSignals, runMain, type RunningService } from '@platform/common';
+import { createLogger, exitOnSignals, runMain, type RunningService } from '@platform/runtime';
 import { loadConfig } from './config';
 import { runAuthService } from './service';
 

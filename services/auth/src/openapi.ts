@@ -1,4 +1,4 @@
-import { openApiDocument } from '@platform/common';
+import { openApiDocument } from '@platform/kernel';
 import { introspectRoute, metadataRoute, revokeRoute, securitySchemes, tokenRoute } from './routes/declarations';
 
 /** OpenAPI 3.1 description of the auth service's public endpoints (CONTRACT §4.1), generated from its route declarations. */

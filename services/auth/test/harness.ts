@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Pool } from 'pg';
-import type { Logger, RunningService } from '@platform/common';
+import type { Logger, RunningService } from '@platform/runtime';
 import { accessRecordsOf } from '@platform/accounts';
 import { accessLayout, createRedisAccessStore, hashSecret, tokenShardTag, type AccessStore } from '@platform/credentials';
 import { createPool } from '@platform/db';

@@ -1,6 +1,6 @@
 import { ClientCredentials } from 'simple-oauth2';
 import request from 'supertest';
-import { fingerprint } from '@platform/common';
+import { fingerprint } from '@platform/runtime';
 import { generateApiKey, hashSecret, signServiceJwt } from '@platform/credentials';
 import { captureLogs } from '@platform/testing';
 import { ADMIN_TOKEN, basicOf, bearerOf, rotateKey, SERVICE_JWT_SECRET, startAuth, type AuthHarness } from './harness';

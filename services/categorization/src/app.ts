@@ -1,5 +1,6 @@
 import type { Express } from 'express';
-import { createHttpApp, Health } from '@platform/common';
+import { createHttpApp } from '@platform/kernel';
+import { Health } from '@platform/runtime';
 import { pingPostgres } from '@platform/db';
 import type { CategorizationConfig } from './config';
 import type { CategorizationDeps } from './deps';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { createLogger, env, parseEnv } from '@platform/common';
+import { createLogger, env, parseEnv } from '@platform/runtime';
 import { createPool } from '@platform/db';
 import { createCategoryStore } from './store/category-store';
 import { applyMigrations } from './store/migrations';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ConfigError } from '@platform/common';
+import { ConfigError } from '@platform/runtime';
 import { DEFAULT_TAXONOMY_FILE, loadConfig } from './config';
 
 describe('loadConfig', () => {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { env, parseEnv } from '@platform/common';
+import { env, parseEnv } from '@platform/runtime';
 import { infrastructureVariables, standaloneOnly } from '@platform/infrastructure';
 
 /**

@@ -1,5 +1,5 @@
 /** `node dist/migrate.js`: applies the categorization service's pending migrations to DATABASE_URL, then exits. */
-import { runMain } from '@platform/common';
+import { runMain } from '@platform/runtime';
 import { migrateFromEnvironment } from '@platform/db';
 import { categorizationMigrations } from './migrations';
 

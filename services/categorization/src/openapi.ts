@@ -1,4 +1,4 @@
-import { openApiDocument } from '@platform/common';
+import { openApiDocument } from '@platform/kernel';
 import { createCategoryRoute, deleteCategoryRoute } from './routes/admin.routes';
 import { categoriesRoute } from './routes/categories.routes';
 

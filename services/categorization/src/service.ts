@@ -1,4 +1,4 @@
-import { serve, type Logger, type RunningService } from '@platform/common';
+import { serve, type Logger, type RunningService } from '@platform/runtime';
 import { openInfrastructure, serveOn, type Adapters } from '@platform/infrastructure';
 import { createApp } from './app';
 import type { CategorizationConfig } from './config';

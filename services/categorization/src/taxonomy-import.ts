@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { Logger } from '@platform/common';
+import type { Logger } from '@platform/runtime';
 import { parseTaxonomy, type ParsedTaxonomy, type SkippedLines } from './domain/taxonomy-file';
 import type { CategoryStore, IabImportResult } from './store/category-store';
 

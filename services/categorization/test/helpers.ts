@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
-import type { RunningService } from '@platform/common';
+import type { RunningService } from '@platform/runtime';
 import { createRedisAccessStore, generateAccessToken, type AccessStore } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import {

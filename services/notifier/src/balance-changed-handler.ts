@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Logger } from '@platform/common';
+import type { Logger } from '@platform/runtime';
 import { withTransaction } from '@platform/db';
 import { PoisonMessageError, type BalanceChanged, type EventHandler } from '@platform/events';
 import { alertMessageId, renderAlertEmail } from './domain/alert-email';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, parseEnv } from '@platform/common';
+import { env, parseEnv } from '@platform/runtime';
 import { BALANCE_EXCHANGE, NOTIFIER_DEAD_LETTER_QUEUE, NOTIFIER_QUEUE } from '@platform/events';
 import { infrastructureVariables } from '@platform/infrastructure';
 

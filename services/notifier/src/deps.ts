@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Logger } from '@platform/common';
+import type { Logger } from '@platform/runtime';
 import type { EventBus } from '@platform/events';
 import type { Adapters, Mailer } from '@platform/infrastructure';
 

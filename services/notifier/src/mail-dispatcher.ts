@@ -1,5 +1,15 @@
 import type pg from 'pg';
-import { extractTraceContext, inSpan, outsideTrace, SpanKind, SpanStatusCode, type Logger, type Span } from '@platform/common';
+import {
+  extractTraceContext,
+  inSpan,
+  outsideTrace,
+  SpanKind,
+  SpanStatusCode,
+  startWorkerLoop,
+  type Logger,
+  type Span,
+  type WorkerLoop,
+} from '@platform/runtime';
 import { backoffMs } from '@platform/events';
 import type { Mailer } from '@platform/infrastructure';
 import type { NotifierMetrics } from './metrics';
@@ -22,12 +32,8 @@ export interface MailDispatcherOptions {
   retryMaxMs?: number;
 }
 
-export interface MailDispatcher {
-  /** Sends what is due now (after an event queued e-mails). */
-  wake(): void;
-  /** Stops polling and waits for the e-mail being sent. */
-  stop(): Promise<void>;
-}
+/** wake(): sends what is due now (after an event queued e-mails); stop(): stops polling and waits for the e-mail being sent. */
+export type MailDispatcher = WorkerLoop;
 
 /**
  * Sends the mail outbox: claim one due e-mail (lease), send it, mark it sent; on an SMTP error
@@ -40,9 +46,7 @@ export function startMailDispatcher(options: MailDispatcherOptions): MailDispatc
   const leaseMs = options.leaseMs ?? 60_000;
   const retryInitialMs = options.retryInitialMs ?? 1000;
   const retryMaxMs = options.retryMaxMs ?? 300_000;
-  let stopped = false;
-  let running: Promise<void> | undefined;
-  let again = false;
+  const pollMs = options.pollMs ?? 1000;
 
   const sendOne = async (mail: ClaimedMail, span: Span): Promise<void> => {
     try {
@@ -90,43 +94,24 @@ export function startMailDispatcher(options: MailDispatcherOptions): MailDispatc
       (span) => sendOne(mail, span),
     );
 
-  const drain = async (): Promise<void> => {
-    do {
-      again = false;
-      while (!stopped) {
+  // Outside the trace of whoever woke it (an event's handling): each send picks its own.
+  return startWorkerLoop({
+    name: 'mail dispatcher',
+    pollMs,
+    // Postgres unreachable: tried again every poll, as an idle outbox is (retries of an e-mail the
+    // SMTP server refused follow the e-mail's own backoff above).
+    backoff: { initialMs: pollMs, maxMs: pollMs },
+    logger,
+    work: () =>
+      outsideTrace(async () => {
         const mail = await claimDueMail(pool, options.queue, leaseMs);
-        if (!mail) break;
+        if (!mail) return false;
         await sendTraced(mail);
-      }
-    } while (again && !stopped);
-  };
-
-  const wake = (): void => {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    // Outside the trace of whoever woke it (an event's handling): each send picks its own.
-    running = outsideTrace(drain)
-      .catch((error: unknown) => {
-        logger.warn('mail outbox unavailable, will retry', { error: error instanceof Error ? error.message : String(error) });
-      })
-      .finally(() => {
-        running = undefined;
-      });
-  };
-
-  const timer = setInterval(wake, options.pollMs ?? 1000);
-  timer.unref();
-  wake();
-
-  return {
-    wake,
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+        return true;
+      }),
+    failure: (error) => ({
+      message: 'mail outbox unavailable, will retry',
+      fields: { error: error instanceof Error ? error.message : String(error) },
+    }),
+  });
 }

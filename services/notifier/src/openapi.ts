@@ -1,4 +1,4 @@
-import { openApiDocument, operationsRoutes } from '@platform/common';
+import { openApiDocument, operationsRoutes } from '@platform/kernel';
 
 /** OpenAPI 3.1 of the notifier, generated from route declarations: it has no public API, only the kernel's operations endpoints (CONTRACT §8). */
 export const openapi = openApiDocument({

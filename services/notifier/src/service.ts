@@ -1,4 +1,4 @@
-import { serve, type Logger, type RunningService } from '@platform/common';
+import { serve, type Logger, type RunningService } from '@platform/runtime';
 import { openInfrastructure, serveOn, type Adapters } from '@platform/infrastructure';
 import { migrate } from '@platform/db';
 import { BALANCE_CHANGED, type Subscription } from '@platform/events';

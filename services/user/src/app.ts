@@ -1,6 +1,7 @@
 import type { Express, Router } from 'express';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { ConfigError, createHttpApp, Health } from '@platform/common';
+import { ConfigError, Health } from '@platform/runtime';
+import { createHttpApp } from '@platform/kernel';
 import { pingPostgres } from '@platform/db';
 import type { UserConfig } from './config';
 import type { UserDeps } from './deps';

@@ -1,4 +1,4 @@
-import { ConfigError } from '@platform/common';
+import { ConfigError } from '@platform/runtime';
 import { loadConfig } from './config';
 
 const FULL = {

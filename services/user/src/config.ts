@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, parseEnv } from '@platform/common';
+import { env, parseEnv } from '@platform/runtime';
 import { BALANCE_EXCHANGE } from '@platform/events';
 import { infrastructureVariables, standaloneOnly } from '@platform/infrastructure';
 

@@ -1,4 +1,4 @@
-import { openApiDocument } from '@platform/common';
+import { openApiDocument } from '@platform/kernel';
 import { accountPageConfigRoute } from './routes/account-page.routes';
 import { changeCreditsRoute, createAccountRoute, showAccountRoute } from './routes/admin.routes';
 import { apiKeyRoute } from './routes/api-key.routes';

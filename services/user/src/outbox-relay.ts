@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { extractTraceContext, inSpan, SpanKind, type Logger } from '@platform/common';
-import { backoffMs, InvalidEventError, type EventBus, type EventName } from '@platform/events';
+import { extractTraceContext, inSpan, SpanKind, startWorkerLoop, type Logger, type WorkerLoop } from '@platform/runtime';
+import { InvalidEventError, type EventBus, type EventName } from '@platform/events';
 import { claimPendingEvents, markEventFailed, markEventsPublished, releaseEvents, type ClaimedEvent } from './store/outbox';
 
 export interface OutboxRelayOptions {
@@ -9,7 +9,7 @@ export interface OutboxRelayOptions {
   logger: Logger;
   /** Pause between looks at an empty outbox when nothing wakes the relay. */
   pollMs: number;
-  /** Backoff after a failed publish or database error: initial, doubling up to max. */
+  /** Backoff after a failed publish or database error: initial, doubling up to max (with jitter). */
   retryInitialMs: number;
   retryMaxMs: number;
   /** Events claimed per round. Default 100. */
@@ -18,14 +18,11 @@ export interface OutboxRelayOptions {
   leaseMs?: number;
 }
 
-export interface OutboxRelay {
-  /** Look at the outbox now (a local balance change committed) instead of at the next poll. */
-  wake(): void;
-  /** Finishes the publish in flight, gives the rest of the batch back, stops. */
-  stop(): Promise<void>;
-}
-
-type Round = 'drained' | 'more' | 'retry';
+/**
+ * wake(): look at the outbox now (a local balance change committed) instead of at the next poll.
+ * stop(): finishes the publish in flight, gives the rest of the batch back, stops.
+ */
+export type OutboxRelay = WorkerLoop;
 
 /**
  * The transactional outbox's relay (CONTRACT §6): publishes unpublished `outbox_events` rows in
@@ -41,31 +38,9 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { pool, bus, logger } = options;
   const batchSize = options.batchSize ?? 100;
   const leaseMs = options.leaseMs ?? 60_000;
-  const stopping = new AbortController();
-  let woken = false;
-  let wakeUp: (() => void) | undefined;
 
-  /** Sleeps `ms`; an idle sleep ends early on wake(), every sleep on stop(). */
-  const pause = (ms: number, wakeable: boolean): Promise<void> =>
-    new Promise((resolve) => {
-      if (stopping.signal.aborted || (wakeable && woken)) {
-        woken = false;
-        resolve();
-        return;
-      }
-      const done = (): void => {
-        clearTimeout(timer);
-        stopping.signal.removeEventListener('abort', done);
-        if (wakeUp === done) wakeUp = undefined;
-        woken = false;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      stopping.signal.addEventListener('abort', done, { once: true });
-      if (wakeable) wakeUp = done;
-    });
-
-  const publishBatch = async (batch: ClaimedEvent[]): Promise<Round> => {
+  /** Publishes a claimed batch in order; true when the batch was full (more may be waiting). */
+  const publishBatch = async (batch: ClaimedEvent[], stopping: AbortSignal): Promise<boolean> => {
     const confirmed: string[] = [];
     // The confirmed events are marked published before the rest of the batch is given back.
     const giveBack = async (rest: ClaimedEvent[]): Promise<void> => {
@@ -76,9 +51,9 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       );
     };
     for (const [index, event] of batch.entries()) {
-      if (stopping.signal.aborted) {
+      if (stopping.aborted) {
         await giveBack(batch.slice(index));
-        return 'drained';
+        return false;
       }
       try {
         // Published as part of the trace of the request that wrote the event.
@@ -100,55 +75,40 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         }
         // Broker down, no confirm, or no queue bound: keep this event and the ones after it, in order.
         await giveBack(batch.slice(index));
-        logger.warn('outbox publish failed, will retry', {
-          eventId: event.id,
-          pending: batch.length - index,
-          error: error instanceof Error ? error.message : String(error),
-        });
-        return 'retry';
+        throw new PublishFailed(event.id, batch.length - index, error);
       }
       confirmed.push(event.id);
     }
     await markEventsPublished(pool, confirmed);
-    return batch.length === batchSize ? 'more' : 'drained';
+    return batch.length === batchSize;
   };
 
-  const round = async (): Promise<Round> => {
-    try {
+  return startWorkerLoop({
+    name: 'outbox relay',
+    pollMs: options.pollMs,
+    backoff: { initialMs: options.retryInitialMs, maxMs: options.retryMaxMs },
+    logger,
+    work: async (stopping) => {
       const batch = await claimPendingEvents(pool, batchSize, leaseMs);
-      return batch.length === 0 ? 'drained' : await publishBatch(batch);
-    } catch (error) {
-      // Postgres unreachable: claims left behind expire with their lease.
-      logger.warn('outbox relay database error, will retry', { error: error instanceof Error ? error.message : String(error) });
-      return 'retry';
-    }
-  };
-
-  const run = async (): Promise<void> => {
-    let failures = 0;
-    while (!stopping.signal.aborted) {
-      const outcome = await round();
-      if (outcome === 'retry') {
-        failures += 1;
-        // Only time ends a backoff: waking on every request would hammer a broker that is down.
-        await pause(backoffMs(failures, options.retryInitialMs, options.retryMaxMs), false);
-      } else {
-        if (failures > 0) logger.info('outbox relay publishing again', { afterFailures: failures });
-        failures = 0;
-        if (outcome === 'drained') await pause(options.pollMs, true);
-      }
-    }
-  };
-
-  const running = run();
-  return {
-    wake() {
-      if (wakeUp) wakeUp();
-      else woken = true;
+      return batch.length > 0 && (await publishBatch(batch, stopping));
     },
-    async stop() {
-      stopping.abort();
-      await running;
-    },
-  };
+    failure: (error) =>
+      error instanceof PublishFailed
+        ? { message: 'outbox publish failed, will retry', fields: { eventId: error.eventId, pending: error.pending, error: error.message } }
+        : // Postgres unreachable: claims left behind expire with their lease.
+          { message: 'outbox relay database error, will retry', fields: { error: error instanceof Error ? error.message : String(error) } },
+    recovered: 'outbox relay publishing again',
+  });
+}
+
+/** A publish the broker did not confirm: the event and the `pending - 1` after it wait for the next round. */
+class PublishFailed extends Error {
+  constructor(
+    readonly eventId: string,
+    readonly pending: number,
+    cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = 'PublishFailed';
+  }
 }

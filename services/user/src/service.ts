@@ -1,5 +1,4 @@
-import type { Logger, RunningService } from '@platform/common';
-import { serve } from '@platform/common';
+import { type Logger, type RunningService, serve } from '@platform/runtime';
 import { openInfrastructure, serveOn, type Adapters } from '@platform/infrastructure';
 import { migrate } from '@platform/db';
 import { createApp } from './app';

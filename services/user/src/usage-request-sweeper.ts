@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Logger } from '@platform/common';
+import { startWorkerLoop, type Logger } from '@platform/runtime';
 import { deleteExpiredUsageRequests } from './store/usage-requests';
 
 export interface UsageRequestSweeperOptions {
@@ -28,38 +28,40 @@ export interface UsageRequestSweeper {
  */
 export function startUsageRequestSweeper(options: UsageRequestSweeperOptions): UsageRequestSweeper {
   const batchSize = options.batchSize ?? 5000;
-  let stopping = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<number> | undefined;
+  const stopping = new AbortController();
 
   const sweep = async (): Promise<number> => {
     let deleted = 0;
     for (;;) {
       const count = await deleteExpiredUsageRequests(options.pool, options.retentionMs, batchSize);
       deleted += count;
-      if (count < batchSize || stopping) return deleted;
+      if (count < batchSize || stopping.signal.aborted) return deleted;
     }
   };
 
-  const tick = (): void => {
-    running = sweep()
-      .catch((error: unknown) => {
-        options.logger.warn('usage request sweep failed, will retry', { error: error instanceof Error ? error.message : String(error) });
-        return 0;
-      })
-      .finally(() => {
-        running = undefined;
-        if (!stopping) timer = setTimeout(tick, options.intervalMs);
-      });
-  };
-  timer = setTimeout(tick, options.intervalMs);
+  const loop = startWorkerLoop({
+    name: 'usage request sweeper',
+    pollMs: options.intervalMs,
+    // A failed sweep is tried again at the next interval, as before.
+    backoff: { initialMs: options.intervalMs, maxMs: options.intervalMs },
+    delayFirst: true,
+    logger: options.logger,
+    signal: stopping.signal,
+    work: async () => {
+      await sweep();
+      return false;
+    },
+    failure: (error) => ({
+      message: 'usage request sweep failed, will retry',
+      fields: { error: error instanceof Error ? error.message : String(error) },
+    }),
+  });
 
   return {
     sweep,
-    async stop() {
-      stopping = true;
-      clearTimeout(timer);
-      await running;
+    stop() {
+      stopping.abort();
+      return loop.stop();
     },
   };
 }

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type pg from 'pg';
 import request from 'supertest';
-import type { Logger, RunningService } from '@platform/common';
+import type { Logger, RunningService } from '@platform/runtime';
 import {
   accessLayout,
   createRedisAccessStore,

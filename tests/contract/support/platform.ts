@@ -3,7 +3,7 @@
  * the parts a test file asks for (each file starts its own, so files run in parallel).
  */
 import type { Pool } from 'pg';
-import type { RunningService } from '@platform/common';
+import type { RunningService } from '@platform/runtime';
 import { closeRedis, connectRedis, createRedisAccessStore, type AccessWriter } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { createInProcessEventBus } from '@platform/events';

@@ -1,4 +1,4 @@
-import { AppError } from '@platform/common';
+import { AppError } from '@platform/wire';
 import { hashSecret, isApiKeyShape, type ActiveKey } from '@platform/credentials';
 
 /** What a caller presented to prove it is an account. */

@@ -1,4 +1,4 @@
-import { AppError } from '@platform/common';
+import { AppError } from '@platform/wire';
 import { memoryWindowCounter } from '../store/window-counters';
 import { createAttemptLimits } from './attempt-limits';
 

@@ -1,4 +1,4 @@
-import { AppError } from '@platform/common';
+import { AppError } from '@platform/wire';
 
 /** A fixed-window counter per key (rate-limiter-flexible on Redis, or in memory). */
 export interface WindowCounter {

@@ -1,4 +1,4 @@
-import { AppError } from '@platform/common';
+import { AppError } from '@platform/wire';
 import { isWellFormedToken, verifyServiceJwt, constantTimeEqual, type AccessStore } from '@platform/credentials';
 import { authenticateAccount, type AccountCredential, type FindActiveKey } from './account-auth';
 

@@ -1,4 +1,4 @@
-import { AppError } from '@platform/common';
+import { AppError } from '@platform/wire';
 import { createMemoryAccessStore, generateApiKey, hashSecret, type AccessStore } from '@platform/credentials';
 import { createTokenIssuer } from './issue-token';
 

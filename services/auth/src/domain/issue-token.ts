@@ -1,4 +1,4 @@
-import { AppError } from '@platform/common';
+import { AppError } from '@platform/wire';
 import { generateAccessToken, type AccessStore } from '@platform/credentials';
 import { authenticateAccount, presentedKey, type AccountCredential } from './account-auth';
 import { tooMany } from './attempt-limits';

@@ -1,4 +1,4 @@
-import { AppError, Params } from '@platform/common';
+import { AppError, Params } from '@platform/wire';
 import { readClientCredentialsRequest, readSeedTokenRequest } from './token-request';
 
 function failure(run: () => unknown): AppError {
@@ -11,7 +11,7 @@ function failure(run: () => unknown): AppError {
   throw new Error('expected an AppError');
 }
 
-/** `outputFormatRefused`: the HTTP kernel's decision on the request's outputFormat (packages/common route-edge.test.ts). */
+/** `outputFormatRefused`: the HTTP kernel's decision on the request's outputFormat (packages/kernel route-edge.test.ts). */
 const seed = (body: unknown, query: unknown = {}, outputFormatRefused = false) =>
   readSeedTokenRequest(new Params(query, body), outputFormatRefused);
 

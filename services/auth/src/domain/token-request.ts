@@ -7,7 +7,7 @@ import {
   type FieldMessages,
   type Params,
   type ParamValue,
-} from '@platform/common';
+} from '@platform/wire';
 
 /** Token lifetimes a client may ask for, in seconds (seed §8). */
 export const TOKEN_LIFETIMES: readonly number[] = [1800, 3600, 7200, 10800];

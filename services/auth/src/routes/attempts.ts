@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { AppError } from '@platform/common';
+import { AppError } from '@platform/wire';
 import type { AttemptLimits } from '../domain/attempt-limits';
 import { clientAddress } from './authorization';
 

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { Params } from '@platform/common';
+import { Params } from '@platform/wire';
 import type { AccountCredential } from '../domain/account-auth';
 import { apiKeyFromBearer } from '../domain/bearer-api-key';
 

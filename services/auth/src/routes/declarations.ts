@@ -1,5 +1,6 @@
 /** The auth service's route declarations (CONTRACT §4.1): each is mounted from here and documented in /openapi.json. */
-import { CodeMessages, declareRoute, NUMERIC, OAuthError, oauthEdge, publicEdge } from '@platform/common';
+import { NUMERIC } from '@platform/wire';
+import { CodeMessages, declareRoute, OAuthError, oauthEdge, publicEdge } from '@platform/kernel';
 import { z } from 'zod';
 
 export const securitySchemes = {

@@ -1,5 +1,6 @@
 import { type IRouter, type Request } from 'express';
-import { AppError, locals, mountRoute, requiredMessage, type Params } from '@platform/common';
+import { AppError, requiredMessage, type Params } from '@platform/wire';
+import { locals, mountRoute } from '@platform/kernel';
 import { isWellFormedToken } from '@platform/credentials';
 import { authenticateAccount } from '../domain/account-auth';
 import type { AttemptLimits } from '../domain/attempt-limits';

@@ -1,5 +1,5 @@
 import type { IRouter } from 'express';
-import { mountRoute } from '@platform/common';
+import { mountRoute } from '@platform/kernel';
 import { metadataRoute } from './declarations';
 
 /**

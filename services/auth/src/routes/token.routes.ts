@@ -1,5 +1,7 @@
 import type { IRouter, Request, RequestHandler, Response } from 'express';
-import { AppError, fingerprint, handler, locals, logLevelEnabled, type Params, type RouteFn } from '@platform/common';
+import { AppError, type Params } from '@platform/wire';
+import { fingerprint } from '@platform/runtime';
+import { handler, locals, logLevelEnabled, type RouteFn } from '@platform/kernel';
 import type { AccountCredential } from '../domain/account-auth';
 import type { AttemptLimits } from '../domain/attempt-limits';
 import type { IssuedToken, TokenIssuer } from '../domain/issue-token';

@@ -1,4 +1,5 @@
-import { AppError, unavailable } from '@platform/common';
+import { AppError } from '@platform/wire';
+import { unavailable } from '@platform/kernel';
 import type { AccessStore } from '@platform/credentials';
 
 /** A failed Postgres or Redis call becomes the contract's 503 (typed errors pass through). */

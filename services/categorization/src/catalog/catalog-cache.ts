@@ -1,4 +1,4 @@
-import type { Logger } from '@platform/common';
+import { startWorkerLoop, type Logger, type WorkerLoop } from '@platform/runtime';
 import type { Category } from '../domain/category';
 import { buildCatalogSnapshot, type CatalogSnapshot } from './catalog-snapshot';
 
@@ -29,8 +29,7 @@ export function createCatalogCache(options: { source: CatalogSource; pollInterva
   let snapshot: CatalogSnapshot | undefined;
   let inFlight: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let polling: Promise<void> | undefined;
+  let poller: WorkerLoop | undefined;
   let stopped = false;
 
   const load = async (): Promise<void> => {
@@ -58,22 +57,22 @@ export function createCatalogCache(options: { source: CatalogSource; pollInterva
     return queued;
   };
 
-  const poll = async (): Promise<void> => {
-    try {
-      const version = await source.version();
-      if (version !== snapshot?.version) await refresh();
-    } catch (error) {
-      logger.warn('category list refresh failed; serving the last list', { error });
-    }
+  const poll = async (): Promise<boolean> => {
+    const version = await source.version();
+    if (version !== snapshot?.version) await refresh();
+    return false;
   };
-
-  const schedule = (): void => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      polling = poll().finally(schedule);
-    }, pollIntervalMs);
-    timer.unref();
-  };
+  const startPolling = (): WorkerLoop =>
+    startWorkerLoop({
+      name: 'category list poller',
+      pollMs: pollIntervalMs,
+      // A failed look is tried again within one interval, so that a replica is never staler than that.
+      backoff: { initialMs: pollIntervalMs, maxMs: pollIntervalMs },
+      delayFirst: true,
+      logger,
+      work: poll,
+      failure: (error) => ({ message: 'category list refresh failed; serving the last list', fields: { error } }),
+    });
 
   return {
     current() {
@@ -85,12 +84,11 @@ export function createCatalogCache(options: { source: CatalogSource; pollInterva
     },
     refresh,
     start() {
-      if (timer === undefined && !stopped) schedule();
+      if (poller === undefined && !stopped) poller = startPolling();
     },
     async stop() {
       stopped = true;
-      clearTimeout(timer);
-      await polling?.catch(() => undefined);
+      await poller?.stop();
       await inFlight?.catch(() => undefined);
     },
   };

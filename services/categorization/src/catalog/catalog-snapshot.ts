@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import { serialize, type OutputFormat } from '@platform/common';
+import { serialize, type OutputFormat } from '@platform/wire';
 import type { Category } from '../domain/category';
 import { CATEGORY_ORDERS, sortCategories, type CategoryOrder } from '../domain/category-order';
 

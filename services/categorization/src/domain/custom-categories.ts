@@ -1,4 +1,4 @@
-import { AppError, invalidMessage, invalidParams, requiredMessage, type FieldMessages } from '@platform/common';
+import { AppError, invalidMessage, invalidParams, requiredMessage, type FieldMessages } from '@platform/wire';
 import { hasForbiddenCharacters, MAX_NAME_LENGTH, nameKey, nameLength, parseCategoryId, type Category } from './category';
 
 /** A custom category to create, after validation. */

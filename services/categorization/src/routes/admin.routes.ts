@@ -1,5 +1,6 @@
 import type { Express } from 'express';
-import { adminEdge, declareRoute, locals, mountRoute, respond, type Logger } from '@platform/common';
+import { type Logger } from '@platform/runtime';
+import { adminEdge, declareRoute, locals, mountRoute, respond } from '@platform/kernel';
 import { requireAdminToken, type FailureLimit } from '@platform/credentials';
 import { z } from 'zod';
 import type { CatalogCache } from '../catalog/catalog-cache';

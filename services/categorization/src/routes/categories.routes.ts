@@ -1,5 +1,6 @@
 import type { Express, Request } from 'express';
-import { AppError, declareRoute, formatOf, mountRoute, outputFormatParam, publicEdge, type Params, unavailable } from '@platform/common';
+import { AppError, type Params } from '@platform/wire';
+import { declareRoute, formatOf, mountRoute, outputFormatParam, publicEdge, unavailable } from '@platform/kernel';
 import { presentedCredential, type CredentialVerifier } from '@platform/credentials';
 import { z } from 'zod';
 import type { CatalogCache } from '../catalog/catalog-cache';

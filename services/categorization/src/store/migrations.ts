@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Logger } from '@platform/common';
+import type { Logger } from '@platform/runtime';
 import { migrate } from '@platform/db';
 import { categorizationMigrations } from '../migrations';
 

@@ -1,4 +1,4 @@
-import { currentTraceparent } from '@platform/common';
+import { currentTraceparent } from '@platform/runtime';
 import type { Queryable } from '@platform/db';
 import type { AlertKind } from '../domain/alert-rules';
 

@@ -7,7 +7,7 @@ import {
   requiredMessage,
   throwIfInvalid,
   type FieldMessages,
-} from '@platform/common';
+} from '@platform/wire';
 import { generateApiKey, hashSecret } from '@platform/credentials';
 import type { Product } from './catalogue';
 import { MAX_ID, readInteger } from './integer-field';

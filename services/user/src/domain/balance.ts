@@ -1,4 +1,4 @@
-import { invalidMessage, invalidParams } from '@platform/common';
+import { invalidMessage, invalidParams } from '@platform/wire';
 import type { CatalogueReads } from './catalogue';
 import type { PoolCredits, ProductBalance } from './user-store';
 

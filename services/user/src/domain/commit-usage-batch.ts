@@ -1,4 +1,4 @@
-import { AppError } from '@platform/common';
+import { AppError } from '@platform/wire';
 import type { PoolKey, UsageBatchStore } from './usage-batch-store';
 import { balancesByAccount, type AccountBalances, type BalanceCommitHook } from './balance-commit-hook';
 import { decideBatch, type Debit, type DebitOutcome } from './usage-batch';

@@ -1,4 +1,4 @@
-import { NUMERIC } from '@platform/common';
+import { NUMERIC } from '@platform/wire';
 
 /** Largest id that fits the catalogue's and the accounts' integer columns. */
 export const MAX_ID = 2_147_483_647;

@@ -1,4 +1,4 @@
-import { AppError } from '@platform/common';
+import { AppError } from '@platform/wire';
 import { generateApiKey, hashSecret, isApiKeyShape } from '@platform/credentials';
 import type { UserStore } from './user-store';
 

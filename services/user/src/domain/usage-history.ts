@@ -1,4 +1,4 @@
-import { invalidMessage, invalidParams } from '@platform/common';
+import { invalidMessage, invalidParams } from '@platform/wire';
 import type { CatalogueReads } from './catalogue';
 
 /** How far back the history reaches (CONTRACT §4.6). */

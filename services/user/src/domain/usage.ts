@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AppError, invalidMessage, requiredMessage, throwIfInvalid, type FieldMessages } from '@platform/common';
+import { AppError, invalidMessage, requiredMessage, throwIfInvalid, type FieldMessages } from '@platform/wire';
 import type { Product } from './catalogue';
 import { MAX_ID, readInteger } from './integer-field';
 import type { RecentAnswers } from './recent-answers';

@@ -2,7 +2,8 @@ import express, { Router, type Response } from 'express';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { declareRoute, mountRoute, publicEdge, type Logger } from '@platform/common';
+import { type Logger } from '@platform/runtime';
+import { declareRoute, mountRoute, publicEdge } from '@platform/kernel';
 import { z } from 'zod';
 import type { Product } from '../domain/catalogue';
 

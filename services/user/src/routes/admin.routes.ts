@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { adminEdge, declareRoute, locals, mountRoute, respond } from '@platform/common';
+import { adminEdge, declareRoute, locals, mountRoute, respond } from '@platform/kernel';
 import { requireAdminToken, type FailureLimit } from '@platform/credentials';
 import { z } from 'zod';
 import { accountDetails, addCredits, createAccount, parseAccountId, parseNewAccount } from '../domain/accounts';

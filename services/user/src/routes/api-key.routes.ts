@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { declareRoute, locals, mountRoute, publicEdge, respond } from '@platform/common';
+import { declareRoute, locals, mountRoute, publicEdge, respond } from '@platform/kernel';
 import { z } from 'zod';
 import type { UserDeps } from '../deps';
 import { rotateApiKey } from '../domain/key-rotation';

@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { AppError, declareRoute, mountRoute, publicEdge, respond } from '@platform/common';
+import { AppError } from '@platform/wire';
+import { declareRoute, mountRoute, publicEdge, respond } from '@platform/kernel';
 import { hashSecret, isApiKeyShape, presentedCredential } from '@platform/credentials';
 import type { UserDeps } from '../deps';
 import { balanceOfPools, type BalanceReads } from '../domain/balance';

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { declareRoute, mountRoute, publicEdge, respond } from '@platform/common';
+import { declareRoute, mountRoute, publicEdge, respond } from '@platform/kernel';
 import { presentedCredential } from '@platform/credentials';
 import type { UserDeps } from '../deps';
 import { changeNotificationSettings } from '../domain/notification-settings';

@@ -1,5 +1,5 @@
 /** The user service's wire schemas (zod, named as OpenAPI components) and the parameter schemas its routes share. */
-import { NUMERIC } from '@platform/common';
+import { NUMERIC } from '@platform/wire';
 import { z } from 'zod';
 import { MAX_ID } from '../domain/integer-field';
 import { MAX_THRESHOLD } from '../domain/notification-settings';

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import jwt from 'jsonwebtoken';
-import { AppError } from '@platform/common';
+import { AppError } from '@platform/wire';
 import { signServiceJwt } from '@platform/credentials';
 import { createServiceJwtCheck, INVALID_SERVICE_TOKEN } from './service-jwt-check';
 

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { AppError } from '@platform/common';
+import { AppError } from '@platform/wire';
 import { verifyServiceJwt, type ServiceJwtClaims } from '@platform/credentials';
 
 /** `messages` of the 401 for a missing or bad service JWT; a bad customer credential keeps the contract's 401 sentence. */

@@ -1,4 +1,5 @@
-import { AppError, Params, validateParams } from '@platform/common';
+import { AppError, Params } from '@platform/wire';
+import { validateParams } from '@platform/kernel';
 import { changeSettingsRoute } from './notification-settings.routes';
 
 /** The declared document of `POST /user-service/notification-settings`: the change, or the 422's field messages. */

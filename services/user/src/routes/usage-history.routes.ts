@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { declareRoute, mountRoute, NUMERIC, publicEdge, respond } from '@platform/common';
+import { NUMERIC } from '@platform/wire';
+import { declareRoute, mountRoute, publicEdge, respond } from '@platform/kernel';
 import { presentedCredential } from '@platform/credentials';
 import { z } from 'zod';
 import type { UserDeps } from '../deps';

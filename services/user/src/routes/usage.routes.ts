@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { adminEdge, AppError, declareRoute, locals, logLevelEnabled, mountRoute, respond } from '@platform/common';
+import { AppError } from '@platform/wire';
+import { adminEdge, declareRoute, locals, logLevelEnabled, mountRoute, respond } from '@platform/kernel';
 import { z } from 'zod';
 import type { UserDeps } from '../deps';
 import type { CatalogueReads } from '../domain/catalogue';

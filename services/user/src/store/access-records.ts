@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { unavailable, type Logger } from '@platform/common';
+import { unavailable } from '@platform/kernel';
+import { type Logger } from '@platform/runtime';
 import { accessRecordsOf, activeKeysForUpdate, reconcileAccount } from '@platform/accounts';
 import type { AccessWriter } from '@platform/credentials';
 import type { Queryable } from '@platform/db';

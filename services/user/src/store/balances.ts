@@ -1,6 +1,6 @@
 import type DataLoader from 'dataloader';
 import { randomUUID } from 'node:crypto';
-import { currentTraceparent } from '@platform/common';
+import { currentTraceparent } from '@platform/runtime';
 import type { Queryable } from '@platform/db';
 import { BALANCE_CHANGED, balanceChangedSchema, type BalanceChanged } from '@platform/events';
 import type { BalanceReads } from '../domain/balance';

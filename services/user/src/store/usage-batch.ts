@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { activeKeysForUpdate } from '@platform/accounts';
-import { currentTraceparent } from '@platform/common';
+import { currentTraceparent } from '@platform/runtime';
 import { withTransaction, type Queryable } from '@platform/db';
 import { BALANCE_CHANGED, type BalanceChanged } from '@platform/events';
 import {

@@ -1,4 +1,4 @@
-import { outputFormatRefused, publicEdge, respond } from '@platform/common';
+import { outputFormatRefused, publicEdge, respond } from '@platform/kernel';
 import { readSeedTokenRequest } from '../../domain/token-request';
 import { seedCredential } from '../authorization';
 import type { TokenGrant } from './token-grant';

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { oauthEdge, respond } from '@platform/common';
+import { oauthEdge, respond } from '@platform/kernel';
 import { readClientCredentialsRequest } from '../../domain/token-request';
 import { clientCredential } from '../authorization';
 import type { TokenGrant } from './token-grant';

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
-import type { Params, RouteEdge } from '@platform/common';
+import type { Params } from '@platform/wire';
+import type { RouteEdge } from '@platform/kernel';
 import type { AccountCredential } from '../../domain/account-auth';
 import type { IssuedToken } from '../../domain/issue-token';
 import type { Authorization } from '../authorization';

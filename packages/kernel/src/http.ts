@@ -10,15 +10,20 @@ import express, {
 import { createBodyParsing } from './body-parsing';
 import { publicCorsStep, type PublicEndpoints } from './cors';
 import { asDependencyError } from './dependency-failure';
-import type { TrustProxy } from './config';
-import { AppError, renderError, type Envelope, type ErrorCode } from './errors';
-import type { Health } from './health';
-import type { Logger } from './logger';
-import { createHttpMetrics, registerReadiness, type HttpMetrics } from './metrics';
+import {
+  type TrustProxy,
+  type Health,
+  type Logger,
+  createHttpMetrics,
+  registerReadiness,
+  type HttpMetrics,
+  secretDigest,
+  secretsEqual,
+} from '@platform/runtime';
+import { AppError, renderError, type Envelope, type ErrorCode } from '@platform/wire';
 import { kernelStateOf, levelOf, RequestState, watchRoutes, type RequestLocals } from './request-state';
-import { respond } from './render';
+import { respond } from './respond';
 import { routeEdge, type RouteEdge } from './route-edge';
-import { secretDigest, secretsEqual } from './secret-compare';
 
 export { formatOf, locals, logLevelEnabled, type RequestLocals } from './request-state';
 

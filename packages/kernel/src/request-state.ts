@@ -1,8 +1,7 @@
 /** The kernel's per-request state (`res.locals`) and the route watch that labels metrics and request lines. */
 import type { Request, Response } from 'express';
-import type { Logger } from './logger';
-import type { OutputFormat } from './output-format';
-import { Params } from './params';
+import type { Logger } from '@platform/runtime';
+import { type OutputFormat, Params } from '@platform/wire';
 import { decideFormat, type FormatDecision, type RouteEdge } from './route-edge';
 
 /** Per-request state kept on `res.locals`. */

@@ -1,4 +1,4 @@
-import { Params } from './params';
+import { Params } from '@platform/wire';
 import { adminEdge, decideFormat, oauthEdge, productEdge, publicEdge, routeEdge } from './route-edge';
 
 const decide = (edge = publicEdge, body: unknown = {}, query: unknown = {}) => decideFormat(edge, new Params(query, body));

@@ -4,12 +4,10 @@
  */
 import { PassThrough } from 'node:stream';
 import express, { type Express } from 'express';
-import { AppError, invalidParams, requiredMessage } from '../src/errors';
-import { Health, type ReadinessCheck } from '../src/health';
+import { AppError, invalidParams, requiredMessage, throwIfInvalid } from '@platform/wire';
+import { Health, type ReadinessCheck, createLogger } from '@platform/runtime';
 import { createHttpApp } from '../src/http';
-import { createLogger } from '../src/logger';
-import { throwIfInvalid } from '../src/params';
-import { respond } from '../src/render';
+import { respond } from '../src/respond';
 import { adminEdge, oauthEdge, productEdge, publicEdge } from '../src/route-edge';
 import { checkOutputFormat, handler } from '../src/route-handler';
 

@@ -1,7 +1,6 @@
 /** How a route enters its declared edge, and what it reads of the kernel's decisions. */
 import type { Request, RequestHandler, Response } from 'express';
-import { invalidMessage, type FieldMessages } from './errors';
-import type { Params } from './params';
+import { invalidMessage, type FieldMessages, type Params } from '@platform/wire';
 import { kernelStateOf } from './request-state';
 import type { RouteEdge } from './route-edge';
 

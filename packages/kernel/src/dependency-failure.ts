@@ -1,5 +1,5 @@
 import { types } from 'node:util';
-import { AppError } from './errors';
+import { AppError } from '@platform/wire';
 
 /** Seconds a client should wait after a 503 (CONTRACT: `Retry-After`). */
 export const RETRY_AFTER_SECONDS = 5;

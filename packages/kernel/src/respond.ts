@@ -1,17 +1,6 @@
 import type { Response } from 'express';
-import type { OutputFormat } from './output-format';
+import { serialize } from '@platform/wire';
 import { formatOf } from './request-state';
-import { toXml } from './xml';
-
-export const JSON_TYPE = 'application/json; charset=utf-8';
-export const XML_TYPE = 'application/xml; charset=utf-8';
-
-/** Serializes a response value in the requested format; returns the body and its content type. */
-export function serialize(value: unknown, format: OutputFormat, xmlRoot = 'xml'): { body: string; contentType: string } {
-  return format === 'XML'
-    ? { body: toXml(value, xmlRoot), contentType: XML_TYPE }
-    : { body: JSON.stringify(value), contentType: JSON_TYPE };
-}
 
 /**
  * Sends a success or error body in the format the kernel decided for the request (`formatOf`),

@@ -1,7 +1,5 @@
 /** A route's edge, declared once: its error envelope, the formats it answers in and its 401 challenge. */
-import type { Envelope } from './errors';
-import { parseOutputFormat, type OutputFormat } from './output-format';
-import type { Params } from './params';
+import { type Envelope, parseOutputFormat, type OutputFormat, type Params } from '@platform/wire';
 
 /**
  * What the kernel needs to know about a route to answer for it: declared once, where the route

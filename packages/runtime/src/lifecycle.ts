@@ -1,6 +1,5 @@
 import { once } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Express } from 'express';
 import type { Health } from './health';
 import { flushTraces } from './trace-context';
 import type { Logger } from './logger';
@@ -15,9 +14,14 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+/** What serve() listens with: an express application (`app.listen` makes the HTTP server). */
+export interface Listener {
+  listen(port: number, host: string): Server;
+}
+
 export interface ServeOptions {
   name: string;
-  app: Express;
+  app: Listener;
   port: number;
   host?: string;
   health: Health;

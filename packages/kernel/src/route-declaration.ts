@@ -17,8 +17,7 @@ import {
 } from '@asteasolutions/zod-to-openapi';
 import type { IRouter, Request, RequestHandler, Response } from 'express';
 import { z, type ZodTypeAny } from 'zod';
-import { AppError, invalidMessage, requiredMessage, type Envelope, type FieldMessages } from './errors';
-import type { Params } from './params';
+import { AppError, invalidMessage, requiredMessage, type Envelope, type FieldMessages, type Params } from '@platform/wire';
 import { checkOutputFormat, handler } from './route-handler';
 import { adminEdge, type RouteEdge } from './route-edge';
 

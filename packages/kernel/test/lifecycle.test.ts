@@ -1,12 +1,10 @@
 import http from 'node:http';
 import { PassThrough } from 'node:stream';
-import { Health } from './health';
-import { createHttpApp } from './http';
-import { exitOnSignals, type RunningService, runMain, serve } from './lifecycle';
-import { createLogger, type Logger } from './logger';
-import { respond } from './render';
-import { publicEdge } from './route-edge';
-import { handler } from './route-handler';
+import { createLogger, exitOnSignals, Health, type Logger, type RunningService, runMain, serve } from '@platform/runtime';
+import { createHttpApp } from '../src/http';
+import { respond } from '../src/respond';
+import { publicEdge } from '../src/route-edge';
+import { handler } from '../src/route-handler';
 
 function quietLogger(): { logger: Logger; text(): string } {
   const stream = new PassThrough();

@@ -1,9 +1,7 @@
 import { PassThrough } from 'node:stream';
 import request from 'supertest';
-import type { TrustProxy } from './config';
-import { Health } from './health';
+import { type TrustProxy, Health, createLogger } from '@platform/runtime';
 import { createHttpApp } from './http';
-import { createLogger } from './logger';
 
 const METRICS_TOKEN = 'metrics-token-for-the-kernel-test';
 

@@ -1,4 +1,3 @@
-import type { Request } from 'express';
 import { AppError, invalidMessage, type FieldMessages } from './errors';
 
 /** One request parameter after the contract's flattening rules (CONTRACT §2, §9). */
@@ -63,7 +62,8 @@ export class Params {
     this.body = asRecord(body);
   }
 
-  static from(req: Request): Params {
+  /** An HTTP request's parameters: its parsed body, and its query string read only when needed. */
+  static from(req: { readonly body?: unknown; readonly query: unknown }): Params {
     // Express 5 parses the query string on every read of `req.query`: only when it is needed.
     return new Params(undefined, req.body, () => req.query);
   }

@@ -7,7 +7,7 @@ import path from 'node:path';
 // parameter or writes a format onto the request's state.
 
 const ROOT = path.resolve(__dirname, '../../..');
-const HOMES = new Set(['packages/common/src/output-format.ts', 'packages/common/src/route-edge.ts']);
+const HOMES = new Set(['packages/wire/src/output-format.ts', 'packages/kernel/src/route-edge.ts']);
 
 // Reading the parameter (`params.get('outputFormat')`, `query.outputFormat`), calling the parser,
 // or writing a format onto shared state (`….outputFormat = …`; neither a comparison nor the 422's

@@ -1,11 +1,9 @@
 import request from 'supertest';
 import { z } from 'zod';
-import { AppError } from '../src/errors';
-import { Health } from '../src/health';
+import { AppError, NUMERIC, Params } from '@platform/wire';
+import { createLogger, Health } from '@platform/runtime';
 import { createHttpApp } from '../src/http';
-import { createLogger } from '../src/logger';
-import { NUMERIC, Params } from '../src/params';
-import { respond } from '../src/render';
+import { respond } from '../src/respond';
 import { declareRoute, mountRoute, openApiDocument, operationsRoutes, outputFormatParam, validateParams } from '../src/route-declaration';
 import { adminEdge, oauthEdge, publicEdge } from '../src/route-edge';
 
