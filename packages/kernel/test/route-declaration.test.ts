@@ -4,7 +4,8 @@ import { AppError, NUMERIC, Params } from '@platform/wire';
 import { createLogger, Health } from '@platform/runtime';
 import { createHttpApp } from '../src/http';
 import { respond } from '../src/respond';
-import { declareRoute, mountRoute, openApiDocument, operationsRoutes, outputFormatParam, validateParams } from '../src/route-declaration';
+import { declareRoute, mountRoute, outputFormatParam, validateParams } from '../src/route-declaration';
+import { openApiDocument, operationsRoutes } from '../src/route-openapi';
 import { adminEdge, oauthEdge, publicEdge } from '../src/route-edge';
 
 const productId = z.string().regex(NUMERIC).transform(Number).optional().openapi({ description: 'Only this product.' });

@@ -1,0 +1,160 @@
+/**
+ * The OpenAPI side of the route declarations (route-declaration.ts): a service's document,
+ * generated from its declarations through `@asteasolutions/zod-to-openapi`, with the error
+ * envelopes of CONTRACT §2 as components.
+ */
+import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z, type ZodTypeAny } from 'zod';
+import type { Envelope } from '@platform/wire';
+import {
+  declareRoute,
+  mountedPaths,
+  OUTPUT_FORMAT,
+  outputFormatParam,
+  type ParamShape,
+  type ResponseDeclaration,
+  type RouteDeclaration,
+} from './route-declaration';
+import { adminEdge, type RouteEdge } from './route-edge';
+
+/** The code/messages envelope (CONTRACT §2). */
+export const CodeMessages = z
+  .object({
+    code: z.number().int(),
+    messages: z.union([z.string(), z.record(z.array(z.string()))]),
+  })
+  .openapi('CodeMessages');
+
+/** The lookup family's envelope (CONTRACT §4.2). */
+export const ErrorMessage = z.object({ ErrorMessage: z.object({ errorCode: z.string(), msg: z.string() }) }).openapi('ErrorMessage');
+
+/** RFC 6749 §5.2 errors. */
+export const OAuthError = z.object({ error: z.string(), error_description: z.string().optional() }).openapi('OAuthError');
+
+const ENVELOPES: Record<Envelope, ZodTypeAny> = { codeMessages: CodeMessages, errorMessage: ErrorMessage, oauth: OAuthError };
+
+function content(edge: RouteEdge, json: ZodTypeAny, xml: ZodTypeAny = json, jsonOnly = false): NonNullable<ResponseConfig['content']> {
+  return edge.formats.includes('XML') && !jsonOnly
+    ? { 'application/json': { schema: json }, 'application/xml': { schema: xml } }
+    : { 'application/json': { schema: json } };
+}
+
+function responseOf(edge: RouteEdge, response: ResponseDeclaration): ResponseConfig {
+  if (typeof response === 'string') return { description: response, content: content(edge, ENVELOPES[edge.envelope]) };
+  const headers = response.headers && z.object(response.headers);
+  return {
+    description: response.description,
+    ...(response.body ? { content: content(edge, response.body, response.xmlBody, response.jsonOnly) } : {}),
+    ...(headers ? { headers } : {}),
+  };
+}
+
+/** The OpenAPI operations of one declaration (one per method and path). */
+function operationsOf(declaration: RouteDeclaration): RouteConfig[] {
+  const { edge } = declaration;
+  const query: ParamShape = { ...declaration.params };
+  if (edge.formats.includes('XML')) query[OUTPUT_FORMAT] ??= outputFormatParam;
+  else delete query[OUTPUT_FORMAT];
+  const request: RouteConfig['request'] = {
+    ...(Object.keys(query).length > 0 ? { query: z.object(query) } : {}),
+    ...(declaration.pathParams ? { params: z.object(declaration.pathParams) } : {}),
+    ...(declaration.headerParams ? { headers: z.object(declaration.headerParams) } : {}),
+  };
+  const responses = Object.fromEntries(
+    Object.entries(declaration.responses).map(([status, response]) => [status, responseOf(edge, response)]),
+  );
+  const deprecated = new Set(declaration.deprecatedPaths ?? []);
+  const body = declaration.body ?? (declaration.document ? { content: { 'application/json': declaration.document } } : undefined);
+  return mountedPaths(declaration).flatMap((path) =>
+    declaration.methods.map((method) => ({
+      method,
+      path,
+      summary: declaration.methods.length > 1 ? `${declaration.summary} (${method.toUpperCase()})` : declaration.summary,
+      ...(declaration.description ? { description: declaration.description } : {}),
+      ...(deprecated.has(path) ? { deprecated: true } : {}),
+      ...(declaration.security ? { security: declaration.security.map((requirement) => ({ ...requirement })) } : {}),
+      request: {
+        ...request,
+        // Form and JSON bodies are read on POST only.
+        ...(body && method !== 'get'
+          ? {
+              body: {
+                ...(body.required === undefined ? {} : { required: body.required }),
+                content: Object.fromEntries(Object.entries(body.content).map(([type, schema]) => [type, { schema }])),
+              },
+            }
+          : {}),
+      },
+      responses,
+    })),
+  );
+}
+
+interface ParameterObject {
+  description?: string;
+  schema?: { description?: string };
+}
+
+/** A parameter's description belongs to the parameter (where generators of clients read it), not to its schema. */
+function liftDescription(parameter: ParameterObject): void {
+  const description = parameter.schema?.description;
+  if (description === undefined || parameter.description !== undefined) return;
+  parameter.description = description;
+  delete parameter.schema?.description;
+}
+
+export interface ServiceDocumentOptions {
+  info: { title: string; version: string; description?: string };
+  routes: ReadonlyArray<RouteDeclaration>;
+  securitySchemes?: Record<string, Record<string, unknown>>;
+}
+
+/** A service's OpenAPI 3.1 document, generated from its route declarations (served at /openapi.json). */
+export function openApiDocument(options: ServiceDocumentOptions): Record<string, unknown> {
+  const registry = new OpenAPIRegistry();
+  for (const [name, scheme] of Object.entries(options.securitySchemes ?? {})) {
+    registry.registerComponent('securitySchemes', name, scheme as never);
+  }
+  for (const declaration of options.routes) {
+    for (const operation of operationsOf(declaration)) registry.registerPath(operation);
+  }
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({ openapi: '3.1.0', info: options.info });
+  // JSON round trip: the document is served and compared as plain data.
+  const plain = JSON.parse(JSON.stringify(document)) as { paths?: Record<string, Record<string, { parameters?: ParameterObject[] }>> };
+  for (const operation of Object.values(plain.paths ?? {}).flatMap((item) => Object.values(item))) {
+    for (const parameter of operation.parameters ?? []) liftDescription(parameter);
+  }
+  return plain;
+}
+
+/** The kernel's four operations endpoints (CONTRACT §8), mounted by `createHttpApp` itself; a service without a public API documents these. */
+export const operationsRoutes: ReadonlyArray<RouteDeclaration> = [
+  declareRoute({
+    methods: ['get'],
+    paths: ['/health/live'],
+    edge: adminEdge,
+    summary: 'Liveness (touches no dependency)',
+    responses: { 200: { description: '{"status":"ok"}' } },
+  }),
+  declareRoute({
+    methods: ['get'],
+    paths: ['/health/ready'],
+    edge: adminEdge,
+    summary: 'Readiness: every dependency of the service',
+    responses: { 200: { description: '{"status":"ready"}' }, 503: { description: 'Not ready or draining, with each check' } },
+  }),
+  declareRoute({
+    methods: ['get'],
+    paths: ['/metrics'],
+    edge: adminEdge,
+    summary: 'Prometheus metrics',
+    responses: { 200: { description: 'text/plain; version=0.0.4' }, 401: 'METRICS_TOKEN is set and the request does not carry it' },
+  }),
+  declareRoute({
+    methods: ['get'],
+    paths: ['/openapi.json'],
+    edge: adminEdge,
+    summary: 'This document',
+    responses: { 200: { description: 'OpenAPI 3.1' } },
+  }),
+];
