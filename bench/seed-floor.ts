@@ -5,13 +5,14 @@
  * It reads the key records the platform writes (same Redis, same prefix and layout).
  *
  * The plain balance read (`GET /account-balance`, Bearer token minted here): one Redis read of
- * the token record, one Postgres query of the account's pools, the JSON answer; what a balance
+ * the token record, one Postgres query of the account's pools (`@platform/accounts`), the JSON answer; what a balance
  * by token checked afresh (CONTRACT §3) against pools in Postgres costs when written the plain
  * way, with no batching of reads.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import express from 'express';
 import { Redis } from 'ioredis';
+import { poolCreditsOf } from '@platform/accounts';
 import { createPool } from '@platform/db';
 
 const MINT = `local r = redis.call('HMGET', KEYS[1], 'a', 'g')
@@ -56,12 +57,8 @@ app.get('/account-balance', async (req, res) => {
     res.status(401).json({ code: 401 });
     return;
   }
-  const pools = await pool.query<{ pool_id: number; credits: number }>({
-    name: 'floor-pools',
-    text: 'SELECT pool_id, credits FROM pool_balances WHERE account_id = $1 ORDER BY pool_id',
-    values: [Number(record.split(':', 1)[0])],
-  });
-  res.json({ data: pools.rows.map((row) => ({ productId: row.pool_id, credits: row.credits })) });
+  const pools = await poolCreditsOf(pool, Number(record.split(':', 1)[0]));
+  res.json({ data: pools.map(({ poolId, credits }) => ({ productId: poolId, credits })) });
 });
 const server = app.listen(0, '127.0.0.1', () => {
   const address = server.address();

@@ -1,2 +1,3 @@
 export * from './access-reconciler';
 export * from './alert-contacts';
+export * from './pool-credits';
