@@ -31,7 +31,12 @@ export const ErrorMessage = z.object({ ErrorMessage: z.object({ errorCode: z.str
 /** RFC 6749 §5.2 errors. */
 export const OAuthError = z.object({ error: z.string(), error_description: z.string().optional() }).openapi('OAuthError');
 
-const ENVELOPES: Record<Envelope, ZodTypeAny> = { codeMessages: CodeMessages, errorMessage: ErrorMessage, oauth: OAuthError };
+/** The schema of each error envelope: what a declared error answer's body is. */
+export const ENVELOPE_SCHEMAS: Readonly<Record<Envelope, ZodTypeAny>> = {
+  codeMessages: CodeMessages,
+  errorMessage: ErrorMessage,
+  oauth: OAuthError,
+};
 
 function content(edge: RouteEdge, json: ZodTypeAny, xml: ZodTypeAny = json, jsonOnly = false): NonNullable<ResponseConfig['content']> {
   return edge.formats.includes('XML') && !jsonOnly
@@ -40,7 +45,7 @@ function content(edge: RouteEdge, json: ZodTypeAny, xml: ZodTypeAny = json, json
 }
 
 function responseOf(edge: RouteEdge, response: ResponseDeclaration): ResponseConfig {
-  if (typeof response === 'string') return { description: response, content: content(edge, ENVELOPES[edge.envelope]) };
+  if (typeof response === 'string') return { description: response, content: content(edge, ENVELOPE_SCHEMAS[edge.envelope]) };
   const headers = response.headers && z.object(response.headers);
   return {
     description: response.description,

@@ -2,6 +2,9 @@ import { openApiDocument } from '@platform/kernel';
 import { createCategoryRoute, deleteCategoryRoute } from './routes/admin.routes';
 import { categoriesRoute } from './routes/categories.routes';
 
+/** Every route the categorization service declares, in the document's order (each is mounted from its declaration). */
+export const categorizationRoutes = [categoriesRoute, createCategoryRoute, deleteCategoryRoute];
+
 /** OpenAPI 3.1 description of the categorization service's endpoints (served at /openapi.json), generated from its route declarations. */
 export const openapi = openApiDocument({
   info: {
@@ -10,6 +13,6 @@ export const openapi = openApiDocument({
     description:
       'Website categories: the IAB Tech Lab Content Taxonomy 2.2 (CC BY 3.0, © IAB Technology Laboratory, Inc.) plus custom categories.',
   },
-  routes: [categoriesRoute, createCategoryRoute, deleteCategoryRoute],
+  routes: categorizationRoutes,
   securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' } },
 });

@@ -4,7 +4,8 @@
  * below are the contract's fixed answers.
  */
 import { randomInt } from 'node:crypto';
-import { call, bearer, type HttpRequest, type Reply } from './http';
+import { checkDeclaredAnswer } from './declared-answers';
+import { call, bearer, methodOf, type HttpRequest, type Reply } from './http';
 import { ADMIN_TOKEN, JSON_TYPE, codeMessages, serviceJwt, type Format } from './oracles';
 import { startPlatform, type Platform, type PlatformParts } from './platform';
 
@@ -74,7 +75,12 @@ export function usePlatform(parts: PlatformParts = {}): ContractFixture {
     return running;
   };
   const platform = new Proxy({} as Platform, { get: (_target, member) => Reflect.get(current(), member) as unknown });
-  const send = (service: ServiceName, path: string, request: HttpRequest = {}): Promise<Reply> => call(platform[service], path, request);
+  // Every answer is also checked against the route's declaration (declared-answers.ts).
+  const send = async (service: ServiceName, path: string, request: HttpRequest = {}): Promise<Reply> => {
+    const reply = await call(platform[service], path, request);
+    checkDeclaredAnswer(service, methodOf(request), path, reply);
+    return reply;
+  };
   const introspect = (token: string, headers: Record<string, string> = bearer(ADMIN_TOKEN)): Promise<Reply> =>
     send('auth', '/oauth/introspect', { headers, form: { token } });
   return {
@@ -86,7 +92,7 @@ export function usePlatform(parts: PlatformParts = {}): ContractFixture {
     introspect,
     revoke: (token, headers) => send('auth', '/oauth/revoke', { headers, form: { token } }),
     admin: (method, path, json, token = ADMIN_TOKEN) =>
-      call(platform[path.startsWith('/admin/v1/categories') ? 'categorization' : 'user'], path, {
+      send(path.startsWith('/admin/v1/categories') ? 'categorization' : 'user', path, {
         method,
         headers: bearer(token),
         ...(json === undefined ? {} : { json }),

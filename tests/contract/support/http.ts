@@ -38,6 +38,10 @@ function encodeFields(fields: Fields): string {
   return search.toString();
 }
 
+/** The request's method: as given, else POST when it has a body, GET when not. */
+export const methodOf = (request: HttpRequest): string =>
+  request.method ?? (request.json !== undefined || request.form !== undefined || request.raw !== undefined ? 'POST' : 'GET');
+
 /** One HTTP exchange with nothing added: no default headers beyond what fetch itself sends. */
 export async function call(base: string, path: string, request: HttpRequest = {}): Promise<Reply> {
   const query = request.query === undefined ? '' : encodeFields(request.query);
@@ -54,7 +58,7 @@ export async function call(base: string, path: string, request: HttpRequest = {}
     body = request.raw.text;
     headers['Content-Type'] ??= request.raw.type;
   }
-  const method = request.method ?? (body === undefined ? 'GET' : 'POST');
+  const method = methodOf(request);
   const response = await fetch(url, { method, headers, ...(body === undefined ? {} : { body }) });
   const text = await response.text();
   return {

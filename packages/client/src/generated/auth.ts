@@ -70,22 +70,23 @@ export interface paths {
             'application/xml': Record<string, never>;
           };
         };
-        /** @description Malformed body; RFC flow: invalid_request, unsupported_grant_type */
+        /** @description Malformed body; RFC flow: invalid_request, unsupported_grant_type. Seed flow: code/messages; RFC 6749 flow: OAuth error (JSON) */
         400: {
           headers: {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['OAuthError'];
+            'application/json': components['schemas']['CodeMessages'] | components['schemas']['OAuthError'];
+            'application/xml': components['schemas']['CodeMessages'];
           };
         };
-        /** @description Bad credential or no credits (WWW-Authenticate when a scheme was sent) */
+        /** @description Bad credential or no credits (WWW-Authenticate when a scheme was sent). Seed flow: code/messages; RFC 6749 flow: OAuth error (JSON) */
         401: {
           headers: {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['CodeMessages'];
+            'application/json': components['schemas']['CodeMessages'] | components['schemas']['OAuthError'];
             'application/xml': components['schemas']['CodeMessages'];
           };
         };
@@ -99,7 +100,7 @@ export interface paths {
             'application/xml': components['schemas']['CodeMessages'];
           };
         };
-        /** @description Invalid grantType, expiresIn or outputFormat */
+        /** @description Invalid grantType, expiresIn or outputFormat (seed flow) */
         422: {
           headers: {
             [name: string]: unknown;
@@ -109,23 +110,23 @@ export interface paths {
             'application/xml': components['schemas']['CodeMessages'];
           };
         };
-        /** @description Rate limited (Retry-After header) */
+        /** @description Rate limited (Retry-After header). Seed flow: code/messages; RFC 6749 flow: OAuth error (JSON) */
         429: {
           headers: {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['CodeMessages'];
+            'application/json': components['schemas']['CodeMessages'] | components['schemas']['OAuthError'];
             'application/xml': components['schemas']['CodeMessages'];
           };
         };
-        /** @description Redis or Postgres unavailable (Retry-After) */
+        /** @description Redis or Postgres unavailable (Retry-After). Seed flow: code/messages; RFC 6749 flow: OAuth error (JSON) */
         503: {
           headers: {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['CodeMessages'];
+            'application/json': components['schemas']['CodeMessages'] | components['schemas']['OAuthError'];
             'application/xml': components['schemas']['CodeMessages'];
           };
         };
@@ -330,10 +331,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
-    OAuthError: {
-      error: string;
-      error_description?: string;
-    };
     CodeMessages: {
       code: number;
       messages:
@@ -341,6 +338,10 @@ export interface components {
         | {
             [key: string]: string[];
           };
+    };
+    OAuthError: {
+      error: string;
+      error_description?: string;
     };
   };
   responses: never;

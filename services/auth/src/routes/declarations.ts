@@ -16,7 +16,12 @@ export const securitySchemes = {
 
 const LIFETIMES = [1800, 3600, 7200, 10800];
 const tooMany = { description: 'Rate limited (Retry-After header)', body: CodeMessages };
-const rfcError = (description: string) => ({ description, body: OAuthError, jsonOnly: true });
+/** An error of the token endpoint: the seed flow answers code/messages (JSON or XML), the RFC 6749 grants an OAuth error (JSON). */
+const grantError = (description: string) => ({
+  description: `${description}. Seed flow: code/messages; RFC 6749 flow: OAuth error (JSON)`,
+  body: z.union([CodeMessages, OAuthError]),
+  xmlBody: CodeMessages,
+});
 
 /**
  * `POST /oauth/token`: one path, two grants (`grants/`), each answering under its own edge; the
@@ -58,12 +63,12 @@ export const tokenRoute = declareRoute({
       ]),
       xmlBody: z.object({}),
     },
-    400: rfcError('Malformed body; RFC flow: invalid_request, unsupported_grant_type'),
-    401: 'Bad credential or no credits (WWW-Authenticate when a scheme was sent)',
+    400: grantError('Malformed body; RFC flow: invalid_request, unsupported_grant_type'),
+    401: grantError('Bad credential or no credits (WWW-Authenticate when a scheme was sent)'),
     413: 'Body over 16 KiB',
-    422: 'Invalid grantType, expiresIn or outputFormat',
-    429: tooMany,
-    503: 'Redis or Postgres unavailable (Retry-After)',
+    422: 'Invalid grantType, expiresIn or outputFormat (seed flow)',
+    429: grantError('Rate limited (Retry-After header)'),
+    503: grantError('Redis or Postgres unavailable (Retry-After)'),
   },
 });
 
