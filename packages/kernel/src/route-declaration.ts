@@ -13,6 +13,7 @@ import type { IRouter, Request, RequestHandler, Response } from 'express';
 import { z, type ZodTypeAny } from 'zod';
 import { AppError, invalidMessage, requiredMessage, type FieldMessages, type Params } from '@platform/wire';
 import { checkOutputFormat, handler } from './route-handler';
+import type { PublicEndpoints } from './cors';
 import type { RouteEdge } from './route-edge';
 
 extendZodWithOpenApi(z);
@@ -86,6 +87,8 @@ export interface RouteDeclaration<S extends ParamShape = ParamShape, D extends Z
    */
   readonly document?: D;
   readonly responses: Readonly<Record<number, ResponseDeclaration>>;
+  /** A public endpoint of CONTRACT §2: it answers CORS requests and preflights from any origin (`corsEndpoints`). */
+  readonly cors?: boolean;
 }
 
 /** The value of every declared parameter after validation. */
@@ -202,4 +205,16 @@ export function mountRoute<S extends ParamShape, D extends ZodTypeAny>(
   for (const path of mountedPaths(declaration)) {
     for (const method of declaration.methods) router[method](expressPath(path), routeHandler);
   }
+}
+
+/** The CORS endpoints (CONTRACT §2) among a service's declarations: every path of a route declared `cors`, with its methods. */
+export function corsEndpoints(routes: ReadonlyArray<RouteDeclaration>): PublicEndpoints {
+  const endpoints: Record<string, string[]> = {};
+  for (const route of routes.filter((declared) => declared.cors === true)) {
+    for (const path of mountedPaths(route)) {
+      const methods = (endpoints[path] ??= []);
+      for (const method of route.methods) if (!methods.includes(method.toUpperCase())) methods.push(method.toUpperCase());
+    }
+  }
+  return endpoints;
 }

@@ -4,7 +4,7 @@ import { AppError, NUMERIC, Params } from '@platform/wire';
 import { createLogger, Health } from '@platform/runtime';
 import { createHttpApp } from '../src/http';
 import { respond } from '../src/respond';
-import { declareRoute, mountRoute, outputFormatParam, validateParams } from '../src/route-declaration';
+import { corsEndpoints, declareRoute, mountRoute, outputFormatParam, validateParams } from '../src/route-declaration';
 import { openApiDocument, operationsRoutes } from '../src/route-openapi';
 import { adminEdge, oauthEdge, publicEdge } from '../src/route-edge';
 
@@ -224,5 +224,19 @@ describe('openApiDocument', () => {
   it('when the kernel’s operations routes are documented, then the four endpoints', () => {
     const operations = openApiDocument({ info: { title: 'Ops', version: '1' }, routes: operationsRoutes }) as { paths: object };
     expect(Object.keys(operations.paths)).toEqual(['/health/live', '/health/ready', '/metrics', '/openapi.json']);
+  });
+});
+
+describe('corsEndpoints', () => {
+  it('when routes are declared cors, then each path (deprecated ones too) lists its methods, and no other route is named', () => {
+    const route = (cors: boolean, path: string, methods: Array<'get' | 'post'>, deprecatedPaths: string[] = []) =>
+      declareRoute({ cors, methods, paths: [path], deprecatedPaths, edge: publicEdge, summary: path, responses: {} });
+    const endpoints = corsEndpoints([
+      route(true, '/balance', ['get', 'post'], ['/legacy/balance']),
+      route(true, '/settings', ['get']),
+      route(true, '/settings', ['post', 'get']),
+      route(false, '/admin/v1/accounts', ['post']),
+    ]);
+    expect(endpoints).toEqual({ '/balance': ['GET', 'POST'], '/legacy/balance': ['GET', 'POST'], '/settings': ['GET', 'POST'] });
   });
 });

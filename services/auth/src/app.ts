@@ -1,22 +1,14 @@
 import type { Express } from 'express';
 import { Counter } from 'prom-client';
-import { createHttpApp } from '@platform/kernel';
+import { corsEndpoints, createHttpApp } from '@platform/kernel';
 import { Health } from '@platform/runtime';
 import type { AuthConfig } from './config';
 import type { AuthDeps } from './deps';
 import { createTokenIssuer, type TokenIssuer } from './domain/issue-token';
-import { openapi } from './openapi';
+import { authRoutes, openapi } from './openapi';
 import { introspectRevokeRoutes } from './routes/introspect-revoke.routes';
 import { metadataRoutes } from './routes/metadata.routes';
 import { tokenRoutes } from './routes/token.routes';
-
-/** The endpoints browsers may call from any origin (CONTRACT §2). */
-const PUBLIC_ENDPOINTS = {
-  '/oauth/token': ['POST'],
-  '/oauth/introspect': ['POST'],
-  '/oauth/revoke': ['POST'],
-  '/.well-known/oauth-authorization-server': ['GET'],
-};
 
 /** Counts every token issued (both flows) on `tokens_issued_total`. */
 function countedIssuer(issuer: TokenIssuer, issued: Counter): TokenIssuer {
@@ -39,7 +31,8 @@ export function createApp(deps: AuthDeps, config: AuthConfig): { app: Express; h
     health,
     openapi,
     trustProxy: config.trustProxy,
-    publicEndpoints: PUBLIC_ENDPOINTS,
+    // The endpoints browsers may call from any origin (CONTRACT §2): the routes declared `cors`.
+    publicEndpoints: corsEndpoints(authRoutes),
     metricsToken: config.metricsToken,
   });
 

@@ -1,12 +1,12 @@
 import type { Express } from 'express';
-import { createHttpApp } from '@platform/kernel';
+import { corsEndpoints, createHttpApp } from '@platform/kernel';
 import { Health } from '@platform/runtime';
 import { pingPostgres } from '@platform/db';
 import type { CategorizationConfig } from './config';
 import type { CategorizationDeps } from './deps';
-import { openapi } from './openapi';
+import { categorizationRoutes, openapi } from './openapi';
 import { mountAdminRoutes } from './routes/admin.routes';
-import { CATEGORIES_PATH, mountCategoryRoutes } from './routes/categories.routes';
+import { mountCategoryRoutes } from './routes/categories.routes';
 
 /** The categorization service's HTTP app; no I/O here. */
 export function createApp(deps: CategorizationDeps, config: CategorizationConfig): { app: Express; health: Health } {
@@ -23,7 +23,8 @@ export function createApp(deps: CategorizationDeps, config: CategorizationConfig
     trustProxy: config.trustProxy,
     metricsToken: config.metricsToken,
     // The category list is the one public endpoint (CONTRACT §2); the admin API sends no CORS headers.
-    publicEndpoints: { [CATEGORIES_PATH]: ['GET'] },
+    // The endpoints browsers may call from any origin (CONTRACT §2): the routes declared `cors`.
+    publicEndpoints: corsEndpoints(categorizationRoutes),
   });
   mountCategoryRoutes(http.app, deps);
   mountAdminRoutes(http.app, {

@@ -1,7 +1,7 @@
 import type { Express, Router } from 'express';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { ConfigError, Health } from '@platform/runtime';
-import { createHttpApp } from '@platform/kernel';
+import { corsEndpoints, createHttpApp } from '@platform/kernel';
 import { pingPostgres } from '@platform/db';
 import type { UserConfig } from './config';
 import type { UserDeps } from './deps';
@@ -9,7 +9,7 @@ import { createBatchCommit } from './domain/commit-usage-batch';
 import { createRecentAnswers } from './domain/recent-answers';
 import { createUsageRecorder, type UsageRecorder } from './domain/usage';
 import { createDebitBatcher } from './domain/usage-batcher';
-import { openapi } from './openapi';
+import { openapi, userRoutes } from './openapi';
 import { accountPageDir, accountPageRoutes } from './routes/account-page.routes';
 import { adminRoutes } from './routes/admin.routes';
 import { apiKeyRoutes } from './routes/api-key.routes';
@@ -100,14 +100,6 @@ function routers(deps: UserDeps, config: UserConfig, registry: Registry): Router
 }
 
 /** The endpoints browsers may call from any origin (CONTRACT §2); admin and internal APIs are not. */
-const PUBLIC_ENDPOINTS = {
-  '/user-service/account-balance': ['GET', 'POST'],
-  '/service/account-balance': ['GET', 'POST'],
-  '/user-service/api-key/generate': ['GET'],
-  '/user-service/notification-settings': ['GET', 'POST'],
-  '/user-service/usage-history': ['GET', 'POST'],
-};
-
 /** Balance changes arrive by POST on the admin API: a success rings the outbox relay (usage batches ring it themselves). */
 const BALANCE_WRITERS = '/admin/v1';
 
@@ -124,7 +116,8 @@ export function createApp(deps: UserDeps, config: UserConfig): { app: Express; h
     openapi,
     trustProxy: config.trustProxy,
     metricsToken: config.metricsToken,
-    publicEndpoints: PUBLIC_ENDPOINTS,
+    // The endpoints browsers may call from any origin (CONTRACT §2): the routes declared `cors`.
+    publicEndpoints: corsEndpoints(userRoutes),
   });
   new Gauge({
     name: 'outbox_pending_events',

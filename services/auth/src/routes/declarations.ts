@@ -29,6 +29,7 @@ const grantError = (description: string) => ({
  * The parameters are the grant's to read (`TokenGrant.lifetime`), after the client's credential.
  */
 export const tokenRoute = declareRoute({
+  cors: true,
   methods: ['post'],
   paths: ['/oauth/token'],
   edge: publicEdge,
@@ -78,6 +79,7 @@ const tokenForm = {
 };
 
 export const introspectRoute = declareRoute({
+  cors: true,
   methods: ['post'],
   paths: ['/oauth/introspect'],
   edge: oauthEdge,
@@ -103,6 +105,7 @@ export const introspectRoute = declareRoute({
 });
 
 export const revokeRoute = declareRoute({
+  cors: true,
   methods: ['post'],
   paths: ['/oauth/revoke'],
   edge: oauthEdge,
@@ -119,6 +122,7 @@ export const revokeRoute = declareRoute({
 });
 
 export const metadataRoute = declareRoute({
+  cors: true,
   methods: ['get'],
   paths: ['/.well-known/oauth-authorization-server'],
   // The app's default edge, as before it was declared (the answer itself is always JSON).

@@ -46,6 +46,7 @@ export const Category = z
   .openapi('Category');
 
 export const categoriesRoute = declareRoute({
+  cors: true,
   methods: ['get'],
   paths: [CATEGORIES_PATH],
   edge: publicEdge,

@@ -8,6 +8,7 @@ import { ApiKey } from './schemas';
 
 /** `GET /user-service/api-key/generate` (CONTRACT §4.4). */
 export const apiKeyRoute = declareRoute({
+  cors: true,
   methods: ['get'],
   paths: ['/user-service/api-key/generate'],
   edge: publicEdge,
