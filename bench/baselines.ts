@@ -45,7 +45,7 @@ export async function startBaselines(
   const base = { PATH: process.env.PATH, REDIS_URL: options.redisUrl };
   const started = await Promise.all([
     start('bench/bare-express.ts', { ...base, CATEGORIES_BODY_FILE: bodyFile }, LISTENING, nodeArgs),
-    start('bench/seed-floor.ts', { ...base, REDIS_KEY_PREFIX: options.keyPrefix, DATABASE_URL: options.databaseUrl }, LISTENING, nodeArgs),
+    start('bench/floors.ts', { ...base, REDIS_KEY_PREFIX: options.keyPrefix, DATABASE_URL: options.databaseUrl }, LISTENING, nodeArgs),
     start(
       'bench/oidc-provider.mts',
       { ...base, BENCH_CLIENT_ID: String(options.account.id), BENCH_CLIENT_SECRET: options.account.apiKey },

@@ -5,7 +5,7 @@
  * reported as medians (load that comes and goes weighs on both alike).
  *   node --conditions=development --import tsx bench/compare.ts <other checkout | floor> [--scenario seed] [--rounds 6] [--seconds 4]
  * `--scenario`: a substring of a row name of bench/issuance-scenarios.ts. `floor` instead of a
- * checkout: the seed flow of this checkout against the seed-flow floor (bench/seed-floor.ts) on the
+ * checkout: the seed flow of this checkout against the seed-flow floor (bench/floors.ts) on the
  * same key records.
  */
 import { spawn } from 'node:child_process';
@@ -26,9 +26,9 @@ interface Served {
   stop(): Promise<void>;
 }
 
-/** The seed-flow floor (bench/seed-floor.ts) on the key records of the platform with `prefix`; its URL as `urls.auth`. */
+/** The seed-flow floor (bench/floors.ts) on the key records of the platform with `prefix`; its URL as `urls.auth`. */
 async function startFloor(prefix: string): Promise<Served> {
-  const child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', 'bench/seed-floor.ts'], {
+  const child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', 'bench/floors.ts'], {
     cwd: path.resolve(__dirname, '..'),
     env: { PATH: process.env.PATH, REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: prefix },
     stdio: ['ignore', 'pipe', 'inherit'],

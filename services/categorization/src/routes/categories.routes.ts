@@ -8,7 +8,7 @@ import { CATEGORY_ORDERS, parseOrder, type CategoryOrder } from '../domain/categ
 import { ifNoneMatchHits } from './conditional-get';
 import { preferredCoding } from './content-coding';
 
-export const CATEGORIES_PATH = '/api/v2/categories';
+const CATEGORIES_PATH = '/api/v2/categories';
 const CACHE_CONTROL = 'public, max-age=300';
 
 /** No credential is needed; one that is sent must be valid (CONTRACT §4.5). */

@@ -1,7 +1,7 @@
 /**
- * Baseline of `pnpm bench`: the floor of a seed-flow issuance on this stack, with nothing of ours
+ * Baselines of `pnpm bench`, in one process. The floor of a seed-flow issuance on this stack, with nothing of ours
  * in it: express.json(), the Bearer value Base64-decoded and SHA-256-hashed, and one Lua call
- * that reads the key record (account, generation) and writes the token, as a hash, with its TTL.
+ * that reads the key record (account, generation) and writes the token record with its TTL.
  * It reads the key records the platform writes (same Redis, same prefix and layout).
  *
  * The plain balance read (`GET /account-balance`, Bearer token minted here): one Redis read of
@@ -14,6 +14,7 @@ import express from 'express';
 import { Redis } from 'ioredis';
 import { poolCreditsOf } from '@platform/accounts';
 import { createPool } from '@platform/db';
+import { createLogger } from '@platform/runtime';
 
 const MINT = `local r = redis.call('HMGET', KEYS[1], 'a', 'g')
 if not r[1] then return false end
@@ -27,8 +28,7 @@ const script = redis.script('LOAD', MINT) as Promise<string>;
 const pool = createPool({
   connectionString: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
   max: 10,
-  // Only an idle client's error is logged (createPool's one use of it).
-  logger: { warn: (message: string) => process.stderr.write(`${message}\n`) } as unknown as Parameters<typeof createPool>[0]['logger'],
+  logger: createLogger({ service: 'bench-floors', level: 'warn' }),
 });
 
 const app = express();
