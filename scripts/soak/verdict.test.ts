@@ -41,4 +41,14 @@ describe('soak verdict', () => {
   it('when there is only the warm-up sample, then the soak cannot judge', () => {
     expect(() => judge([sample(60)])).toThrow('at least two samples');
   });
+
+  it('when the pools may hold more connections than the first interval saw, then connections within that capacity are not a leak; beyond it, they are', () => {
+    const connections = (count: number, capacity: number): boolean | undefined =>
+      judge([sample(16, { pgConnections: 5 }), sample(32, { pgConnections: count })], { pgPoolCapacity: capacity }).find(
+        (finding) => finding.metric === 'pgConnections',
+      )?.grew;
+    expect(connections(9, 13)).toBe(false);
+    expect(connections(14, 13)).toBe(true);
+    expect(connections(9, 5)).toBe(true);
+  });
 });

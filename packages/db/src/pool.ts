@@ -19,12 +19,15 @@ const parseInt8 = (value: string): number => Number(value);
 const typeParser: typeof pg.types.getTypeParser = ((oid: number, format?: 'text' | 'binary'): unknown =>
   oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser;
 
+/** A pool's most connections unless `max` says otherwise. */
+export const DEFAULT_POOL_MAX = 10;
+
 /** Opens a pg pool; idle-client errors are logged instead of crashing the process. */
 export function createPool(options: PoolOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     types: { getTypeParser: typeParser },
-    max: options.max ?? 10,
+    max: options.max ?? DEFAULT_POOL_MAX,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 5_000,
   });
