@@ -7,7 +7,9 @@ import express, {
   type RequestHandler,
   type Response,
 } from 'express';
+import type { Server } from 'node:http';
 import { createBodyParsing } from './body-parsing';
+import { createAppServer } from './http-server';
 import { publicCorsStep, type PublicEndpoints } from './cors';
 import { asDependencyError } from './dependency-failure';
 import {
@@ -97,6 +99,9 @@ function requestError(error: unknown): AppError | undefined {
  */
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = express();
+  // Whoever listens (a service's serve(), a test) gets the kernel's server: the same app, with
+  // requests and responses made with its prototypes (why: http-server.ts).
+  app.listen = ((...args: Parameters<Server['listen']>) => createAppServer(app).listen(...args)) as Express['listen'];
   const metrics = createHttpMetrics(options.service);
   registerReadiness(metrics, options.health);
   app.disable('x-powered-by');
