@@ -9,7 +9,7 @@
  * Measured on a 2-core machine (autocannon, 50 connections, a 42 KB body, CPU of the server
  * process per request, two rounds each): a bare express app 190–284 µs with `app.listen`, 93–102 µs
  * on such a server (a raw node handler: 64–68 µs); a kernel app (`createHttpApp`, one `handler`
- * route) 263–288 µs against 118–145 µs. Express, its router and every handler stay as they are.
+ * route) 263–324 µs against 118–145 µs. Express, its router and every handler stay as they are.
  */
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -23,6 +23,10 @@ import type { Express } from 'express';
  * `app.listen` itself: 250–437 µs per request.)
  */
 export function createAppServer(app: Express): Server {
+  // A node whose constructors became classes (they cannot be called) gets express's own server.
+  if ([http.IncomingMessage, http.ServerResponse].some((made) => /^class\b/.test(Function.prototype.toString.call(made)))) {
+    return http.createServer(app);
+  }
   const incoming = http.IncomingMessage as unknown as (this: object, socket: Socket) => void;
   const outgoing = http.ServerResponse as unknown as (this: object, req: IncomingMessage, options?: object) => void;
   function AppRequest(this: object, socket: Socket): void {
