@@ -22,8 +22,8 @@ export function createApp(deps: CategorizationDeps, config: CategorizationConfig
     openapi,
     trustProxy: config.trustProxy,
     metricsToken: config.metricsToken,
-    // The category list is the one public endpoint (CONTRACT §2); the admin API sends no CORS headers.
-    // The endpoints browsers may call from any origin (CONTRACT §2): the routes declared `cors`.
+    // The endpoints browsers may call from any origin (CONTRACT §2): the routes declared `cors`,
+    // that is the category list; the admin API sends no CORS headers.
     publicEndpoints: corsEndpoints(categorizationRoutes),
   });
   mountCategoryRoutes(http.app, deps);

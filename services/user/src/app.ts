@@ -99,7 +99,6 @@ function routers(deps: UserDeps, config: UserConfig, registry: Registry): Router
   ];
 }
 
-/** The endpoints browsers may call from any origin (CONTRACT §2); admin and internal APIs are not. */
 /** Balance changes arrive by POST on the admin API: a success rings the outbox relay (usage batches ring it themselves). */
 const BALANCE_WRITERS = '/admin/v1';
 
@@ -116,7 +115,8 @@ export function createApp(deps: UserDeps, config: UserConfig): { app: Express; h
     openapi,
     trustProxy: config.trustProxy,
     metricsToken: config.metricsToken,
-    // The endpoints browsers may call from any origin (CONTRACT §2): the routes declared `cors`.
+    // The endpoints browsers may call from any origin (CONTRACT §2): the routes declared `cors`;
+    // the admin and internal APIs are not.
     publicEndpoints: corsEndpoints(userRoutes),
   });
   new Gauge({

@@ -6,7 +6,7 @@
  * Statuses a route does not declare (the kernel's 400/413/429/503 on every route) and XML bodies
  * (pinned byte for byte by the suites) are not checked here.
  */
-import { ENVELOPE_SCHEMAS, type RouteDeclaration } from '@platform/kernel';
+import { ENVELOPE_SCHEMAS, mountedPaths, type RouteDeclaration } from '@platform/kernel';
 import { authRoutes } from '../../../services/auth/src/openapi';
 import { categorizationRoutes } from '../../../services/categorization/src/openapi';
 import { userRoutes } from '../../../services/user/src/openapi';
@@ -28,8 +28,7 @@ function declarationOf(service: ServiceName, method: string, path: string): Rout
   const verb = method.toLowerCase();
   return ROUTES[service].find(
     (route) =>
-      route.methods.some((declared) => declared === verb) &&
-      [...route.paths, ...(route.deprecatedPaths ?? [])].some((template) => templatePattern(template).test(path)),
+      route.methods.some((declared) => declared === verb) && mountedPaths(route).some((template) => templatePattern(template).test(path)),
   );
 }
 
