@@ -46,6 +46,54 @@ describe('credential verifier', () => {
     await access.close();
   });
 
+  test('when many requests check one secret in the same turn, then they share one lookup and each gets its own answer', async () => {
+    const access = await storeWithKey();
+    const token = generateAccessToken(keyHash);
+    await access.issue({ keyHash, token, issuedAt: 0, ttlSeconds: 60, limit: { points: 10, windowSeconds: 60 } });
+    const lookup = jest.spyOn(access, 'lookupToken');
+    const findKey = jest.spyOn(access, 'findKey');
+    const verifier = createCredentialVerifier({ access });
+    const unknown = generateAccessToken(keyHash);
+    const answers = await Promise.all([
+      ...Array.from({ length: 20 }, () => verifier.verify(token)),
+      ...Array.from({ length: 20 }, () => verifier.verify(apiKey)),
+      verifier.verify(unknown),
+    ]);
+    expect(answers.slice(0, 20)).toEqual(Array(20).fill({ accountId: 3, kind: 'token', secretHash: hashSecret(token) }));
+    expect(answers.slice(20, 40)).toEqual(Array(20).fill({ accountId: 3, kind: 'apiKey', secretHash: keyHash }));
+    expect(answers[40]).toBeUndefined();
+    expect(lookup).toHaveBeenCalledTimes(2);
+    expect(findKey).toHaveBeenCalledTimes(1);
+    await access.close();
+  });
+
+  test('when a token is revoked while a lookup of it is in flight, then a check that arrives after the revocation is refused', async () => {
+    const access = await storeWithKey();
+    const token = generateAccessToken(keyHash);
+    await access.issue({ keyHash, token, issuedAt: 0, ttlSeconds: 60, limit: { points: 10, windowSeconds: 60 } });
+    const lookupToken = access.lookupToken.bind(access);
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started: () => void = () => undefined;
+    const firstLookupStarted = new Promise<void>((resolve) => (started = resolve));
+    // The first lookup reads the store, then its answer is held back until the test lets it go.
+    jest.spyOn(access, 'lookupToken').mockImplementationOnce(async (...args) => {
+      const answer = await lookupToken(...args);
+      started();
+      await held;
+      return answer;
+    });
+    const verifier = createCredentialVerifier({ access });
+    const before = verifier.verify(token);
+    await firstLookupStarted;
+    await access.deleteKeys([keyHash]);
+    const after = verifier.verify(token);
+    release();
+    expect(await before).toMatchObject({ accountId: 3, kind: 'token' });
+    expect(await after).toBeUndefined();
+    await access.close();
+  });
+
   test('when nothing valid is presented, then require throws the 401', async () => {
     const access = createMemoryAccessStore();
     const verifier = createCredentialVerifier({ access });

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { readBatch } from '@platform/runtime';
 import { AppError, type Params } from '@platform/wire';
 import type { AccessStore } from './access-store';
 import { hashSecret, isApiKeyShape } from './secrets';
@@ -20,17 +21,24 @@ export interface CredentialVerifier {
 }
 
 export function createCredentialVerifier(deps: { access: AccessStore }): CredentialVerifier {
-  const verify = async (secret: string): Promise<Principal | undefined> => {
+  const principalOf = async (secret: string): Promise<readonly [string, Principal | undefined]> => {
     if (isApiKeyShape(secret)) {
       const secretHash = hashSecret(secret);
       const key = await deps.access.findKey(secretHash);
-      return key ? { accountId: key.accountId, kind: 'apiKey', secretHash } : undefined;
+      return [secret, key ? { accountId: key.accountId, kind: 'apiKey', secretHash } : undefined];
     }
-    if (!isWellFormedToken(secret)) return undefined;
+    if (!isWellFormedToken(secret)) return [secret, undefined];
     const secretHash = hashSecret(secret);
     const record = await deps.access.lookupToken(secret, secretHash);
-    return record ? { accountId: record.accountId, kind: 'token', secretHash } : undefined;
+    return [secret, record ? { accountId: record.accountId, kind: 'token', secretHash } : undefined];
   };
+  // The checks of one secret asked in one turn share one lookup, sent after all of them arrived:
+  // no cache, so a key or token revoked before a request arrived is refused to it (CONTRACT §3).
+  const checks = readBatch(
+    async (secrets: string[]) => new Map(await Promise.all(secrets.map(principalOf))),
+    (): Principal | undefined => undefined,
+  );
+  const verify = (secret: string): Promise<Principal | undefined> => checks.load(secret);
   return {
     verify,
     async require(secret) {

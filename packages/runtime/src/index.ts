@@ -3,6 +3,7 @@ export * from './health';
 export * from './lifecycle';
 export * from './logger';
 export * from './metrics';
+export * from './read-batch';
 export * from './redact';
 export * from './secret-compare';
 export * from './trace-context';

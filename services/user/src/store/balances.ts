@@ -1,12 +1,11 @@
 import type DataLoader from 'dataloader';
 import { randomUUID } from 'node:crypto';
-import { currentTraceparent } from '@platform/runtime';
+import { currentTraceparent, readBatch } from '@platform/runtime';
 import type { Queryable } from '@platform/db';
 import { BALANCE_CHANGED, balanceChangedSchema, type BalanceChanged } from '@platform/events';
 import type { BalanceReads } from '../domain/balance';
 import type { BalanceChange, BalanceChangeResult, PoolCredits, ProductBalance } from '../domain/user-store';
 import { catalogue, catalogueProduct, reloadCatalogue } from './catalogue';
-import { readBatch } from './read-batch';
 
 // The hot reads are named (prepared once per connection: no parse and plan per request), and
 // products come from the kept catalogue, so a balance is one primary-key range read.

@@ -1,11 +1,11 @@
 import DataLoader from 'dataloader';
 
 /**
- * Reads asked for in one turn of the event loop, run as one query (DataLoader, without its
- * cache: every request reads fresh). Under load the credential checks of many balance requests
- * answer together (Redis replies arrive in one read); their balance reads then share one round
- * trip to Postgres instead of taking a pool connection each. Every caller still gets exactly its
- * own key's answer; a failed query fails each of them.
+ * Reads asked for in one turn of the event loop, run as one read (DataLoader, without its
+ * cache: every read starts after every caller that shares it asked, so no caller gets an answer
+ * older than its own request). Under load the balance reads of many requests share one round
+ * trip to Postgres, and the checks of one token one Lua call to Redis, instead of one each.
+ * Every caller still gets exactly its own key's answer; a failed read fails each of them.
  */
 export function readBatch<K, V>(readMany: (keys: K[]) => Promise<Map<K, V>>, absent: () => V): DataLoader<K, V> {
   return new DataLoader<K, V>(
