@@ -214,7 +214,12 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const job of jobs) {
         if (round === 0 && WARMUP > 0) await autocannon({ connections: CONNECTIONS, duration: WARMUP, ...job.options });
-        measured.push(await measure(job.name, job.options, job.status, job.pid));
+        const row = await measure(job.name, job.options, job.status, job.pid);
+        measured.push(row);
+        // Progress, and each round's own figures (the table shows medians).
+        process.stderr.write(
+          `round ${round + 1}: ${row.scenario}: ${row.rps} req/s, p99 ${row.p99} ms, ${Math.round(row.cpuUs ?? 0)} µs/req\n`,
+        );
       }
     }
     const rows = medianRows(measured);
