@@ -14,6 +14,14 @@ async function storeWithKey() {
   return access;
 }
 
+/** The store with the key and a live token minted from it. */
+async function storeWithToken() {
+  const access = await storeWithKey();
+  const token = generateAccessToken(keyHash);
+  await access.issue({ keyHash, token, issuedAt: 0, ttlSeconds: 60, limit: { points: 10, windowSeconds: 60 } });
+  return { access, token };
+}
+
 describe('credential verifier', () => {
   test('when the API key is active, then it authenticates its account by the key hash', async () => {
     const access = await storeWithKey();
@@ -24,9 +32,7 @@ describe('credential verifier', () => {
   });
 
   test('when a live token is presented, then it authenticates its account; unknown and malformed ones do not', async () => {
-    const access = await storeWithKey();
-    const token = generateAccessToken(keyHash);
-    await access.issue({ keyHash, token, issuedAt: 0, ttlSeconds: 60, limit: { points: 10, windowSeconds: 60 } });
+    const { access, token } = await storeWithToken();
     const lookup = jest.spyOn(access, 'lookupToken');
     const verifier = createCredentialVerifier({ access });
     expect(await verifier.verify(token)).toMatchObject({ accountId: 3, kind: 'token', secretHash: hashSecret(token) });
@@ -38,18 +44,14 @@ describe('credential verifier', () => {
   });
 
   test('when the key of a token is no longer active, then the token is refused', async () => {
-    const access = await storeWithKey();
-    const token = generateAccessToken(keyHash);
-    await access.issue({ keyHash, token, issuedAt: 0, ttlSeconds: 60, limit: { points: 10, windowSeconds: 60 } });
+    const { access, token } = await storeWithToken();
     await access.deleteKeys([keyHash]);
     expect(await createCredentialVerifier({ access }).verify(token)).toBeUndefined();
     await access.close();
   });
 
   test('when many requests check one secret in the same turn, then they share one lookup and each gets its own answer', async () => {
-    const access = await storeWithKey();
-    const token = generateAccessToken(keyHash);
-    await access.issue({ keyHash, token, issuedAt: 0, ttlSeconds: 60, limit: { points: 10, windowSeconds: 60 } });
+    const { access, token } = await storeWithToken();
     const lookup = jest.spyOn(access, 'lookupToken');
     const findKey = jest.spyOn(access, 'findKey');
     const verifier = createCredentialVerifier({ access });
@@ -68,9 +70,7 @@ describe('credential verifier', () => {
   });
 
   test('when a token is revoked while a lookup of it is in flight, then a check that arrives after the revocation is refused', async () => {
-    const access = await storeWithKey();
-    const token = generateAccessToken(keyHash);
-    await access.issue({ keyHash, token, issuedAt: 0, ttlSeconds: 60, limit: { points: 10, windowSeconds: 60 } });
+    const { access, token } = await storeWithToken();
     const lookupToken = access.lookupToken.bind(access);
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
