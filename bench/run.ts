@@ -218,7 +218,7 @@ async function main(): Promise<void> {
         measured.push(row);
         // Progress, and each round's own figures (the table shows medians).
         process.stderr.write(
-          `round ${round + 1}: ${row.scenario}: ${row.rps} req/s, p99 ${row.p99} ms, ${Math.round(row.cpuUs ?? 0)} µs/req\n`,
+          `round ${round + 1}: ${row.scenario}: ${row.rps} req/s, p99 ${row.p99} ms, ${row.cpuUs === undefined ? '–' : Math.round(row.cpuUs)} µs/req\n`,
         );
       }
     }

@@ -13,7 +13,10 @@ export interface Principal {
   secretHash: string;
 }
 
-/** Verifies an API key or an access token, each in one round trip to the access store (no Postgres). */
+/**
+ * Verifies an API key or an access token, each in one round trip to the access store (no
+ * Postgres), shared by the checks of the same secret that arrive in one event-loop turn.
+ */
 export interface CredentialVerifier {
   verify(secret: string): Promise<Principal | undefined>;
   /** As verify, but throws the contract's 401 for anything not valid. */
@@ -21,24 +24,25 @@ export interface CredentialVerifier {
 }
 
 export function createCredentialVerifier(deps: { access: AccessStore }): CredentialVerifier {
-  const principalOf = async (secret: string): Promise<readonly [string, Principal | undefined]> => {
-    if (isApiKeyShape(secret)) {
-      const secretHash = hashSecret(secret);
-      const key = await deps.access.findKey(secretHash);
-      return [secret, key ? { accountId: key.accountId, kind: 'apiKey', secretHash } : undefined];
-    }
-    if (!isWellFormedToken(secret)) return [secret, undefined];
+  // One secret of a well-formed shape, looked up in the access store.
+  const lookup = async (secret: string): Promise<Principal | undefined> => {
     const secretHash = hashSecret(secret);
+    if (isApiKeyShape(secret)) {
+      const key = await deps.access.findKey(secretHash);
+      return key ? { accountId: key.accountId, kind: 'apiKey', secretHash } : undefined;
+    }
     const record = await deps.access.lookupToken(secret, secretHash);
-    return [secret, record ? { accountId: record.accountId, kind: 'token', secretHash } : undefined];
+    return record ? { accountId: record.accountId, kind: 'token', secretHash } : undefined;
   };
   // The checks of one secret asked in one turn share one lookup, sent after all of them arrived:
   // no cache, so a key or token revoked before a request arrived is refused to it (CONTRACT §3).
   const checks = readBatch(
-    async (secrets: string[]) => new Map(await Promise.all(secrets.map(principalOf))),
+    async (secrets: string[]) => new Map(await Promise.all(secrets.map(async (secret) => [secret, await lookup(secret)] as const))),
     (): Principal | undefined => undefined,
   );
-  const verify = (secret: string): Promise<Principal | undefined> => checks.load(secret);
+  // A secret of neither shape is refused at once, without joining a batch.
+  const verify = async (secret: string): Promise<Principal | undefined> =>
+    isApiKeyShape(secret) || isWellFormedToken(secret) ? checks.load(secret) : undefined;
   return {
     verify,
     async require(secret) {

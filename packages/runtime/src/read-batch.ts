@@ -4,7 +4,7 @@ import DataLoader from 'dataloader';
  * Reads asked for in one turn of the event loop, run as one read (DataLoader, without its
  * cache: every read starts after every caller that shares it asked, so no caller gets an answer
  * older than its own request). Under load the balance reads of many requests share one round
- * trip to Postgres, and the checks of one token one Lua call to Redis, instead of one each.
+ * trip to Postgres, and the checks of one API key or token one lookup in Redis, instead of one each.
  * Every caller still gets exactly its own key's answer; a failed read fails each of them.
  */
 export function readBatch<K, V>(readMany: (keys: K[]) => Promise<Map<K, V>>, absent: () => V): DataLoader<K, V> {
