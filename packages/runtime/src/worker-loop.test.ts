@@ -179,6 +179,31 @@ describe('startWorkerLoop', () => {
     expect(work).toHaveBeenCalledTimes(2);
   });
 
+  it('when woken with a wake delay, then the wakes of the delay share one round that starts when it ends', async () => {
+    const work = jest.fn(() => Promise.resolve(false));
+    const running = start({ work, wakeDelayMs: 50 });
+    await settle();
+    running.wake();
+    await jest.advanceTimersByTimeAsync(30);
+    running.wake();
+    running.wake();
+    await jest.advanceTimersByTimeAsync(19);
+    expect(work).toHaveBeenCalledTimes(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(work).toHaveBeenCalledTimes(2);
+    await jest.advanceTimersByTimeAsync(100);
+    expect(work).toHaveBeenCalledTimes(2);
+  });
+
+  it('when stopped with a wake on its way, then no timer is left behind', async () => {
+    const work = jest.fn(() => Promise.resolve(false));
+    const running = start({ work, wakeDelayMs: 50 });
+    await settle();
+    running.wake();
+    await running.stop();
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
   it('when woken during rounds, then rounds never overlap and one more round follows the one that was running', async () => {
     let active = 0;
     let most = 0;

@@ -17,6 +17,11 @@ export interface WorkerLoopOptions {
   name: string;
   /** The pause after a round that found nothing to do; wake() ends it early. */
   pollMs: number;
+  /**
+   * How long a wake() waits before it ends the pause, so that the wakes of a busy moment share
+   * one round (a relay woken by every commit claims the events of several). Default 0: at once.
+   */
+  wakeDelayMs?: number;
   /** The pause after a round that threw; only time ends it (waking would hammer a server that is down). */
   backoff: WorkerLoopBackoff;
   /**
@@ -119,11 +124,28 @@ export function startWorkerLoop(options: WorkerLoopOptions): WorkerLoop {
     }
   };
 
-  const running = run().finally(() => options.signal?.removeEventListener('abort', stop));
+  const ring = (): void => {
+    woken = true;
+    endIdle?.();
+  };
+  let delayedWake: NodeJS.Timeout | undefined;
+  const running = run().finally(() => {
+    clearTimeout(delayedWake);
+    options.signal?.removeEventListener('abort', stop);
+  });
   return {
     wake() {
-      woken = true;
-      endIdle?.();
+      if (!options.wakeDelayMs) {
+        ring();
+        return;
+      }
+      // The wakes that come meanwhile are answered by the one already on its way.
+      if (delayedWake !== undefined) return;
+      delayedWake = setTimeout(() => {
+        delayedWake = undefined;
+        ring();
+      }, options.wakeDelayMs);
+      delayedWake.unref();
     },
     stop() {
       stop();

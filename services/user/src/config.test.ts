@@ -62,17 +62,20 @@ describe('loadConfig', () => {
     );
   });
 
-  it('when the outbox relay is tuned, then its exchange, poll interval and backoff are read; a poll interval of 0 is refused', () => {
+  it('when the outbox relay is tuned, then its exchange, poll interval, wake delay and backoff are read; a poll interval of 0 is refused', () => {
     expect(
       loadConfig({
         ...FULL,
         BALANCE_EXCHANGE: 'x.events',
         OUTBOX_POLL_MS: '50',
+        OUTBOX_WAKE_DELAY_MS: '0',
         OUTBOX_RETRY_INITIAL_MS: '20',
         OUTBOX_RETRY_MAX_MS: '400',
       }),
-    ).toMatchObject({ balanceExchange: 'x.events', outboxPollMs: 50, outboxRetryInitialMs: 20, outboxRetryMaxMs: 400 });
+    ).toMatchObject({ balanceExchange: 'x.events', outboxPollMs: 50, outboxWakeDelayMs: 0, outboxRetryInitialMs: 20, outboxRetryMaxMs: 400 });
     expect(() => loadConfig({ ...FULL, OUTBOX_POLL_MS: '0' })).toThrow(/OUTBOX_POLL_MS/);
+    expect(loadConfig(FULL).outboxWakeDelayMs).toBe(50);
+    expect(() => loadConfig({ ...FULL, OUTBOX_WAKE_DELAY_MS: '-1' })).toThrow(/OUTBOX_WAKE_DELAY_MS/);
   });
 
   it('when usage batching is tuned, then size, wait, lanes and retention are read; a retention under 24 hours is refused', () => {

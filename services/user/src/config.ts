@@ -20,6 +20,7 @@ function schema(requireInfrastructure: boolean) {
       AMQP_URL,
       BALANCE_EXCHANGE: z.string().min(1).default(BALANCE_EXCHANGE),
       OUTBOX_POLL_MS: env.positiveInt(500),
+      OUTBOX_WAKE_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(50),
       OUTBOX_RETRY_INITIAL_MS: env.positiveInt(500),
       OUTBOX_RETRY_MAX_MS: env.positiveInt(10_000),
       USAGE_BATCH_MAX_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
@@ -49,6 +50,11 @@ function schema(requireInfrastructure: boolean) {
       balanceExchange: parsed.BALANCE_EXCHANGE,
       /** How often the relay looks for unpublished events when nothing woke it (OUTBOX_POLL_MS). */
       outboxPollMs: parsed.OUTBOX_POLL_MS,
+      /**
+       * How long the relay lets a commit's wake wait for others (OUTBOX_WAKE_DELAY_MS): under load
+       * one round then publishes the events of several usage batches. 0: at once.
+       */
+      outboxWakeDelayMs: parsed.OUTBOX_WAKE_DELAY_MS,
       /** Relay backoff after a failed publish: initial, doubling up to max (OUTBOX_RETRY_INITIAL_MS / _MAX_MS). */
       outboxRetryInitialMs: parsed.OUTBOX_RETRY_INITIAL_MS,
       outboxRetryMaxMs: parsed.OUTBOX_RETRY_MAX_MS,

@@ -9,6 +9,8 @@ export interface OutboxRelayOptions {
   logger: Logger;
   /** Pause between looks at an empty outbox when nothing wakes the relay. */
   pollMs: number;
+  /** How long a wake() waits for others before the relay looks (see WorkerLoopOptions.wakeDelayMs). Default 0. */
+  wakeDelayMs?: number;
   /** Backoff after a failed publish or database error: initial, doubling up to max (with jitter). */
   retryInitialMs: number;
   retryMaxMs: number;
@@ -86,6 +88,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   return startWorkerLoop({
     name: 'outbox relay',
     pollMs: options.pollMs,
+    ...(options.wakeDelayMs === undefined ? {} : { wakeDelayMs: options.wakeDelayMs }),
     backoff: { initialMs: options.retryInitialMs, maxMs: options.retryMaxMs },
     logger,
     work: async (stopping) => {

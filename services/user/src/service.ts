@@ -29,6 +29,7 @@ function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]>
     bus: deps.bus,
     logger: deps.logger,
     pollMs: config.outboxPollMs,
+    wakeDelayMs: config.outboxWakeDelayMs,
     retryInitialMs: config.outboxRetryInitialMs,
     retryMaxMs: config.outboxRetryMaxMs,
   });
