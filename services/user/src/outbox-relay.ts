@@ -22,7 +22,7 @@ export interface OutboxRelayOptions {
 
 /**
  * wake(): look at the outbox now (a local balance change committed) instead of at the next poll.
- * stop(): finishes the publish in flight, gives the rest of the batch back, stops.
+ * stop(): finishes the publishes in flight, gives the rest of the batch back, stops.
  */
 export type OutboxRelay = WorkerLoop;
 
@@ -34,14 +34,35 @@ export type OutboxRelay = WorkerLoop;
  * published together, in one statement (one commit per batch, not one per event: the usage API
  * writes an event per pool per batch, thousands a second). Delivery is at least once: a crash
  * between the confirms and the mark publishes those events again (consumers deduplicate by
- * event id).
+ * event id). A batch's first event is published alone and the rest together (see publishBatch).
  */
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { pool, bus, logger } = options;
   const batchSize = options.batchSize ?? 100;
   const leaseMs = options.leaseMs ?? 60_000;
 
-  /** Publishes a claimed batch in order; true when the batch was full (more may be waiting). */
+  /** One event to the bus, as part of the trace of the request that wrote it. */
+  const publish = (event: ClaimedEvent): Promise<void> =>
+    inSpan(
+      '@platform/user',
+      `${event.routingKey} publish`,
+      {
+        kind: SpanKind.PRODUCER,
+        parent: extractTraceContext({ traceparent: event.traceparent }),
+        attributes: { 'outbox.event_id': event.id },
+      },
+      () => bus.publish(event.routingKey as EventName, event.payload),
+    );
+
+  /**
+   * Publishes a claimed batch in order; true when the batch was full (more may be waiting). The
+   * first event goes alone: while the broker refuses, nothing after it goes out, so a retry
+   * neither repeats nor reorders anything. Once it is confirmed, the rest go out together, in
+   * order, and their confirms are awaited together (one round trip to the broker, not one per
+   * event). When one of those fails, it and everything after it are given back, confirmed or
+   * not: they are published again (at least once; consumers deduplicate by event id and take
+   * an older change as stale).
+   */
   const publishBatch = async (batch: ClaimedEvent[], stopping: AbortSignal): Promise<boolean> => {
     const confirmed: string[] = [];
     // The confirmed events are marked published before the rest of the batch is given back.
@@ -52,34 +73,32 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         rest.map((event) => event.id),
       );
     };
-    for (const [index, event] of batch.entries()) {
+    for (const [start, group] of [
+      [0, batch.slice(0, 1)],
+      [1, batch.slice(1)],
+    ] as const) {
+      if (group.length === 0) break;
       if (stopping.aborted) {
-        await giveBack(batch.slice(index));
+        await giveBack(batch.slice(start));
         return false;
       }
-      try {
-        // Published as part of the trace of the request that wrote the event.
-        await inSpan(
-          '@platform/user',
-          `${event.routingKey} publish`,
-          {
-            kind: SpanKind.PRODUCER,
-            parent: extractTraceContext({ traceparent: event.traceparent }),
-            attributes: { 'outbox.event_id': event.id },
-          },
-          () => bus.publish(event.routingKey as EventName, event.payload),
-        );
-      } catch (error) {
+      const results = await Promise.allSettled(group.map(publish));
+      for (const [offset, result] of results.entries()) {
+        const event = group[offset] as ClaimedEvent;
+        if (result.status === 'fulfilled') {
+          confirmed.push(event.id);
+          continue;
+        }
+        const error: unknown = result.reason;
         if (error instanceof InvalidEventError) {
           logger.error('outbox event can never be published; marked failed', { eventId: event.id, seq: event.seq, error: error.message });
           await markEventFailed(pool, event.id, error.message.slice(0, 2000));
           continue;
         }
         // Broker down, no confirm, or no queue bound: keep this event and the ones after it, in order.
-        await giveBack(batch.slice(index));
-        throw new PublishFailed(event.id, batch.length - index, error);
+        await giveBack(batch.slice(start + offset));
+        throw new PublishFailed(event.id, batch.length - start - offset, error);
       }
-      confirmed.push(event.id);
     }
     await markEventsPublished(pool, confirmed);
     return batch.length === batchSize;

@@ -377,6 +377,39 @@ describe('outbox relay rules (a database of its own, a recording bus)', () => {
     ]);
   });
 
+  it('when a batch is published, then its first event goes alone and, once confirmed, the rest are in flight together, in order', async () => {
+    const recorder = recordingBus();
+    const releaseFirst = recorder.hold();
+    const ids = await enqueue(5);
+    relay(recorder.bus);
+    await eventually(() => (recorder.attempts.length === 1 ? true : undefined));
+    releaseFirst();
+    const releaseRest = recorder.hold();
+    // Published one at a time, the second would wait for its confirm before the third went out.
+    await eventually(() => (recorder.attempts.length === 5 ? true : undefined));
+    expect(recorder.attempts).toEqual(ids);
+    expect(recorder.published.map((event) => event.id)).toEqual([ids[0]]);
+    releaseRest();
+    await settled(ids);
+    expect(recorder.published.map((event) => event.id)).toEqual(ids);
+  });
+
+  it('when one of the events in flight together fails, then it and the ones after it are given back and published again, in order', async () => {
+    const recorder = recordingBus();
+    const releaseFirst = recorder.hold();
+    const ids = await enqueue(4);
+    relay(recorder.bus);
+    await eventually(() => (recorder.attempts.length === 1 ? true : undefined));
+    releaseFirst();
+    const releaseRest = recorder.hold();
+    await eventually(() => (recorder.attempts.length === 4 ? true : undefined));
+    recorder.fail(1, () => new Error('broker lost it'));
+    releaseRest();
+    await settled(ids);
+    // ids[1] failed; ids[2] and ids[3] were confirmed but given back with it: at least once.
+    expect(recorder.published.map((event) => event.id)).toEqual([ids[0], ids[2], ids[3], ids[1], ids[2], ids[3]]);
+  });
+
   it('when woken, then it publishes at once instead of at its next poll', async () => {
     const recorder = recordingBus();
     const running = relay(recorder.bus, { pollMs: 60_000 });
