@@ -20,11 +20,12 @@ describe('loadConfig', () => {
       amqpUrl: FULL.AMQP_URL,
       balanceExchange: 'balance.events',
       outboxPollMs: 500,
+      outboxWakeDelayMs: 50,
       outboxRetryInitialMs: 500,
       outboxRetryMaxMs: 10_000,
       usageBatchMaxSize: 500,
       usageBatchMaxWaitMs: 0,
-      usageBatchLanes: 2,
+      usageBatchLanes: 1,
       usageRequestRetentionHours: 25,
       usageRequestSweepMs: 10_000,
       adminToken: FULL.ADMIN_TOKEN,
@@ -74,7 +75,6 @@ describe('loadConfig', () => {
       }),
     ).toMatchObject({ balanceExchange: 'x.events', outboxPollMs: 50, outboxWakeDelayMs: 0, outboxRetryInitialMs: 20, outboxRetryMaxMs: 400 });
     expect(() => loadConfig({ ...FULL, OUTBOX_POLL_MS: '0' })).toThrow(/OUTBOX_POLL_MS/);
-    expect(loadConfig(FULL).outboxWakeDelayMs).toBe(50);
     expect(() => loadConfig({ ...FULL, OUTBOX_WAKE_DELAY_MS: '-1' })).toThrow(/OUTBOX_WAKE_DELAY_MS/);
   });
 

@@ -25,7 +25,7 @@ function schema(requireInfrastructure: boolean) {
       OUTBOX_RETRY_MAX_MS: env.positiveInt(10_000),
       USAGE_BATCH_MAX_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
       USAGE_BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).max(1000).default(0),
-      USAGE_BATCH_LANES: z.coerce.number().int().min(1).max(64).default(2),
+      USAGE_BATCH_LANES: z.coerce.number().int().min(1).max(64).default(1),
       // CONTRACT §9: a requestId is remembered for at least 24 hours.
       USAGE_REQUEST_RETENTION_HOURS: z.coerce.number().int().min(24).default(25),
       USAGE_REQUEST_SWEEP_MS: env.positiveInt(10_000),
@@ -62,7 +62,11 @@ function schema(requireInfrastructure: boolean) {
       usageBatchMaxSize: parsed.USAGE_BATCH_MAX_SIZE,
       /** How long the first debit reaching an idle batch lane waits for others (USAGE_BATCH_MAX_WAIT_MS; 0: the rest of the event-loop turn). */
       usageBatchMaxWaitMs: parsed.USAGE_BATCH_MAX_WAIT_MS,
-      /** Usage batches committing at once (USAGE_BATCH_LANES); one pool is always in one lane. */
+      /**
+       * Usage batches committing at once (USAGE_BATCH_LANES); one pool is always in one lane. One
+       * by default: on two cores, two lanes halved the batches of usage-many-accounts and cost
+       * ~15 % more CPU per debit. More lanes suit more cores.
+       */
       usageBatchLanes: parsed.USAGE_BATCH_LANES,
       /** How long a usage requestId's answer is kept, at least 24 h (USAGE_REQUEST_RETENTION_HOURS). */
       usageRequestRetentionHours: parsed.USAGE_REQUEST_RETENTION_HOURS,
