@@ -18,8 +18,10 @@ async function main(): Promise<void> {
   const cpuProfileDir = option('cpu-prof');
   const userEnv: NodeJS.ProcessEnv = {};
   for (const pair of option('user-env')?.split(',') ?? []) {
-    const [name, value] = pair.split('=', 2);
-    if (name) userEnv[name] = value ?? '';
+    // At the first '=' only: a value may hold one (NODE_OPTIONS=--max-semi-space-size=64).
+    const at = pair.indexOf('=');
+    const name = at === -1 ? pair : pair.slice(0, at);
+    if (name) userEnv[name] = at === -1 ? '' : pair.slice(at + 1);
   }
   const report = await runUsageBench({
     seconds,
