@@ -73,7 +73,13 @@ describe('loadConfig', () => {
         OUTBOX_RETRY_INITIAL_MS: '20',
         OUTBOX_RETRY_MAX_MS: '400',
       }),
-    ).toMatchObject({ balanceExchange: 'x.events', outboxPollMs: 50, outboxWakeDelayMs: 0, outboxRetryInitialMs: 20, outboxRetryMaxMs: 400 });
+    ).toMatchObject({
+      balanceExchange: 'x.events',
+      outboxPollMs: 50,
+      outboxWakeDelayMs: 0,
+      outboxRetryInitialMs: 20,
+      outboxRetryMaxMs: 400,
+    });
     expect(() => loadConfig({ ...FULL, OUTBOX_POLL_MS: '0' })).toThrow(/OUTBOX_POLL_MS/);
     expect(() => loadConfig({ ...FULL, OUTBOX_WAKE_DELAY_MS: '-1' })).toThrow(/OUTBOX_WAKE_DELAY_MS/);
   });

@@ -377,16 +377,22 @@ describe('outbox relay rules (a database of its own, a recording bus)', () => {
     ]);
   });
 
-  it('when a batch is published, then its first event goes alone and, once confirmed, the rest are in flight together, in order', async () => {
+  /** A relay on `count` new events whose first the bus confirmed while it holds the rest, all of them sent. */
+  const firstConfirmedRestHeld = async (count: number) => {
     const recorder = recordingBus();
     const releaseFirst = recorder.hold();
-    const ids = await enqueue(5);
+    const ids = await enqueue(count);
     relay(recorder.bus);
     await eventually(() => (recorder.attempts.length === 1 ? true : undefined));
     releaseFirst();
     const releaseRest = recorder.hold();
     // Published one at a time, the second would wait for its confirm before the third went out.
-    await eventually(() => (recorder.attempts.length === 5 ? true : undefined));
+    await eventually(() => (recorder.attempts.length === count ? true : undefined));
+    return { recorder, ids, releaseRest };
+  };
+
+  it('when a batch is published, then its first event goes alone and, once confirmed, the rest are in flight together, in order', async () => {
+    const { recorder, ids, releaseRest } = await firstConfirmedRestHeld(5);
     expect(recorder.attempts).toEqual(ids);
     expect(recorder.published.map((event) => event.id)).toEqual([ids[0]]);
     releaseRest();
@@ -395,14 +401,7 @@ describe('outbox relay rules (a database of its own, a recording bus)', () => {
   });
 
   it('when one of the events in flight together fails, then it and the ones after it are given back and published again, in order', async () => {
-    const recorder = recordingBus();
-    const releaseFirst = recorder.hold();
-    const ids = await enqueue(4);
-    relay(recorder.bus);
-    await eventually(() => (recorder.attempts.length === 1 ? true : undefined));
-    releaseFirst();
-    const releaseRest = recorder.hold();
-    await eventually(() => (recorder.attempts.length === 4 ? true : undefined));
+    const { recorder, ids, releaseRest } = await firstConfirmedRestHeld(4);
     recorder.fail(1, () => new Error('broker lost it'));
     releaseRest();
     await settled(ids);
