@@ -1,12 +1,14 @@
 /**
  * The whole platform for the client's tests, started in-process as `pnpm start` composes it,
- * on the real Postgres and Redis (each file its own Redis key prefix and data folder).
+ * on the real Postgres and Redis (each file its own database, Redis key prefix and data folder:
+ * the categorization service's tests add categories to the shared database while these count
+ * the list).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { accessLayout, closeRedis, connectRedis, hashSecret, tokenShardTag } from '@platform/credentials';
-import { deleteKeys, eventually, silentLogger, testServers, uniqueId } from '@platform/testing';
+import { createPrivateDatabase, deleteKeys, eventually, silentLogger, testServers, uniqueId } from '@platform/testing';
 import { startPlatform, type Platform } from '../../../scripts/platform.js';
 import type { FetchFunction } from '../src/index.js';
 
@@ -24,8 +26,9 @@ export interface TestPlatform {
 export async function startTestPlatform(env: Record<string, string> = {}): Promise<TestPlatform> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'client-test-'));
   const prefix = `test:client:${uniqueId()}:`;
+  const database = await createPrivateDatabase('client');
   const platform = await startPlatform({
-    DATABASE_URL: testServers.databaseUrl,
+    DATABASE_URL: database.url,
     REDIS_URL: testServers.redisUrl,
     REDIS_KEY_PREFIX: prefix,
     DATA_DIR: dataDir,
@@ -61,6 +64,7 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
       await platform.stop();
       await deleteKeys(redis, prefix);
       await closeRedis(redis);
+      await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
