@@ -27,6 +27,7 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'client-test-'));
   const prefix = `test:client:${uniqueId()}:`;
   const database = await createPrivateDatabase('client');
+  // A platform that does not start leaves no database behind.
   const platform = await startPlatform({
     DATABASE_URL: database.url,
     REDIS_URL: testServers.redisUrl,
@@ -40,6 +41,9 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
     AUTH_FAILURES_PER_IP: '100000',
     LOG_LEVEL: 'error',
     ...env,
+  }).catch(async (error: unknown) => {
+    await database.drop();
+    throw error;
   });
   const redis = await connectRedis(testServers.redisUrl, silentLogger());
   const layout = accessLayout(prefix);

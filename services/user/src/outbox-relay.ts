@@ -73,18 +73,20 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         rest.map((event) => event.id),
       );
     };
-    for (const [start, group] of [
-      [0, batch.slice(0, 1)],
-      [1, batch.slice(1)],
+    // The first event alone, then the rest together.
+    for (const [from, to] of [
+      [0, 1],
+      [1, batch.length],
     ] as const) {
-      if (group.length === 0) break;
+      if (from >= batch.length) break;
       if (stopping.aborted) {
-        await giveBack(batch.slice(start));
+        await giveBack(batch.slice(from));
         return false;
       }
-      const results = await Promise.allSettled(group.map(publish));
+      const results = await Promise.allSettled(batch.slice(from, to).map(publish));
       for (const [offset, result] of results.entries()) {
-        const event = group[offset] as ClaimedEvent;
+        const index = from + offset;
+        const event = batch[index] as ClaimedEvent;
         if (result.status === 'fulfilled') {
           confirmed.push(event.id);
           continue;
@@ -96,8 +98,8 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
           continue;
         }
         // Broker down, no confirm, or no queue bound: keep this event and the ones after it, in order.
-        await giveBack(batch.slice(start + offset));
-        throw new PublishFailed(event.id, batch.length - start - offset, error);
+        await giveBack(batch.slice(index));
+        throw new PublishFailed(event.id, batch.length - index, error);
       }
     }
     await markEventsPublished(pool, confirmed);
@@ -107,7 +109,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   return startWorkerLoop({
     name: 'outbox relay',
     pollMs: options.pollMs,
-    ...(options.wakeDelayMs === undefined ? {} : { wakeDelayMs: options.wakeDelayMs }),
+    wakeDelayMs: options.wakeDelayMs ?? 0,
     backoff: { initialMs: options.retryInitialMs, maxMs: options.retryMaxMs },
     logger,
     work: async (stopping) => {
