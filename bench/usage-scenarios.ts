@@ -12,7 +12,6 @@
  * takes them and competes for the same cores with a transaction per event.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { signServiceJwt } from '@platform/credentials';
@@ -26,6 +25,7 @@ import {
   uniqueId,
   type ServiceProcess,
 } from '@platform/testing';
+import { cpuUse, readCpu, type CpuUse } from './process-cpu';
 
 const ROOT = path.resolve(__dirname, '..');
 const ADMIN_TOKEN = 'bench-usage-admin-token-0123456789';
@@ -57,8 +57,11 @@ export interface Throughput {
   rps: number;
   p50: number;
   p99: number;
-  /** CPU time (user + system) the serving process spent per request: a measure the machine's other load hardly moves. */
-  cpuMicrosPerRequest: number | undefined;
+  /**
+   * Where the load's CPU went, per request: the serving process (a measure the machine's other
+   * load hardly moves), Postgres, RabbitMQ, the load generator; and the machine's busy cores.
+   */
+  cpu: CpuUse;
 }
 
 /** One scenario's measurement, its baseline and its accounting check. */
@@ -69,8 +72,8 @@ export interface UsageScenarioResult {
   debitsPerSecond: number;
   p50: number;
   p99: number;
-  /** The user service's CPU time per request (µs). */
-  cpuMicrosPerRequest: number | undefined;
+  /** The usage load's CPU (see Throughput.cpu). */
+  cpu: CpuUse;
   /** Answers by status code. */
   statuses: Record<string, number>;
   /** Credits the pools lost during the run. */
@@ -117,29 +120,19 @@ interface Load extends Throughput {
   statuses: Record<string, number>;
 }
 
-// Linux clock ticks per second (CLK_TCK) of /proc/<pid>/stat.
-const TICKS_PER_SECOND = 100;
-
-/** CPU time (user + system) the process has used, in microseconds; undefined where /proc is not available. */
-function cpuMicros(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / TICKS_PER_SECOND;
-  } catch {
-    return undefined;
-  }
-}
-
 async function load(options: autocannon.Options, serverPid: number | undefined): Promise<Load> {
-  const cpuBefore = cpuMicros(serverPid);
+  const before = readCpu(serverPid);
   const result = await autocannon(options);
-  const cpuAfter = cpuMicros(serverPid);
+  const cpu = cpuUse(before, readCpu(serverPid), result.requests.total);
   const statuses: Record<string, number> = {};
   for (const [status, stats] of Object.entries(result.statusCodeStats ?? {})) statuses[status] = (stats as { count: number }).count;
-  const cpu =
-    cpuBefore === undefined || cpuAfter === undefined ? undefined : Math.round((cpuAfter - cpuBefore) / Math.max(result.requests.total, 1));
-  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, cpuMicrosPerRequest: cpu, statuses };
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpu,
+    statuses,
+  };
 }
 
 interface Scenario {
@@ -232,11 +225,11 @@ async function runScenario(scenario: Scenario, user: Target, bareTarget: Target,
   const inFlightAllowance = scenario.replay ? 0 : options.connections;
   return {
     scenario: scenario.name,
-    bare: { rps: bare.rps, p50: bare.p50, p99: bare.p99, cpuMicrosPerRequest: bare.cpuMicrosPerRequest },
+    bare: { rps: bare.rps, p50: bare.p50, p99: bare.p99, cpu: bare.cpu },
     debitsPerSecond: result.rps,
     p50: result.p50,
     p99: result.p99,
-    cpuMicrosPerRequest: result.cpuMicrosPerRequest,
+    cpu: result.cpu,
     statuses: result.statuses,
     debited,
     expectedDebits,

@@ -1,0 +1,52 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { cpuUse, readCpu } from './process-cpu';
+
+/** A /proc/<pid>/stat line: utime, stime, cutime, cstime are fields 14–17 (in ticks of 10 ms). */
+const stat = (pid: number, comm: string, [utime, stime, cutime, cstime]: number[]): string =>
+  `${pid} (${comm}) S 1 ${pid} ${pid} 0 -1 4194560 100 0 0 0 ${utime} ${stime} ${cutime} ${cstime} 20 0 1 0 100 1000 10\n`;
+
+describe('CPU by process group, from /proc', () => {
+  let proc: string;
+  const addProcess = (pid: number, comm: string, times: number[]): void => {
+    mkdirSync(path.join(proc, String(pid)));
+    writeFileSync(path.join(proc, String(pid), 'stat'), stat(pid, comm, times));
+  };
+
+  beforeEach(() => {
+    proc = mkdtempSync(path.join(tmpdir(), 'proc-'));
+    // user nice system idle iowait irq softirq steal: busy = 100 + 0 + 50 + 5 + 20 + 25 ticks.
+    writeFileSync(path.join(proc, 'stat'), 'cpu  100 0 50 900 30 5 20 25 0 0\ncpu0 50 0 25 450 15 2 10 12 0 0\n');
+    addProcess(10, 'postgres', [3, 1, 2, 0]);
+    addProcess(11, 'postgres', [4, 2, 0, 0]);
+    addProcess(20, 'beam.smp', [7, 3, 0, 0]);
+    addProcess(30, 'node (a) b', [40, 10, 0, 0]);
+    addProcess(40, 'redis-server', [9, 9, 0, 0]);
+  });
+  afterEach(() => rmSync(proc, { recursive: true, force: true }));
+
+  it('when read, then each group sums its processes and their reaped children, in µs, and the machine its busy time', () => {
+    const reading = readCpu(30, proc);
+    expect(reading).toMatchObject({
+      service: 500_000,
+      postgres: 120_000,
+      rabbitmq: 100_000,
+      machine: 2_000_000,
+    });
+    expect(reading.bench).toBeGreaterThan(0);
+  });
+
+  it('when two readings are compared, then the use is per request and the machine in cores', () => {
+    const before = { service: 1_000_000, postgres: 500_000, rabbitmq: 100_000, bench: 2_000_000, machine: 10_000_000, at: 1000 };
+    const after = { service: 2_000_000, postgres: 700_000, rabbitmq: 150_000, bench: 2_300_000, machine: 13_000_000, at: 3000 };
+    expect(cpuUse(before, after, 5000)).toEqual({ service: 200, postgres: 40, rabbitmq: 10, bench: 60, machineCores: 1.5 });
+  });
+
+  it('when /proc cannot be read, then every group but the bench itself is unknown', () => {
+    const reading = readCpu(30, path.join(proc, 'missing'));
+    expect(reading).toMatchObject({ service: undefined, postgres: undefined, rabbitmq: undefined, machine: undefined });
+    const use = cpuUse(reading, readCpu(30, path.join(proc, 'missing')), 10);
+    expect(use).toMatchObject({ service: undefined, postgres: undefined, rabbitmq: undefined, machineCores: undefined });
+  });
+});

@@ -1,0 +1,118 @@
+/**
+ * Where a load's CPU went, from Linux's /proc: the serving process, the Postgres and RabbitMQ
+ * servers on the machine, the bench process itself (autocannon runs in it), and the machine as
+ * a whole. The usage API shares two cores with all of them; a ratio to bare express means little
+ * without knowing whether the machine had any CPU left.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+// Linux clock ticks per second (CLK_TCK) of /proc's CPU times.
+const TICKS_PER_SECOND = 100;
+const MICROS_PER_TICK = 1_000_000 / TICKS_PER_SECOND;
+
+/** Process names (/proc/<pid>/stat's comm) of the servers counted, by group. */
+const SERVERS = { postgres: 'postgres', rabbitmq: 'beam.smp' } as const;
+
+/** CPU time used so far, in microseconds; a group is undefined where /proc cannot be read. */
+export interface CpuReading {
+  service: number | undefined;
+  postgres: number | undefined;
+  rabbitmq: number | undefined;
+  /** This process (the load generator). */
+  bench: number;
+  /** Every CPU of the machine, busy time only (not idle, not waiting for I/O). */
+  machine: number | undefined;
+  /** When the reading was taken (performance.now(), ms). */
+  at: number;
+}
+
+/** A load's CPU per request (µs) by group, and how many cores the machine kept busy. */
+export interface CpuUse {
+  service: number | undefined;
+  postgres: number | undefined;
+  rabbitmq: number | undefined;
+  bench: number;
+  machineCores: number | undefined;
+}
+
+interface ProcessTimes {
+  name: string;
+  /** utime + stime, and the reaped children's cutime + cstime (a backend that exits stays counted). */
+  ticks: number;
+}
+
+function processTimes(proc: string, pid: string): ProcessTimes | undefined {
+  try {
+    const stat = readFileSync(path.join(proc, pid, 'stat'), 'utf8');
+    // comm is in parentheses and may hold spaces; the fields after it start with the state.
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index]), 0);
+    return { name, ticks };
+  } catch {
+    return undefined; // gone meanwhile, or no /proc
+  }
+}
+
+function groupTicks(proc: string): Record<keyof typeof SERVERS, number> | undefined {
+  let pids: string[];
+  try {
+    pids = readdirSync(proc).filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return undefined;
+  }
+  const totals = { postgres: 0, rabbitmq: 0 };
+  for (const pid of pids) {
+    const times = processTimes(proc, pid);
+    if (times?.name === SERVERS.postgres) totals.postgres += times.ticks;
+    if (times?.name === SERVERS.rabbitmq) totals.rabbitmq += times.ticks;
+  }
+  return totals;
+}
+
+/** Busy ticks of all CPUs: user, nice, system, irq, softirq, steal (the first line of /proc/stat). */
+function machineTicks(proc: string): number | undefined {
+  try {
+    const cpu = readFileSync(path.join(proc, 'stat'), 'utf8').split('\n', 1)[0] ?? '';
+    if (!cpu.startsWith('cpu ')) return undefined;
+    const [user, nice, system, , , irq, softirq, steal] = cpu.trim().split(/\s+/).slice(1).map(Number);
+    return [user, nice, system, irq, softirq, steal].reduce<number>((sum, value) => sum + (value ?? 0), 0);
+  } catch {
+    return undefined;
+  }
+}
+
+const micros = (ticks: number | undefined): number | undefined => (ticks === undefined ? undefined : ticks * MICROS_PER_TICK);
+
+/** The CPU time used so far by each group; `servicePid` is the serving process. */
+export function readCpu(servicePid: number | undefined, proc = '/proc'): CpuReading {
+  const service = servicePid === undefined ? undefined : processTimes(proc, String(servicePid));
+  const groups = groupTicks(proc);
+  const own = process.cpuUsage();
+  return {
+    service: service === undefined ? undefined : micros(service.ticks),
+    postgres: micros(groups?.postgres),
+    rabbitmq: micros(groups?.rabbitmq),
+    bench: own.user + own.system,
+    machine: micros(machineTicks(proc)),
+    at: performance.now(),
+  };
+}
+
+/** What each group spent between two readings, per request (µs), and the machine's busy cores. */
+export function cpuUse(before: CpuReading, after: CpuReading, requests: number): CpuUse {
+  const perRequest = (from: number | undefined, to: number | undefined): number | undefined =>
+    from === undefined || to === undefined ? undefined : Math.round((to - from) / Math.max(requests, 1));
+  const elapsedMicros = (after.at - before.at) * 1000;
+  return {
+    service: perRequest(before.service, after.service),
+    postgres: perRequest(before.postgres, after.postgres),
+    rabbitmq: perRequest(before.rabbitmq, after.rabbitmq),
+    bench: perRequest(before.bench, after.bench) as number,
+    machineCores:
+      before.machine === undefined || after.machine === undefined || elapsedMicros <= 0
+        ? undefined
+        : Math.round(((after.machine - before.machine) / elapsedMicros) * 100) / 100,
+  };
+}
