@@ -23,6 +23,8 @@ describe('loadConfig', () => {
       outboxWakeDelayMs: 50,
       outboxRetryInitialMs: 500,
       outboxRetryMaxMs: 10_000,
+      outboxRetentionHours: 24,
+      outboxSweepMs: 10_000,
       usageBatchMaxSize: 500,
       usageBatchMaxWaitMs: 0,
       usageBatchLanes: 1,
@@ -63,7 +65,7 @@ describe('loadConfig', () => {
     );
   });
 
-  it('when the outbox relay is tuned, then its exchange, poll interval, wake delay and backoff are read; a poll interval of 0 is refused', () => {
+  it('when the outbox is tuned, then its exchange, poll interval, wake delay, backoff and retention are read; a poll interval of 0 is refused', () => {
     expect(
       loadConfig({
         ...FULL,
@@ -72,6 +74,8 @@ describe('loadConfig', () => {
         OUTBOX_WAKE_DELAY_MS: '0',
         OUTBOX_RETRY_INITIAL_MS: '20',
         OUTBOX_RETRY_MAX_MS: '400',
+        OUTBOX_RETENTION_HOURS: '0',
+        OUTBOX_SWEEP_MS: '2000',
       }),
     ).toMatchObject({
       balanceExchange: 'x.events',
@@ -79,9 +83,12 @@ describe('loadConfig', () => {
       outboxWakeDelayMs: 0,
       outboxRetryInitialMs: 20,
       outboxRetryMaxMs: 400,
+      outboxRetentionHours: 0,
+      outboxSweepMs: 2000,
     });
     expect(() => loadConfig({ ...FULL, OUTBOX_POLL_MS: '0' })).toThrow(/OUTBOX_POLL_MS/);
     expect(() => loadConfig({ ...FULL, OUTBOX_WAKE_DELAY_MS: '-1' })).toThrow(/OUTBOX_WAKE_DELAY_MS/);
+    expect(() => loadConfig({ ...FULL, OUTBOX_RETENTION_HOURS: '-1' })).toThrow(/OUTBOX_RETENTION_HOURS/);
   });
 
   it('when usage batching is tuned, then size, wait, lanes and retention are read; a retention under 24 hours is refused', () => {

@@ -23,6 +23,8 @@ function schema(requireInfrastructure: boolean) {
       OUTBOX_WAKE_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(50),
       OUTBOX_RETRY_INITIAL_MS: env.positiveInt(500),
       OUTBOX_RETRY_MAX_MS: env.positiveInt(10_000),
+      OUTBOX_RETENTION_HOURS: z.coerce.number().int().min(0).default(24),
+      OUTBOX_SWEEP_MS: env.positiveInt(10_000),
       USAGE_BATCH_MAX_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
       USAGE_BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).max(1000).default(0),
       USAGE_BATCH_LANES: z.coerce.number().int().min(1).max(64).default(1),
@@ -58,6 +60,10 @@ function schema(requireInfrastructure: boolean) {
       /** Relay backoff after a failed publish: initial, doubling up to max (OUTBOX_RETRY_INITIAL_MS / _MAX_MS). */
       outboxRetryInitialMs: parsed.OUTBOX_RETRY_INITIAL_MS,
       outboxRetryMaxMs: parsed.OUTBOX_RETRY_MAX_MS,
+      /** How long a published event stays in the outbox before it is swept (OUTBOX_RETENTION_HOURS; 0: at the next sweep). */
+      outboxRetentionHours: parsed.OUTBOX_RETENTION_HOURS,
+      /** Pause between sweeps of published events (OUTBOX_SWEEP_MS). */
+      outboxSweepMs: parsed.OUTBOX_SWEEP_MS,
       /** Usage debits per batch (one transaction) at most (USAGE_BATCH_MAX_SIZE). */
       usageBatchMaxSize: parsed.USAGE_BATCH_MAX_SIZE,
       /** How long the first debit reaching an idle batch lane waits for others (USAGE_BATCH_MAX_WAIT_MS; 0: the rest of the event-loop turn). */

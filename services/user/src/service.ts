@@ -6,7 +6,9 @@ import type { UserConfig } from './config';
 import { createDeps, USER_NEEDS, type UserDeps, type UserInfrastructure, type UserSeams } from './deps';
 import { userMigrations } from './migrations';
 import { startOutboxRelay } from './outbox-relay';
-import { startUsageRequestSweeper } from './usage-request-sweeper';
+import { startRetentionSweeper } from './retention-sweeper';
+import { deletePublishedEvents } from './store/outbox';
+import { deleteExpiredUsageRequests } from './store/usage-requests';
 
 export interface StartUserServiceOptions extends UserSeams {
   config: UserConfig;
@@ -18,9 +20,11 @@ export interface StartUserServiceOptions extends UserSeams {
 /** Stops one background worker (drain, then close). */
 type StopWorker = () => Promise<void>;
 
+const HOUR_MS = 60 * 60 * 1000;
+
 /**
- * Background workers that run beside the HTTP listener: the outbox relay and the sweeper of
- * expired usage requestIds. Their stop functions run after HTTP has drained and before the
+ * Background workers that run beside the HTTP listener: the outbox relay, and the sweepers of
+ * expired usage requestIds and of published events. Their stop functions run after HTTP has drained and before the
  * connections close.
  */
 function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]> {
@@ -34,18 +38,30 @@ function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]>
     retryMaxMs: config.outboxRetryMaxMs,
   });
   const unsubscribe = deps.outbox.subscribe(() => relay.wake());
-  const sweeper = startUsageRequestSweeper({
-    pool: deps.pool,
-    logger: deps.logger,
-    retentionMs: config.usageRequestRetentionHours * 60 * 60 * 1000,
-    intervalMs: config.usageRequestSweepMs,
-  });
+  const sweepers = [
+    startRetentionSweeper({
+      name: 'usage request',
+      pool: deps.pool,
+      logger: deps.logger,
+      retentionMs: config.usageRequestRetentionHours * HOUR_MS,
+      intervalMs: config.usageRequestSweepMs,
+      deleteExpired: deleteExpiredUsageRequests,
+    }),
+    startRetentionSweeper({
+      name: 'published event',
+      pool: deps.pool,
+      logger: deps.logger,
+      retentionMs: config.outboxRetentionHours * HOUR_MS,
+      intervalMs: config.outboxSweepMs,
+      deleteExpired: deletePublishedEvents,
+    }),
+  ];
   return Promise.resolve([
     async () => {
       unsubscribe();
       await relay.stop();
     },
-    () => sweeper.stop(),
+    ...sweepers.map((sweeper) => () => sweeper.stop()),
   ]);
 }
 

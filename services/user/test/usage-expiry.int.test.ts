@@ -4,7 +4,8 @@
  * bounded. A database of its own: a sweep deletes every expired row of its database.
  */
 import { createPrivateDatabase, eventually, silentLogger, uniqueId, type PrivateDatabase } from '@platform/testing';
-import { startUsageRequestSweeper } from '../src/usage-request-sweeper';
+import { startRetentionSweeper } from '../src/retention-sweeper';
+import { deleteExpiredUsageRequests } from '../src/store/usage-requests';
 import { startHarness, testConfig, type Harness } from './harness';
 import { postUsage, usageBody } from './usage-calls';
 
@@ -32,12 +33,14 @@ it('when requestIds are older than the retention, then a sweep deletes them in b
   const old = bodies.slice(0, 20).map((body) => body.requestId as string);
   await h.pool.query("UPDATE usage_requests SET created_at = now() - interval '25 hours' WHERE request_id = ANY($1)", [old]);
 
-  const sweeper = startUsageRequestSweeper({
+  const sweeper = startRetentionSweeper({
+    name: 'usage request',
     pool: h.pool,
     logger: silentLogger(),
     retentionMs: DAY_MS,
     intervalMs: 3_600_000,
     batchSize: 7,
+    deleteExpired: deleteExpiredUsageRequests,
   });
   try {
     expect(await sweeper.sweep()).toBe(20);
@@ -62,7 +65,14 @@ it('when debits keep coming, then the table holds only the requestIds of the las
   await h.pool.query('DELETE FROM usage_requests');
   const account = await h.account({ 1: 1_000_000 });
   // A retention of 300 ms (24 h in service): the table should hold about 0.4 s of debits.
-  const sweeper = startUsageRequestSweeper({ pool: h.pool, logger: silentLogger(), retentionMs: 300, intervalMs: 100 });
+  const sweeper = startRetentionSweeper({
+    name: 'usage request',
+    pool: h.pool,
+    logger: silentLogger(),
+    retentionMs: 300,
+    intervalMs: 100,
+    deleteExpired: deleteExpiredUsageRequests,
+  });
   const samples: number[] = [];
   let granted = 0;
   try {

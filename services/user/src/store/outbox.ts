@@ -54,6 +54,23 @@ export async function releaseEvents(db: Queryable, ids: string[]): Promise<void>
   await db.query('UPDATE outbox_events SET claimed_until = NULL WHERE id = ANY($1::uuid[]) AND published_at IS NULL', [ids]);
 }
 
+// Oldest first, through the published_at index; SKIP LOCKED lets the sweepers of several
+// replicas share the work. Only published rows: pending and failed ones stay.
+const DELETE_PUBLISHED = `
+DELETE FROM outbox_events
+ WHERE seq IN (
+   SELECT seq FROM outbox_events
+    WHERE published_at < now() - make_interval(secs => $1::double precision / 1000)
+    ORDER BY published_at
+    LIMIT $2
+      FOR UPDATE SKIP LOCKED)`;
+
+/** Deletes up to `limit` events published more than `retentionMs` ago; returns how many it deleted. */
+export async function deletePublishedEvents(db: Queryable, retentionMs: number, limit: number): Promise<number> {
+  const result = await db.query(DELETE_PUBLISHED, [retentionMs, limit]);
+  return result.rowCount ?? 0;
+}
+
 /** Events not yet published (and not given up on): the backlog an operator alerts on. */
 export async function countPendingEvents(db: Queryable): Promise<number> {
   const result = await db.query<{ pending: number }>(

@@ -1,19 +1,23 @@
 import type pg from 'pg';
 import { startWorkerLoop, type Logger } from '@platform/runtime';
-import { deleteExpiredUsageRequests } from './store/usage-requests';
+import type { Queryable } from '@platform/db';
 
-export interface UsageRequestSweeperOptions {
+export interface RetentionSweeperOptions {
+  /** What it sweeps, for its log lines ("usage requests"). */
+  name: string;
   pool: pg.Pool;
   logger: Logger;
-  /** Age past which a requestId's answer is forgotten (CONTRACT §9: at least 24 hours). */
+  /** Age past which a row goes. */
   retentionMs: number;
   /** Pause between sweeps. */
   intervalMs: number;
   /** Rows per DELETE statement, so that no statement holds many locks or runs long. Default 5000. */
   batchSize?: number;
+  /** Deletes up to `limit` rows older than `retentionMs`, oldest first; resolves with how many. */
+  deleteExpired(db: Queryable, retentionMs: number, limit: number): Promise<number>;
 }
 
-export interface UsageRequestSweeper {
+export interface RetentionSweeper {
   /** Deletes every expired row now, in batches; resolves with how many. */
   sweep(): Promise<number>;
   /** Finishes the statement in flight and stops. */
@@ -21,26 +25,25 @@ export interface UsageRequestSweeper {
 }
 
 /**
- * Keeps usage_requests bounded: every `intervalMs` it deletes the rows older than the
- * retention, `batchSize` at a time, until none is left. Under a constant load the table holds
- * about rate × (retention + interval) rows. A database error is logged and the next sweep
- * tries again.
+ * Keeps a table bounded: every `intervalMs` it deletes the rows older than the retention,
+ * `batchSize` at a time, until none is left. Under a constant load the table holds about
+ * rate × (retention + interval) rows. A database error is logged and the next sweep tries again.
  */
-export function startUsageRequestSweeper(options: UsageRequestSweeperOptions): UsageRequestSweeper {
+export function startRetentionSweeper(options: RetentionSweeperOptions): RetentionSweeper {
   const batchSize = options.batchSize ?? 5000;
   const stopping = new AbortController();
 
   const sweep = async (): Promise<number> => {
     let deleted = 0;
     for (;;) {
-      const count = await deleteExpiredUsageRequests(options.pool, options.retentionMs, batchSize);
+      const count = await options.deleteExpired(options.pool, options.retentionMs, batchSize);
       deleted += count;
       if (count < batchSize || stopping.signal.aborted) return deleted;
     }
   };
 
   const loop = startWorkerLoop({
-    name: 'usage request sweeper',
+    name: `${options.name} sweeper`,
     pollMs: options.intervalMs,
     // A failed sweep is tried again at the next interval, as before.
     backoff: { initialMs: options.intervalMs, maxMs: options.intervalMs },
@@ -52,7 +55,7 @@ export function startUsageRequestSweeper(options: UsageRequestSweeperOptions): U
       return false;
     },
     failure: (error) => ({
-      message: 'usage request sweep failed, will retry',
+      message: `${options.name} sweep failed, will retry`,
       fields: { error: error instanceof Error ? error.message : String(error) },
     }),
   });
