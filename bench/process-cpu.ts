@@ -102,14 +102,15 @@ export function readCpu(servicePid: number | undefined, proc = '/proc'): CpuRead
 
 /** What each group spent between two readings, per request (µs), and the machine's busy cores. */
 export function cpuUse(before: CpuReading, after: CpuReading, requests: number): CpuUse {
-  const perRequest = (from: number | undefined, to: number | undefined): number | undefined =>
-    from === undefined || to === undefined ? undefined : Math.round((to - from) / Math.max(requests, 1));
+  const perRequest = (spent: number): number => Math.round(spent / Math.max(requests, 1));
+  const known = (from: number | undefined, to: number | undefined): number | undefined =>
+    from === undefined || to === undefined ? undefined : perRequest(to - from);
   const elapsedMicros = (after.at - before.at) * 1000;
   return {
-    service: perRequest(before.service, after.service),
-    postgres: perRequest(before.postgres, after.postgres),
-    rabbitmq: perRequest(before.rabbitmq, after.rabbitmq),
-    bench: perRequest(before.bench, after.bench) as number,
+    service: known(before.service, after.service),
+    postgres: known(before.postgres, after.postgres),
+    rabbitmq: known(before.rabbitmq, after.rabbitmq),
+    bench: perRequest(after.bench - before.bench),
     machineCores:
       before.machine === undefined || after.machine === undefined || elapsedMicros <= 0
         ? undefined

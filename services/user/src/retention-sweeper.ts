@@ -3,7 +3,7 @@ import { startWorkerLoop, type Logger } from '@platform/runtime';
 import type { Queryable } from '@platform/db';
 
 export interface RetentionSweeperOptions {
-  /** What it sweeps, for its log lines ("usage requests"). */
+  /** What it sweeps, for its log lines ("usage request": "usage request sweep failed, will retry"). */
   name: string;
   pool: pg.Pool;
   logger: Logger;
@@ -45,7 +45,7 @@ export function startRetentionSweeper(options: RetentionSweeperOptions): Retenti
   const loop = startWorkerLoop({
     name: `${options.name} sweeper`,
     pollMs: options.intervalMs,
-    // A failed sweep is tried again at the next interval, as before.
+    // A failed sweep is tried again at the next interval.
     backoff: { initialMs: options.intervalMs, maxMs: options.intervalMs },
     delayFirst: true,
     logger: options.logger,

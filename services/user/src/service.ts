@@ -24,8 +24,8 @@ const HOUR_MS = 60 * 60 * 1000;
 
 /**
  * Background workers that run beside the HTTP listener: the outbox relay, and the sweepers of
- * expired usage requestIds and of published events. Their stop functions run after HTTP has drained and before the
- * connections close.
+ * expired usage requestIds and of published events. Their stop functions run after HTTP has
+ * drained and before the connections close.
  */
 function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]> {
   const relay = startOutboxRelay({
