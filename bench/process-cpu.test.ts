@@ -40,13 +40,23 @@ describe('CPU by process group, from /proc', () => {
   it('when two readings are compared, then the use is per request and the machine in cores', () => {
     const before = { service: 1_000_000, postgres: 500_000, rabbitmq: 100_000, bench: 2_000_000, machine: 10_000_000, at: 1000 };
     const after = { service: 2_000_000, postgres: 700_000, rabbitmq: 150_000, bench: 2_300_000, machine: 13_000_000, at: 3000 };
-    expect(cpuUse(before, after, 5000)).toEqual({ service: 200, postgres: 40, rabbitmq: 10, bench: 60, machineCores: 1.5 });
+    expect(cpuUse([{ before, after }], 5000)).toEqual({ service: 200, postgres: 40, rabbitmq: 10, bench: 60, machineCores: 1.5 });
+  });
+
+  it('when a load was taken in turns, then the use sums the turns and leaves out the time between them', () => {
+    const at = (ms: number, service: number, machine: number) => ({ service, postgres: 0, rabbitmq: 0, bench: 0, machine, at: ms });
+    const turns = [
+      { before: at(0, 0, 0), after: at(1000, 300_000, 1_000_000) },
+      // Between the turns (another server's load): 9 s and 5 busy CPU-seconds, not counted.
+      { before: at(10_000, 900_000, 6_000_000), after: at(12_000, 1_600_000, 10_000_000) },
+    ];
+    expect(cpuUse(turns, 1000)).toEqual({ service: 1000, postgres: 0, rabbitmq: 0, bench: 0, machineCores: 1.67 });
   });
 
   it('when /proc cannot be read, then every group but the bench itself is unknown', () => {
     const reading = readCpu(30, path.join(proc, 'missing'));
     expect(reading).toMatchObject({ service: undefined, postgres: undefined, rabbitmq: undefined, machine: undefined });
-    const use = cpuUse(reading, readCpu(30, path.join(proc, 'missing')), 10);
+    const use = cpuUse([{ before: reading, after: readCpu(30, path.join(proc, 'missing')) }], 10);
     expect(use).toMatchObject({ service: undefined, postgres: undefined, rabbitmq: undefined, machineCores: undefined });
   });
 });

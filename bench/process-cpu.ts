@@ -100,20 +100,39 @@ export function readCpu(servicePid: number | undefined, proc = '/proc'): CpuRead
   };
 }
 
-/** What each group spent between two readings, per request (µs), and the machine's busy cores. */
-export function cpuUse(before: CpuReading, after: CpuReading, requests: number): CpuUse {
+/** Two readings around one stretch of load. */
+export interface CpuSpan {
+  before: CpuReading;
+  after: CpuReading;
+}
+
+/**
+ * What each group spent over the spans (one load, or the turns of one load taken apart), per
+ * request (µs), and how many cores the machine kept busy during them.
+ */
+export function cpuUse(spans: readonly CpuSpan[], requests: number): CpuUse {
   const perRequest = (spent: number): number => Math.round(spent / Math.max(requests, 1));
-  const known = (from: number | undefined, to: number | undefined): number | undefined =>
-    from === undefined || to === undefined ? undefined : perRequest(to - from);
-  const elapsedMicros = (after.at - before.at) * 1000;
+  const spent = (group: (reading: CpuReading) => number | undefined): number | undefined => {
+    let total = 0;
+    for (const { before, after } of spans) {
+      const from = group(before);
+      const to = group(after);
+      if (from === undefined || to === undefined) return undefined;
+      total += to - from;
+    }
+    return total;
+  };
+  const known = (group: (reading: CpuReading) => number | undefined): number | undefined => {
+    const total = spent(group);
+    return total === undefined ? undefined : perRequest(total);
+  };
+  const elapsedMicros = spans.reduce((sum, { before, after }) => sum + (after.at - before.at) * 1000, 0);
+  const machine = spent((reading) => reading.machine);
   return {
-    service: known(before.service, after.service),
-    postgres: known(before.postgres, after.postgres),
-    rabbitmq: known(before.rabbitmq, after.rabbitmq),
-    bench: perRequest(after.bench - before.bench),
-    machineCores:
-      before.machine === undefined || after.machine === undefined || elapsedMicros <= 0
-        ? undefined
-        : Math.round(((after.machine - before.machine) / elapsedMicros) * 100) / 100,
+    service: known((reading) => reading.service),
+    postgres: known((reading) => reading.postgres),
+    rabbitmq: known((reading) => reading.rabbitmq),
+    bench: perRequest(spent((reading) => reading.bench) ?? 0),
+    machineCores: machine === undefined || elapsedMicros <= 0 ? undefined : Math.round((machine / elapsedMicros) * 100) / 100,
   };
 }

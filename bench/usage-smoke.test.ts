@@ -9,7 +9,10 @@ import { runUsageBench } from './usage-scenarios';
 
 it('when the usage scenarios run for a moment each, then every one is served and its accounting holds', async () => {
   const report = await runUsageBench({
-    seconds: 0.6,
+    // Two turns each of bare express and the scenario, alternating (autocannon ends a load at its
+    // next one-second sample: a turn lasts about a second).
+    seconds: 1,
+    turns: 2,
     connections: 10,
     accounts: 10,
     // The server: the bench runs the service on a database of its own there.

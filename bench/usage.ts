@@ -1,6 +1,6 @@
 /**
  * `pnpm bench:usage`: only the usage API scenarios (bench/usage-scenarios.ts); `pnpm bench` runs them too.
- *   pnpm bench:usage [--seconds 10] [--connections 50] [--cpu-prof <dir>] [--only usage-one-pool,usage-replay]
+ *   pnpm bench:usage [--seconds 10] [--turns 4] [--connections 50] [--cpu-prof <dir>] [--only usage-one-pool,usage-replay]
  *                    [--user-env USAGE_BATCH_LANES=4,USAGE_BATCH_MAX_WAIT_MS=1]
  */
 import { formatUsageReport } from './usage-report';
@@ -14,6 +14,8 @@ const option = (name: string): string | undefined => {
 async function main(): Promise<void> {
   const seconds = Number(option('seconds') ?? 10);
   const connections = Number(option('connections') ?? 50);
+  const turns = Number(option('turns') ?? 4);
+  if (!Number.isInteger(turns) || turns < 1) throw new Error('--turns: a whole number of at least 1');
   const only = option('only')?.split(',');
   const cpuProfileDir = option('cpu-prof');
   const userEnv: NodeJS.ProcessEnv = {};
@@ -25,6 +27,7 @@ async function main(): Promise<void> {
   }
   const report = await runUsageBench({
     seconds,
+    turns,
     connections,
     databaseUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
     redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
@@ -33,7 +36,7 @@ async function main(): Promise<void> {
     ...(cpuProfileDir ? { cpuProfileDir } : {}),
     userEnv,
   });
-  process.stdout.write(`\n${formatUsageReport(report, { seconds, connections })}`);
+  process.stdout.write(`\n${formatUsageReport(report, { seconds, turns, connections })}`);
   if (report.scenarios.some((row) => !row.accountingOk)) process.exitCode = 1;
 }
 
