@@ -57,7 +57,7 @@ function countedRecorder(recorder: UsageRecorder, registry: Registry): UsageReco
  * of its requests.
  */
 function usageRecorder(deps: UserDeps, config: UserConfig, registry: Registry): UsageRecorder {
-  const commit = createBatchCommit(createUsageBatchStore(deps.usagePool), deps.balanceHook);
+  const commit = createBatchCommit(createUsageBatchStore(deps.usagePool, deps.access.pause), deps.balanceHook);
   return countedRecorder(
     createUsageRecorder({
       batcher: createDebitBatcher({

@@ -73,6 +73,8 @@ export async function startUserService({ config, logger, infrastructure, ...seam
     await migrate(deps.pool, [userMigrations], logger);
     // Reconciled (or known to be) before the first request; the watch retries if it could not.
     await deps.watch.start();
+    // Grants a killed process committed but did not write to Redis: applied now, then swept.
+    deps.access.grants.start(config.accessGrantSweepMs);
     const { app, health } = createApp(deps, config);
     stops.push(...(await startWorkers(deps, config)));
     return await serve({

@@ -14,6 +14,7 @@ import {
   type UsageBatchStore,
 } from '../domain/usage-batch-store';
 import type { PoolCredits } from '../domain/user-store';
+import type { PausePoint } from '../pause-point';
 
 // ORDER BY before FOR UPDATE: the rows are locked in key order, the one order every batch
 // uses. The pools come first, then the kept answers (kind 'a').
@@ -159,12 +160,15 @@ const isRetryable = (error: unknown): boolean => {
   return code === DEADLOCK || code === SERIALIZATION;
 };
 
-export function createUsageBatchStore(pool: pg.Pool): UsageBatchStore {
+/** `pause`: test-only (TEST_PAUSE_AT `usage-after-commit`: a batch committed, its debits not answered). */
+export function createUsageBatchStore(pool: pg.Pool, pause?: PausePoint): UsageBatchStore {
   return {
     async transaction(fn) {
       for (let attempt = 1; ; attempt += 1) {
         try {
-          return await withTransaction(pool, (client) => fn(bind(client)));
+          const result = await withTransaction(pool, (client) => fn(bind(client)));
+          if (pause) await pause('usage-after-commit');
+          return result;
         } catch (error) {
           if (attempt >= ATTEMPTS || !isRetryable(error)) throw error;
         }

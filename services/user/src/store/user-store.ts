@@ -1,8 +1,7 @@
 import type pg from 'pg';
-import type { AccessWriter } from '@platform/credentials';
 import { withTransaction, type Queryable } from '@platform/db';
 import type { UserQueries, UserStore } from '../domain/user-store';
-import { accessRecordWrites, withAccessRepair, type AccessRepair } from './access-records';
+import { accessRecordWrites, withAccessRules, type AccessRecordsDeps } from './access-records';
 import { findAccount, insertAccount } from './accounts';
 import { insertApiKey, lockActiveKey, replaceApiKey } from './api-keys';
 import { changeBalance, holdPool, readBalances } from './balances';
@@ -26,19 +25,17 @@ function bind(db: Queryable): UserQueries {
   };
 }
 
-/** Where the store writes access records: the access store and the repair of failed transactions. */
-export interface AccessRecordsDeps {
-  writer: AccessWriter;
-  repair: AccessRepair;
-}
-
-/** The domain's UserStore on Postgres, with the access-store writes of CONTRACT §3 in its transactions. */
+/** The domain's UserStore on Postgres, with the access-store writes of CONTRACT §3 around its transactions (access-records.ts). */
 export function createUserStore(pool: pg.Pool, access: AccessRecordsDeps): UserStore {
   return {
     ...bind(pool),
     transaction: (fn) =>
-      withAccessRepair(access.repair, (touched) =>
-        withTransaction(pool, (client) => fn({ ...bind(client), ...accessRecordWrites(client, access.writer, touched) })),
+      withAccessRules(access, (touched) =>
+        withTransaction(pool, async (client) => {
+          const result = await fn({ ...bind(client), ...accessRecordWrites(client, access.writer, touched) });
+          await access.pause?.('user-before-commit');
+          return result;
+        }),
       ),
   };
 }
