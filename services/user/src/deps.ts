@@ -16,7 +16,7 @@ import type { UserConfig } from './config';
 import type { BalanceCommitHook } from './domain/balance-commit-hook';
 import { createOutboxSignal, type OutboxSignal } from './outbox-signal';
 import { createPausePoint } from './pause-point';
-import { accessRecordsBalanceHook, createAccessGrants, createAccessRepair, type AccessRecordsDeps } from './store/access-records';
+import { accessRecordsBalanceHook, repairIntents, type AccessRecordsDeps } from './store/access-records';
 
 /** The adapters the user service runs on (openInfrastructure opens them; never URLs). */
 export type UserInfrastructure = Pick<Adapters, 'pool' | 'usagePool' | 'redis' | 'bus'>;
@@ -54,7 +54,7 @@ export interface UserDeps {
   balanceHook: BalanceCommitHook;
   /** The auth service's base URL as customers' browsers reach it (the account page's sign-in and sign-out). */
   accountPageAuthUrl: () => string;
-  /** Stops the access store's watch, repair and grant sweeper; the adapters are closed by whoever opened them. */
+  /** Stops the access store's watch; the adapters are closed by whoever opened them. */
   close(): Promise<void>;
 }
 
@@ -68,11 +68,11 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
     ...(redis.client ? { connection: redis.client } : {}),
     logger,
   });
-  const repair = createAccessRepair(pool, watch.store, logger);
   const access: AccessRecordsDeps = {
     writer: watch.store,
-    repair,
-    grants: createAccessGrants(pool, watch.store, logger),
+    intents: repairIntents(redis.client, `${config.redisKeyPrefix}access:repair`),
+    pool,
+    logger,
     pause: createPausePoint(config.testPauseAt),
   };
   return {
@@ -87,10 +87,9 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
     outbox: createOutboxSignal(),
     balanceHook: seams.balanceHook ?? accessRecordsBalanceHook(access),
     accountPageAuthUrl: seams.accountPageAuthUrl ?? (() => config.accountPageAuthUrl),
-    async close() {
+    close() {
       watch.stop();
-      repair.stop();
-      await access.grants.stop();
+      return Promise.resolve();
     },
   };
 }

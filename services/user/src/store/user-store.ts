@@ -30,9 +30,9 @@ export function createUserStore(pool: pg.Pool, access: AccessRecordsDeps): UserS
   return {
     ...bind(pool),
     transaction: (fn) =>
-      withAccessRules(access, (touched) =>
+      withAccessRules(access, (effects) =>
         withTransaction(pool, async (client) => {
-          const result = await fn({ ...bind(client), ...accessRecordWrites(client, access.writer, touched) });
+          const result = await fn({ ...bind(client), ...accessRecordWrites(client, effects) });
           await access.pause?.('user-before-commit');
           return result;
         }),
