@@ -308,13 +308,14 @@ describe('Redis never grants what Postgres has not committed (user service pause
 
       const restarted = await startUser();
       try {
+        // The restarted service's repair sweep: the pending grants and the repair intents the killed one left.
         await eventually(
           async () => {
             const rows = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM access_grants_pending');
-            return rows.rows[0]?.n === 0 ? true : undefined;
+            return rows.rows[0]?.n === 0 && (await redis.scard(`${prefix}access:repair`)) === 0 ? true : undefined;
           },
           5000,
-          'the pending grants applied',
+          'the pending grants applied and the repair intents settled',
         );
         await expectRedisAsPostgres(
           accounts.map((account) => account.id),
