@@ -68,8 +68,10 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
     ...(redis.client ? { connection: redis.client } : {}),
     logger,
   });
+  const outbox = createOutboxSignal();
   const access: AccessRecordsDeps = {
     writer: watch.store,
+    wake: () => outbox.notify(),
     intents: repairIntents(redis.client, `${config.redisKeyPrefix}access:repair`),
     pool,
     logger,
@@ -84,7 +86,7 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
     credentials: createCredentialVerifier({ access: watch.store }),
     adminFailures: redis.client ? redisFailureLimit(redis.client, limitOptions) : memoryFailureLimit(limitOptions),
     bus,
-    outbox: createOutboxSignal(),
+    outbox,
     balanceHook: seams.balanceHook ?? accessRecordsBalanceHook(access),
     accountPageAuthUrl: seams.accountPageAuthUrl ?? (() => config.accountPageAuthUrl),
     close() {

@@ -73,11 +73,6 @@ export interface UserQueries {
   readBalances(accountId: number): Promise<ProductBalance[]>;
   /** Makes the account hold a pool (at 0 credits) unless it already does. */
   holdPool(accountId: number, poolId: number): Promise<void>;
-  /**
-   * Changes one pool's credits and, in the same transaction, appends the ledger row and the
-   * outbox `balance.changed` event (CONTRACT §5, §6). A change that changes nothing writes neither.
-   */
-  changeBalance(change: BalanceChange): Promise<BalanceChangeResult>;
   readNotificationSettings(accountId: number): Promise<NotificationSettings>;
   updateNotificationSettings(accountId: number, patch: NotificationSettingsPatch): Promise<NotificationSettings>;
 }
@@ -97,12 +92,21 @@ export interface AccessRecordWrites {
    * the new key's record after it.
    */
   recordReplacedKey(accountId: number, oldKeyHash: string, newKeyHash: string): Promise<void>;
-  /** A pool reached 0 (closes) or left it (opens); called after the pool's row was changed in this transaction. */
-  recordPoolCredit(accountId: number, poolId: number, credited: boolean): Promise<void>;
+}
+
+/** The credit change of a transaction: the one credit write path, with its side effects. */
+export interface CreditWrite {
+  /**
+   * Changes one pool's credits through the one credit write path (a batch of one): the pool, the
+   * ledger row and the outbox `balance.changed` event (CONTRACT §5, §6), with the side effects
+   * declared beside it (the access records' credit bit when the pool reaches or leaves 0, the
+   * relay's wake-up after the commit). A change that changes nothing writes nothing.
+   */
+  changeBalance(change: BalanceChange): Promise<BalanceChangeResult>;
 }
 
 /** A transaction's queries, with what its changes mean for the access records (CONTRACT §3). */
-type UserTransaction = UserQueries & AccessRecordWrites;
+type UserTransaction = UserQueries & AccessRecordWrites & CreditWrite;
 
 export interface UserStore extends UserQueries {
   /**

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import { unavailable } from '@platform/kernel';
 import { startWorkerLoop, type Logger } from '@platform/runtime';
-import { activeKeysForUpdate, reconcileAccount } from '@platform/accounts';
+import { reconcileAccount } from '@platform/accounts';
 import type { AccessWriter } from '@platform/credentials';
 import type { Queryable } from '@platform/db';
 import type { BalanceCommitHook } from '../domain/balance-commit-hook';
@@ -74,6 +74,8 @@ export interface AccessRecordsDeps {
   intents: RepairIntents;
   pool: pg.Pool;
   logger: Logger;
+  /** Rings the outbox relay: called after a commit that wrote `balance.changed` events. */
+  wake: () => void;
   /** Test-only pause points (TEST_PAUSE_AT); undefined in production. */
   pause?: PausePoint | undefined;
 }
@@ -95,17 +97,33 @@ function reconcile(access: AccessRecordsDeps, accountId: number): Promise<void> 
 export interface AccessEffects {
   /** Closing: removes the records of keys that are no longer active (the caller holds the account row). */
   deleteKeys(accountId: number, keyHashes: readonly string[]): Promise<void>;
-  /** Closing: the pool reached 0 in these keys' records (the caller holds the account row, FOR SHARE at least). */
-  emptyPool(accountId: number, keyHashes: readonly string[], poolId: number): Promise<void>;
   /** Opening: recorded in the transaction (`db`), written once it has committed. */
   grant(db: Queryable, accountId: number): Promise<void>;
+  /**
+   * The side effects of a credit change, declared once for every writer (usage batches, admin
+   * changes, initial credits), called after the credit write path wrote it in this transaction:
+   * a pool reaching 0 closes (its bit goes before the commit), a pool leaving 0 opens (after the
+   * commit), and the relay is woken after the commit. `tx.activeKeys` reads the account's active
+   * keys holding its row FOR SHARE (activeKeysForUpdate); `tx.grant` records a grant in the
+   * transaction (this object's `grant` on its client).
+   */
+  creditChanged(change: PoolChange, tx: { activeKeys(): Promise<string[]>; grant(): Promise<void> }): Promise<void>;
   committed(): Promise<void>;
   rolledBack(): Promise<void>;
+}
+
+/** A pool's credits before and after a change. */
+export interface PoolChange {
+  accountId: number;
+  poolId: number;
+  previousCredits: number;
+  credits: number;
 }
 
 export function accessEffects(access: AccessRecordsDeps): AccessEffects {
   const closed = new Map<number, string[]>();
   const granted = new Set<number>();
+  let changedCredits = false;
 
   const close = async (accountId: number, write: () => Promise<void>): Promise<void> => {
     try {
@@ -132,13 +150,21 @@ export function accessEffects(access: AccessRecordsDeps): AccessEffects {
 
   return {
     deleteKeys: (accountId, keyHashes) => close(accountId, () => access.writer.deleteKeys(keyHashes)),
-    emptyPool: (accountId, keyHashes, poolId) => close(accountId, () => access.writer.setPoolCredit(keyHashes, poolId, false)),
     async grant(db, accountId) {
       await db.query(LOCK_SHARED, [accountId]);
       await db.query(RECORD_GRANT, [accountId]);
       granted.add(accountId);
     },
+    async creditChanged({ accountId, poolId, previousCredits, credits }, tx) {
+      if (previousCredits === credits) return;
+      changedCredits = true;
+      if (previousCredits > 0 && credits === 0)
+        await close(accountId, async () => access.writer.setPoolCredit(await tx.activeKeys(), poolId, false));
+      else if (previousCredits === 0 && credits > 0) await tx.grant();
+    },
     async committed() {
+      // Its events are committed: the relay publishes them now rather than at its next poll.
+      if (changedCredits) access.wake();
       // The closing writes now match what Postgres committed.
       await access.intents.remove([...closed.values()].flat()).catch((error: unknown) => {
         access.logger.warn('repair intents not removed; the sweeper will', { error: message(error) });
@@ -165,11 +191,6 @@ export function accessRecordWrites(db: Queryable, effects: AccessEffects): Acces
     async recordReplacedKey(accountId, oldKeyHash) {
       await effects.deleteKeys(accountId, [oldKeyHash]);
       await effects.grant(db, accountId);
-    },
-    /** A pool reached 0 (closes: before the commit) or left it (opens: after the commit). */
-    async recordPoolCredit(accountId, poolId, credited) {
-      if (credited) return effects.grant(db, accountId);
-      await effects.emptyPool(accountId, await activeKeysForUpdate(db, accountId), poolId);
     },
   };
 }
@@ -220,9 +241,9 @@ export function startAccessRepairSweeper(access: AccessRecordsDeps, intervalMs: 
 }
 
 /**
- * The usage batches' side of the rule (BalanceCommitHook): a pool that a batch took from credits
- * to 0 loses its credit bit in Redis inside the batch's transaction, before the debits answer; a
- * Redis failure fails the batch (503, rolled back). Debits never open access.
+ * The usage batches' side effects (BalanceCommitHook): each pool's change as creditChanged
+ * declares it (a pool a batch took to 0 loses its credit bit before the debits answer; a Redis
+ * failure fails the batch: 503, rolled back), and the relay woken after the commit.
  */
 export function accessRecordsBalanceHook(access: AccessRecordsDeps): BalanceCommitHook {
   return {
@@ -232,9 +253,11 @@ export function accessRecordsBalanceHook(access: AccessRecordsDeps): BalanceComm
         async beforeCommit(accounts, reads) {
           for (const { accountId, pools } of accounts) {
             for (const pool of pools) {
-              if (pool.previousCredits > 0 && pool.credits === 0) {
-                await effects.emptyPool(accountId, await reads.activeKeys(accountId), pool.poolId);
-              }
+              await effects.creditChanged(pool, {
+                activeKeys: () => reads.activeKeys(accountId),
+                // Debits only take credits: a usage batch never opens access.
+                grant: () => Promise.reject(new Error('a usage batch cannot open access')),
+              });
             }
           }
         },

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { activeKeysForUpdate } from '@platform/accounts';
 import { withTransaction, type Queryable } from '@platform/db';
 import type { UserQueries, UserStore } from '../domain/user-store';
 import { accessRecordWrites, withAccessRules, type AccessRecordsDeps } from './access-records';
@@ -19,7 +20,6 @@ function bind(db: Queryable): UserQueries {
     findProducts: (ids) => findProducts(db, ids),
     readBalances: (accountId) => readBalances(db, accountId),
     holdPool: (accountId, poolId) => holdPool(db, accountId, poolId),
-    changeBalance: (change) => changeBalance(db, change),
     readNotificationSettings: (accountId) => readNotificationSettings(db, accountId),
     updateNotificationSettings: (accountId, patch) => updateNotificationSettings(db, accountId, patch),
   };
@@ -32,7 +32,22 @@ export function createUserStore(pool: pg.Pool, access: AccessRecordsDeps): UserS
     transaction: (fn) =>
       withAccessRules(access, (effects) =>
         withTransaction(pool, async (client) => {
-          const result = await fn({ ...bind(client), ...accessRecordWrites(client, effects) });
+          const result = await fn({
+            ...bind(client),
+            ...accessRecordWrites(client, effects),
+            // The credit write path; its side effects as access-records.ts declares them.
+            async changeBalance(change) {
+              const result = await changeBalance(client, change);
+              if (result.ok) {
+                const { accountId, poolId } = change;
+                await effects.creditChanged(
+                  { accountId, poolId, previousCredits: result.previousCredits, credits: result.credits },
+                  { activeKeys: () => activeKeysForUpdate(client, accountId), grant: () => effects.grant(client, accountId) },
+                );
+              }
+              return result;
+            },
+          });
           await access.pause?.('user-before-commit');
           return result;
         }),
