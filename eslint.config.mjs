@@ -69,6 +69,21 @@ const sharedLayers = [
   },
 ];
 
+// Every test runs in CI: no focused, skipped or todo test (a skipped test passes silently). `.ci/run`
+// also fails when jest reports one. Proved to fire by scripts/layers.test.ts.
+const NOT_RUN = 'every test runs: no .only, .skip or .todo (a test that cannot run yet does not belong on the branch).';
+const everyTestRuns = {
+  rules: {
+    'no-restricted-properties': [
+      'error',
+      ...['it', 'test', 'describe'].flatMap((object) =>
+        ['only', 'skip', 'todo'].map((property) => ({ object, property, message: NOT_RUN })),
+      ),
+    ],
+    'no-restricted-globals': ['error', ...['fit', 'fdescribe', 'xit', 'xtest', 'xdescribe'].map((name) => ({ name, message: NOT_RUN }))],
+  },
+};
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', '.data/**', 'jest.config.js', 'eslint.config.mjs'] },
   js.configs.recommended,
@@ -96,6 +111,7 @@ export default tseslint.config(
       '@typescript-eslint/unbound-method': 'off',
     },
   },
+  everyTestRuns,
   ...layers,
   ...sharedLayers,
   prettier,

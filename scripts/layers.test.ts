@@ -4,7 +4,8 @@ import path from 'node:path';
 // The layering rule of eslint.config.mjs (domain/ never imports store/, drivers or express;
 // routes/ never import store/; @platform/wire imports neither runtime nor kernel; @platform/runtime
 // never imports kernel) must keep firing: each case lints a text as if it were a file of
-// that layer, with the repository's own ESLint configuration, and checks what it reports.
+// that layer, with the repository's own ESLint configuration, and checks what it reports. The same
+// for the rule that every test runs (no .only, .skip, .todo, x- or f-prefixed tests).
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -71,6 +72,26 @@ const CASES: Record<string, Case> = {
     as: 'packages/kernel/src/cors.ts',
     code: "import type { Logger } from '@platform/runtime';\nexport type L = Logger;\n",
   },
+  focusedTest: {
+    as: 'packages/runtime/src/worker-loop.test.ts',
+    code: "it.only('runs alone', () => undefined);\n",
+  },
+  skippedSuite: {
+    as: 'packages/runtime/src/worker-loop.test.ts',
+    code: "describe.skip('never runs', () => undefined);\n",
+  },
+  todoTest: {
+    as: 'packages/runtime/src/worker-loop.test.ts',
+    code: "test.todo('some day');\n",
+  },
+  skippedByPrefix: {
+    as: 'packages/runtime/src/worker-loop.test.ts',
+    code: "xit('never runs', () => undefined);\n",
+  },
+  everyTest: {
+    as: 'packages/runtime/src/worker-loop.test.ts',
+    code: "it.each([1])('runs %i', () => undefined);\n",
+  },
 };
 
 // One Node process lints every case (building the TypeScript program once).
@@ -113,7 +134,15 @@ describe('layering lint rule', () => {
     expect(found[name]).toContain('no-restricted-imports');
   });
 
-  it.each(['domainImportsDomain', 'storeImportsDomain', 'runtimeImportsWire', 'kernelImportsRuntime'])(
+  it.each(['focusedTest', 'skippedSuite', 'todoTest'])('when %s, then no-restricted-properties reports it', (name) => {
+    expect(found[name]).toContain('no-restricted-properties');
+  });
+
+  it('when a test is skipped by its x prefix, then no-restricted-globals reports it', () => {
+    expect(found.skippedByPrefix).toContain('no-restricted-globals');
+  });
+
+  it.each(['domainImportsDomain', 'storeImportsDomain', 'runtimeImportsWire', 'kernelImportsRuntime', 'everyTest'])(
     'when %s (the allowed direction), then nothing is reported',
     (name) => {
       expect(found[name]).toEqual([]);

@@ -11,6 +11,7 @@ import { createHttpApp } from '@platform/kernel';
 import { Health } from '@platform/runtime';
 import { createProductGateway, type ProductGateway } from '@platform/product-gateway';
 import {
+  captureLogs,
   eventually,
   silentLogger,
   startSmtpCapture,
@@ -59,11 +60,15 @@ describe('metering: product calls debit the pool, balance events reach the notif
   const queue = `${exchange}.balance-changed`;
   const deadLetterQueue = `${queue}.dead`;
 
+  /** The user service's log: the relay's failed publishes show there. */
+  const userLogs = captureLogs('user');
+
   beforeAll(async () => {
     db = await createPrivateDatabase('metering');
     smtp = await startSmtpCapture();
     proxy = await startTcpProxy(Number(new URL(testServers.amqpUrl).port || 5672));
     user = await startHarness({
+      logger: userLogs.logger,
       eventBus: 'amqp',
       config: testConfig({
         DATABASE_URL: db.url,
@@ -183,6 +188,7 @@ describe('metering: product calls debit the pool, balance events reach the notif
     await settled(account.id);
     expect(mailsTo(account.email)).toHaveLength(0);
 
+    const offset = userLogs.text().length;
     proxy.cut();
     try {
       await eventually(async () => ((await user.http.get('/health/ready')).body.checks?.rabbitmq !== 'ok' ? true : undefined));
@@ -192,7 +198,12 @@ describe('metering: product calls debit the pool, balance events reach the notif
         expect(res.status).toBe(200);
         expect(res.body.WhoisRecord.creditsLeft).toBe(11 - index);
       }
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The relay tried those events and could not publish them (awaited, not slept on): no mail yet.
+      await eventually(
+        () => (userLogs.text().slice(offset).includes('outbox publish failed, will retry') ? true : undefined),
+        10_000,
+        'a failed publish',
+      );
       expect(mailsTo(account.email)).toHaveLength(0);
       const waiting = await user.pool.query(
         "SELECT count(*) AS n FROM outbox_events WHERE payload->>'accountId' = $1 AND published_at IS NULL",

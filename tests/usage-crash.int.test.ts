@@ -3,7 +3,9 @@
  * its own process on the real Postgres, Redis and RabbitMQ, takes a steady stream of debits
  * (batches always forming or committing), and is killed with SIGKILL. After a restart every
  * debit that was answered 200 is in the ledger once, no debit is applied twice, and the calls
- * that got no answer can be retried with their requestId without a double debit.
+ * that got no answer can be retried with their requestId without a double debit. The kill is not
+ * left to timing: it comes while a batch is paused after its COMMIT and before its answers
+ * (TEST_PAUSE_AT), so some debits are known to be committed and unanswered.
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -30,8 +32,12 @@ const ROOT = path.resolve(__dirname, '..');
 const SERVICE_JWT_SECRET = 'usage-crash-test-service-jwt-secret-0123456789';
 const CREDITS = 1_000_000;
 const WORKERS = 24;
+/** Ports of this file's processes: a range no other test uses, so the ready check reaches this process. */
+const PORTS = { from: 21_200, to: 21_249 };
+/** The batch killed after its COMMIT and before its answers (services/user/src/pause-point.ts). */
+const KILLED_BATCH = 15;
 
-type Sent = { requestId: string; status: number | 'no answer'; credits?: number };
+type Sent = { requestId: string; status: number | 'no answer' | 'not JSON'; credits?: number };
 
 describe('usage API: SIGKILL in the middle of batches', () => {
   const exchange = uniqueId('test.usage-crash.');
@@ -42,8 +48,8 @@ describe('usage API: SIGKILL in the middle of batches', () => {
   let access: AccessStore;
   let user: ServiceProcess | undefined;
 
-  const start = async (): Promise<ServiceProcess> => {
-    const port = await freePort();
+  const start = async (pauseAt?: string): Promise<ServiceProcess> => {
+    const port = await freePort(PORTS);
     return startServiceProcess({
       script: 'services/user/src/main.ts',
       cwd: ROOT,
@@ -61,6 +67,7 @@ describe('usage API: SIGKILL in the middle of batches', () => {
         LOG_LEVEL: 'warn',
         // Every batch waits a little for company: at any moment one is forming or committing.
         USAGE_BATCH_MAX_WAIT_MS: '5',
+        ...(pauseAt === undefined ? {} : { TEST_PAUSE_AT: pauseAt }),
       },
     });
   };
@@ -84,22 +91,33 @@ describe('usage API: SIGKILL in the middle of batches', () => {
   });
 
   it('when the process is killed under load and restarted, then every 200 is in the ledger once and retries never debit twice', async () => {
-    const first = await start();
+    // Killed where a 200 is at stake: a batch has committed and its debits are not answered yet.
+    const first = await start(`usage-after-commit@${KILLED_BATCH}`);
     user = first;
     const account = await anAccount(pool, { credits: { 1: CREDITS }, access });
     const jwt = signServiceJwt({ issuer: 'crash-test', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 300 });
     const call = async (url: string, requestId: string): Promise<Sent> => {
+      let text: string;
+      let status: number;
       try {
         const res = await fetch(`${url}/internal/v1/usage`, {
           method: 'POST',
           headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
           body: JSON.stringify({ credential: account.apiKey, productId: 1, units: 1, requestId }),
         });
-        const body = (await res.json()) as { credits?: number };
-        return { requestId, status: res.status, ...(body.credits === undefined ? {} : { credits: body.credits }) };
+        status = res.status;
+        text = await res.text();
       } catch {
+        // The connection failed or closed before a whole answer: only this counts as no answer.
         return { requestId, status: 'no answer' };
       }
+      let body: { credits?: number };
+      try {
+        body = JSON.parse(text) as { credits?: number };
+      } catch {
+        return { requestId, status: 'not JSON' };
+      }
+      return { requestId, status, ...(body.credits === undefined ? {} : { credits: body.credits }) };
     };
 
     const sent: Sent[] = [];
@@ -108,7 +126,7 @@ describe('usage API: SIGKILL in the middle of batches', () => {
       while (!killed) sent.push(await call(first.url, randomUUID()));
     };
     const workers = Array.from({ length: WORKERS }, worker);
-    await eventually(() => (sent.filter((entry) => entry.status === 200).length >= 300 ? true : undefined), 60_000, '300 debits');
+    await eventually(() => (first.output().includes('PAUSED AT usage-after-commit') ? true : undefined), 60_000, `batch ${KILLED_BATCH}`);
     first.child.kill('SIGKILL');
     killed = true;
     await first.exited;
@@ -131,6 +149,9 @@ describe('usage API: SIGKILL in the middle of batches', () => {
       Number((await pool.query('SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_id = 1', [account.id])).rows[0].credits);
 
     const afterCrash = await ledger();
+    // The paused batch: committed, never answered.
+    const committedUnanswered = unanswered.filter((entry) => afterCrash.has(entry.requestId));
+    expect(committedUnanswered.length).toBeGreaterThan(0);
     for (const entry of answered) expect(afterCrash.get(entry.requestId)).toBe(1);
     expect([...afterCrash.values()].every((count) => count === 1)).toBe(true);
     expect(CREDITS - (await poolCredits())).toBe(afterCrash.size);
@@ -140,6 +161,14 @@ describe('usage API: SIGKILL in the middle of batches', () => {
     user = restarted;
     const retried = await Promise.all(unanswered.map((entry) => call(restarted.url, entry.requestId)));
     expect(retried.map((entry) => entry.status)).toEqual(unanswered.map(() => 200));
+    // A committed debit's retry is a replay: it answers what its first answer would have said.
+    const kept = await pool.query<{ request_id: string; credits_after: string }>(
+      'SELECT request_id, credits_after FROM credit_ledger WHERE request_id = ANY($1::text[])',
+      [committedUnanswered.map((entry) => entry.requestId)],
+    );
+    const keptCredits = new Map(kept.rows.map((row) => [row.request_id, Number(row.credits_after)]));
+    for (const entry of retried.filter((candidate) => keptCredits.has(candidate.requestId)))
+      expect(entry.credits).toBe(keptCredits.get(entry.requestId));
     const replayed = await Promise.all(answered.slice(0, 50).map((entry) => call(restarted.url, entry.requestId)));
     expect(replayed.map((entry) => entry.credits)).toEqual(answered.slice(0, 50).map((entry) => entry.credits));
     const final = await ledger();

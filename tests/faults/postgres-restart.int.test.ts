@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { signServiceJwt } from '@platform/credentials';
-import { deleteKeys, eventually, startPrivatePostgres, uniqueId, type PrivatePostgres } from '@platform/testing';
+import { createPool } from '@platform/db';
+import { deleteKeys, eventually, silentLogger, startPrivatePostgres, uniqueId, type PrivatePostgres } from '@platform/testing';
 import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '../../services/user/test/harness';
 
 interface Debit {
@@ -68,7 +69,32 @@ describe('Postgres restarted during a stream of debits', () => {
     };
     const workers = Array.from({ length: 4 }, () => worker());
     await eventually(() => (debits.filter((debit) => debit.statuses[0] === 200).length >= 20 ? true : undefined));
+
+    // The restart hits a debit known to be inside its transaction: the pool's row is held here, so
+    // the next batch waits on its lock (seen in pg_stat_activity) when Postgres goes down.
+    const blockerPool = createPool({ connectionString: postgres.url, logger: silentLogger(), max: 2 });
+    blockerPool.on('error', () => undefined);
+    const blocker = await blockerPool.connect();
+    blocker.on('error', () => undefined);
+    await blocker.query('BEGIN');
+    await blocker.query('SELECT credits FROM pool_balances WHERE account_id = $1 FOR UPDATE', [accountId]);
+    const inFlight: Debit = { requestId: randomUUID(), units: 1, statuses: [] };
+    debits.push(inFlight);
+    const inFlightAnswer = send(apiKey, inFlight);
+    await eventually(
+      async () => {
+        const waiting = await blockerPool.query(
+          "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%pool_balances%'",
+        );
+        return (waiting.rowCount ?? 0) > 0 ? true : undefined;
+      },
+      10_000,
+      'a batch waiting inside its transaction',
+    );
     await postgres.restart('immediate');
+    blocker.release(true);
+    await blockerPool.end().catch(() => undefined);
+    expect(await inFlightAnswer).toBe(503);
     const afterRestart = debits.length;
     await eventually(
       () => (debits.slice(afterRestart).filter((debit) => debit.statuses[0] === 200).length >= 20 ? true : undefined),
@@ -78,7 +104,8 @@ describe('Postgres restarted during a stream of debits', () => {
     streaming = false;
     await Promise.all(workers);
 
-    // During the restart a debit may fail, as 503 only; a client retries it under its request id.
+    // During the restart a debit may fail, as 503 only (the one held inside its transaction did); a
+    // client retries it under its request id.
     const answers = new Set(debits.map((debit) => debit.statuses[0]));
     expect([...answers].filter((status) => status !== 200 && status !== 503)).toEqual([]);
     for (const debit of debits.filter((entry) => entry.statuses[0] !== 200)) {

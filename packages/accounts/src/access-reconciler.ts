@@ -7,8 +7,12 @@ import { withTransaction, type Queryable } from '@platform/db';
 // statement's snapshot is taken before it waits, so a read joined to the lock could miss the
 // commit it waited for):
 // - rotation: FOR UPDATE (user service, api-keys store), then writes whole records;
-// - a pool's credit bit (debit to 0, top-up, adjustment): FOR SHARE, then one bit (such changes
-//   of one pool queue on the pool's row, of different pools commute, so they may run side by side);
+// - a pool's credit bit going to 0 (a debit or an adjustment to 0): FOR SHARE, then one bit (such
+//   changes of one pool queue on the pool's row, of different pools commute, so they may run side
+//   by side);
+// - a change that opens access (credits from 0, a new key) writes no record before its commit: it
+//   takes FOR SHARE and records a pending grant, and after the commit the account is reconciled
+//   (below), which waits for every such transaction still open;
 // - reconciliation: FOR NO KEY UPDATE, then writes whole records (it waits for both kinds above,
 //   and they wait for it; it does not block foreign-key checks of inserts).
 const LOCK_SHARED = 'SELECT 1 FROM accounts WHERE id = $1 FOR SHARE';
@@ -49,8 +53,17 @@ export async function accessRecordsOf(db: Queryable, accountIds: readonly number
   }));
 }
 
-/** Rewrites one account's records from Postgres (after a change that may have failed half-way). */
-export async function reconcileAccount(pool: pg.Pool, writer: AccessWriter, accountId: number): Promise<void> {
+/**
+ * Rewrites one account's records from Postgres (after a change that may have failed half-way, or
+ * after one that opened access has committed). `settled` runs in the same transaction after the
+ * Redis writes, still under the lock (the user service deletes the account's pending grant there).
+ */
+export async function reconcileAccount(
+  pool: pg.Pool,
+  writer: AccessWriter,
+  accountId: number,
+  settled?: (db: Queryable) => Promise<void>,
+): Promise<void> {
   await withTransaction(pool, async (client) => {
     await client.query(LOCK_EXCLUSIVE, [[accountId]]);
     const inactive = await client.query<{ key_hash: string }>('SELECT key_hash FROM api_keys WHERE account_id = $1 AND NOT active', [
@@ -58,6 +71,7 @@ export async function reconcileAccount(pool: pg.Pool, writer: AccessWriter, acco
     ]);
     await writer.deleteKeys(inactive.rows.map((row) => row.key_hash));
     await writer.putKeys(await accessRecordsOf(client, [accountId]));
+    await settled?.(client);
   });
 }
 

@@ -59,12 +59,35 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
 
 /**
  * A loopback port that was free a moment ago: for a server that must know its own URL before it
- * listens (AUTH_URL), or for a port nobody listens on (connections refused).
+ * listens (AUTH_URL), or for a port nobody listens on (connections refused). With `range`, one in
+ * that range (for processes whose ready check must not reach another's server on a reused port).
  */
-export async function freePort(): Promise<number> {
+export async function freePort(range?: { from: number; to: number }): Promise<number> {
+  if (range) {
+    // Round robin through the range, so that a port a process just left is not handed out again at once.
+    for (let tries = 0; tries <= range.to - range.from; tries += 1) {
+      const port = range.from + (nextInRange++ % (range.to - range.from + 1));
+      if (await isFree(port)) return port;
+    }
+    throw new Error(`no free port in ${range.from}-${range.to}`);
+  }
   const server = net.createServer().listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as net.AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+let nextInRange = 0;
+
+async function isFree(port: number): Promise<boolean> {
+  const server = net.createServer();
+  try {
+    server.listen(port, '127.0.0.1');
+    await once(server, 'listening');
+  } catch {
+    return false;
+  }
+  await new Promise((resolve) => server.close(resolve));
+  return true;
 }

@@ -52,23 +52,18 @@ function countedRecorder(recorder: UsageRecorder, registry: Registry): UsageReco
 }
 
 /**
- * The usage API's debits: batched (group commit) on the usage connections, with the balance hook.
- * A batch that granted a debit has written its events: it rings the outbox relay once, for all
- * of its requests.
+ * The usage API's debits: batched (group commit) on the usage connections, with the balance hook
+ * (the side effects of the credit write path: credit bits, and the relay's wake-up after commit).
  */
 function usageRecorder(deps: UserDeps, config: UserConfig, registry: Registry): UsageRecorder {
-  const commit = createBatchCommit(createUsageBatchStore(deps.usagePool), deps.balanceHook);
+  const commit = createBatchCommit(createUsageBatchStore(deps.usagePool, deps.access.pause), deps.balanceHook);
   return countedRecorder(
     createUsageRecorder({
       batcher: createDebitBatcher({
         maxBatchSize: config.usageBatchMaxSize,
         maxWaitMs: config.usageBatchMaxWaitMs,
         lanes: config.usageBatchLanes,
-        commit: async (debits) => {
-          const outcomes = await commit(debits);
-          if (outcomes.some((outcome) => outcome.kind === 'granted')) deps.outbox.notify();
-          return outcomes;
-        },
+        commit,
       }),
       answers: createRecentAnswers(RECENT_ANSWERS),
     }),
@@ -99,9 +94,6 @@ function routers(deps: UserDeps, config: UserConfig, registry: Registry): Router
   ];
 }
 
-/** Balance changes arrive by POST on the admin API: a success rings the outbox relay (usage batches ring it themselves). */
-const BALANCE_WRITERS = '/admin/v1';
-
 /** The user service's HTTP app; no I/O until requests arrive. */
 export function createApp(deps: UserDeps, config: UserConfig): { app: Express; health: Health } {
   // RabbitMQ is not a readiness dependency: balance changes wait in the outbox while it is down,
@@ -126,14 +118,6 @@ export function createApp(deps: UserDeps, config: UserConfig): { app: Express; h
     async collect() {
       this.set(await countPendingEvents(deps.pool));
     },
-  });
-  http.app.use(BALANCE_WRITERS, (req, res, next) => {
-    if (req.method === 'POST') {
-      res.once('finish', () => {
-        if (res.statusCode < 300) deps.outbox.notify();
-      });
-    }
-    next();
   });
   for (const router of routers(deps, config, http.metrics.registry)) http.app.use(router);
   return { app: http.finish(), health };

@@ -37,7 +37,15 @@ describe('loadConfig', () => {
       metricsToken: undefined,
       logLevel: 'info',
       accountPageAuthUrl: 'http://127.0.0.1:8081',
+      accessRepairSweepMs: 5000,
+      testPauseAt: undefined,
     });
+  });
+
+  it('when a test pause point is named, then it is read; a malformed one is refused', () => {
+    expect(loadConfig({ ...FULL, TEST_PAUSE_AT: 'usage-after-commit@3' }).testPauseAt).toBe('usage-after-commit@3');
+    expect(() => loadConfig({ ...FULL, TEST_PAUSE_AT: 'Usage after commit' })).toThrow(/TEST_PAUSE_AT/);
+    expect(loadConfig({ ...FULL, ACCESS_REPAIR_SWEEP_MS: '250' }).accessRepairSweepMs).toBe(250);
   });
 
   it('when AUTH_URL is set, then the account page calls it; ACCOUNT_PAGE_AUTH_URL wins over it', () => {

@@ -39,6 +39,11 @@ function schema(requireInfrastructure: boolean) {
       LOG_LEVEL: env.logLevel(),
       AUTH_URL: z.string().url().default('http://127.0.0.1:8081'),
       ACCOUNT_PAGE_AUTH_URL: z.string().url().optional(),
+      ACCESS_REPAIR_SWEEP_MS: env.positiveInt(5000),
+      TEST_PAUSE_AT: z
+        .string()
+        .regex(/^[a-z-]+(@[1-9][0-9]*)?$/)
+        .optional(),
     })
     .transform((parsed) => ({
       host: parsed.HOST,
@@ -91,6 +96,13 @@ function schema(requireInfrastructure: boolean) {
       logLevel: parsed.LOG_LEVEL,
       /** The auth service's base URL as customers' browsers reach it, for the account page (ACCOUNT_PAGE_AUTH_URL, else AUTH_URL). */
       accountPageAuthUrl: parsed.ACCOUNT_PAGE_AUTH_URL ?? parsed.AUTH_URL,
+      /**
+       * How often the access records a killed process left unsettled are rewritten from Postgres
+       * (ACCESS_REPAIR_SWEEP_MS; also once at start): its committed grants, its closing writes.
+       */
+      accessRepairSweepMs: parsed.ACCESS_REPAIR_SWEEP_MS,
+      /** Fault tests only: the step where the process pauses until SIGUSR2 (TEST_PAUSE_AT, see pause-point.ts). */
+      testPauseAt: parsed.TEST_PAUSE_AT,
     }));
 }
 

@@ -15,8 +15,8 @@ import type { Adapters } from '@platform/infrastructure';
 import type { UserConfig } from './config';
 import type { BalanceCommitHook } from './domain/balance-commit-hook';
 import { createOutboxSignal, type OutboxSignal } from './outbox-signal';
-import { accessRecordsBalanceHook, createAccessRepair } from './store/access-records';
-import type { AccessRecordsDeps } from './store/user-store';
+import { createPausePoint } from './pause-point';
+import { accessRecordsBalanceHook, repairIntents, type AccessRecordsDeps } from './store/access-records';
 
 /** The adapters the user service runs on (openInfrastructure opens them; never URLs). */
 export type UserInfrastructure = Pick<Adapters, 'pool' | 'usagePool' | 'redis' | 'bus'>;
@@ -41,7 +41,7 @@ export interface UserDeps {
   usagePool: pg.Pool;
   /** The access store's loss detection: start() after the migrations, before serving. */
   watch: WatchedAccessStore;
-  /** Where the stores write access records (CONTRACT §3) and repair them after a failed transaction. */
+  /** Where the stores write access records (CONTRACT §3): closing writes and their repair, grants after commit. */
   access: AccessRecordsDeps;
   credentials: CredentialVerifier;
   /** Failed admin-token attempts per client address, on the access store's Redis (in memory when the store is the embedded one). */
@@ -54,7 +54,7 @@ export interface UserDeps {
   balanceHook: BalanceCommitHook;
   /** The auth service's base URL as customers' browsers reach it (the account page's sign-in and sign-out). */
   accountPageAuthUrl: () => string;
-  /** Stops the access store's watch and repair; the adapters are closed by whoever opened them. */
+  /** Stops the access store's watch; the adapters are closed by whoever opened them. */
   close(): Promise<void>;
 }
 
@@ -68,8 +68,15 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
     ...(redis.client ? { connection: redis.client } : {}),
     logger,
   });
-  const repair = createAccessRepair(pool, watch.store, logger);
-  const access = { writer: watch.store, repair };
+  const outbox = createOutboxSignal();
+  const access: AccessRecordsDeps = {
+    writer: watch.store,
+    wake: () => outbox.notify(),
+    intents: repairIntents(redis.client, `${config.redisKeyPrefix}access:repair`),
+    pool,
+    logger,
+    pause: createPausePoint(config.testPauseAt),
+  };
   return {
     logger,
     pool,
@@ -79,12 +86,11 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
     credentials: createCredentialVerifier({ access: watch.store }),
     adminFailures: redis.client ? redisFailureLimit(redis.client, limitOptions) : memoryFailureLimit(limitOptions),
     bus,
-    outbox: createOutboxSignal(),
+    outbox,
     balanceHook: seams.balanceHook ?? accessRecordsBalanceHook(access),
     accountPageAuthUrl: seams.accountPageAuthUrl ?? (() => config.accountPageAuthUrl),
     close() {
       watch.stop();
-      repair.stop();
       return Promise.resolve();
     },
   };

@@ -7,6 +7,7 @@ import { createDeps, USER_NEEDS, type UserDeps, type UserInfrastructure, type Us
 import { userMigrations } from './migrations';
 import { startOutboxRelay } from './outbox-relay';
 import { startRetentionSweeper } from './retention-sweeper';
+import { startAccessRepairSweeper } from './store/access-records';
 import { deletePublishedEvents } from './store/outbox';
 import { deleteExpiredUsageRequests } from './store/usage-requests';
 
@@ -23,8 +24,8 @@ type StopWorker = () => Promise<void>;
 const HOUR_MS = 60 * 60 * 1000;
 
 /**
- * Background workers that run beside the HTTP listener: the outbox relay, and the sweepers of
- * expired usage requestIds and of published events. Their stop functions run after HTTP has
+ * Background workers that run beside the HTTP listener: the outbox relay, the sweepers of
+ * expired usage requestIds and of published events, and the access repair sweeper. Their stop functions run after HTTP has
  * drained and before the connections close.
  */
 function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]> {
@@ -38,6 +39,8 @@ function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]>
     retryMaxMs: config.outboxRetryMaxMs,
   });
   const unsubscribe = deps.outbox.subscribe(() => relay.wake());
+  // What a killed process committed or closed without settling it in Redis: repaired now, then swept.
+  const repairs = startAccessRepairSweeper(deps.access, config.accessRepairSweepMs);
   const sweepers = [
     startRetentionSweeper({
       name: 'usage request',
@@ -62,6 +65,7 @@ function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]>
       await relay.stop();
     },
     ...sweepers.map((sweeper) => () => sweeper.stop()),
+    () => repairs.stop(),
   ]);
 }
 

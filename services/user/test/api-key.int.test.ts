@@ -218,15 +218,16 @@ describe('when a dependency fails during rotation', () => {
     }
   });
 
-  it('when Postgres fails after the access records were replaced, then 503; the old key is refused until Postgres returns, then repaired: it and its tokens work and it can rotate', async () => {
+  it('when Postgres fails after the old key record was deleted, then 503; the old key is refused until Postgres returns, then repaired: it and its tokens work and it can rotate', async () => {
     const proxy = await startTcpProxy(Number(new URL(testServers.databaseUrl).port || 5432));
     const redis = new Redis(testServers.redisUrl);
     const real = createRedisAccessStore(redis, { keyPrefix: KEY_PREFIX });
     let failAfterWrite = false;
     const access: AccessStore = {
       ...real,
-      async putKeys(records) {
-        await real.putKeys(records);
+      // The closing write, made before the commit: the old key's record goes.
+      async deleteKeys(keyHashes) {
+        await real.deleteKeys(keyHashes);
         if (failAfterWrite) proxy.cut();
       },
     };

@@ -5,6 +5,7 @@ import { createPool, migrate } from '@platform/db';
 import { userMigrations } from '../src/migrations';
 import { BALANCE_CHANGED, UnroutableEventError, validateEvent, type BalanceChanged, type EventBus, type EventName } from '@platform/events';
 import {
+  captureLogs,
   eventually,
   silentLogger,
   startTcpProxy,
@@ -66,8 +67,10 @@ describe('outbox relay with RabbitMQ (through a TCP proxy, on a database and exc
   let h: Harness;
   const exchange = uniqueId('test.user-relay.');
 
+  const logs = captureLogs('user');
   const start = () =>
     startHarness({
+      logger: logs.logger,
       eventBus: 'amqp',
       config: testConfig({
         DATABASE_URL: db.url,
@@ -144,12 +147,18 @@ describe('outbox relay with RabbitMQ (through a TCP proxy, on a database and exc
     const account = await createAccount(100);
     await arrived(account.id, 1);
     await allPublished(account.id);
+    const offset = logs.text().length;
     proxy.cut();
     try {
       for (let index = 0; index < 10; index += 1) await debit(account.apiKey);
       await adjust(account.id, 50);
       await adjust(account.id, -20);
-      await new Promise((resolve) => setTimeout(resolve, 700));
+      // The relay was woken by those commits and tried: its failed publish, not a pause, is what we wait for.
+      await eventually(
+        () => (logs.text().slice(offset).includes('outbox publish failed, will retry') ? true : undefined),
+        10_000,
+        'a failed publish',
+      );
       expect(observer.eventsOf(account.id)).toHaveLength(1);
       const waiting = await outboxRows(h.pool, account.id);
       expect(waiting.filter((row) => !row.published)).toHaveLength(12);
@@ -190,6 +199,61 @@ describe('outbox relay with RabbitMQ (through a TCP proxy, on a database and exc
     await arrived(account.id, 3);
     const rows = await outboxRows(h.pool, account.id);
     expect(firstArrivals(observer.eventsOf(account.id))).toEqual(rows.map((row) => row.id));
+  });
+});
+
+describe('a commit wakes the relay (polling set to an hour, RabbitMQ, a database and exchange of their own)', () => {
+  let db: PrivateDatabase;
+  let observer: ExchangeObserver;
+  let h: Harness;
+  const exchange = uniqueId('test.user-relay-wake.');
+
+  beforeAll(async () => {
+    db = await createPrivateDatabase('relaywake');
+    observer = await observeExchange(testServers.amqpUrl, exchange);
+    h = await startHarness({
+      eventBus: 'amqp',
+      // The relay's first round runs at start and finds nothing; after it, only a wake-up publishes within the hour.
+      config: testConfig({ DATABASE_URL: db.url, BALANCE_EXCHANGE: exchange, OUTBOX_POLL_MS: String(60 * 60 * 1000) }),
+    });
+  });
+
+  afterAll(async () => {
+    await h.stop();
+    await observer.close();
+    await deleteTopology(testServers.amqpUrl, { exchanges: [exchange] });
+    await db.drop();
+  });
+
+  /** Ms from the answer (the commit is before it) to the arrival of the account's `count`-th event. */
+  const publishedWithin = async (accountId: number, count: number, answeredAt: number): Promise<number> => {
+    await eventually(() => (firstArrivals(observer.eventsOf(accountId)).length >= count ? true : undefined), 1000, `event ${count}`);
+    return Date.now() - answeredAt;
+  };
+
+  it('when an admin change or a usage debit commits, then its event is published within a second', async () => {
+    const created = await h.http
+      .post('/admin/v1/accounts')
+      .set('Authorization', ADMIN)
+      .send({ email: `${uniqueId('wake')}@example.test`, credits: { 1: 10 } });
+    expect(created.status).toBe(201);
+    const accountId = created.body.id as number;
+    expect(await publishedWithin(accountId, 1, Date.now())).toBeLessThan(1000);
+
+    const topUp = await h.http
+      .post(`/admin/v1/accounts/${accountId}/credits`)
+      .set('Authorization', ADMIN)
+      .send({ productId: 1, amount: 5 });
+    expect(topUp.status).toBe(200);
+    expect(await publishedWithin(accountId, 2, Date.now())).toBeLessThan(1000);
+
+    const jwt = signServiceJwt({ issuer: 'relay-test', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 60 });
+    const debited = await h.http
+      .post('/internal/v1/usage')
+      .set('Authorization', `Bearer ${jwt}`)
+      .send({ credential: created.body.apiKey as string, productId: 1, units: 1, requestId: randomUUID() });
+    expect(debited.status).toBe(200);
+    expect(await publishedWithin(accountId, 3, Date.now())).toBeLessThan(1000);
   });
 });
 
@@ -329,8 +393,10 @@ describe('outbox relay rules (a database of its own, a recording bus)', () => {
     const failed = (await outboxRows(pool)).find((row) => row.id === ids[1]);
     expect(failed).toMatchObject({ failed: true, published: false });
     expect(failed?.lastError).toMatch(/invalid balance.changed payload/);
-    // A failed row is never picked up again.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A failed row is never picked up again: a later round publishes a later event, and has not tried it.
+    const later = await enqueue(1);
+    await settled(later);
+    expect(recorder.published.map((event) => event.id)).toEqual([ids[0], ids[2], ...later]);
     expect(recorder.attempts.filter((id) => id === ids[1])).toHaveLength(1);
   });
 
@@ -409,12 +475,16 @@ describe('outbox relay rules (a database of its own, a recording bus)', () => {
     expect(recorder.published.map((event) => event.id)).toEqual([ids[0], ids[2], ids[3], ids[1], ids[2], ids[3]]);
   });
 
-  it('when woken, then it publishes at once instead of at its next poll', async () => {
+  it('when woken, then it publishes at once instead of at its next poll (an hour away)', async () => {
     const recorder = recordingBus();
-    const running = relay(recorder.bus, { pollMs: 60_000 });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Its first round (at once) publishes what is there; then it sleeps for the poll, an hour.
+    const first = await enqueue(1);
+    const running = relay(recorder.bus, { pollMs: 60 * 60 * 1000 });
+    await settled(first);
     const ids = await enqueue(1);
+    const woken = Date.now();
     running.wake();
-    await eventually(() => (recorder.published.some((event) => event.id === ids[0]) ? true : undefined), 2000);
+    await eventually(() => (recorder.published.some((event) => event.id === ids[0]) ? true : undefined), 1000, 'the woken publish');
+    expect(Date.now() - woken).toBeLessThan(1000);
   });
 });

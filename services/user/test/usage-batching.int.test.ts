@@ -14,12 +14,15 @@ function recordingHook(check: (accounts: readonly AccountBalances[], reads: Batc
   const hook = {
     failing: false,
     calls: [] as AccountBalances[][],
-    async beforeCommit(accounts: readonly AccountBalances[], reads: BatchReads) {
-      hook.calls.push([...accounts]);
-      await check(accounts, reads);
-      if (hook.failing) throw new Error('the credit state could not be written');
-    },
-    afterRollback: () => Promise.resolve(),
+    begin: () => ({
+      async beforeCommit(accounts: readonly AccountBalances[], reads: BatchReads) {
+        hook.calls.push([...accounts]);
+        await check(accounts, reads);
+        if (hook.failing) throw new Error('the credit state could not be written');
+      },
+      afterCommit: () => Promise.resolve(),
+      afterRollback: () => Promise.resolve(),
+    }),
   } satisfies BalanceCommitHook & Record<string, unknown>;
   return hook;
 }

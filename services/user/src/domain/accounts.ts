@@ -160,8 +160,8 @@ export async function addCredits(
       if (result.reason === 'too_large') throw invalidParams({ amount: [invalidMessage('amount')] });
       throw new Error(`balance change failed: ${result.reason}`);
     }
-    // CONTRACT §3: a top-up from 0 allows issuance, an adjustment to 0 refuses it, from this answer on.
-    await tx.recordPoolCredit(accountId, product.poolId, result.credits > 0);
+    // CONTRACT §3 (a top-up from 0 allows issuance, an adjustment to 0 refuses it, from this
+    // answer on) is a side effect of the write path itself.
     return { ...change, credits: result.credits };
   });
 }

@@ -17,25 +17,28 @@ export interface BatchReads {
 }
 
 /**
- * The one place where something must happen after a usage batch's decisions and before its
- * commit and its answers: `beforeCommit` runs inside the batch's transaction, after the pool
- * rows are locked and every write of the batch is done, with the resulting credits of every
- * pool the batch decided on, per account. The batch commits only when it resolves, and only
- * then are the waiting requests answered. When it throws, the batch rolls back and every
- * request in it is answered 503 (retry later; a retry with the same requestId is safe).
- *
- * The pool rows stay locked while it runs, so it sees each pool in its final state for this
- * batch: no other debit or top-up of these pools can commit in between. Other pools of the
- * account are not locked (`reads.accountPools` shows their last committed credits). Keep it
- * short: every debit of these pools waits for it.
+ * The one place where something must happen around a usage batch's commit. `begin()` is called
+ * once per transaction attempt, and its side effects run as follows:
+ * - `beforeCommit` runs inside the batch's transaction, after the pool rows are locked and every
+ *   write of the batch is done, with the resulting credits of every pool the batch decided on,
+ *   per account. The batch commits only when it resolves. When it throws, the batch rolls back
+ *   and every request in it is answered 503 (retry later; a retry with the same requestId is
+ *   safe). The pool rows stay locked while it runs, so it sees each pool in its final state for
+ *   this batch; other pools of the account are not locked (`reads.accountPools` shows their last
+ *   committed credits). Keep it short: every debit of these pools waits for it.
+ * - `afterCommit` runs after the COMMIT, before the debits are answered; `afterRollback` after a
+ *   rollback (its commit failed, say) once `beforeCommit` had begun, to undo what it wrote.
  *
  * It keeps the access records' credit bits in step with Postgres (CONTRACT §3: a pool that the
  * batch emptied is marked empty in Redis before the debit that emptied it answers).
- * `afterRollback` runs when the batch's transaction fails after `beforeCommit` ran (its commit
- * failed, say): it undoes what `beforeCommit` wrote, from what Postgres committed.
  */
 export interface BalanceCommitHook {
+  begin(): BatchSideEffects;
+}
+
+export interface BatchSideEffects {
   beforeCommit(accounts: readonly AccountBalances[], reads: BatchReads): Promise<void>;
+  afterCommit(accounts: readonly AccountBalances[]): Promise<void>;
   afterRollback(accounts: readonly AccountBalances[]): Promise<void>;
 }
 

@@ -30,8 +30,10 @@ function poolsOf(debits: readonly Debit[]): PoolKey[] {
 export function createBatchCommit(store: UsageBatchStore, hook: BalanceCommitHook): (debits: Debit[]) => Promise<DebitOutcome[]> {
   const attempt = async (debits: Debit[]): Promise<DebitOutcome[]> => {
     let hooked: AccountBalances[] | undefined;
+    const effects = hook.begin();
+    let outcomes: DebitOutcome[];
     try {
-      return await store.transaction(async (tx) => {
+      outcomes = await store.transaction(async (tx) => {
         const { credits, known } = await tx.lockAndRead(
           poolsOf(debits),
           debits.map((debit) => debit.requestId),
@@ -41,7 +43,7 @@ export function createBatchCommit(store: UsageBatchStore, hook: BalanceCommitHoo
         if (decision.balances.length > 0) {
           hooked = balancesByAccount(decision.balances);
           try {
-            await hook.beforeCommit(hooked, { accountPools: (ids) => tx.accountPools(ids), activeKeys: (id) => tx.activeKeys(id) });
+            await effects.beforeCommit(hooked, { accountPools: (ids) => tx.accountPools(ids), activeKeys: (id) => tx.activeKeys(id) });
           } catch (error) {
             throw new AppError('unavailable', { retryAfterSeconds: RETRY_AFTER_SECONDS, cause: error });
           }
@@ -49,9 +51,11 @@ export function createBatchCommit(store: UsageBatchStore, hook: BalanceCommitHoo
         return decision.outcomes;
       });
     } catch (error) {
-      if (hooked) await hook.afterRollback(hooked);
+      if (hooked) await effects.afterRollback(hooked);
       throw error;
     }
+    if (hooked) await effects.afterCommit(hooked);
+    return outcomes;
   };
 
   return async (debits) => {

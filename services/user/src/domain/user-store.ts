@@ -73,38 +73,46 @@ export interface UserQueries {
   readBalances(accountId: number): Promise<ProductBalance[]>;
   /** Makes the account hold a pool (at 0 credits) unless it already does. */
   holdPool(accountId: number, poolId: number): Promise<void>;
-  /**
-   * Changes one pool's credits and, in the same transaction, appends the ledger row and the
-   * outbox `balance.changed` event (CONTRACT §5, §6). A change that changes nothing writes neither.
-   */
-  changeBalance(change: BalanceChange): Promise<BalanceChangeResult>;
   readNotificationSettings(accountId: number): Promise<NotificationSettings>;
   updateNotificationSettings(accountId: number, patch: NotificationSettingsPatch): Promise<NotificationSettings>;
 }
 
 /**
- * The access-store writes a transaction makes after its SQL and before its commit, holding the
- * account-row lock (CONTRACT §3). A failed write fails the transaction (503, nothing changed).
+ * What a transaction's changes mean for the access records (CONTRACT §3), called after its SQL.
+ * A change that closes access is written before the commit (a failed write fails the
+ * transaction: 503, nothing changed); one that opens access only after the commit, and a crash
+ * in between is repaired (store/access-records.ts).
  */
 export interface AccessRecordWrites {
-  /** A new account's key: its record (the caller created the account row in this transaction). */
+  /** A new account's key (the caller created the account row in this transaction): opens, after the commit. */
   recordNewKey(accountId: number, keyHash: string): Promise<void>;
   /**
    * A rotation (the caller holds the key and account rows FOR UPDATE and has replaced the key):
-   * the old key's record goes first, so a failure in between revokes too much, never too little.
+   * the old key's record goes before the commit, so a failure revokes too much, never too little;
+   * the new key's record after it.
    */
   recordReplacedKey(accountId: number, oldKeyHash: string, newKeyHash: string): Promise<void>;
-  /** A pool reached 0 or left it (called after the pool's row was changed in this transaction). */
-  recordPoolCredit(accountId: number, poolId: number, credited: boolean): Promise<void>;
 }
 
-/** A transaction's queries, with the access-store writes that must precede its commit (CONTRACT §3). */
-type UserTransaction = UserQueries & AccessRecordWrites;
+/** The credit change of a transaction: the one credit write path, with its side effects. */
+export interface CreditWrite {
+  /**
+   * Changes one pool's credits through the one credit write path (a batch of one): the pool, the
+   * ledger row and the outbox `balance.changed` event (CONTRACT §5, §6), with the side effects
+   * declared beside it (the access records' credit bit when the pool reaches or leaves 0, the
+   * relay's wake-up after the commit). A change that changes nothing writes nothing.
+   */
+  changeBalance(change: BalanceChange): Promise<BalanceChangeResult>;
+}
+
+/** A transaction's queries, with what its changes mean for the access records (CONTRACT §3). */
+type UserTransaction = UserQueries & AccessRecordWrites & CreditWrite;
 
 export interface UserStore extends UserQueries {
   /**
-   * Runs fn in one transaction: COMMIT when it resolves, ROLLBACK when it throws; the access
-   * records it wrote are then repaired from what Postgres holds.
+   * Runs fn in one transaction: COMMIT when it resolves, ROLLBACK when it throws (the access
+   * records it closed are then repaired from what Postgres holds). Resolves after the access
+   * it opened is written (or left to the grant sweeper when Redis refused).
    */
   transaction<T>(fn: (tx: UserTransaction) => Promise<T>): Promise<T>;
 }

@@ -1,136 +1,269 @@
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import type { Redis } from 'ioredis';
 import { unavailable } from '@platform/kernel';
-import { type Logger } from '@platform/runtime';
-import { accessRecordsOf, activeKeysForUpdate, reconcileAccount } from '@platform/accounts';
+import { startWorkerLoop, type Logger } from '@platform/runtime';
+import { reconcileAccount } from '@platform/accounts';
 import type { AccessWriter } from '@platform/credentials';
 import type { Queryable } from '@platform/db';
 import type { BalanceCommitHook } from '../domain/balance-commit-hook';
 import type { AccessRecordWrites } from '../domain/user-store';
-import type { AccessRecordsDeps } from './user-store';
+import type { PausePoint } from '../pause-point';
 
-/** What one transaction wrote to the access store, so that a failure can be undone. */
-export interface AccessTouched {
-  accounts: Set<number>;
-  /** Keys whose records were written but that exist only if the transaction commits. */
-  newKeys: Set<string>;
-}
+/*
+ * Redis follows Postgres, and is never more permissive than what Postgres has committed
+ * (CONTRACT §3; docs/architecture.md, "Redis follows Postgres"). This file is the one place that
+ * projects the user tables into the access store, by one rule (AccessEffects, one per transaction):
+ * - a write that CLOSES access (a replaced key's record deleted, a pool reaching 0) is made inside
+ *   the transaction, after its SQL and before its COMMIT, holding the account-row lock; a failed
+ *   write fails the transaction (503, nothing changed). Before it, a repair intent goes to Redis;
+ *   once the transaction has ended the account is rewritten from what Postgres committed if it
+ *   rolled back, and the intent is removed;
+ * - a write that OPENS access (a new key, credits from 0) is never made before the COMMIT: the
+ *   transaction records a pending grant (access_grants_pending) under the account's shared lock,
+ *   and after the COMMIT the account's records are rewritten from Postgres and the grant row is
+ *   deleted, before the change answers.
+ * A process killed in between leaves the grant row or the intent, and the repair sweeper (at
+ * start, then every ACCESS_REPAIR_SWEEP_MS) finishes them: a restarted service converges to
+ * Postgres without a Redis restart.
+ */
 
-async function written(write: Promise<void>): Promise<void> {
-  try {
-    await write;
-  } catch (error) {
-    // Inside the transaction, before its commit: the change is rolled back and takes no effect.
-    throw unavailable(error);
-  }
-}
+// The same shared lock closing writes take (activeKeysForUpdate): the reconciliation that applies
+// the grant (FOR NO KEY UPDATE) waits for this transaction, so it sees its commit and its row.
+const LOCK_SHARED = 'SELECT 1 FROM accounts WHERE id = $1 FOR SHARE';
+const RECORD_GRANT = 'INSERT INTO access_grants_pending (account_id) VALUES ($1) ON CONFLICT (account_id) DO NOTHING';
+const SETTLE_GRANT = 'DELETE FROM access_grants_pending WHERE account_id = $1';
+const PENDING_GRANTS = 'SELECT account_id FROM access_grants_pending ORDER BY account_id LIMIT $1';
 
 /**
- * The user service's writes to the access store (CONTRACT §3), each made inside the transaction
- * that changes Postgres, after its SQL and before its commit, holding the account-row lock that
- * serializes it with every other writer and with reconciliation (access-reconciler.ts in @platform/accounts). A failed
- * write fails the transaction (503, nothing changed).
+ * Accounts whose records a closing write changed and whose transaction has not ended, kept in
+ * Redis beside the records (one member per transaction and account, added while the account's
+ * row is locked): a process killed before its transaction ended leaves them for the sweeper.
  */
-export function accessRecordWrites(db: Queryable, access: AccessWriter, touched: AccessTouched): AccessRecordWrites {
+export interface RepairIntents {
+  add(accountId: number): Promise<string>;
+  remove(members: readonly string[]): Promise<void>;
+  list(): Promise<Array<{ member: string; accountId: number }>>;
+}
+
+/** On the access store's Redis; in memory for the embedded store (whose data a crash loses anyway: it is reconciled at start). */
+export function repairIntents(client: Pick<Redis, 'sadd' | 'srem' | 'smembers'> | undefined, key: string): RepairIntents {
+  const memory = new Set<string>();
   return {
-    /** A new account's key: its record (the caller created the account row in this transaction). */
-    async recordNewKey(accountId: number, keyHash: string): Promise<void> {
-      touched.accounts.add(accountId);
-      touched.newKeys.add(keyHash);
-      await written(access.putKeys(await accessRecordsOf(db, [accountId])));
+    async add(accountId) {
+      const member = `${accountId}:${randomUUID()}`;
+      if (client) await client.sadd(key, member);
+      else memory.add(member);
+      return member;
     },
-    /**
-     * A rotation (the caller holds the key and account rows FOR UPDATE and has replaced the key):
-     * the old key's record goes first, so a failure in between revokes too much, never too little.
-     */
-    async recordReplacedKey(accountId: number, oldKeyHash: string, newKeyHash: string): Promise<void> {
-      touched.accounts.add(accountId);
-      touched.newKeys.add(newKeyHash);
-      await written(access.deleteKeys([oldKeyHash]));
-      await written(access.putKeys(await accessRecordsOf(db, [accountId])));
+    async remove(members) {
+      if (members.length === 0) return;
+      if (client) await client.srem(key, ...members);
+      else for (const member of members) memory.delete(member);
     },
-    /** A pool reached 0 or left it (called after the pool's row was changed in this transaction). */
-    async recordPoolCredit(accountId: number, poolId: number, credited: boolean): Promise<void> {
-      touched.accounts.add(accountId);
-      await written(access.setPoolCredit(await activeKeysForUpdate(db, accountId), poolId, credited));
+    async list() {
+      const members = client ? await client.smembers(key) : [...memory];
+      return members.map((member) => ({ member, accountId: Number(member.split(':')[0]) }));
     },
   };
 }
 
-/**
- * Undoes what a failed transaction wrote to the access store: the records of keys that never
- * came to be are removed, and each account touched is rewritten from what Postgres committed.
- * An account that cannot be repaired now (Redis or Postgres away) is tried again every few
- * seconds: until then its records are at worst more restrictive than Postgres (the writes that
- * open access are made only for keys and credits that exist once the commit succeeds).
- */
-export function createAccessRepair(pool: pg.Pool, access: AccessWriter, logger: Logger, retryMs = 2000) {
-  const pending = new Set<number>();
-  let timer: NodeJS.Timeout | undefined;
+/** Where the user service's stores write access records, and what follows a transaction's end. */
+export interface AccessRecordsDeps {
+  writer: AccessWriter;
+  intents: RepairIntents;
+  pool: pg.Pool;
+  logger: Logger;
+  /** Rings the outbox relay: called after a commit that wrote `balance.changed` events. */
+  wake: () => void;
+  /** Test-only pause points (TEST_PAUSE_AT); undefined in production. */
+  pause?: PausePoint | undefined;
+}
 
-  const repairAccount = async (accountId: number): Promise<void> => {
+const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** Rewrites the account's records from what Postgres committed (waiting for any transaction that holds its row), then settles its grant. */
+function reconcile(access: AccessRecordsDeps, accountId: number): Promise<void> {
+  return reconcileAccount(access.pool, access.writer, accountId, async (db) => {
+    await db.query(SETTLE_GRANT, [accountId]);
+  });
+}
+
+/**
+ * The access side of ONE transaction, by the rule above: the closing writes it makes, the grants
+ * it records, and what follows its end (`committed` or `rolledBack`, exactly one of them, after
+ * the transaction has ended and released its locks).
+ */
+export interface AccessEffects {
+  /** Closing: removes the records of keys that are no longer active (the caller holds the account row). */
+  deleteKeys(accountId: number, keyHashes: readonly string[]): Promise<void>;
+  /** Opening: recorded in the transaction (`db`), written once it has committed. */
+  grant(db: Queryable, accountId: number): Promise<void>;
+  /**
+   * The side effects of a credit change, declared once for every writer (usage batches, admin
+   * changes, initial credits), called after the credit write path wrote it in this transaction:
+   * a pool reaching 0 closes (its bit goes before the commit), a pool leaving 0 opens (after the
+   * commit), and the relay is woken after the commit. `tx.activeKeys` reads the account's active
+   * keys holding its row FOR SHARE (activeKeysForUpdate); `tx.grant` records a grant in the
+   * transaction (this object's `grant` on its client).
+   */
+  creditChanged(change: PoolChange, tx: { activeKeys(): Promise<string[]>; grant(): Promise<void> }): Promise<void>;
+  committed(): Promise<void>;
+  rolledBack(): Promise<void>;
+}
+
+/** A pool's credits before and after a change. */
+export interface PoolChange {
+  accountId: number;
+  poolId: number;
+  previousCredits: number;
+  credits: number;
+}
+
+export function accessEffects(access: AccessRecordsDeps): AccessEffects {
+  const closed = new Map<number, string[]>();
+  const granted = new Set<number>();
+  let changedCredits = false;
+
+  const close = async (accountId: number, write: () => Promise<void>): Promise<void> => {
     try {
-      await reconcileAccount(pool, access, accountId);
-      pending.delete(accountId);
+      const member = await access.intents.add(accountId);
+      closed.set(accountId, [...(closed.get(accountId) ?? []), member]);
+      await write();
     } catch (error) {
-      pending.add(accountId);
-      logger.warn('access records not repaired yet', { accountId, error: error instanceof Error ? error.message : String(error) });
-      schedule();
+      // Inside the transaction, before its commit: the change is rolled back and takes no effect.
+      throw unavailable(error);
     }
   };
 
-  function schedule(): void {
-    if (timer !== undefined) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      for (const accountId of [...pending]) void repairAccount(accountId);
-    }, retryMs);
-    timer.unref();
-  }
+  /** After the end: each account rewritten from Postgres; what fails stays for the sweeper. */
+  const settle = async (accountIds: Iterable<number>): Promise<void> => {
+    for (const accountId of accountIds) {
+      try {
+        await reconcile(access, accountId);
+        await access.intents.remove(closed.get(accountId) ?? []);
+      } catch (error) {
+        access.logger.warn('access records not rewritten yet; the repair sweeper retries', { accountId, error: message(error) });
+      }
+    }
+  };
 
   return {
-    async repair(touched: AccessTouched): Promise<void> {
-      await access.deleteKeys([...touched.newKeys]).catch(() => undefined);
-      for (const accountId of touched.accounts) await repairAccount(accountId);
+    deleteKeys: (accountId, keyHashes) => close(accountId, () => access.writer.deleteKeys(keyHashes)),
+    async grant(db, accountId) {
+      await db.query(LOCK_SHARED, [accountId]);
+      await db.query(RECORD_GRANT, [accountId]);
+      granted.add(accountId);
     },
-    stop(): void {
-      clearTimeout(timer);
-      timer = undefined;
+    async creditChanged({ accountId, poolId, previousCredits, credits }, tx) {
+      if (previousCredits === credits) return;
+      changedCredits = true;
+      if (previousCredits > 0 && credits === 0)
+        await close(accountId, async () => access.writer.setPoolCredit(await tx.activeKeys(), poolId, false));
+      else if (previousCredits === 0 && credits > 0) await tx.grant();
+    },
+    async committed() {
+      // Its events are committed: the relay publishes them now rather than at its next poll.
+      if (changedCredits) access.wake();
+      // The closing writes now match what Postgres committed.
+      await access.intents.remove([...closed.values()].flat()).catch((error: unknown) => {
+        access.logger.warn('repair intents not removed; the sweeper will', { error: message(error) });
+      });
+      if (granted.size === 0) return;
+      await access.pause?.('grant-after-commit');
+      await settle(granted);
+    },
+    async rolledBack() {
+      await settle(closed.keys());
     },
   };
 }
 
-export type AccessRepair = ReturnType<typeof createAccessRepair>;
+/** The user store's transactions (AccessRecordWrites): what each change means for the access records. */
+export function accessRecordWrites(db: Queryable, effects: AccessEffects): AccessRecordWrites {
+  return {
+    /** A new account's key opens access: written after the commit. */
+    recordNewKey: (accountId) => effects.grant(db, accountId),
+    /**
+     * A rotation (the caller holds the key and account rows FOR UPDATE and has replaced the key):
+     * the old key's record goes before the commit (closes); the new key's after it (opens).
+     */
+    async recordReplacedKey(accountId, oldKeyHash) {
+      await effects.deleteKeys(accountId, [oldKeyHash]);
+      await effects.grant(db, accountId);
+    },
+  };
+}
+
+/** Runs one transaction (`run` resolves once it has committed) with its access effects (see AccessEffects). */
+export async function withAccessRules<T>(access: AccessRecordsDeps, run: (effects: AccessEffects) => Promise<T>): Promise<T> {
+  const effects = accessEffects(access);
+  let result: T;
+  try {
+    result = await run(effects);
+  } catch (error) {
+    await effects.rolledBack();
+    throw error;
+  }
+  await effects.committed();
+  return result;
+}
 
 /**
- * The usage batches' side of the access records (BalanceCommitHook): a pool that a batch took
- * from credits to 0 loses its credit bit in Redis inside the batch's transaction, before the
- * debits answer; a Redis failure fails the batch (503, rolled back). A batch that rolls back
- * after the write has its accounts rewritten from what Postgres committed.
+ * The repair sweeper: at start, then every `intervalMs`, every account with a pending grant (a
+ * commit whose grant never reached Redis) or a repair intent (a closing write whose transaction
+ * ended without its process settling it) is rewritten from Postgres. Rewriting waits for any
+ * transaction that still holds the account's row, so it is right whenever it runs.
+ */
+export function startAccessRepairSweeper(access: AccessRecordsDeps, intervalMs: number) {
+  const sweep = async (): Promise<number> => {
+    const grants = await access.pool.query<{ account_id: number }>(PENDING_GRANTS, [10_000]);
+    for (const row of grants.rows) await reconcile(access, Number(row.account_id));
+    const intents = await access.intents.list();
+    for (const { member, accountId } of intents) {
+      await reconcile(access, accountId);
+      await access.intents.remove([member]);
+    }
+    return grants.rows.length + intents.length;
+  };
+  return startWorkerLoop({
+    name: 'access repair sweeper',
+    pollMs: intervalMs,
+    backoff: { initialMs: intervalMs, maxMs: intervalMs },
+    logger: access.logger,
+    work: async () => {
+      const repaired = await sweep();
+      if (repaired > 0) access.logger.info('access records repaired from Postgres', { accounts: repaired });
+      return false;
+    },
+    failure: (error) => ({ message: 'access repair sweep failed, will retry', fields: { error: message(error) } }),
+  });
+}
+
+/**
+ * The usage batches' side effects (BalanceCommitHook): each pool's change as creditChanged
+ * declares it (a pool a batch took to 0 loses its credit bit before the debits answer; a Redis
+ * failure fails the batch: 503, rolled back), and the relay woken after the commit.
  */
 export function accessRecordsBalanceHook(access: AccessRecordsDeps): BalanceCommitHook {
   return {
-    async beforeCommit(accounts, reads) {
-      for (const { accountId, pools } of accounts) {
-        for (const pool of pools) {
-          if (pool.previousCredits > 0 && pool.credits === 0) {
-            await written(access.writer.setPoolCredit(await reads.activeKeys(accountId), pool.poolId, false));
+    begin() {
+      const effects = accessEffects(access);
+      return {
+        async beforeCommit(accounts, reads) {
+          for (const { accountId, pools } of accounts) {
+            for (const pool of pools) {
+              await effects.creditChanged(pool, {
+                activeKeys: () => reads.activeKeys(accountId),
+                // Debits only take credits: a usage batch never opens access.
+                grant: () => Promise.reject(new Error('a usage batch cannot open access')),
+              });
+            }
           }
-        }
-      }
-    },
-    async afterRollback(accounts) {
-      await access.repair.repair({ accounts: new Set(accounts.map((account) => account.accountId)), newKeys: new Set() });
+        },
+        afterCommit: () => effects.committed(),
+        afterRollback: () => effects.rolledBack(),
+      };
     },
   };
-}
-
-/** A transaction that undoes its access-store writes when it fails (see createAccessRepair). */
-export async function withAccessRepair<T>(repair: AccessRepair, run: (touched: AccessTouched) => Promise<T>): Promise<T> {
-  const touched: AccessTouched = { accounts: new Set(), newKeys: new Set() };
-  try {
-    return await run(touched);
-  } catch (error) {
-    if (touched.accounts.size > 0 || touched.newKeys.size > 0) await repair.repair(touched);
-    throw error;
-  }
 }

@@ -1,11 +1,12 @@
 import type DataLoader from 'dataloader';
 import { randomUUID } from 'node:crypto';
-import { currentTraceparent, readBatch } from '@platform/runtime';
+import { readBatch } from '@platform/runtime';
 import type { Queryable } from '@platform/db';
 import { BALANCE_CHANGED, balanceChangedSchema, type BalanceChanged } from '@platform/events';
 import type { BalanceReads } from '../domain/balance';
 import type { BalanceChange, BalanceChangeResult, PoolCredits, ProductBalance } from '../domain/user-store';
 import { catalogue, catalogueProduct, reloadCatalogue } from './catalogue';
+import { writeCreditChanges } from './credit-writes';
 
 // The hot reads are named (prepared once per connection: no parse and plan per request), and
 // products come from the kept catalogue, so a balance is one primary-key range read.
@@ -155,20 +156,13 @@ export async function holdPool(db: Queryable, accountId: number, poolId: number)
 /** Credits stay exact JavaScript numbers. */
 const MAX_CREDITS = Number.MAX_SAFE_INTEGER;
 
-const READ = 'SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_id = $2';
-const LOCK = `${READ} FOR UPDATE`;
-const SET = 'UPDATE pool_balances SET credits = $3, updated_at = now() WHERE account_id = $1 AND pool_id = $2 RETURNING credits';
-
-const LEDGER = `
-INSERT INTO credit_ledger (account_id, pool_id, delta, credits_after, cause)
-VALUES ($1, $2, $3, $4, $5)`;
-
-const OUTBOX = 'INSERT INTO outbox_events (id, routing_key, payload, traceparent) VALUES ($1, $2, $3, $4)';
+const LOCK = 'SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_id = $2 FOR UPDATE';
 
 /**
- * Changes one pool's credits and, in the same transaction (run it on a client inside one),
- * appends the ledger row and the outbox `balance.changed` event (CONTRACT §5, §6). A change
- * that changes nothing (a clamped adjustment of an empty pool, an amount of 0) writes neither.
+ * An admin change of one pool's credits, as a batch of one on the credit write path
+ * (writeCreditChanges: the pool, the ledger row and the outbox `balance.changed` event, in the
+ * caller's transaction; CONTRACT §5, §6). A change that changes nothing (a clamped adjustment of
+ * an empty pool, an amount of 0) writes nothing.
  */
 export async function changeBalance(db: Queryable, change: BalanceChange): Promise<BalanceChangeResult> {
   if (!Number.isSafeInteger(change.delta)) throw new RangeError(`invalid ${change.cause} delta: ${change.delta}`);
@@ -176,7 +170,6 @@ export async function changeBalance(db: Queryable, change: BalanceChange): Promi
   if (!amounts.ok) return amounts;
   const { previousCredits, credits } = amounts;
   if (previousCredits === credits) return { ok: true, previousCredits, credits, event: undefined };
-  await db.query(LEDGER, [change.accountId, change.poolId, credits - previousCredits, credits, change.cause]);
   const event = balanceChangedSchema.parse({
     id: randomUUID(),
     type: BALANCE_CHANGED,
@@ -187,12 +180,18 @@ export async function changeBalance(db: Queryable, change: BalanceChange): Promi
     cause: change.cause,
     occurredAt: new Date().toISOString(),
   } satisfies BalanceChanged);
-  await db.query(OUTBOX, [event.id, BALANCE_CHANGED, JSON.stringify(event), currentTraceparent()]);
+  const { accountId, poolId, cause } = change;
+  await writeCreditChanges(db, {
+    pools: [{ accountId, poolId, credits }],
+    entries: [{ accountId, poolId, delta: credits - previousCredits, credits, cause, productId: null, requestId: null, digest: null }],
+    events: [event],
+  });
   return { ok: true, previousCredits, credits, event };
 }
 
 type Amounts = { ok: true; previousCredits: number; credits: number } | { ok: false; reason: 'not_held' | 'too_large' };
 
+/** Locks the pool's row and decides its credits after the change (clamped at 0). */
 async function adjust(db: Queryable, change: BalanceChange): Promise<Amounts> {
   const locked = await db.query<{ credits: number }>(LOCK, [change.accountId, change.poolId]);
   const row = locked.rows[0];
@@ -200,7 +199,6 @@ async function adjust(db: Queryable, change: BalanceChange): Promise<Amounts> {
   const previousCredits = Number(row.credits);
   const credits = Math.max(previousCredits + change.delta, 0);
   if (credits > MAX_CREDITS) return { ok: false, reason: 'too_large' };
-  if (credits !== previousCredits) await db.query(SET, [change.accountId, change.poolId, credits]);
   return { ok: true, previousCredits, credits };
 }
 

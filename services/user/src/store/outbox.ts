@@ -1,4 +1,23 @@
+import { currentTraceparent } from '@platform/runtime';
 import type { Queryable } from '@platform/db';
+import { BALANCE_CHANGED, type BalanceChanged } from '@platform/events';
+
+const INSERT_EVENTS = `
+INSERT INTO outbox_events (id, routing_key, payload, traceparent)
+SELECT (e.payload->>'id')::uuid, $1, e.payload, $3 FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(payload, n) ORDER BY n`;
+
+/**
+ * Appends a commit's `balance.changed` events to the outbox, in order, in the caller's
+ * transaction (CONTRACT §6). Called only by the credit write path (store/credit-writes.ts).
+ */
+export async function insertOutboxEvents(db: Queryable, events: readonly BalanceChanged[]): Promise<void> {
+  if (events.length === 0) return;
+  await db.query({
+    name: 'user-insert-outbox-events',
+    text: INSERT_EVENTS,
+    values: [BALANCE_CHANGED, JSON.stringify(events), currentTraceparent()],
+  });
+}
 
 /** An `outbox_events` row a relay has claimed for publishing. */
 export interface ClaimedEvent {

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { activeKeysForUpdate } from '@platform/accounts';
-import { currentTraceparent } from '@platform/runtime';
 import { withTransaction, type Queryable } from '@platform/db';
 import { BALANCE_CHANGED, type BalanceChanged } from '@platform/events';
 import {
@@ -14,6 +13,8 @@ import {
   type UsageBatchStore,
 } from '../domain/usage-batch-store';
 import type { PoolCredits } from '../domain/user-store';
+import type { PausePoint } from '../pause-point';
+import { writeCreditChanges } from './credit-writes';
 
 // ORDER BY before FOR UPDATE: the rows are locked in key order, the one order every batch
 // uses. The pools come first, then the kept answers (kind 'a').
@@ -28,33 +29,6 @@ WITH locked AS (
 SELECT 'p' AS kind, account_id, pool_id, credits, NULL AS request_id, NULL AS request_digest, NULL::int AS product_id FROM locked
 UNION ALL
 SELECT 'a', account_id, NULL, credits, request_id, request_digest, product_id FROM usage_requests WHERE request_id = ANY($3::text[])`;
-
-// One round trip for every write of the batch. The grants, pools and events travel as three
-// JSON documents (serialized natively by JSON.stringify, parsed once by Postgres) instead of a
-// dozen arrays that the driver would escape element by element. The ledger rows keep the order
-// of the decisions; the requestIds are taken in key order (as the pools are locked in key
-// order); a requestId another open transaction holds waits for it and is then skipped (DO
-// NOTHING) if that transaction committed it.
-const WRITE = `
-WITH grants AS (
-  SELECT *
-    FROM ROWS FROM (json_to_recordset($1::json) AS ("accountId" int, "poolId" int, "productId" int, units bigint,
-                                                    credits bigint, "requestId" text, digest text))
-         WITH ORDINALITY AS g(account_id, pool_id, product_id, units, credits, request_id, digest, n)
-), pools AS (
-  UPDATE pool_balances b SET credits = v.credits, updated_at = now()
-    FROM json_to_recordset($2::json) AS v("accountId" int, "poolId" int, credits bigint)
-   WHERE b.account_id = v."accountId" AND b.pool_id = v."poolId"
-), ledger AS (
-  INSERT INTO credit_ledger (account_id, pool_id, delta, credits_after, cause, request_id, product_id)
-  SELECT account_id, pool_id, -units, credits, 'usage', request_id, product_id FROM grants ORDER BY n
-), events AS (
-  INSERT INTO outbox_events (id, routing_key, payload, traceparent)
-  SELECT (e.payload->>'id')::uuid, $3, e.payload, $5 FROM jsonb_array_elements($4::jsonb) WITH ORDINALITY AS e(payload, n) ORDER BY n
-)
-INSERT INTO usage_requests (request_id, account_id, request_digest, product_id, credits)
-SELECT request_id, account_id, digest, product_id, credits FROM grants ORDER BY request_id
-ON CONFLICT (request_id) DO NOTHING`;
 
 const ACCOUNT_POOLS = 'SELECT account_id, pool_id, credits FROM pool_balances WHERE account_id = ANY($1::int[])';
 
@@ -124,14 +98,22 @@ function eventsOf(changes: readonly PoolBalance[]): BalanceChanged[] {
   });
 }
 
-async function write(db: Queryable, { pools, grants, changes }: BatchWrites): Promise<number> {
-  const result = await db.query({
-    name: 'user-usage-write-batch',
-    text: WRITE,
-    // The objects as they are: json_to_recordset picks the members it names and ignores the rest.
-    values: [JSON.stringify(grants), JSON.stringify(pools), BALANCE_CHANGED, JSON.stringify(eventsOf(changes)), currentTraceparent()],
+/** The batch through the one credit write path: a ledger row and an answer per grant, the events. */
+function write(db: Queryable, { pools, grants, changes }: BatchWrites): Promise<number> {
+  return writeCreditChanges(db, {
+    pools,
+    entries: grants.map((grant) => ({
+      accountId: grant.accountId,
+      poolId: grant.poolId,
+      productId: grant.productId,
+      delta: -grant.units,
+      credits: grant.credits,
+      cause: 'usage' as const,
+      requestId: grant.requestId,
+      digest: grant.digest,
+    })),
+    events: eventsOf(changes),
   });
-  return result.rowCount ?? 0;
 }
 
 async function accountPools(db: Queryable, accountIds: readonly number[]): Promise<Map<number, PoolCredits[]>> {
@@ -159,12 +141,15 @@ const isRetryable = (error: unknown): boolean => {
   return code === DEADLOCK || code === SERIALIZATION;
 };
 
-export function createUsageBatchStore(pool: pg.Pool): UsageBatchStore {
+/** `pause`: test-only (TEST_PAUSE_AT `usage-after-commit`: a batch committed, its debits not answered). */
+export function createUsageBatchStore(pool: pg.Pool, pause?: PausePoint): UsageBatchStore {
   return {
     async transaction(fn) {
       for (let attempt = 1; ; attempt += 1) {
         try {
-          return await withTransaction(pool, (client) => fn(bind(client)));
+          const result = await withTransaction(pool, (client) => fn(bind(client)));
+          if (pause) await pause('usage-after-commit');
+          return result;
         } catch (error) {
           if (attempt >= ATTEMPTS || !isRetryable(error)) throw error;
         }

@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import type { AccessWriter } from '@platform/credentials';
+import { activeKeysForUpdate } from '@platform/accounts';
 import { withTransaction, type Queryable } from '@platform/db';
 import type { UserQueries, UserStore } from '../domain/user-store';
-import { accessRecordWrites, withAccessRepair, type AccessRepair } from './access-records';
+import { accessRecordWrites, withAccessRules, type AccessRecordsDeps } from './access-records';
 import { findAccount, insertAccount } from './accounts';
 import { insertApiKey, lockActiveKey, replaceApiKey } from './api-keys';
 import { changeBalance, holdPool, readBalances } from './balances';
@@ -20,25 +20,37 @@ function bind(db: Queryable): UserQueries {
     findProducts: (ids) => findProducts(db, ids),
     readBalances: (accountId) => readBalances(db, accountId),
     holdPool: (accountId, poolId) => holdPool(db, accountId, poolId),
-    changeBalance: (change) => changeBalance(db, change),
     readNotificationSettings: (accountId) => readNotificationSettings(db, accountId),
     updateNotificationSettings: (accountId, patch) => updateNotificationSettings(db, accountId, patch),
   };
 }
 
-/** Where the store writes access records: the access store and the repair of failed transactions. */
-export interface AccessRecordsDeps {
-  writer: AccessWriter;
-  repair: AccessRepair;
-}
-
-/** The domain's UserStore on Postgres, with the access-store writes of CONTRACT §3 in its transactions. */
+/** The domain's UserStore on Postgres, with the access-store writes of CONTRACT §3 around its transactions (access-records.ts). */
 export function createUserStore(pool: pg.Pool, access: AccessRecordsDeps): UserStore {
   return {
     ...bind(pool),
     transaction: (fn) =>
-      withAccessRepair(access.repair, (touched) =>
-        withTransaction(pool, (client) => fn({ ...bind(client), ...accessRecordWrites(client, access.writer, touched) })),
+      withAccessRules(access, (effects) =>
+        withTransaction(pool, async (client) => {
+          const result = await fn({
+            ...bind(client),
+            ...accessRecordWrites(client, effects),
+            // The credit write path; its side effects as access-records.ts declares them.
+            async changeBalance(change) {
+              const result = await changeBalance(client, change);
+              if (result.ok) {
+                const { accountId, poolId } = change;
+                await effects.creditChanged(
+                  { accountId, poolId, previousCredits: result.previousCredits, credits: result.credits },
+                  { activeKeys: () => activeKeysForUpdate(client, accountId), grant: () => effects.grant(client, accountId) },
+                );
+              }
+              return result;
+            },
+          });
+          await access.pause?.('user-before-commit');
+          return result;
+        }),
       ),
   };
 }

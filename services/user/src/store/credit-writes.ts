@@ -1,0 +1,84 @@
+import type { Queryable } from '@platform/db';
+import type { BalanceChanged } from '@platform/events';
+import { insertOutboxEvents } from './outbox';
+
+/**
+ * THE write path of credits (CONTRACT §5, §6): every change of a pool's credits — a usage batch,
+ * an admin top-up or adjustment (a batch of one), an account's initial credits — writes its pool
+ * rows, ledger rows, requestId answers and outbox events here, in the caller's transaction, after
+ * the caller locked the pools and decided. No other file writes credit_ledger or outbox_events
+ * rows (guarded by services/user/test/credit-write-path.test.ts). What must accompany such a
+ * write (the access records' credit bits, the relay's wake-up) is declared once beside the
+ * transaction: store/credit-effects.ts.
+ */
+
+/** A pool's credits after the change. */
+export interface PoolCreditsAfter {
+  accountId: number;
+  poolId: number;
+  credits: number;
+}
+
+/** One ledger row; a usage debit also keeps its answer under its requestId. */
+export interface LedgerEntry {
+  accountId: number;
+  poolId: number;
+  delta: number;
+  /** Credits left in the pool after this entry. */
+  credits: number;
+  cause: 'usage' | 'top-up' | 'adjustment';
+  /** The usage debit's product; null for admin changes. */
+  productId: number | null;
+  /** The usage debit's requestId and request digest; null for admin changes. */
+  requestId: string | null;
+  digest: string | null;
+}
+
+export interface CreditWrites {
+  pools: readonly PoolCreditsAfter[];
+  /** In the order they were decided. */
+  entries: readonly LedgerEntry[];
+  /** `balance.changed` events, in order. */
+  events: readonly BalanceChanged[];
+}
+
+// One round trip for the pools, the ledger rows and the requestId answers. The entries and pools
+// travel as two JSON documents (serialized natively by JSON.stringify, parsed once by Postgres)
+// instead of a dozen arrays that the driver would escape element by element. The ledger rows
+// keep the order of the decisions; the requestIds are taken in key order (as the pools are locked
+// in key order); a requestId another open transaction holds waits for it and is then skipped (DO
+// NOTHING) if that transaction committed it.
+const WRITE = `
+WITH entries AS (
+  SELECT *
+    FROM ROWS FROM (json_to_recordset($1::json) AS ("accountId" int, "poolId" int, "productId" int, delta bigint,
+                                                    credits bigint, cause text, "requestId" text, digest text))
+         WITH ORDINALITY AS g(account_id, pool_id, product_id, delta, credits, cause, request_id, digest, n)
+), pools AS (
+  UPDATE pool_balances b SET credits = v.credits, updated_at = now()
+    FROM json_to_recordset($2::json) AS v("accountId" int, "poolId" int, credits bigint)
+   WHERE b.account_id = v."accountId" AND b.pool_id = v."poolId"
+), ledger AS (
+  INSERT INTO credit_ledger (account_id, pool_id, delta, credits_after, cause, request_id, product_id)
+  SELECT account_id, pool_id, delta, credits, cause, request_id, product_id FROM entries ORDER BY n
+)
+INSERT INTO usage_requests (request_id, account_id, request_digest, product_id, credits)
+SELECT request_id, account_id, digest, product_id, credits FROM entries WHERE request_id IS NOT NULL ORDER BY request_id
+ON CONFLICT (request_id) DO NOTHING`;
+
+/**
+ * Writes the change (run it on a transaction's client). Returns how many of the entries'
+ * requestIds it could take: fewer than were given means another transaction took some meanwhile
+ * (the caller rolls back and decides again; the events are then not written).
+ */
+export async function writeCreditChanges(db: Queryable, { pools, entries, events }: CreditWrites): Promise<number> {
+  const result = await db.query({
+    name: 'user-write-credit-changes',
+    text: WRITE,
+    // The objects as they are: json_to_recordset picks the members it names and ignores the rest.
+    values: [JSON.stringify(entries), JSON.stringify(pools)],
+  });
+  const taken = result.rowCount ?? 0;
+  if (taken === entries.filter((entry) => entry.requestId !== null).length) await insertOutboxEvents(db, events);
+  return taken;
+}

@@ -1,0 +1,53 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+// One write path for credits (docs/architecture.md, "One write path for credits"): the ledger
+// rows and the outbox rows of every balance change are written by services/user/src/store/
+// credit-writes.ts (the outbox insert itself sits in store/outbox.ts, called from there only),
+// and nothing else in production code writes either table. Tests may write them directly.
+
+const ROOT = path.resolve(__dirname, '../../..');
+const WRITE_PATH = 'services/user/src/store/credit-writes.ts';
+const OUTBOX_STORE = 'services/user/src/store/outbox.ts';
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return ['node_modules', 'dist', 'test'].includes(entry.name) ? [] : sourceFiles(full);
+    return /\.(ts|tsx|js|mjs|cjs)$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) ? [full] : [];
+  });
+}
+
+const production = ['services', 'packages', 'scripts', 'bench'].flatMap((folder) => sourceFiles(path.join(ROOT, folder)));
+
+/** `file` (relative) of every production file whose text matches. */
+const filesMatching = (pattern: RegExp): string[] =>
+  production.filter((file) => pattern.test(readFileSync(file, 'utf8'))).map((file) => path.relative(ROOT, file));
+
+// SQL is written in upper case in this repository: INSERT INTO (or COPY / UPDATE / DELETE) the table.
+const WRITES_LEDGER = /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM|COPY)\s+credit_ledger\b/;
+const INSERTS_OUTBOX = /\b(?:INSERT\s+INTO|COPY)\s+outbox_events\b/;
+
+describe('one write path for credits', () => {
+  it('recognises such writes where they are written (so the searches below cannot pass by finding nothing)', () => {
+    expect(WRITES_LEDGER.test('INSERT INTO credit_ledger (account_id) SELECT 1')).toBe(true);
+    expect(INSERTS_OUTBOX.test('INSERT INTO outbox_events (id) VALUES ($1)')).toBe(true);
+    expect(WRITES_LEDGER.test('SELECT delta FROM credit_ledger')).toBe(false);
+  });
+
+  it('writes ledger rows in store/credit-writes.ts only', () => {
+    expect(filesMatching(WRITES_LEDGER)).toEqual([WRITE_PATH]);
+  });
+
+  it('inserts outbox rows in store/outbox.ts only, and calls that insert from the write path only', () => {
+    expect(filesMatching(INSERTS_OUTBOX)).toEqual([OUTBOX_STORE]);
+    expect(filesMatching(/\binsertOutboxEvents\s*\(/).filter((file) => file !== OUTBOX_STORE)).toEqual([WRITE_PATH]);
+  });
+
+  it('is called by the usage batches and by admin changes (a batch of one), and by nothing else', () => {
+    expect(filesMatching(/\bwriteCreditChanges\s*\(/).filter((file) => file !== WRITE_PATH)).toEqual([
+      'services/user/src/store/balances.ts',
+      'services/user/src/store/usage-batch.ts',
+    ]);
+  });
+});
