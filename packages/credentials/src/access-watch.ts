@@ -41,6 +41,7 @@ function guarded(inner: AccessStore, isReady: () => boolean): AccessStore {
     revokeToken: (token) => (isReady() ? inner.revokeToken(token) : refused()),
     putKeys: (records) => (isReady() ? inner.putKeys(records) : refused()),
     deleteKeys: (keyHashes) => (isReady() ? inner.deleteKeys(keyHashes) : refused()),
+    carryIssuanceWindow: (from, to) => (isReady() ? inner.carryIssuanceWindow(from, to) : refused()),
     setPoolCredit: (keyHashes, poolId, credited) => (isReady() ? inner.setPoolCredit(keyHashes, poolId, credited) : refused()),
     identity: () => inner.identity(),
     markReconciled: (serverId) => inner.markReconciled(serverId),
@@ -70,6 +71,9 @@ export function watchAccessStore(inner: AccessStore, options: AccessWatchOptions
   const attempt = async (): Promise<void> => {
     const startedIn = epoch;
     const { serverId, reconciledFor } = await inner.identity();
+    // A server other than the one checked last (a cluster's failover, seen by a periodic check
+    // before any connection event): closed until the check below has passed.
+    if (serverId !== verified) ready = false;
     if (serverId !== verified && reconciledFor !== serverId) {
       if (verified === undefined)
         options.logger.info('access store not reconciled for this server yet: reconciling from Postgres', { serverId });

@@ -46,6 +46,8 @@ export function accessRecordWrites(db: Queryable, access: AccessWriter, touched:
       touched.accounts.add(accountId);
       touched.newKeys.add(newKeyHash);
       await written(access.deleteKeys([oldKeyHash]));
+      // TOKEN_RATE_PER_ACCOUNT counts per account: the new key goes on in the old key's window.
+      await written(access.carryIssuanceWindow(oldKeyHash, newKeyHash));
       await written(access.putKeys(await accessRecordsOf(db, [accountId])));
     },
     /** A pool reached 0 or left it (called after the pool's row was changed in this transaction). */
