@@ -1,10 +1,23 @@
 import { EventEmitter } from 'node:events';
-import type { Cluster, Redis } from 'ioredis';
+import { Redis, type Cluster } from 'ioredis';
 import { isCluster, type RedisClient } from './redis-client';
 
 const RUN_ID = /^run_id:([0-9a-f]+)\s*$/m;
 const ROLE = /^role:(\w+)\s*$/m;
 const SLOT_COUNT = 16384;
+
+/** A node the client has no connection to (yet): asked over a connection of its own, closed after. */
+async function askDirectly<T>(cluster: Cluster, address: string, ask: (node: Redis) => Promise<T>): Promise<T> {
+  const [host, port] = [address.slice(0, address.lastIndexOf(':')), Number(address.slice(address.lastIndexOf(':') + 1))];
+  const node = new Redis({ ...cluster.options.redisOptions, host, port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  node.on('error', () => undefined);
+  try {
+    await node.connect();
+    return await ask(node);
+  } finally {
+    node.disconnect();
+  }
+}
 
 async function runIdOf(node: Redis): Promise<string> {
   const info = await node.info('server');
@@ -30,16 +43,15 @@ async function clusterIdentity(cluster: Cluster): Promise<string> {
   }
   if (covered !== SLOT_COUNT) throw new Error(`Redis Cluster serves ${covered} of ${SLOT_COUNT} slots`);
   const nodes = new Map(cluster.nodes('all').map((node) => [`${node.options.host}:${node.options.port}`, node]));
+  const masterRunId = async (node: Redis, address: string): Promise<string> => {
+    const [runId, replication] = await Promise.all([runIdOf(node), node.info('replication')]);
+    if (ROLE.exec(replication)?.[1] !== 'master') throw new Error(`Redis Cluster node ${address} is not a master (yet)`);
+    return runId;
+  };
   const runIds = await Promise.all(
-    [...masters.keys()].map(async (address) => {
+    [...masters.keys()].map((address) => {
       const node = nodes.get(address);
-      if (node === undefined) {
-        cluster.refreshSlotsCache();
-        throw new Error(`Redis Cluster master ${address} is not connected yet`);
-      }
-      const [runId, replication] = await Promise.all([runIdOf(node), node.info('replication')]);
-      if (ROLE.exec(replication)?.[1] !== 'master') throw new Error(`Redis Cluster node ${address} is not a master (yet)`);
-      return runId;
+      return node ? masterRunId(node, address) : askDirectly(cluster, address, (direct) => masterRunId(direct, address));
     }),
   );
   return runIds.sort().join(',');
