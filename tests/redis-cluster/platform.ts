@@ -3,7 +3,15 @@ import request from 'supertest';
 import type { RunningService } from '@platform/runtime';
 import { closeRedis, connectRedis, signServiceJwt, type RedisClient } from '@platform/credentials';
 import { createInProcessEventBus } from '@platform/events';
-import { createPrivateDatabase, silentLogger, startRedisCluster, testServers, uniqueId, type LocalRedisCluster } from '@platform/testing';
+import {
+  createPrivateDatabase,
+  deleteKeys,
+  silentLogger,
+  startRedisCluster,
+  testServers,
+  uniqueId,
+  type LocalRedisCluster,
+} from '@platform/testing';
 import { loadConfig as loadAuthConfig, runAuthService } from '../../services/auth/src';
 import { loadConfig as loadCategorizationConfig, runCategorizationService } from '../../services/categorization/src';
 import { loadConfig as loadUserConfig, runUserService } from '../../services/user/src';
@@ -15,10 +23,11 @@ export const TOKEN_RATE = 6;
 /** Failed attempts per address and minute of the strict auth service (AUTH_FAILURES_PER_IP). */
 export const STRICT_FAILURES = 3;
 
-/** The three HTTP services on a real Redis Cluster (REDIS_CLUSTER_NODES) and a private database. */
+/** The three HTTP services on a real Redis Cluster (REDIS_CLUSTER_NODES) or the shared Redis (REDIS_URL), and a private database. */
 export interface ClusterPlatform {
-  cluster: LocalRedisCluster;
-  /** A cluster client of the test's own (to look at keys, and the services' reconciliation marker). */
+  /** Undefined on the single Redis. */
+  cluster: LocalRedisCluster | undefined;
+  /** A client of the test's own (to look at keys, and the services' reconciliation marker). */
   redis: RedisClient;
   prefix: string;
   auth: string;
@@ -29,15 +38,15 @@ export interface ClusterPlatform {
   stop(): Promise<void>;
 }
 
-export async function startClusterPlatform(label: string): Promise<ClusterPlatform> {
-  const cluster = await startRedisCluster({ dir: `/tmp/redis-cluster-${label}-${process.pid}` });
+export async function startClusterPlatform(label: string, on: 'cluster' | 'single redis' = 'cluster'): Promise<ClusterPlatform> {
+  const cluster = on === 'cluster' ? await startRedisCluster({ dir: `/tmp/redis-cluster-${label}-${process.pid}` }) : undefined;
   const database = await createPrivateDatabase(label);
   const prefix = `test:${label}:${uniqueId()}:`;
   const bus = createInProcessEventBus();
   const services: RunningService[] = [];
   const env = {
     DATABASE_URL: database.url,
-    REDIS_CLUSTER_NODES: cluster.seeds,
+    ...(cluster ? { REDIS_CLUSTER_NODES: cluster.seeds } : { REDIS_URL: testServers.redisUrl }),
     REDIS_KEY_PREFIX: prefix,
     AMQP_URL: testServers.amqpUrl,
     ADMIN_TOKEN,
@@ -54,7 +63,13 @@ export async function startClusterPlatform(label: string): Promise<ClusterPlatfo
     services.push(running);
     return running.url;
   };
-  const redis = await connectRedis({ clusterNodes: cluster.nodes }, silentLogger());
+  const redis = await connectRedis(cluster ? { clusterNodes: cluster.nodes } : { url: testServers.redisUrl }, silentLogger());
+  const release = async (): Promise<void> => {
+    await deleteKeys(redis, prefix);
+    await closeRedis(redis);
+    await cluster?.stop();
+    await database.drop();
+  };
   try {
     const user = await start(runUserService({ config: loadUserConfig(env), logger: silentLogger(), given: { bus } }));
     const categorization = await start(runCategorizationService({ config: loadCategorizationConfig(env), logger: silentLogger() }));
@@ -73,16 +88,12 @@ export async function startClusterPlatform(label: string): Promise<ClusterPlatfo
       async stop() {
         for (const service of services.reverse()) await service.stop();
         await bus.close();
-        await closeRedis(redis);
-        await cluster.stop();
-        await database.drop();
+        await release();
       },
     };
   } catch (error) {
     for (const service of services.reverse()) await service.stop();
-    await closeRedis(redis);
-    await cluster.stop();
-    await database.drop();
+    await release();
     throw error;
   }
 }
@@ -103,13 +114,17 @@ export function client(platform: ClusterPlatform) {
         .send({ grantType: 'access_token', expiresIn: 1800 }),
     balance: (token: string) => request(user).get('/user-service/account-balance').set('Authorization', `Bearer ${token}`),
     categories: (token: string) => request(categorization).get('/api/v2/categories').query({ apiKey: token }),
-    introspect: (token: string) => request(auth).post('/oauth/introspect').set('Authorization', `Bearer ${ADMIN_TOKEN}`).type('form').send({ token }),
+    introspect: (token: string) =>
+      request(auth).post('/oauth/introspect').set('Authorization', `Bearer ${ADMIN_TOKEN}`).type('form').send({ token }),
     rotate: (apiKey: string) => request(user).get('/user-service/api-key/generate').query({ currentApiKey: apiKey }),
     usageHistory: (token: string) => request(user).get('/user-service/usage-history').set('Authorization', `Bearer ${token}`),
     debit: (credential: string, productId: number, units: number) =>
       request(user)
         .post('/internal/v1/usage')
-        .set('Authorization', `Bearer ${signServiceJwt({ issuer: 'cluster-test', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 60 })}`)
+        .set(
+          'Authorization',
+          `Bearer ${signServiceJwt({ issuer: 'cluster-test', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 60 })}`,
+        )
         .send({ credential, productId, units, requestId: randomUUID() }),
   };
 }
@@ -125,4 +140,19 @@ export async function seenBy(
     categorization: categories.status,
     introspection: introspection.status === 200 ? introspection.body.active : introspection.status,
   };
+}
+
+export async function newAccount(
+  calls: ReturnType<typeof client>,
+  credits: Record<string, number> = { 1: 1000 },
+): Promise<{ id: number; apiKey: string }> {
+  const created = await calls.createAccount(credits);
+  expect(created.status).toBe(201);
+  return { id: created.body.id as number, apiKey: created.body.apiKey as string };
+}
+
+export async function tokenOf(calls: ReturnType<typeof client>, apiKey: string): Promise<string> {
+  const minted = await calls.mint(apiKey);
+  expect(minted.status).toBe(200);
+  return minted.body.accessToken as string;
 }

@@ -9,7 +9,14 @@ const SLOT_COUNT = 16384;
 /** A node the client has no connection to (yet): asked over a connection of its own, closed after. */
 async function askDirectly<T>(cluster: Cluster, address: string, ask: (node: Redis) => Promise<T>): Promise<T> {
   const [host, port] = [address.slice(0, address.lastIndexOf(':')), Number(address.slice(address.lastIndexOf(':') + 1))];
-  const node = new Redis({ ...cluster.options.redisOptions, host, port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  const node = new Redis({
+    ...cluster.options.redisOptions,
+    host,
+    port,
+    lazyConnect: true,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+  });
   node.on('error', () => undefined);
   try {
     await node.connect();

@@ -157,7 +157,8 @@ describe.each([
   test('when a rotation carries the window to the new key, then the account’s issuances count on across the rotation', async () => {
     const [old, next, fresh] = [aKey(), aKey(), aKey()];
     await store.putKeys([{ keyHash: old.keyHash, accountId: 7, generation: 0, creditedPools: [1] }]);
-    for (let index = 0; index < LIMIT.points; index += 1) expect(await store.issue(issueRequest(old.keyHash))).toMatchObject({ outcome: 'issued' });
+    for (let index = 0; index < LIMIT.points; index += 1)
+      expect(await store.issue(issueRequest(old.keyHash))).toMatchObject({ outcome: 'issued' });
     await store.deleteKeys([old.keyHash]);
     await store.carryIssuanceWindow(old.keyHash, next.keyHash);
     await store.carryIssuanceWindow(fresh.keyHash, old.keyHash); // no window to carry: nothing changes

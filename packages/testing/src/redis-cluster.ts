@@ -58,7 +58,14 @@ function freePort(): Promise<number> {
 
 /** One command on one node over a short-lived connection that never retries. */
 async function askRaw(port: number, ...args: string[]): Promise<unknown> {
-  const client = new Redis({ host: HOST, port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
+  const client = new Redis({
+    host: HOST,
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 1000,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -80,7 +87,9 @@ async function until(probe: () => Promise<boolean>, timeoutMs: number, what: str
 }
 
 function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
 function startNode(dir: string, port: number, nodeTimeoutMs: number): ChildProcess {
@@ -165,7 +174,11 @@ export async function startRedisCluster(options: StartRedisClusterOptions): Prom
 
   try {
     for (const port of ports) children.set(port, startNode(options.dir, port, nodeTimeoutMs));
-    await until(async () => (await Promise.all(ports.map((port) => ask(port, 'PING')))).every((pong) => pong === 'PONG'), 10_000, 'nodes to start');
+    await until(
+      async () => (await Promise.all(ports.map((port) => ask(port, 'PING')))).every((pong) => pong === 'PONG'),
+      10_000,
+      'nodes to start',
+    );
     await run('redis-cli', ['--cluster', 'create', ...nodes.map((node) => node.address), '--cluster-replicas', '1', '--cluster-yes']);
     await settled();
     await until(
