@@ -7,10 +7,13 @@ import type { Logger } from '@platform/runtime';
  */
 export type RedisClient = Redis | Cluster;
 
-/** A Redis Cluster seed node (REDIS_CLUSTER_NODES). */
+/** A Redis Cluster seed node (REDIS_CLUSTER_NODES), with the credentials and TLS of a `redis[s]://` entry. */
 export interface RedisClusterNode {
   host: string;
   port: number;
+  username?: string;
+  password?: string;
+  tls?: boolean;
 }
 
 /** Where Redis is: one server's URL (REDIS_URL) or a cluster's seed nodes (REDIS_CLUSTER_NODES). */
@@ -44,6 +47,13 @@ function newClient(target: RedisTarget): RedisClient {
   if ('url' in target) {
     return new Redis(target.url, { ...COMMON, ...NODE, lazyConnect: true, retryStrategy: (attempt) => Math.min(attempt * 200, 2000) });
   }
+  // Every node of a cluster takes the same credentials: the first seed that names some gives them.
+  const secured = target.clusterNodes.find((node) => node.password !== undefined || node.tls === true);
+  const access = {
+    ...(secured?.username ? { username: secured.username } : {}),
+    ...(secured?.password !== undefined ? { password: secured.password } : {}),
+    ...(secured?.tls ? { tls: {} } : {}),
+  };
   return new Cluster(
     target.clusterNodes.map(({ host, port }) => ({ host, port })),
     {
@@ -56,7 +66,7 @@ function newClient(target: RedisTarget): RedisClient {
       retryDelayOnClusterDown: 300,
       retryDelayOnTryAgain: 100,
       clusterRetryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-      redisOptions: NODE,
+      redisOptions: { ...NODE, ...access },
     },
   );
 }

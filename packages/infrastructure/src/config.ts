@@ -12,19 +12,38 @@ export function standaloneOnly(required: boolean) {
 
 const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):([0-9]{1,5})$/;
 
-/** REDIS_CLUSTER_NODES: comma-separated `host:port` seed nodes (`[v6]:port` for IPv6 addresses). */
+/** One seed: `host:port`, or a `redis://[user:password@]host:port` / `rediss://…` URL (credentials, TLS). */
+function seedNode(entry: string): RedisClusterNode | undefined {
+  if (/^rediss?:\/\//.test(entry)) {
+    const url = URL.canParse(entry) ? new URL(entry) : undefined;
+    if (!url || url.port === '' || (url.pathname !== '' && url.pathname !== '/')) return undefined;
+    return {
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      port: Number(url.port),
+      ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+      ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+      ...(url.protocol === 'rediss:' ? { tls: true } : {}),
+    };
+  }
+  const match = HOST_PORT.exec(entry);
+  const port = Number(match?.[2]);
+  return match && port >= 1 && port <= 65535 ? { host: (match[1] as string).replace(/^\[|\]$/g, ''), port } : undefined;
+}
+
+/** REDIS_CLUSTER_NODES: comma-separated seed nodes, `host:port` (`[v6]:port`) or redis[s]:// URLs. */
 function clusterNodes(alsoUrl: boolean) {
   return z.string().transform((value, context): RedisClusterNode[] => {
     if (alsoUrl) {
       context.addIssue({ code: z.ZodIssueCode.custom, message: 'set REDIS_URL or REDIS_CLUSTER_NODES, not both' });
       return z.NEVER;
     }
-    const nodes = value.split(',').map((entry) => HOST_PORT.exec(entry.trim()));
-    if (nodes.some((match) => match === null || Number(match[2]) < 1 || Number(match[2]) > 65535)) {
-      context.addIssue({ code: z.ZodIssueCode.custom, message: 'must be comma-separated host:port seed nodes' });
+    const nodes = value.split(',').map((entry) => seedNode(entry.trim()));
+    if (nodes.some((node) => node === undefined)) {
+      // Never the value itself: a URL entry may hold a password.
+      context.addIssue({ code: z.ZodIssueCode.custom, message: 'must be comma-separated host:port seed nodes (or redis:// URLs)' });
       return z.NEVER;
     }
-    return nodes.map((match) => ({ host: (match?.[1] ?? '').replace(/^\[|\]$/g, ''), port: Number(match?.[2]) }));
+    return nodes as RedisClusterNode[];
   });
 }
 

@@ -94,8 +94,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...complete, REDIS_CLUSTER_NODES: '127.0.0.1:7000' })).toThrow(
       'invalid configuration: REDIS_CLUSTER_NODES: set REDIS_URL or REDIS_CLUSTER_NODES, not both',
     );
+    expect(
+      loadConfig({ ...withoutUrl, REDIS_CLUSTER_NODES: 'rediss://default:s%3Acret@redis-0:6380,redis-1:6380' }).redisClusterNodes,
+    ).toEqual([
+      { host: 'redis-0', port: 6380, username: 'default', password: 's:cret', tls: true },
+      { host: 'redis-1', port: 6380 },
+    ]);
     expect(() => loadConfig({ ...withoutUrl, REDIS_CLUSTER_NODES: '127.0.0.1,redis:0' })).toThrow(
-      'invalid configuration: REDIS_CLUSTER_NODES: must be comma-separated host:port seed nodes',
+      'invalid configuration: REDIS_CLUSTER_NODES: must be comma-separated host:port seed nodes (or redis:// URLs)',
+    );
+    expect(() => loadConfig({ ...withoutUrl, REDIS_CLUSTER_NODES: 'redis://:hunter2@redis-0' })).toThrow(
+      'invalid configuration: REDIS_CLUSTER_NODES: must be comma-separated host:port seed nodes (or redis:// URLs)',
     );
     expect(() => loadConfig(withoutUrl)).toThrow('invalid configuration: REDIS_URL: Required');
   });
