@@ -18,7 +18,9 @@ export function contractFlows(get: () => { platform: ClusterPlatform; calls: Ret
     const token = await tokenOf(calls, account.apiKey);
     expect(await seenBy(calls, token)).toEqual({ user: 200, categorization: 200, introspection: true });
     expect((await calls.debit(token, 1, 3)).status).toBe(200);
-    expect((await calls.balance(token)).body.data).toContainEqual(expect.objectContaining({ product_id: 1, credits: 97 }));
+    expect(((await calls.balance(token)).body as { data: unknown[] }).data).toContainEqual(
+      expect.objectContaining({ product_id: 1, credits: 97 }),
+    );
     expect((await calls.usageHistory(token)).body).toEqual({ data: [expect.objectContaining({ product_id: 1, credits_used: 3 })] });
 
     const layout = accessLayout(platform.prefix);
@@ -30,7 +32,7 @@ export function contractFlows(get: () => { platform: ClusterPlatform; calls: Ret
     expect((await calls.mint(account.apiKey)).status).toBe(401);
     // The replaced key's tokens no longer take memory (CONTRACT §3).
     expect(await platform.redis.exists(tokenKey, layout.keyTokens(hashSecret(account.apiKey)))).toBe(0);
-    expect(await seenBy(calls, await tokenOf(calls, rotated.body.apiKey as string))).toEqual({
+    expect(await seenBy(calls, await tokenOf(calls, (rotated.body as { apiKey: string }).apiKey))).toEqual({
       user: 200,
       categorization: 200,
       introspection: true,
@@ -42,9 +44,9 @@ export function contractFlows(get: () => { platform: ClusterPlatform; calls: Ret
     for (let index = 0; index < TOKEN_RATE - 1; index += 1) await tokenOf(calls, account.apiKey);
     const rotated = await calls.rotate(account.apiKey);
     expect(rotated.status).toBe(200);
-    const again = await calls.rotate(rotated.body.apiKey as string);
+    const again = await calls.rotate((rotated.body as { apiKey: string }).apiKey);
     expect(again.status).toBe(200);
-    const newKey = again.body.apiKey as string;
+    const newKey = (again.body as { apiKey: string }).apiKey;
     expect((await calls.mint(newKey)).status).toBe(200);
     const limited = await calls.mint(newKey);
     expect(limited.status).toBe(429);

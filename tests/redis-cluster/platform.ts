@@ -138,7 +138,7 @@ export async function seenBy(
   return {
     user: balance.status,
     categorization: categories.status,
-    introspection: introspection.status === 200 ? introspection.body.active : introspection.status,
+    introspection: introspection.status === 200 ? (introspection.body as { active: unknown }).active : introspection.status,
   };
 }
 
@@ -148,11 +148,11 @@ export async function newAccount(
 ): Promise<{ id: number; apiKey: string }> {
   const created = await calls.createAccount(credits);
   expect(created.status).toBe(201);
-  return { id: created.body.id as number, apiKey: created.body.apiKey as string };
+  return created.body as { id: number; apiKey: string };
 }
 
 export async function tokenOf(calls: ReturnType<typeof client>, apiKey: string): Promise<string> {
   const minted = await calls.mint(apiKey);
   expect(minted.status).toBe(200);
-  return minted.body.accessToken as string;
+  return (minted.body as { accessToken: string }).accessToken;
 }
