@@ -100,4 +100,25 @@ describe('watchAccessStore', () => {
     expect(watch.ready).toBe(false);
     watch.stop();
   });
+
+  test('when a check finds another server while the store is open (a cluster failover seen by a periodic check), then the store closes until it has reconciled', async () => {
+    const { store, restart } = restartableStore();
+    const connection = new EventEmitter();
+    let finish: () => void = () => undefined;
+    const reconcile = jest.fn(() =>
+      reconcile.mock.calls.length === 1 ? Promise.resolve() : new Promise<void>((resolve) => (finish = resolve)),
+    );
+    const watch = watchAccessStore(store, { reconcile, connection, logger: silentLogger() });
+    await watch.start();
+    expect(watch.ready).toBe(true);
+
+    restart();
+    connection.emit('ready'); // no 'close' came first
+    await waitFor(() => reconcile.mock.calls.length === 2);
+    expect(watch.ready).toBe(false);
+    await expect(watch.store.lookupToken('tk_x')).rejects.toBeInstanceOf(AccessStoreNotReconciled);
+    finish();
+    await waitFor(() => watch.ready);
+    watch.stop();
+  });
 });
