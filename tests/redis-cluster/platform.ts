@@ -6,6 +6,7 @@ import { createInProcessEventBus } from '@platform/events';
 import {
   createPrivateDatabase,
   deleteKeys,
+  eventually,
   silentLogger,
   startRedisCluster,
   testServers,
@@ -38,6 +39,9 @@ export interface ClusterPlatform {
   stop(): Promise<void>;
 }
 
+import { createLogger } from '@platform/runtime';
+const L = (n = 'x') =>
+  process.env.CLUSTER_TEST_LOGS ? createLogger({ service: n, level: 'warn', stream: process.stderr }) : silentLogger();
 export async function startClusterPlatform(label: string, on: 'cluster' | 'single redis' = 'cluster'): Promise<ClusterPlatform> {
   const cluster = on === 'cluster' ? await startRedisCluster({ dir: `/tmp/redis-cluster-${label}-${process.pid}` }) : undefined;
   const database = await createPrivateDatabase(label);
@@ -77,6 +81,9 @@ export async function startClusterPlatform(label: string, on: 'cluster' | 'singl
     // Its own key prefix: its failure counters are its own, not shared with the other auth service's.
     const strictEnv = { ...env, AUTH_FAILURES_PER_IP: String(STRICT_FAILURES), REDIS_KEY_PREFIX: `${prefix}strict:` };
     const strictAuth = await start(runAuthService({ config: loadAuthConfig(strictEnv), logger: silentLogger() }));
+    // Each service answers once its access store is checked (and, for the first, reconciled).
+    for (const url of [user, categorization, auth, strictAuth])
+      await eventually(async () => ((await request(url).get('/health/ready')).status === 200 ? true : undefined), 30_000, `${url} ready`);
     return {
       cluster,
       redis,

@@ -76,9 +76,9 @@ export function redisIdentity(redis: RedisClient): Promise<string> {
 /**
  * What the access store's loss detection listens to (`close`: the data may be gone from now on;
  * `ready`: check the server(s) again). One server: its connection's own events. A cluster: the
- * client's, and every node connection lost or added (a master SIGKILLed ends its connection at
- * once, long before the cluster promotes its replica), plus a check every `pollMs` for what no
- * connection event shows (a partitioned master, a failover seen only by the other nodes).
+ * client's, and every node connection lost or added and every slot refresh (a master SIGKILLed
+ * ends its connection at once, long before the cluster promotes its replica), plus a check every
+ * `pollMs` for what no event shows (a partitioned master, a failover seen only by the other nodes).
  */
 export function redisLossSignals(redis: RedisClient, pollMs = 5000): EventEmitter & { stop(): void } {
   const signals = Object.assign(new EventEmitter(), { stop: () => undefined as void });
@@ -97,9 +97,12 @@ export function redisLossSignals(redis: RedisClient, pollMs = 5000): EventEmitte
     };
     return signals;
   }
+  // A node lost, a node added, the slots read again: the topology changed (or may have), and a
+  // command may now reach a promoted replica. Closed until checked (a refresh without a change
+  // costs one check: the store reopens at once).
   redis.on('-node', lost);
-  redis.on('+node', ready);
-  redis.on('refresh', ready);
+  redis.on('+node', lost);
+  redis.on('refresh', lost);
   const timer = setInterval(ready, pollMs);
   timer.unref();
   signals.stop = () => {
@@ -108,8 +111,8 @@ export function redisLossSignals(redis: RedisClient, pollMs = 5000): EventEmitte
       ['close', close],
       ['ready', ready],
       ['-node', lost],
-      ['+node', ready],
-      ['refresh', ready],
+      ['+node', lost],
+      ['refresh', lost],
     ] as const)
       redis.off(event, listener);
   };
