@@ -39,9 +39,6 @@ export interface ClusterPlatform {
   stop(): Promise<void>;
 }
 
-import { createLogger } from '@platform/runtime';
-const L = (n = 'x') =>
-  process.env.CLUSTER_TEST_LOGS ? createLogger({ service: n, level: 'warn', stream: process.stderr }) : silentLogger();
 export async function startClusterPlatform(label: string, on: 'cluster' | 'single redis' = 'cluster'): Promise<ClusterPlatform> {
   const cluster = on === 'cluster' ? await startRedisCluster({ dir: `/tmp/redis-cluster-${label}-${process.pid}` }) : undefined;
   const database = await createPrivateDatabase(label);

@@ -12,6 +12,7 @@ describe('connectRedis with REDIS_CLUSTER_NODES', () => {
       expect(options.scaleReads).toBe('master');
       expect((options.retryDelayOnFailover ?? 0) * (options.maxRedirections ?? 0)).toBeGreaterThan(CLUSTER_NODE_TIMEOUT_MS);
       expect(options.enableOfflineQueue).toBe(false);
+      expect(options.enableAutoPipelining).toBe(false);
       expect(options.redisOptions).toMatchObject({ password: 'pw', commandTimeout: 2000 });
     } finally {
       await closeRedis(client);

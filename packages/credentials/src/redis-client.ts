@@ -30,12 +30,8 @@ const RETRY_DELAY_ON_FAILOVER_MS = 400;
 const MAX_REDIRECTIONS = 16;
 
 // Commands fail fast while Redis is away (the caller answers 503) instead of queueing behind a
-// reconnect; commands issued in the same tick go out in one write; no CLIENT SETINFO round trips
-// on every (re)connect.
-const COMMON = {
-  enableOfflineQueue: false,
-  enableAutoPipelining: true,
-} as const;
+// reconnect; no CLIENT SETINFO round trips on every (re)connect.
+const COMMON = { enableOfflineQueue: false } as const;
 const NODE = {
   maxRetriesPerRequest: 1,
   connectTimeout: 2000,
@@ -45,7 +41,14 @@ const NODE = {
 
 function newClient(target: RedisTarget): RedisClient {
   if ('url' in target) {
-    return new Redis(target.url, { ...COMMON, ...NODE, lazyConnect: true, retryStrategy: (attempt) => Math.min(attempt * 200, 2000) });
+    // Commands issued in the same tick go out in one write.
+    return new Redis(target.url, {
+      ...COMMON,
+      ...NODE,
+      enableAutoPipelining: true,
+      lazyConnect: true,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    });
   }
   // Every node of a cluster takes the same credentials: the first seed that names some gives them.
   const secured = target.clusterNodes.find((node) => node.password !== undefined || node.tls === true);
@@ -59,6 +62,9 @@ function newClient(target: RedisTarget): RedisClient {
     {
       ...COMMON,
       lazyConnect: true,
+      // No auto-pipelining: a pipeline whose commands meet a slot that moved (a failover) gets the
+      // raw MOVED errors back instead of being redirected, and the client's slot map stays stale.
+      enableAutoPipelining: false,
       // Replicas may lag behind their master: every read goes to the master (CONTRACT §3).
       scaleReads: 'master',
       retryDelayOnFailover: RETRY_DELAY_ON_FAILOVER_MS,

@@ -35,6 +35,8 @@ const MESSAGES = [
   /^Too many Cluster redirections/,
   /^None of startup nodes is available/,
   /^CLUSTERDOWN/,
+  /^MOVED /,
+  /^ASK /,
   /^TRYAGAIN/,
   /^LOADING/,
 ];

@@ -26,6 +26,8 @@ export interface LocalRedisCluster {
   masterOf(key: string): Promise<RedisClusterNodeProcess>;
   /** SIGKILL: the node goes away with everything it held, at once. Resolves once it has exited. */
   kill(node: RedisClusterNodeProcess): Promise<void>;
+  /** Starts a killed node again on its port and folder: it rejoins (nodes.conf) without its data. Resolves once it answers. */
+  restart(node: RedisClusterNodeProcess): Promise<void>;
   /** Resolves once every slot is served by a live master and every live node reports cluster_state:ok. */
   settled(timeoutMs?: number): Promise<void>;
   /** Kills every node and removes the data folder. */
@@ -227,6 +229,11 @@ export async function startRedisCluster(options: StartRedisClusterOptions): Prom
       if (!child) throw new Error(`no node on port ${node.port}`);
       child.kill('SIGKILL');
       await exited(child);
+    },
+    async restart(node) {
+      if (node.alive) throw new Error(`node on port ${node.port} is running`);
+      children.set(node.port, startNode(options.dir, node.port, nodeTimeoutMs));
+      await until(async () => (await ask(node.port, 'PING')) === 'PONG', 10_000, `node ${node.address} to start again`);
     },
     settled,
     stop,
