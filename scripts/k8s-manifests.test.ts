@@ -142,3 +142,64 @@ describe('Kubernetes manifests', () => {
     for (const file of files()) expect(readFileSync(path.join(K8S, file), 'utf8')).not.toContain('../');
   });
 });
+
+interface EnvEntry {
+  name: string;
+  value?: string;
+  valueFrom?: { secretKeyRef: { name: string; key: string } };
+}
+
+describe('Kubernetes overlay ha (a Redis Cluster, REDIS_CLUSTER_NODES)', () => {
+  const HA = path.join(K8S, 'overlays/ha');
+  const render = () => spawnSync('kubectl', ['kustomize', '--load-restrictor=LoadRestrictionsNone', HA], { encoding: 'utf8' });
+  const rendered = (): Manifest[] => parseAllDocuments(render().stdout).map((doc) => doc.toJS() as Manifest);
+  /** A container's env as Kubernetes expands it: secretKeyRef values from `secrets`, then $(NAME) references. */
+  const expand = (entries: EnvEntry[], secrets: Record<string, string>): Record<string, string> => {
+    const env: Record<string, string> = {};
+    for (const entry of entries) {
+      const ref = entry.valueFrom?.secretKeyRef;
+      env[entry.name] = ref
+        ? (secrets[`${ref.name}/${ref.key}`] ?? '')
+        : (entry.value ?? '').replace(/\$\(([A-Z_]+)\)/g, (_, name: string) => env[name] ?? '');
+    }
+    return env;
+  };
+
+  it('when kustomize renders the overlay, then it succeeds with every base file and nothing else', () => {
+    const result = render();
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    const base = parse(readFileSync(path.join(K8S, 'kustomization.yaml'), 'utf8')) as { resources: string[] };
+    const overlay = parse(readFileSync(path.join(HA, 'kustomization.yaml'), 'utf8')) as { resources: string[] };
+    expect(overlay.resources).toEqual(base.resources.map((file) => `../../${file}`));
+    const names = (all: Manifest[]): string[] => all.map((m) => `${m.kind}/${m.metadata.name}`).sort();
+    expect(names(rendered())).toEqual(names(manifests()));
+  });
+
+  it('when the Redis services start from it, then they use the Bitnami redis-cluster nodes with the chart’s password, and the notifier is unchanged', () => {
+    const { REDIS_URL: _single, ...secrets } = SECRET_ENV;
+    const data = find('ConfigMap', 'platform-config')?.data ?? {};
+    const containers = new Map(
+      rendered()
+        .filter((m) => m.kind === 'Deployment')
+        .map((m) => [m.metadata.name, m.spec?.template?.spec.containers[0] as Container & { env?: EnvEntry[] }]),
+    );
+    for (const name of ['auth', 'user', 'categorization'] as const) {
+      const env = expand(containers.get(name)?.env ?? [], { 'redis-cluster/redis-password': 'chart-password' });
+      const config = SERVICES[name].config({ ...data, ...secrets, ...env }) as { redisUrl?: string; redisClusterNodes?: unknown[] };
+      expect(config.redisUrl).toBeUndefined();
+      expect(config.redisClusterNodes).toEqual(
+        [0, 1, 2, 3, 4, 5].map((index) => ({
+          host: `redis-cluster-${index}.redis-cluster-headless.redis.svc.cluster.local`,
+          port: 6379,
+          ...(index === 0 ? { username: 'default', password: 'chart-password' } : {}),
+        })),
+      );
+      // A Secret that still names REDIS_URL is refused at start, not silently overridden.
+      expect(() => SERVICES[name].config({ ...data, ...SECRET_ENV, ...env })).toThrow(
+        /REDIS_CLUSTER_NODES: set REDIS_URL or REDIS_CLUSTER_NODES, not both/,
+      );
+    }
+    expect(containers.get('notifier')?.env).toBeUndefined();
+  });
+});

@@ -6,7 +6,9 @@ import { shardTagOf } from './token-format';
  * key's SHA-256, so every command and script stays in one Redis Cluster hash slot:
  * - `<prefix>{<tag>}:key:<keyHash>`        hash: `a` account id, `g` generation, `p<poolId>` = 1 per pool with credits
  * - `<prefix>{<tag>}:tok:<tokenHash>`      string `accountId:issuedAt:expiresAt:generation:keyHash`, EX = lifetime
- * - `<prefix>{<tag>}:rl:issue:<keyHash>`   the key's issuance window (fixed, TOKEN_RATE_PER_ACCOUNT)
+ * - `<prefix>{<tag>}:toks:<keyHash>`       sorted set: the hashes of the key's tokens, scored by expiry (a rotation frees them)
+ * - `<prefix>{<tag>}:rl:issue:<keyHash>`   the account's issuance window while this key is its key (fixed,
+ *                                          TOKEN_RATE_PER_ACCOUNT; a rotation carries it to the new key)
  * - `<prefix>access:reconciled`            run_id of the Redis server last reconciled with Postgres
  */
 export interface AccessLayout {
@@ -15,6 +17,8 @@ export interface AccessLayout {
   /** The prefix of the key records that share a shard tag (a token's script finds its key's record by it). */
   keyRecordPrefix(tag: string): string;
   token(tag: string, tokenHash: string): string;
+  /** The key's tokens (a sorted set of token hashes in the key's slot). */
+  keyTokens(keyHash: string, tag?: string): string;
   issuanceWindow(keyHash: string, tag?: string): string;
   reconciledMarker: string;
 }
@@ -31,6 +35,7 @@ export function accessLayout(prefix: string): AccessLayout {
     keyRecord: (keyHash, tag = shardTagOf(keyHash)) => `${slot(tag)}key:${keyHash}`,
     keyRecordPrefix: (tag) => `${slot(tag)}key:`,
     token: (tag, tokenHash) => `${slot(tag)}tok:${tokenHash}`,
+    keyTokens: (keyHash, tag = shardTagOf(keyHash)) => `${slot(tag)}toks:${keyHash}`,
     issuanceWindow: (keyHash, tag = shardTagOf(keyHash)) => `${slot(tag)}rl:issue:${keyHash}`,
     reconciledMarker: `${prefix}access:reconciled`,
   };

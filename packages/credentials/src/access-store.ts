@@ -61,8 +61,17 @@ export type IssueOutcome =
 export interface AccessWriter {
   /** Replaces the records (a generation is never lowered: a lower one would let revoked tokens through). */
   putKeys(records: readonly KeyAccessRecord[]): Promise<void>;
-  /** Removes the records: the keys are no longer active, and every token minted from them is refused. */
+  /**
+   * Removes the records: the keys are no longer active, and every token minted from them is
+   * refused. Their tokens are removed too (their memory returns at once, CONTRACT §3).
+   */
   deleteKeys(keyHashes: readonly string[]): Promise<void>;
+  /**
+   * A rotation (CONTRACT §3): the new key starts with the replaced key's issuance window, count and
+   * end, so TOKEN_RATE_PER_ACCOUNT counts per account across rotations. Call after the replaced
+   * key's record is gone (its count is final) and before the new key's record exists.
+   */
+  carryIssuanceWindow(fromKeyHash: string, toKeyHash: string): Promise<void>;
   /** Marks a pool as holding credits or not in the records of these keys (records that do not exist stay absent). */
   setPoolCredit(keyHashes: readonly string[], poolId: number, credited: boolean): Promise<void>;
 }

@@ -100,4 +100,41 @@ describe('watchAccessStore', () => {
     expect(watch.ready).toBe(false);
     watch.stop();
   });
+
+  test('when a check finds another server while the store is open (a cluster failover seen by a periodic check), then the store closes until it has reconciled', async () => {
+    const { store, restart } = restartableStore();
+    const connection = new EventEmitter();
+    let finish: () => void = () => undefined;
+    const reconcile: jest.Mock<Promise<void>, []> = jest.fn(() =>
+      reconcile.mock.calls.length === 1 ? Promise.resolve() : new Promise<void>((resolve) => (finish = resolve)),
+    );
+    const watch = watchAccessStore(store, { reconcile, connection, logger: silentLogger() });
+    await watch.start();
+    expect(watch.ready).toBe(true);
+
+    restart();
+    connection.emit('ready'); // no 'close' came first
+    await waitFor(() => reconcile.mock.calls.length === 2);
+    expect(watch.ready).toBe(false);
+    await expect(watch.store.lookupToken('tk_x')).rejects.toBeInstanceOf(AccessStoreNotReconciled);
+    finish();
+    await waitFor(() => watch.ready);
+    watch.stop();
+  });
+
+  test('when the connection drops while a call is in flight, then its answer is refused too (it may come from a server that lost data)', async () => {
+    const { store } = restartableStore();
+    let answer: () => void = () => undefined;
+    const slow: AccessStore = { ...store, findKey: () => new Promise((resolve) => (answer = () => resolve(undefined))) };
+    const connection = new EventEmitter();
+    const watch = watchAccessStore(slow, { reconcile: () => Promise.resolve(), connection, logger: silentLogger() });
+    await watch.start();
+    const inFlight = watch.store.findKey('x');
+    connection.emit('close');
+    connection.emit('ready');
+    await waitFor(() => watch.ready);
+    answer();
+    await expect(inFlight).rejects.toBeInstanceOf(AccessStoreNotReconciled);
+    watch.stop();
+  });
 });

@@ -32,16 +32,30 @@ export interface WatchedAccessStore {
   stop(): void;
 }
 
-function guarded(inner: AccessStore, isReady: () => boolean): AccessStore {
+/** Whether the store may answer now, and how many times it has closed (a call must not span a closing). */
+interface Gate {
+  open(): boolean;
+  closings(): number;
+}
+
+function guarded(inner: AccessStore, gate: Gate): AccessStore {
   const refused = (): Promise<never> => Promise.reject(new AccessStoreNotReconciled());
+  // An answer that spans a closing may come from a server that lost data (on a cluster, a command
+  // retried on a promoted replica): it is refused like every call after it.
+  const through = <T>(call: () => Promise<T>): Promise<T> => {
+    if (!gate.open()) return refused();
+    const at = gate.closings();
+    return call().then((result) => (gate.closings() === at ? result : refused()));
+  };
   return {
-    issue: (request) => (isReady() ? inner.issue(request) : refused()),
-    findKey: (keyHash) => (isReady() ? inner.findKey(keyHash) : refused()),
-    lookupToken: (token, tokenHash) => (isReady() ? inner.lookupToken(token, tokenHash) : refused()),
-    revokeToken: (token) => (isReady() ? inner.revokeToken(token) : refused()),
-    putKeys: (records) => (isReady() ? inner.putKeys(records) : refused()),
-    deleteKeys: (keyHashes) => (isReady() ? inner.deleteKeys(keyHashes) : refused()),
-    setPoolCredit: (keyHashes, poolId, credited) => (isReady() ? inner.setPoolCredit(keyHashes, poolId, credited) : refused()),
+    issue: (request) => through(() => inner.issue(request)),
+    findKey: (keyHash) => through(() => inner.findKey(keyHash)),
+    lookupToken: (token, tokenHash) => through(() => inner.lookupToken(token, tokenHash)),
+    revokeToken: (token) => through(() => inner.revokeToken(token)),
+    putKeys: (records) => through(() => inner.putKeys(records)),
+    deleteKeys: (keyHashes) => through(() => inner.deleteKeys(keyHashes)),
+    carryIssuanceWindow: (from, to) => through(() => inner.carryIssuanceWindow(from, to)),
+    setPoolCredit: (keyHashes, poolId, credited) => through(() => inner.setPoolCredit(keyHashes, poolId, credited)),
     identity: () => inner.identity(),
     markReconciled: (serverId) => inner.markReconciled(serverId),
     ping: () => inner.ping(),
@@ -60,6 +74,11 @@ function guarded(inner: AccessStore, isReady: () => boolean): AccessStore {
 export function watchAccessStore(inner: AccessStore, options: AccessWatchOptions): WatchedAccessStore {
   const retryMs = options.retryMs ?? 1000;
   let ready = false;
+  let closings = 0;
+  const close = (): void => {
+    if (ready) closings += 1;
+    ready = false;
+  };
   let verified: string | undefined;
   // Bumped whenever the connection drops: a check that began before may not open the store.
   let epoch = 0;
@@ -70,6 +89,9 @@ export function watchAccessStore(inner: AccessStore, options: AccessWatchOptions
   const attempt = async (): Promise<void> => {
     const startedIn = epoch;
     const { serverId, reconciledFor } = await inner.identity();
+    // A server other than the one checked last (a cluster's failover, seen by a periodic check
+    // before any connection event): closed until the check below has passed.
+    if (serverId !== verified) close();
     if (serverId !== verified && reconciledFor !== serverId) {
       if (verified === undefined)
         options.logger.info('access store not reconciled for this server yet: reconciling from Postgres', { serverId });
@@ -100,7 +122,7 @@ export function watchAccessStore(inner: AccessStore, options: AccessWatchOptions
 
   const onClose = (): void => {
     epoch += 1;
-    ready = false;
+    close();
   };
   const onReady = (): void => {
     void check();
@@ -109,7 +131,7 @@ export function watchAccessStore(inner: AccessStore, options: AccessWatchOptions
   options.connection?.on('ready', onReady);
 
   return {
-    store: guarded(inner, () => ready),
+    store: guarded(inner, { open: () => ready, closings: () => closings }),
     start: check,
     get ready() {
       return ready;

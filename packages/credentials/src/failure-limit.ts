@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
 /**
@@ -34,7 +34,7 @@ function fromLimiter(limiter: RateLimiterAbstract): FailureLimit {
 }
 
 /** Shared by every replica through Redis; a Redis failure rejects (the caller decides). */
-export function redisFailureLimit(redis: Redis, options: FailureLimitOptions): FailureLimit {
+export function redisFailureLimit(redis: RedisClient, options: FailureLimitOptions): FailureLimit {
   return fromLimiter(
     new RateLimiterRedis({
       storeClient: redis,

@@ -6,6 +6,7 @@ export * from './failure-limit';
 export * from './memory-access-store';
 export * from './redis-access-store';
 export * from './redis-client';
+export * from './redis-identity';
 export * from './redis-lua';
 export * from './secrets';
 export * from './service-jwt';

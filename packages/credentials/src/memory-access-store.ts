@@ -16,12 +16,19 @@ interface KeyEntry {
 export function createMemoryAccessStore(now: () => number = Date.now): AccessStore {
   const keys = new Map<string, KeyEntry>();
   const tokens = new Map<string, { record: TokenRecord; expiresAtMs: number }>();
+  // The hashes of each key's tokens, so that a key's removal frees them (as the Redis store does).
+  const tokensOfKey = new Map<string, Set<string>>();
   const windows = new Map<string, { count: number; endsAtMs: number }>();
   const serverId = `memory-${randomUUID()}`;
   let reconciledFor: string | undefined;
   const sweep = setInterval(() => {
     const at = now();
-    for (const [hash, entry] of tokens) if (entry.expiresAtMs <= at) tokens.delete(hash);
+    for (const [hash, entry] of tokens) {
+      if (entry.expiresAtMs > at) continue;
+      tokens.delete(hash);
+      tokensOfKey.get(entry.record.keyHash)?.delete(hash);
+    }
+    for (const [keyHash, hashes] of tokensOfKey) if (hashes.size === 0) tokensOfKey.delete(keyHash);
     for (const [key, window] of windows) if (window.endsAtMs <= at) windows.delete(key);
   }, 60_000);
   sweep.unref();
@@ -59,7 +66,10 @@ export function createMemoryAccessStore(now: () => number = Date.now): AccessSto
         expiresAt: request.issuedAt + request.ttlSeconds,
         keyHash: request.keyHash,
       };
-      tokens.set(hashSecret(request.token), { record, expiresAtMs: now() + request.ttlSeconds * 1000 });
+      const tokenHash = hashSecret(request.token);
+      tokens.set(tokenHash, { record, expiresAtMs: now() + request.ttlSeconds * 1000 });
+      const ofKey = tokensOfKey.get(request.keyHash) ?? new Set<string>();
+      tokensOfKey.set(request.keyHash, ofKey.add(tokenHash));
       return Promise.resolve({ outcome: 'issued', accountId: key.accountId, generation: key.generation });
     },
     findKey(keyHash) {
@@ -83,7 +93,17 @@ export function createMemoryAccessStore(now: () => number = Date.now): AccessSto
       return Promise.resolve();
     },
     deleteKeys(keyHashes) {
-      for (const keyHash of keyHashes) keys.delete(keyHash);
+      for (const keyHash of keyHashes) {
+        keys.delete(keyHash);
+        for (const tokenHash of tokensOfKey.get(keyHash) ?? []) tokens.delete(tokenHash);
+        tokensOfKey.delete(keyHash);
+      }
+      return Promise.resolve();
+    },
+    carryIssuanceWindow(fromKeyHash, toKeyHash) {
+      const from = windows.get(fromKeyHash);
+      const to = windows.get(toKeyHash);
+      if (from && from.endsAtMs > now() && (!to || to.endsAtMs <= now() || to.count < from.count)) windows.set(toKeyHash, { ...from });
       return Promise.resolve();
     },
     setPoolCredit(keyHashes, poolId, credited) {

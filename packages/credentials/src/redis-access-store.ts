@@ -1,14 +1,16 @@
-import type { Redis } from 'ioredis';
 import { accessLayout } from './access-layout';
 import { decodeTokenRecord, type AccessStore, type IssueOutcome, type KeyAccessRecord, type TokenRecord } from './access-store';
-import { closeRedis } from './redis-client';
+import { closeRedis, type RedisClient } from './redis-client';
+import { redisIdentity } from './redis-identity';
 import { COUNT_WINDOW_LUA, redisLuaScript } from './redis-lua';
 import { hashSecret } from './secrets';
 import { shardTagOf, tokenShardTag } from './token-format';
 
-// Issuance. KEYS: 1 key record, 2 token, 3 the key's issuance window (one hash tag).
-// ARGV: 1 client account id or '', 2 `issuedAt:expiresAt`, 3 ttl, 4 points, 5 window (s). The key
-// hash the token record names is the tail of KEYS[1].
+// Issuance. KEYS: 1 key record, 2 token, 3 the key's issuance window, 4 the key's token set (one
+// hash tag). ARGV: 1 client account id or '', 2 `issuedAt:expiresAt`, 3 ttl, 4 points, 5 window (s),
+// 6 the token's hash, 7 issuedAt, 8 expiresAt. The key hash the token record names is the tail of
+// KEYS[1]. The token set drops the hashes of expired tokens as it grows, and lives as long as its
+// longest-lived token: it holds at most the key's live tokens.
 // Returns {0, account, generation} issued; {1} unknown key or other account; {2} no pool with
 // credits; {3, ms} over the issuance limit (counted; a refused issuance writes no token).
 const ISSUE = `${COUNT_WINDOW_LUA}
@@ -20,10 +22,16 @@ if redis.call('HLEN', KEYS[1]) <= 2 then return {2} end
 local consumed, ttl = count_window(KEYS[3], 1, ARGV[5])
 if consumed > tonumber(ARGV[4]) then return {3, ttl} end
 redis.call('SET', KEYS[2], account .. ':' .. ARGV[2] .. ':' .. generation .. ':' .. string.sub(KEYS[1], -64), 'EX', ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', ARGV[7])
+redis.call('ZADD', KEYS[4], ARGV[8], ARGV[6])
+if redis.call('PTTL', KEYS[4]) < 1000 * tonumber(ARGV[3]) then redis.call('EXPIRE', KEYS[4], ARGV[3]) end
 return {0, account, generation}`;
 
 // Token check. KEYS[1] token; ARGV[1] the prefix of key records of the token's shard tag. The
-// token's record names its key; that key's record has the same hash tag, so the same slot.
+// token's record names its key, whose record the script reads: the one key a script touches that
+// is not in KEYS, because only the token's record knows it (a second round trip on every check
+// would be the alternative). It has the token's hash tag by construction, so the same slot: Redis
+// Cluster runs it (tested on a real cluster, tests/redis-cluster/).
 const LOOKUP = `
 local record = redis.call('GET', KEYS[1])
 if not record then return nil end
@@ -52,12 +60,34 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if ARGV[2] == '1' then redis.call('HSET', KEYS[1], 'p' .. ARGV[1], 1) else redis.call('HDEL', KEYS[1], 'p' .. ARGV[1]) end
 return 1`;
 
+// A key's removal. KEYS[1] key record, KEYS[2] its token set. Returns the hashes of its tokens,
+// which the caller then unlinks (with the set) by name, so every key a command touches is named.
+const DROP_KEY = `
+redis.call('DEL', KEYS[1])
+return redis.call('ZRANGE', KEYS[2], 0, -1)`;
+
+// KEYS[1] an issuance window. Returns {count, ms left}, or {} when there is none.
+const READ_WINDOW = `
+local count = redis.call('GET', KEYS[1])
+if not count then return {} end
+return {tonumber(count), redis.call('PTTL', KEYS[1])}`;
+
+// KEYS[1] an issuance window; ARGV count, ms left. Raises the count, never lowers it.
+const RAISE_WINDOW = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tonumber(ARGV[1]) > count then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
+return 1`;
+
+/** Keys named in one UNLINK when a key's tokens are freed. */
+const UNLINK_BATCH = 500;
+
 const issueScript = redisLuaScript(ISSUE);
+const dropKeyScript = redisLuaScript(DROP_KEY);
+const readWindowScript = redisLuaScript(READ_WINDOW);
+const raiseWindowScript = redisLuaScript(RAISE_WINDOW);
 const lookupScript = redisLuaScript(LOOKUP);
 const putScript = redisLuaScript(PUT);
 const setPoolScript = redisLuaScript(SET_POOL);
-
-const RUN_ID = /^run_id:([0-9a-f]+)\s*$/m;
 
 export interface RedisAccessStoreOptions {
   /** Prefix of every key, e.g. `aap:` (REDIS_KEY_PREFIX); no `{` or `}` in it. */
@@ -72,8 +102,8 @@ function issueOutcome(result: [number, string?, string?]): IssueOutcome {
   return { outcome: 'unknown_key' };
 }
 
-/** The access store on Redis: every call is one command or one Lua script on one hash slot. */
-export function createRedisAccessStore(redis: Redis, options: RedisAccessStoreOptions = {}): AccessStore {
+/** The access store on Redis or a Redis Cluster: every command and Lua script stays in one hash slot. */
+export function createRedisAccessStore(redis: RedisClient, options: RedisAccessStoreOptions = {}): AccessStore {
   const layout = accessLayout(options.keyPrefix ?? 'aap:');
 
   const put = (record: KeyAccessRecord): Promise<unknown> =>
@@ -83,19 +113,32 @@ export function createRedisAccessStore(redis: Redis, options: RedisAccessStoreOp
       [String(record.accountId), String(record.generation), ...record.creditedPools.map(String)],
     );
 
+  // The record first (the key is refused from then on), then its tokens' memory (CONTRACT §3).
+  const dropKey = async (keyHash: string): Promise<void> => {
+    const tag = shardTagOf(keyHash);
+    const tokens = layout.keyTokens(keyHash, tag);
+    const hashes = (await dropKeyScript(redis, [layout.keyRecord(keyHash, tag), tokens], [])) as string[];
+    const names = [...hashes.map((hash) => layout.token(tag, hash)), tokens];
+    for (let start = 0; start < names.length; start += UNLINK_BATCH) await redis.unlink(...names.slice(start, start + UNLINK_BATCH));
+  };
+
   return {
     async issue(request) {
       const { keyHash } = request;
       const tag = shardTagOf(keyHash);
+      const tokenHash = hashSecret(request.token);
       const result = (await issueScript(
         redis,
-        [layout.keyRecord(keyHash, tag), layout.token(tag, hashSecret(request.token)), layout.issuanceWindow(keyHash, tag)],
+        [layout.keyRecord(keyHash, tag), layout.token(tag, tokenHash), layout.issuanceWindow(keyHash, tag), layout.keyTokens(keyHash, tag)],
         [
           request.accountId === undefined ? '' : String(request.accountId),
           `${request.issuedAt}:${request.issuedAt + request.ttlSeconds}`,
           String(request.ttlSeconds),
           String(request.limit.points),
           String(request.limit.windowSeconds),
+          tokenHash,
+          String(request.issuedAt),
+          String(request.issuedAt + request.ttlSeconds),
         ],
       )) as [number, string?, string?];
       return issueOutcome(result);
@@ -120,7 +163,12 @@ export function createRedisAccessStore(redis: Redis, options: RedisAccessStoreOp
       await Promise.all(records.map(put));
     },
     async deleteKeys(keyHashes) {
-      await Promise.all(keyHashes.map((keyHash) => redis.del(layout.keyRecord(keyHash))));
+      await Promise.all(keyHashes.map(dropKey));
+    },
+    async carryIssuanceWindow(fromKeyHash, toKeyHash) {
+      const window = (await readWindowScript(redis, [layout.issuanceWindow(fromKeyHash)], [])) as [number, number] | [];
+      if (window.length === 0 || window[1] <= 0) return;
+      await raiseWindowScript(redis, [layout.issuanceWindow(toKeyHash)], [String(window[0]), String(window[1])]);
     },
     async setPoolCredit(keyHashes, poolId, credited) {
       await Promise.all(
@@ -128,10 +176,8 @@ export function createRedisAccessStore(redis: Redis, options: RedisAccessStoreOp
       );
     },
     async identity() {
-      const [info, reconciled] = await Promise.all([redis.info('server'), redis.get(layout.reconciledMarker)]);
-      const runId = RUN_ID.exec(info)?.[1];
-      if (runId === undefined) throw new Error('Redis INFO server did not name a run_id');
-      return { serverId: runId, reconciledFor: reconciled ?? undefined };
+      const [serverId, reconciled] = await Promise.all([redisIdentity(redis), redis.get(layout.reconciledMarker)]);
+      return { serverId, reconciledFor: reconciled ?? undefined };
     },
     async markReconciled(serverId) {
       await redis.set(layout.reconciledMarker, serverId);

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client';
 
 /** A Lua script run by EVALSHA (the source is sent again only after a NOSCRIPT, e.g. a Redis restart). */
-export function redisLuaScript(source: string): (redis: Redis, keys: string[], args: string[]) => Promise<unknown> {
+export function redisLuaScript(source: string): (redis: RedisClient, keys: string[], args: string[]) => Promise<unknown> {
   const sha = createHash('sha1').update(source).digest('hex');
   return async (redis, keys, args) => {
     try {

@@ -1,6 +1,9 @@
 import { Redis } from 'ioredis';
-import { deleteKeys, testServers, uniqueId } from '@platform/testing';
+import { deleteKeys, silentLogger, startRedisCluster, testServers, uniqueId, type LocalRedisCluster } from '@platform/testing';
 import {
+  accessLayout,
+  closeRedis,
+  connectRedis,
   createMemoryAccessStore,
   createRedisAccessStore,
   generateAccessToken,
@@ -8,6 +11,7 @@ import {
   hashSecret,
   type AccessStore,
   type IssueRequest,
+  type RedisClient,
 } from '../src';
 
 // The same rules on both stores: Redis (services) and memory (embedded quickstart).
@@ -34,6 +38,24 @@ function redisSubject(): Promise<Subject & { redis: Redis; prefix: string }> {
   });
 }
 
+// One real Redis Cluster (3 masters, 3 replicas) for the whole file: the same rules on it.
+let cluster: { nodes: LocalRedisCluster; client: RedisClient } | undefined;
+
+async function clusterSubject(): Promise<Subject & { redis: RedisClient; prefix: string }> {
+  if (!cluster) {
+    const nodes = await startRedisCluster({ dir: `/tmp/redis-cluster-access-store-${process.pid}` });
+    cluster = { nodes, client: await connectRedis({ clusterNodes: nodes.nodes }, silentLogger()) };
+  }
+  const { client } = cluster;
+  const prefix = `test:access:${uniqueId()}:`;
+  return { redis: client, prefix, store: createRedisAccessStore(client, { keyPrefix: prefix }), close: () => deleteKeys(client, prefix) };
+}
+
+afterAll(async () => {
+  if (cluster) await closeRedis(cluster.client);
+  await cluster?.nodes.stop();
+}, 30_000);
+
 function memorySubject(): Subject {
   const store = createMemoryAccessStore();
   return { store, close: () => store.close() };
@@ -50,6 +72,7 @@ function issueRequest(keyHash: string, overrides: Partial<IssueRequest> = {}): I
 
 describe.each([
   ['redis', redisSubject],
+  ['redis cluster', clusterSubject],
   ['memory', () => Promise.resolve(memorySubject())],
 ])('%s access store', (_name, open: () => Promise<Subject>) => {
   let subject: Subject;
@@ -57,7 +80,7 @@ describe.each([
   beforeEach(async () => {
     subject = await open();
     store = subject.store;
-  });
+  }, 60_000);
   afterEach(async () => {
     await subject.close();
   });
@@ -120,6 +143,32 @@ describe.each([
     expect(await store.issue(issueRequest(keyHash))).toEqual({ outcome: 'unknown_key' });
   });
 
+  test('when a key’s record is deleted, then its tokens are gone too: putting the record back does not bring them back', async () => {
+    const { keyHash } = aKey();
+    const record = { keyHash, accountId: 7, generation: 0, creditedPools: [1] };
+    await store.putKeys([record]);
+    const requests = [issueRequest(keyHash), issueRequest(keyHash), issueRequest(keyHash)];
+    for (const request of requests) await store.issue(request);
+    await store.deleteKeys([keyHash]);
+    await store.putKeys([record]);
+    for (const request of requests) expect(await store.lookupToken(request.token)).toBeUndefined();
+  });
+
+  test('when a rotation carries the window to the new key, then the account’s issuances count on across the rotation', async () => {
+    const [old, next, fresh] = [aKey(), aKey(), aKey()];
+    await store.putKeys([{ keyHash: old.keyHash, accountId: 7, generation: 0, creditedPools: [1] }]);
+    for (let index = 0; index < LIMIT.points; index += 1)
+      expect(await store.issue(issueRequest(old.keyHash))).toMatchObject({ outcome: 'issued' });
+    await store.deleteKeys([old.keyHash]);
+    await store.carryIssuanceWindow(old.keyHash, next.keyHash);
+    await store.carryIssuanceWindow(fresh.keyHash, old.keyHash); // no window to carry: nothing changes
+    await store.putKeys([{ keyHash: next.keyHash, accountId: 7, generation: 1, creditedPools: [1] }]);
+    const outcome = await store.issue(issueRequest(next.keyHash));
+    expect(outcome).toEqual({ outcome: 'limited', msBeforeNext: expect.any(Number) as unknown });
+    expect((outcome as { msBeforeNext: number }).msBeforeNext).toBeGreaterThan(50_000);
+    expect((outcome as { msBeforeNext: number }).msBeforeNext).toBeLessThanOrEqual(60_000);
+  });
+
   test('when a record is put again, then its generation never goes down, and a higher one refuses the tokens of the lower', async () => {
     const { keyHash } = aKey();
     await store.putKeys([{ keyHash, accountId: 7, generation: 4, creditedPools: [1] }]);
@@ -158,11 +207,37 @@ describe.each([
 
   test('when reconciled, then the store says for which server; its identity stays while it lives', async () => {
     const first = await store.identity();
-    expect(first.serverId).toMatch(/^[A-Za-z0-9-]+$/);
+    // A cluster's: the run_ids of its masters.
+    expect(first.serverId).toMatch(/^[A-Za-z0-9-]+(,[0-9a-f]+)*$/);
     expect(first.reconciledFor).toBeUndefined();
     await store.markReconciled(first.serverId);
     expect(await store.identity()).toEqual({ serverId: first.serverId, reconciledFor: first.serverId });
   });
+});
+
+describe.each([
+  ['redis', redisSubject],
+  ['redis cluster', clusterSubject],
+])('%s access store, bounded memory (CONTRACT §3)', (_name, open: () => Promise<Subject & { redis: RedisClient; prefix: string }>) => {
+  test('when a key issues, then its token set holds only its live tokens and lives as long as the longest', async () => {
+    const subject = await open();
+    try {
+      const { keyHash } = aKey();
+      const tokens = accessLayout(subject.prefix).keyTokens(keyHash);
+      await subject.store.putKeys([{ keyHash, accountId: 7, generation: 0, creditedPools: [1] }]);
+      // Two tokens whose lifetime ended an hour ago (their records expire by themselves), then a live one.
+      await subject.store.issue(issueRequest(keyHash, { issuedAt: NOW_SECONDS - 3600, ttlSeconds: 5 }));
+      await subject.store.issue(issueRequest(keyHash, { issuedAt: NOW_SECONDS - 3600, ttlSeconds: 5 }));
+      expect(await subject.redis.zcard(tokens)).toBe(2);
+      await subject.store.issue(issueRequest(keyHash));
+      expect(await subject.redis.zcard(tokens)).toBe(1);
+      expect(await subject.redis.ttl(tokens)).toBeGreaterThan(1790);
+      await subject.store.deleteKeys([keyHash]);
+      expect(await subject.redis.exists(tokens)).toBe(0);
+    } finally {
+      await subject.close();
+    }
+  }, 60_000);
 });
 
 describe('redis access store, Redis Cluster rule (CONTRACT §1)', () => {
@@ -181,7 +256,7 @@ describe('redis access store, Redis Cluster rule (CONTRACT §1)', () => {
         names.push(...found);
         cursor = next;
       } while (cursor !== '0');
-      expect(names).toHaveLength(3); // key record, token, issuance window
+      expect(names).toHaveLength(4); // key record, token, the key's token set, issuance window
       for (const name of names) expect(/\{([^}]*)\}/.exec(name)?.[1]).toBe(keyHash.slice(0, 4));
       expect(await subject.redis.ttl(names.find((name) => name.includes(':tok:')) as string)).toBeGreaterThan(1790);
     } finally {

@@ -1,4 +1,5 @@
-import type { z } from 'zod';
+import { z } from 'zod';
+import type { RedisClusterNode } from '@platform/credentials';
 import { env } from '@platform/runtime';
 
 /**
@@ -9,16 +10,56 @@ export function standaloneOnly(required: boolean) {
   return <T extends z.ZodTypeAny>(field: T) => (required ? field : field.optional());
 }
 
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):([0-9]{1,5})$/;
+
+/** One seed: `host:port`, or a `redis://[user:password@]host:port` / `rediss://…` URL (credentials, TLS). */
+function seedNode(entry: string): RedisClusterNode | undefined {
+  if (/^rediss?:\/\//.test(entry)) {
+    const url = URL.canParse(entry) ? new URL(entry) : undefined;
+    if (!url || url.port === '' || (url.pathname !== '' && url.pathname !== '/')) return undefined;
+    return {
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      port: Number(url.port),
+      ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+      ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+      ...(url.protocol === 'rediss:' ? { tls: true } : {}),
+    };
+  }
+  const match = HOST_PORT.exec(entry);
+  const port = Number(match?.[2]);
+  return match && port >= 1 && port <= 65535 ? { host: (match[1] as string).replace(/^\[|\]$/g, ''), port } : undefined;
+}
+
+/** REDIS_CLUSTER_NODES: comma-separated seed nodes, `host:port` (`[v6]:port`) or redis[s]:// URLs. */
+function clusterNodes(alsoUrl: boolean) {
+  return z.string().transform((value, context): RedisClusterNode[] => {
+    if (alsoUrl) {
+      context.addIssue({ code: z.ZodIssueCode.custom, message: 'set REDIS_URL or REDIS_CLUSTER_NODES, not both' });
+      return z.NEVER;
+    }
+    const nodes = value.split(',').map((entry) => seedNode(entry.trim()));
+    if (nodes.some((node) => node === undefined)) {
+      // Never the value itself: a URL entry may hold a password.
+      context.addIssue({ code: z.ZodIssueCode.custom, message: 'must be comma-separated host:port seed nodes (or redis:// URLs)' });
+      return z.NEVER;
+    }
+    return nodes as RedisClusterNode[];
+  });
+}
+
 /**
  * The infrastructure variables, each defined once. A service's schema takes the ones it uses
  * from here; `required` is false only for the embedded quickstart (`pnpm start`), where
- * openInfrastructure stands in embedded adapters for the unset ones.
+ * openInfrastructure stands in embedded adapters for the unset ones. `environment`: the one being
+ * parsed, for the variables that stand in for each other (REDIS_URL or REDIS_CLUSTER_NODES).
  */
-export function infrastructureVariables(required: boolean) {
+export function infrastructureVariables(required: boolean, environment: NodeJS.ProcessEnv = {}) {
   const needed = standaloneOnly(required);
+  const given = (name: string): boolean => (environment[name] ?? '') !== '';
   return {
     DATABASE_URL: needed(env.url(['postgres', 'postgresql'])),
-    REDIS_URL: needed(env.url(['redis', 'rediss'])),
+    REDIS_URL: standaloneOnly(required && !given('REDIS_CLUSTER_NODES'))(env.url(['redis', 'rediss'])),
+    REDIS_CLUSTER_NODES: clusterNodes(given('REDIS_URL')).optional(),
     AMQP_URL: needed(env.url(['amqp', 'amqps'])),
     SMTP_URL: needed(env.url(['smtp', 'smtps'])),
   };
@@ -28,6 +69,8 @@ export function infrastructureVariables(required: boolean) {
 export interface InfrastructureConfig {
   databaseUrl?: string | undefined;
   redisUrl?: string | undefined;
+  /** A Redis Cluster's seed nodes (REDIS_CLUSTER_NODES), in place of redisUrl. */
+  redisClusterNodes?: readonly RedisClusterNode[] | undefined;
   redisKeyPrefix?: string;
   amqpUrl?: string | undefined;
   smtpUrl?: string | undefined;

@@ -1,7 +1,16 @@
-import type { Redis } from 'ioredis';
+import type { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import { ConfigError, type Logger } from '@platform/runtime';
-import { closeRedis, connectRedis, createMemoryAccessStore, createRedisAccessStore, type AccessStore } from '@platform/credentials';
+import {
+  closeRedis,
+  connectRedis,
+  createMemoryAccessStore,
+  createRedisAccessStore,
+  redisLossSignals,
+  type AccessStore,
+  type RedisClient,
+  type RedisTarget,
+} from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { createAmqpEventBus, createInProcessEventBus, type EventBus } from '@platform/events';
 import type { InfrastructureConfig } from './config';
@@ -11,7 +20,12 @@ import { createFileMailer, createSmtpMailer, type Mailer } from './mailer';
 export interface RedisAdapter {
   access: AccessStore;
   /** Undefined when the store is the embedded memory one: counters then count in memory too. */
-  client: Redis | undefined;
+  client: RedisClient | undefined;
+  /**
+   * What the store's loss detection listens to (`close`, `ready`; see redisLossSignals): on a
+   * Redis Cluster every node's loss and a periodic check. Absent: the client's own events.
+   */
+  signals?: Pick<EventEmitter, 'on' | 'off'>;
 }
 
 /** Every adapter a service may use; openInfrastructure returns only the ones it needs. */
@@ -69,10 +83,15 @@ function missingVariables(config: InfrastructureConfig, wants: (need: Need) => b
     need.some(wants) && !set && !embedded ? [`${variable}: Required`] : [];
   return [
     ...missing(['pool', 'usagePool'], config.databaseUrl !== undefined, 'DATABASE_URL'),
-    ...missing(['redis'], config.redisUrl !== undefined, 'REDIS_URL'),
+    ...missing(['redis'], config.redisUrl !== undefined || config.redisClusterNodes !== undefined, 'REDIS_URL'),
     ...missing(['bus'], config.amqpUrl !== undefined, 'AMQP_URL'),
     ...missing(['mailer'], config.smtpUrl !== undefined || config.outboxDir !== undefined, 'SMTP_URL'),
   ];
+}
+
+function redisTarget(config: InfrastructureConfig): RedisTarget | undefined {
+  if (config.redisClusterNodes !== undefined) return { clusterNodes: config.redisClusterNodes };
+  return config.redisUrl === undefined ? undefined : { url: config.redisUrl };
 }
 
 /**
@@ -120,15 +139,18 @@ export async function openInfrastructure<N extends Need>(
       }
     }
     if (wants('redis')) {
-      if (config.redisUrl === undefined) {
+      const target = redisTarget(config);
+      if (target === undefined) {
         const access = createMemoryAccessStore();
         closers.push(() => access.close());
         opened.redis = { access, client: undefined };
         embedded.push('access store');
       } else {
-        const client = await connectRedis(config.redisUrl, logger);
+        const client = await connectRedis(target, logger);
         closers.push(() => closeRedis(client));
-        opened.redis = { access: createRedisAccessStore(client, { keyPrefix: config.redisKeyPrefix ?? 'aap:' }), client };
+        const signals = redisLossSignals(client);
+        closers.push(() => Promise.resolve(signals.stop()));
+        opened.redis = { access: createRedisAccessStore(client, { keyPrefix: config.redisKeyPrefix ?? 'aap:' }), client, signals };
       }
     }
     if (wants('mailer')) {

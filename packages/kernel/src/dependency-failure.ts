@@ -29,6 +29,16 @@ const MESSAGES = [
   /^Command timed out/,
   /^Redis connection is not ready/,
   /max retries per request/i,
+  // ioredis' Redis Cluster client, and a cluster in a failover
+  /^Cluster isn't ready/,
+  /^Failed to refresh slots cache/,
+  /^Too many Cluster redirections/,
+  /^None of startup nodes is available/,
+  /^CLUSTERDOWN/,
+  /^MOVED /,
+  /^ASK /,
+  /^TRYAGAIN/,
+  /^LOADING/,
 ];
 
 /**
@@ -43,6 +53,7 @@ export function isDependencyFailure(error: unknown, depth = 0): boolean {
   if (typeof code === 'string' && (CONNECTION_CODES.has(code) || SQLSTATE.test(code))) return true;
   if (
     error.name === 'MaxRetriesPerRequestError' ||
+    error.name === 'ClusterAllFailedError' ||
     error.name === 'AccessStoreNotReconciled' ||
     MESSAGES.some((pattern) => pattern.test(error.message))
   )

@@ -1,11 +1,17 @@
-import type { Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 
-/** Deletes every Redis key under a test's own prefix (tests never flush the shared Redis). */
-export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+async function deleteOn(node: Redis, prefix: string): Promise<void> {
   let cursor = '0';
   do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-    if (keys.length > 0) await redis.del(...keys);
+    const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    // One DEL per key: on a cluster the keys of one scan belong to many slots.
+    await Promise.all(keys.map((key) => node.del(key)));
     cursor = next;
   } while (cursor !== '0');
+}
+
+/** Deletes every Redis key under a test's own prefix (tests never flush the shared Redis), on one server or every cluster master. */
+export async function deleteKeys(redis: Redis | Cluster, prefix: string): Promise<void> {
+  const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
+  for (const node of nodes) await deleteOn(node, prefix);
 }

@@ -80,4 +80,32 @@ describe('loadConfig', () => {
   test('when a URL has the wrong protocol, then it is reported', () => {
     expect(() => loadConfig({ ...complete, REDIS_URL: 'http://127.0.0.1:6379' })).toThrow(/REDIS_URL: must be a redis or rediss URL/);
   });
+
+  test('when REDIS_CLUSTER_NODES names seed nodes instead of REDIS_URL, then they are read; both set or a bad list is an error', () => {
+    const { REDIS_URL: _url, ...withoutUrl } = complete;
+    expect(loadConfig({ ...withoutUrl, REDIS_CLUSTER_NODES: 'redis-0.redis:6379, 10.0.0.7:7001,[::1]:7002' })).toMatchObject({
+      redisUrl: undefined,
+      redisClusterNodes: [
+        { host: 'redis-0.redis', port: 6379 },
+        { host: '10.0.0.7', port: 7001 },
+        { host: '::1', port: 7002 },
+      ],
+    });
+    expect(() => loadConfig({ ...complete, REDIS_CLUSTER_NODES: '127.0.0.1:7000' })).toThrow(
+      'invalid configuration: REDIS_CLUSTER_NODES: set REDIS_URL or REDIS_CLUSTER_NODES, not both',
+    );
+    expect(
+      loadConfig({ ...withoutUrl, REDIS_CLUSTER_NODES: 'rediss://default:s%3Acret@redis-0:6380,redis-1:6380' }).redisClusterNodes,
+    ).toEqual([
+      { host: 'redis-0', port: 6380, username: 'default', password: 's:cret', tls: true },
+      { host: 'redis-1', port: 6380 },
+    ]);
+    expect(() => loadConfig({ ...withoutUrl, REDIS_CLUSTER_NODES: '127.0.0.1,redis:0' })).toThrow(
+      'invalid configuration: REDIS_CLUSTER_NODES: must be comma-separated host:port seed nodes (or redis:// URLs)',
+    );
+    expect(() => loadConfig({ ...withoutUrl, REDIS_CLUSTER_NODES: 'redis://:hunter2@redis-0' })).toThrow(
+      'invalid configuration: REDIS_CLUSTER_NODES: must be comma-separated host:port seed nodes (or redis:// URLs)',
+    );
+    expect(() => loadConfig(withoutUrl)).toThrow('invalid configuration: REDIS_URL: Required');
+  });
 });

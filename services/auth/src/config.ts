@@ -3,15 +3,16 @@ import { env, parseEnv } from '@platform/runtime';
 import { infrastructureVariables, standaloneOnly } from '@platform/infrastructure';
 
 /** The auth service's variables, and the configuration they make: its type is this schema's output. */
-function schema(requireInfrastructure: boolean) {
+function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv = {}) {
   const needed = standaloneOnly(requireInfrastructure);
-  const { DATABASE_URL, REDIS_URL } = infrastructureVariables(requireInfrastructure);
+  const { DATABASE_URL, REDIS_URL, REDIS_CLUSTER_NODES } = infrastructureVariables(requireInfrastructure, environment);
   return z
     .object({
       AUTH_PORT: env.port(8081),
       HOST: z.string().default('127.0.0.1'),
       DATABASE_URL,
       REDIS_URL,
+      REDIS_CLUSTER_NODES,
       REDIS_KEY_PREFIX: env.keyPrefix(),
       ADMIN_TOKEN: needed(env.secret(16)),
       SERVICE_JWT_SECRET: needed(env.secret(32)),
@@ -28,6 +29,8 @@ function schema(requireInfrastructure: boolean) {
       /** Read by openInfrastructure only. */
       databaseUrl: parsed.DATABASE_URL,
       redisUrl: parsed.REDIS_URL,
+      /** A Redis Cluster's seed nodes (REDIS_CLUSTER_NODES), in place of REDIS_URL; read by openInfrastructure only. */
+      redisClusterNodes: parsed.REDIS_CLUSTER_NODES,
       redisKeyPrefix: parsed.REDIS_KEY_PREFIX,
       /** Accepted as a Bearer caller of the introspection endpoint; undefined disables that caller. */
       adminToken: parsed.ADMIN_TOKEN,
@@ -56,5 +59,5 @@ export type AuthConfig = z.infer<ReturnType<typeof schema>>;
  * every problem is reported together in one ConfigError.
  */
 export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructure = true } = {}): AuthConfig {
-  return parseEnv(schema(requireInfrastructure), environment);
+  return parseEnv(schema(requireInfrastructure, environment), environment);
 }

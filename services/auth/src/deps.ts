@@ -39,7 +39,7 @@ export function createDeps(config: AuthConfig, logger: Logger, infrastructure: A
   const store = redis.access;
   const watch = watchAccessStore(store, {
     reconcile: () => reconcileAll(pool, store),
-    ...(redis.client ? { connection: redis.client } : {}),
+    ...(redis.client ? { connection: redis.signals ?? redis.client } : {}),
     logger,
   });
   const window: WindowOptions = {

@@ -10,15 +10,16 @@ import { infrastructureVariables, standaloneOnly } from '@platform/infrastructur
 export const DEFAULT_TAXONOMY_FILE = path.resolve(__dirname, '../data/content-taxonomy-2.2.tsv');
 
 /** The service's variables, and the configuration they make: its type is this schema's output. */
-function schema(requireInfrastructure: boolean) {
+function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv = {}) {
   const needed = standaloneOnly(requireInfrastructure);
-  const { DATABASE_URL, REDIS_URL } = infrastructureVariables(requireInfrastructure);
+  const { DATABASE_URL, REDIS_URL, REDIS_CLUSTER_NODES } = infrastructureVariables(requireInfrastructure, environment);
   return z
     .object({
       CATEGORIZATION_PORT: env.port(8083),
       HOST: z.string().default('127.0.0.1'),
       DATABASE_URL,
       REDIS_URL,
+      REDIS_CLUSTER_NODES,
       REDIS_KEY_PREFIX: env.keyPrefix(),
       ADMIN_TOKEN: needed(env.secret(16)),
       IAB_TAXONOMY_FILE: z.string().optional(),
@@ -34,6 +35,8 @@ function schema(requireInfrastructure: boolean) {
       /** Read by openInfrastructure only; undefined only in the embedded quickstart. */
       databaseUrl: values.DATABASE_URL,
       redisUrl: values.REDIS_URL,
+      /** A Redis Cluster's seed nodes (REDIS_CLUSTER_NODES), in place of REDIS_URL; read by openInfrastructure only. */
+      redisClusterNodes: values.REDIS_CLUSTER_NODES,
       redisKeyPrefix: values.REDIS_KEY_PREFIX,
       /** Guards the admin API; when unset (embedded only) every admin call is refused. */
       adminToken: values.ADMIN_TOKEN,
@@ -59,5 +62,5 @@ export type CategorizationConfig = z.infer<ReturnType<typeof schema>>;
  * the working directory.
  */
 export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructure = true } = {}): CategorizationConfig {
-  return parseEnv(schema(requireInfrastructure), environment);
+  return parseEnv(schema(requireInfrastructure, environment), environment);
 }

@@ -40,7 +40,7 @@ export function createDeps(config: CategorizationConfig, logger: Logger, infrast
   const access = redis.access;
   const watch = watchAccessStore(access, {
     reconcile: () => reconcileAll(pool, access),
-    ...(redis.client ? { connection: redis.client } : {}),
+    ...(redis.client ? { connection: redis.signals ?? redis.client } : {}),
     logger,
   });
   const store = createCategoryStore(pool);

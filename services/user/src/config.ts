@@ -7,15 +7,16 @@ const ADMIN_TOKEN_MIN = 16;
 const JWT_SECRET_MIN = 32;
 
 /** The user service's variables, and the configuration they make: its type is this schema's output. */
-function schema(requireInfrastructure: boolean) {
+function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv = {}) {
   const needed = standaloneOnly(requireInfrastructure);
-  const { DATABASE_URL, REDIS_URL, AMQP_URL } = infrastructureVariables(requireInfrastructure);
+  const { DATABASE_URL, REDIS_URL, REDIS_CLUSTER_NODES, AMQP_URL } = infrastructureVariables(requireInfrastructure, environment);
   return z
     .object({
       HOST: z.string().default('127.0.0.1'),
       USER_PORT: env.port(8082),
       DATABASE_URL,
       REDIS_URL,
+      REDIS_CLUSTER_NODES,
       REDIS_KEY_PREFIX: env.keyPrefix(),
       AMQP_URL,
       BALANCE_EXCHANGE: z.string().min(1).default(BALANCE_EXCHANGE),
@@ -51,6 +52,8 @@ function schema(requireInfrastructure: boolean) {
       /** Read by openInfrastructure only; undefined only in the embedded quickstart. */
       databaseUrl: parsed.DATABASE_URL,
       redisUrl: parsed.REDIS_URL,
+      /** A Redis Cluster's seed nodes (REDIS_CLUSTER_NODES), in place of REDIS_URL; read by openInfrastructure only. */
+      redisClusterNodes: parsed.REDIS_CLUSTER_NODES,
       redisKeyPrefix: parsed.REDIS_KEY_PREFIX,
       amqpUrl: parsed.AMQP_URL,
       /** Topic exchange the relay publishes `balance.changed` to (BALANCE_EXCHANGE). */
@@ -114,5 +117,5 @@ export type UserConfig = z.infer<ReturnType<typeof schema>>;
  * required, reported together in one ConfigError.
  */
 export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructure = true } = {}): UserConfig {
-  return parseEnv(schema(requireInfrastructure), environment);
+  return parseEnv(schema(requireInfrastructure, environment), environment);
 }

@@ -65,7 +65,7 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
   const store = redis.access;
   const watch = watchAccessStore(store, {
     reconcile: () => reconcileAll(pool, store),
-    ...(redis.client ? { connection: redis.client } : {}),
+    ...(redis.client ? { connection: redis.signals ?? redis.client } : {}),
     logger,
   });
   const outbox = createOutboxSignal();

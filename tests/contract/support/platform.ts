@@ -201,6 +201,7 @@ export async function startPlatform(parts: PlatformParts = EVERY_PART): Promise<
     const everyPrefix: AccessWriter = {
       putKeys: async (records) => void (await Promise.all(stores.map((store) => store.putKeys(records)))),
       deleteKeys: async (keyHashes) => void (await Promise.all(stores.map((store) => store.deleteKeys(keyHashes)))),
+      carryIssuanceWindow: async (from, to) => void (await Promise.all(stores.map((store) => store.carryIssuanceWindow(from, to)))),
       setPoolCredit: async (keyHashes, poolId, credited) =>
         void (await Promise.all(stores.map((store) => store.setPoolCredit(keyHashes, poolId, credited)))),
     };

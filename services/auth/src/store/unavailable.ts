@@ -24,6 +24,7 @@ export function guardAccessStore(store: AccessStore): AccessStore {
     revokeToken: (token) => orUnavailable(store.revokeToken(token)),
     putKeys: (records) => orUnavailable(store.putKeys(records)),
     deleteKeys: (keyHashes) => orUnavailable(store.deleteKeys(keyHashes)),
+    carryIssuanceWindow: (from, to) => orUnavailable(store.carryIssuanceWindow(from, to)),
     setPoolCredit: (keyHashes, poolId, credited) => orUnavailable(store.setPoolCredit(keyHashes, poolId, credited)),
     identity: () => store.identity(),
     markReconciled: (serverId) => store.markReconciled(serverId),

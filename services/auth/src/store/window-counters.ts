@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { COUNT_WINDOW_LUA, redisLuaScript } from '@platform/credentials';
+import { COUNT_WINDOW_LUA, redisLuaScript, type RedisClient } from '@platform/credentials';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { WindowCounter } from '../domain/attempt-limits';
 import { asUnavailable } from './unavailable';
@@ -25,7 +24,7 @@ const incrTtl = redisLuaScript(INCR_TTL);
  * does with this configuration (no blocks, no insurance limiter), as one EVALSHA instead of the
  * library's MULTI pipeline.
  */
-export function redisWindowCounter(redis: Redis, options: WindowOptions): WindowCounter {
+export function redisWindowCounter(redis: RedisClient, options: WindowOptions): WindowCounter {
   const limiter = new RateLimiterRedis({
     storeClient: redis,
     keyPrefix: options.keyPrefix,

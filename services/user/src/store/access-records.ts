@@ -97,6 +97,11 @@ function reconcile(access: AccessRecordsDeps, accountId: number): Promise<void> 
 export interface AccessEffects {
   /** Closing: removes the records of keys that are no longer active (the caller holds the account row). */
   deleteKeys(accountId: number, keyHashes: readonly string[]): Promise<void>;
+  /**
+   * Restricting: the new key goes on in the replaced key's issuance window (TOKEN_RATE_PER_ACCOUNT
+   * counts per account, across rotations), before the commit like a closing write.
+   */
+  carryIssuanceWindow(accountId: number, fromKeyHash: string, toKeyHash: string): Promise<void>;
   /** Opening: recorded in the transaction (`db`), written once it has committed. */
   grant(db: Queryable, accountId: number): Promise<void>;
   /**
@@ -150,6 +155,8 @@ export function accessEffects(access: AccessRecordsDeps): AccessEffects {
 
   return {
     deleteKeys: (accountId, keyHashes) => close(accountId, () => access.writer.deleteKeys(keyHashes)),
+    carryIssuanceWindow: (accountId, fromKeyHash, toKeyHash) =>
+      close(accountId, () => access.writer.carryIssuanceWindow(fromKeyHash, toKeyHash)),
     async grant(db, accountId) {
       await db.query(LOCK_SHARED, [accountId]);
       await db.query(RECORD_GRANT, [accountId]);
@@ -186,10 +193,12 @@ export function accessRecordWrites(db: Queryable, effects: AccessEffects): Acces
     recordNewKey: (accountId) => effects.grant(db, accountId),
     /**
      * A rotation (the caller holds the key and account rows FOR UPDATE and has replaced the key):
-     * the old key's record goes before the commit (closes); the new key's after it (opens).
+     * the old key's record and its issuance window's carry go before the commit (they close or
+     * restrict); the new key's record after it (opens).
      */
-    async recordReplacedKey(accountId, oldKeyHash) {
+    async recordReplacedKey(accountId, oldKeyHash, newKeyHash) {
       await effects.deleteKeys(accountId, [oldKeyHash]);
+      await effects.carryIssuanceWindow(accountId, oldKeyHash, newKeyHash);
       await effects.grant(db, accountId);
     },
   };

@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import type { RunningService } from '@platform/runtime';
+import { closeRedis, connectRedis, signServiceJwt, type RedisClient } from '@platform/credentials';
+import { createInProcessEventBus } from '@platform/events';
+import {
+  createPrivateDatabase,
+  deleteKeys,
+  eventually,
+  silentLogger,
+  startRedisCluster,
+  testServers,
+  uniqueId,
+  type LocalRedisCluster,
+} from '@platform/testing';
+import { loadConfig as loadAuthConfig, runAuthService } from '../../services/auth/src';
+import { loadConfig as loadCategorizationConfig, runCategorizationService } from '../../services/categorization/src';
+import { loadConfig as loadUserConfig, runUserService } from '../../services/user/src';
+
+export const ADMIN_TOKEN = 'redis-cluster-test-admin-token-0123456789';
+const SERVICE_JWT_SECRET = 'redis-cluster-test-service-jwt-secret-0123456789';
+/** Issuances per account and minute in these tests (TOKEN_RATE_PER_ACCOUNT). */
+export const TOKEN_RATE = 6;
+/** Failed attempts per address and minute of the strict auth service (AUTH_FAILURES_PER_IP). */
+export const STRICT_FAILURES = 3;
+
+/** The three HTTP services on a real Redis Cluster (REDIS_CLUSTER_NODES) or the shared Redis (REDIS_URL), and a private database. */
+export interface ClusterPlatform {
+  /** Undefined on the single Redis. */
+  cluster: LocalRedisCluster | undefined;
+  /** A client of the test's own (to look at keys, and the services' reconciliation marker). */
+  redis: RedisClient;
+  prefix: string;
+  auth: string;
+  /** An auth service with a small AUTH_FAILURES_PER_IP (its failure counters on the cluster). */
+  strictAuth: string;
+  user: string;
+  categorization: string;
+  stop(): Promise<void>;
+}
+
+export async function startClusterPlatform(label: string, on: 'cluster' | 'single redis' = 'cluster'): Promise<ClusterPlatform> {
+  const cluster = on === 'cluster' ? await startRedisCluster({ dir: `/tmp/redis-cluster-${label}-${process.pid}` }) : undefined;
+  const database = await createPrivateDatabase(label);
+  const prefix = `test:${label}:${uniqueId()}:`;
+  const bus = createInProcessEventBus();
+  const services: RunningService[] = [];
+  const env = {
+    DATABASE_URL: database.url,
+    ...(cluster ? { REDIS_CLUSTER_NODES: cluster.seeds } : { REDIS_URL: testServers.redisUrl }),
+    REDIS_KEY_PREFIX: prefix,
+    AMQP_URL: testServers.amqpUrl,
+    ADMIN_TOKEN,
+    SERVICE_JWT_SECRET,
+    AUTH_PORT: '0',
+    USER_PORT: '0',
+    CATEGORIZATION_PORT: '0',
+    AUTH_FAILURES_PER_IP: '100000',
+    TOKEN_RATE_PER_ACCOUNT: String(TOKEN_RATE),
+    AUTH_URL: 'http://auth.redis-cluster.test',
+  };
+  const start = async (service: Promise<RunningService>): Promise<string> => {
+    const running = await service;
+    services.push(running);
+    return running.url;
+  };
+  const redis = await connectRedis(cluster ? { clusterNodes: cluster.nodes } : { url: testServers.redisUrl }, silentLogger());
+  const release = async (): Promise<void> => {
+    await deleteKeys(redis, prefix);
+    await closeRedis(redis);
+    await cluster?.stop();
+    await database.drop();
+  };
+  try {
+    const user = await start(runUserService({ config: loadUserConfig(env), logger: silentLogger(), given: { bus } }));
+    const categorization = await start(runCategorizationService({ config: loadCategorizationConfig(env), logger: silentLogger() }));
+    const auth = await start(runAuthService({ config: loadAuthConfig(env), logger: silentLogger() }));
+    // Its own key prefix: its failure counters are its own, not shared with the other auth service's.
+    const strictEnv = { ...env, AUTH_FAILURES_PER_IP: String(STRICT_FAILURES), REDIS_KEY_PREFIX: `${prefix}strict:` };
+    const strictAuth = await start(runAuthService({ config: loadAuthConfig(strictEnv), logger: silentLogger() }));
+    // Each service answers once its access store is checked (and, for the first, reconciled).
+    for (const url of [user, categorization, auth, strictAuth])
+      await eventually(async () => ((await request(url).get('/health/ready')).status === 200 ? true : undefined), 30_000, `${url} ready`);
+    return {
+      cluster,
+      redis,
+      prefix,
+      auth,
+      strictAuth,
+      user,
+      categorization,
+      async stop() {
+        for (const service of services.reverse()) await service.stop();
+        await bus.close();
+        await release();
+      },
+    };
+  } catch (error) {
+    for (const service of services.reverse()) await service.stop();
+    await release();
+    throw error;
+  }
+}
+
+/** HTTP calls of the contract flows against one platform. */
+export function client(platform: ClusterPlatform) {
+  const { auth, user, categorization } = platform;
+  return {
+    createAccount: (credits: Record<string, number>) =>
+      request(user)
+        .post('/admin/v1/accounts')
+        .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+        .send({ email: `${uniqueId('cluster')}@example.test`, credits }),
+    mint: (apiKey: string, base = auth) =>
+      request(base)
+        .post('/oauth/token')
+        .set('Authorization', `Bearer ${Buffer.from(apiKey).toString('base64')}`)
+        .send({ grantType: 'access_token', expiresIn: 1800 }),
+    balance: (token: string) => request(user).get('/user-service/account-balance').set('Authorization', `Bearer ${token}`),
+    categories: (token: string) => request(categorization).get('/api/v2/categories').query({ apiKey: token }),
+    introspect: (token: string) =>
+      request(auth).post('/oauth/introspect').set('Authorization', `Bearer ${ADMIN_TOKEN}`).type('form').send({ token }),
+    rotate: (apiKey: string) => request(user).get('/user-service/api-key/generate').query({ currentApiKey: apiKey }),
+    usageHistory: (token: string) => request(user).get('/user-service/usage-history').set('Authorization', `Bearer ${token}`),
+    debit: (credential: string, productId: number, units: number) =>
+      request(user)
+        .post('/internal/v1/usage')
+        .set(
+          'Authorization',
+          `Bearer ${signServiceJwt({ issuer: 'cluster-test', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 60 })}`,
+        )
+        .send({ credential, productId, units, requestId: randomUUID() }),
+  };
+}
+
+/** What each service answers to a token: balance and categories status, introspection activity. */
+export async function seenBy(
+  calls: ReturnType<typeof client>,
+  token: string,
+): Promise<{ user: number; categorization: number; introspection: unknown }> {
+  const [balance, categories, introspection] = await Promise.all([calls.balance(token), calls.categories(token), calls.introspect(token)]);
+  return {
+    user: balance.status,
+    categorization: categories.status,
+    introspection: introspection.status === 200 ? (introspection.body as { active: unknown }).active : introspection.status,
+  };
+}
+
+export async function newAccount(
+  calls: ReturnType<typeof client>,
+  credits: Record<string, number> = { 1: 1000 },
+): Promise<{ id: number; apiKey: string }> {
+  const created = await calls.createAccount(credits);
+  expect(created.status).toBe(201);
+  return created.body as { id: number; apiKey: string };
+}
+
+export async function tokenOf(calls: ReturnType<typeof client>, apiKey: string): Promise<string> {
+  const minted = await calls.mint(apiKey);
+  expect(minted.status).toBe(200);
+  return (minted.body as { accessToken: string }).accessToken;
+}
