@@ -61,9 +61,13 @@ const migrationFiles = (dir: string): number => readdirSync(dir).filter((name) =
 
 beforeAll(async () => {
   database = await createPrivateDatabase('pooler');
-  bouncer = await startPgbouncer({ dir: path.join(os.tmpdir(), uniqueId('aap-pgbouncer-')), target: testServers.databaseUrl, poolSize: 4 });
+  bouncer = await startPgbouncer({
+    dir: path.join(os.tmpdir(), uniqueId('aap-pgbouncer-')),
+    target: testServers.databaseDirectUrl,
+    poolSize: 4,
+  });
   // The direct URL goes through a proxy that counts its connections: the migrations must use it.
-  direct = await startTcpProxy(Number(new URL(testServers.databaseUrl).port || 5432));
+  direct = await startTcpProxy(Number(new URL(testServers.databaseDirectUrl).port || 5432));
   smtp = await startSmtpCapture();
   const env = {
     DATABASE_URL: bouncer.urlOf(database.url),
