@@ -102,7 +102,6 @@ function openPools(
   config: InfrastructureConfig,
   options: OpenInfrastructureOptions<Need>,
   wants: (need: Need) => boolean,
-  given: Partial<Adapters>,
   closers: Array<() => Promise<void>>,
 ): Partial<Adapters> {
   const { logger } = options;
@@ -120,9 +119,7 @@ function openPools(
     // Used at start, by the migrations: its one connection closes a second after them. Without
     // DATABASE_DIRECT_URL the migrations share the main pool (they keep no session state).
     opened.directPool =
-      config.databaseDirectUrl === undefined
-        ? (opened.pool ?? given.pool ?? open(url, sizes.main))
-        : open(config.databaseDirectUrl, 1, 1000);
+      config.databaseDirectUrl === undefined ? (opened.pool ?? open(url, sizes.main)) : open(config.databaseDirectUrl, 1, 1000);
   }
   return opened;
 }
@@ -136,7 +133,10 @@ export async function openInfrastructure<N extends Need>(
   options: OpenInfrastructureOptions<N>,
 ): Promise<Infrastructure<N>> {
   const given = options.given ?? {};
-  const wants = (need: Need): boolean => (options.needs as readonly Need[]).includes(need) && given[need] === undefined;
+  const needed = (need: Need): boolean => (options.needs as readonly Need[]).includes(need);
+  // Without DATABASE_DIRECT_URL the migrations use the main pool, also a given one.
+  const directIsGivenPool = config.databaseDirectUrl === undefined && given.directPool === undefined && given.pool !== undefined;
+  const wants = (need: Need): boolean => needed(need) && given[need] === undefined && !(need === 'directPool' && directIsGivenPool);
   const missing = missingVariables(config, wants, options.embedded !== undefined);
   if (missing.length > 0) throw new ConfigError(`invalid configuration: ${missing.join('; ')}`);
 
@@ -159,7 +159,7 @@ export async function openInfrastructure<N extends Need>(
         Object.assign(opened, { pool: shared, usagePool: shared, directPool: shared });
         embedded.push('postgres');
       } else {
-        Object.assign(opened, openPools(config, options, wants, given, closers));
+        Object.assign(opened, openPools(config, options, wants, closers));
       }
     }
     if (wants('redis')) {
@@ -198,6 +198,7 @@ export async function openInfrastructure<N extends Need>(
     await close();
     throw error;
   }
+  if (needed('directPool') && directIsGivenPool && given.pool) opened.directPool = given.pool;
   if (opened.bus && config.amqpUrl === undefined) embedded.push('event bus');
   if (opened.mailer && config.smtpUrl === undefined) embedded.push('mail outbox');
   // Every need is opened or given (checked above); Pick<Adapters, N> cannot be built field by field.
