@@ -102,7 +102,8 @@ export async function declareQuorumQueue(
     try {
       await channel.unbindQueue(parking, binding.exchange, binding.key);
       const moved = await move(channel, parking, queue);
-      await channel.deleteQueue(parking, { ifEmpty: true });
+      // Unbound and emptied: nothing reaches it any more (quorum queues refuse if-empty deletes).
+      await channel.deleteQueue(parking);
       logger.info('quorum queue upgrade finished', { queue, moved });
     } finally {
       await channel.close().catch(() => undefined);
