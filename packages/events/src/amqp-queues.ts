@@ -52,7 +52,7 @@ async function move(channel: ConfirmChannel, from: string, to: string): Promise<
   for (;;) {
     const message = await channel.get(from, { noAck: false });
     if (message === false) return moved;
-    channel.sendToQueue(to, message.content, message.properties as Options.Publish);
+    channel.sendToQueue(to, message.content, message.properties);
     await channel.waitForConfirms();
     channel.ack(message);
     moved += 1;
