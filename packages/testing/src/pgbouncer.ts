@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { chmod, chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -126,6 +127,7 @@ export async function startPgbouncer(options: PgbouncerOptions): Promise<Pgbounc
   const pid = Number((await readFile(path.join(dir, 'pgbouncer.pid'), 'utf8')).trim());
   const killOnExit = (): void => {
     if (alive(pid)) process.kill(pid, 'SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', killOnExit);
   const urlOf = (databaseUrl: string): string => {
