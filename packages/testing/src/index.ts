@@ -12,3 +12,4 @@ export * from './smtp';
 export * from './tcp-proxy';
 export * from './wait';
 export * from './redis-cluster';
+export * from './pgbouncer';

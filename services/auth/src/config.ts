@@ -5,12 +5,17 @@ import { infrastructureVariables, standaloneOnly } from '@platform/infrastructur
 /** The auth service's variables, and the configuration they make: its type is this schema's output. */
 function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv = {}) {
   const needed = standaloneOnly(requireInfrastructure);
-  const { DATABASE_URL, REDIS_URL, REDIS_CLUSTER_NODES } = infrastructureVariables(requireInfrastructure, environment);
+  const { DATABASE_URL, DATABASE_DIRECT_URL, DATABASE_POOL_MAX, REDIS_URL, REDIS_CLUSTER_NODES } = infrastructureVariables(
+    requireInfrastructure,
+    environment,
+  );
   return z
     .object({
       AUTH_PORT: env.port(8081),
       HOST: z.string().default('127.0.0.1'),
       DATABASE_URL,
+      DATABASE_DIRECT_URL,
+      DATABASE_POOL_MAX,
       REDIS_URL,
       REDIS_CLUSTER_NODES,
       REDIS_KEY_PREFIX: env.keyPrefix(),
@@ -28,6 +33,10 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
       host: parsed.HOST,
       /** Read by openInfrastructure only. */
       databaseUrl: parsed.DATABASE_URL,
+      /** Unused by auth (it migrates nothing); accepted so that every service reads the same variables. */
+      databaseDirectUrl: parsed.DATABASE_DIRECT_URL,
+      /** Auth's pool is 2 connections, fewer when this is lower. */
+      databasePoolMax: parsed.DATABASE_POOL_MAX,
       redisUrl: parsed.REDIS_URL,
       /** A Redis Cluster's seed nodes (REDIS_CLUSTER_NODES), in place of REDIS_URL; read by openInfrastructure only. */
       redisClusterNodes: parsed.REDIS_CLUSTER_NODES,

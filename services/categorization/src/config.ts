@@ -12,12 +12,17 @@ export const DEFAULT_TAXONOMY_FILE = path.resolve(__dirname, '../data/content-ta
 /** The service's variables, and the configuration they make: its type is this schema's output. */
 function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv = {}) {
   const needed = standaloneOnly(requireInfrastructure);
-  const { DATABASE_URL, REDIS_URL, REDIS_CLUSTER_NODES } = infrastructureVariables(requireInfrastructure, environment);
+  const { DATABASE_URL, DATABASE_DIRECT_URL, DATABASE_POOL_MAX, REDIS_URL, REDIS_CLUSTER_NODES } = infrastructureVariables(
+    requireInfrastructure,
+    environment,
+  );
   return z
     .object({
       CATEGORIZATION_PORT: env.port(8083),
       HOST: z.string().default('127.0.0.1'),
       DATABASE_URL,
+      DATABASE_DIRECT_URL,
+      DATABASE_POOL_MAX,
       REDIS_URL,
       REDIS_CLUSTER_NODES,
       REDIS_KEY_PREFIX: env.keyPrefix(),
@@ -34,6 +39,8 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
       host: values.HOST,
       /** Read by openInfrastructure only; undefined only in the embedded quickstart. */
       databaseUrl: values.DATABASE_URL,
+      databaseDirectUrl: values.DATABASE_DIRECT_URL,
+      databasePoolMax: values.DATABASE_POOL_MAX,
       redisUrl: values.REDIS_URL,
       /** A Redis Cluster's seed nodes (REDIS_CLUSTER_NODES), in place of REDIS_URL; read by openInfrastructure only. */
       redisClusterNodes: values.REDIS_CLUSTER_NODES,

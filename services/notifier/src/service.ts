@@ -30,7 +30,7 @@ export async function startNotifierService({ config, logger, infrastructure }: S
   const deps = createDeps(logger, infrastructure);
   // The consumer starts after the app that reports it.
   const consuming: { subscription?: Subscription } = {};
-  await migrate(deps.pool, [notifierMigrations], logger);
+  await migrate(infrastructure.directPool, [notifierMigrations], logger);
   const { app, health, metrics } = createApp(
     deps,
     {
@@ -63,6 +63,7 @@ export async function startNotifierService({ config, logger, infrastructure }: S
   const consumer = deps.bus.consume(config.queue, BALANCE_CHANGED, handler, {
     prefetch: config.prefetch,
     deadLetterQueue: config.deadLetterQueue,
+    deliveryLimit: config.deliveryLimit,
   });
   consuming.subscription = consumer;
   const running = await serve({

@@ -52,7 +52,6 @@ async function lockAndRead(
   requestIds: readonly string[],
 ): Promise<{ credits: Map<string, number>; known: Map<string, StoredAnswer> }> {
   const result = await db.query<LockAndReadRow>({
-    name: 'user-usage-lock-and-read',
     text: LOCK_AND_READ,
     values: [keys.map((key) => key.accountId), keys.map((key) => key.poolId), requestIds],
   });
