@@ -4,6 +4,7 @@
  * kernel app (loaded after the SDK, so that the http instrumentation patches it). It sends its
  * URL, then each server span as it ends.
  */
+import { SpanKind } from '@opentelemetry/api';
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { parseTraceTrust, startTracing } from '@platform/tracing';
 import type * as Kernel from '@platform/kernel';
@@ -14,7 +15,7 @@ import type * as Testing from '@platform/testing';
 const reporter: SpanProcessor = {
   onStart: () => undefined,
   onEnd: (span: ReadableSpan) => {
-    if (span.kind !== 1) return;
+    if (span.kind !== SpanKind.SERVER) return;
     process.send?.({
       span: {
         target: String(span.attributes['url.path'] ?? span.attributes['http.target'] ?? ''),
