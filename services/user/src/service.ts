@@ -1,12 +1,11 @@
 import { type Logger, type RunningService, serve } from '@platform/runtime';
 import { openInfrastructure, serveOn, type Adapters } from '@platform/infrastructure';
-import { migrate } from '@platform/db';
+import { migrate, startRetentionSweeper } from '@platform/db';
 import { createApp } from './app';
 import type { UserConfig } from './config';
 import { createDeps, USER_NEEDS, type UserDeps, type UserInfrastructure, type UserSeams } from './deps';
 import { userMigrations } from './migrations';
 import { startOutboxRelay } from './outbox-relay';
-import { startRetentionSweeper } from './retention-sweeper';
 import { deletePublishedEvents } from './store/outbox';
 import { deleteExpiredUsageRequests } from './store/usage-requests';
 
