@@ -16,6 +16,11 @@ export interface StartUserServiceOptions extends UserSeams {
   infrastructure: UserInfrastructure;
 }
 
+/** The running user service; `internalUrl` when the internal usage API listens on a port of its own (USER_INTERNAL_PORT). */
+export interface UserService extends RunningService {
+  internalUrl?: string;
+}
+
 /** Stops one background worker (drain, then close). */
 type StopWorker = () => Promise<void>;
 
@@ -65,16 +70,21 @@ function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]>
 }
 
 /** Applies the user migrations, then serves; stop() drains HTTP and stops the workers. */
-export async function startUserService({ config, logger, infrastructure, ...seams }: StartUserServiceOptions): Promise<RunningService> {
+export async function startUserService({ config, logger, infrastructure, ...seams }: StartUserServiceOptions): Promise<UserService> {
   const deps = createDeps(config, logger, infrastructure, seams);
   const stops: StopWorker[] = [];
   try {
     await migrate(deps.pool, [userMigrations], logger);
     // Reconciled (or known to be) before the first request; the watch retries if it could not.
     await deps.watch.start();
-    const { app, health } = createApp(deps, config);
+    const { app, health, internal } = createApp(deps, config);
     stops.push(...(await startWorkers(deps, config)));
-    return await serve({
+    const internalListener =
+      internal && config.internalPort !== undefined
+        ? await serve({ name: 'user-internal', app: internal, port: config.internalPort, host: config.host, health, logger })
+        : undefined;
+    if (internalListener) stops.unshift(() => internalListener.stop());
+    const running = await serve({
       name: 'user',
       app,
       port: config.port,
@@ -83,6 +93,7 @@ export async function startUserService({ config, logger, infrastructure, ...seam
       logger,
       closers: [...stops, () => deps.close()],
     });
+    return internalListener ? { ...running, internalUrl: internalListener.url } : running;
   } catch (error) {
     for (const stop of stops) await stop().catch(() => undefined);
     await deps.close();
@@ -98,7 +109,7 @@ export interface RunUserServiceOptions extends UserSeams {
 }
 
 /** The user service on infrastructure of its own, opened from its configuration and closed at stop() (main.ts, tests). */
-export async function runUserService({ config, logger, given, ...seams }: RunUserServiceOptions): Promise<RunningService> {
+export async function runUserService({ config, logger, given, ...seams }: RunUserServiceOptions): Promise<UserService> {
   const infrastructure = await openInfrastructure(config, {
     name: 'user',
     logger,
