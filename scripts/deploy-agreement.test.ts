@@ -19,6 +19,7 @@ interface Container {
   command?: string[];
   ports?: Array<{ name?: string; containerPort: number }>;
   envFrom?: Array<{ configMapRef?: { name: string }; secretRef?: { name: string } }>;
+  env?: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } } }>;
   startupProbe?: Probe;
   readinessProbe?: Probe;
   livenessProbe?: Probe;
@@ -83,11 +84,13 @@ describe('Kubernetes, compose, Dockerfile and the services agree', () => {
       const [image, tag] = deployed.image.split(':');
       expect({ image, tag: typeof tag }).toEqual({ image: `account-access-${name}`, tag: 'string' });
       expect(compose.services[name]?.build?.args.SERVICE).toBe(name);
-      expect(deployed.ports?.map((port) => port.containerPort)).toEqual([SERVICES[name].port]);
+      expect(deployed.ports?.[0]?.containerPort).toBe(SERVICES[name].port);
       expect(compose.services[name]?.ports).toEqual([`127.0.0.1:${SERVICES[name].port}:${SERVICES[name].port}`]);
-      const portName = deployed.ports?.[0]?.name;
+      // Every container port (the user service's `internal` one too) is a port of the Service, by name.
       const service = object('Service', name)?.spec?.ports ?? [];
-      expect(service).toEqual([expect.objectContaining({ port: SERVICES[name].port, targetPort: portName })]);
+      expect(service).toEqual(
+        (deployed.ports ?? []).map((port) => expect.objectContaining({ port: port.containerPort, targetPort: port.name })),
+      );
     },
   );
 
@@ -132,13 +135,17 @@ describe('Kubernetes, compose, Dockerfile and the services agree', () => {
     }
   });
 
-  it('when the operator creates the Secret, then it holds what the checks stand in for and every deployment reads it and the ConfigMap', () => {
+  it('when the operator creates the Secret, then it holds what the checks stand in for and every deployment reads the ConfigMap and keys of it', () => {
     expect([...secretKeys].sort()).toEqual(Object.keys(SECRET_ENV).sort());
     for (const name of SERVICE_NAMES) {
-      expect(container('Deployment', name).envFrom).toEqual([
-        { configMapRef: { name: 'platform-config' } },
-        { secretRef: { name: 'platform-secrets' } },
-      ]);
+      const deployed = container('Deployment', name);
+      expect(deployed.envFrom).toEqual([{ configMapRef: { name: 'platform-config' } }]);
+      // The keys it takes (scripts/k8s-manifests.test.ts checks they are the ones it reads); METRICS_TOKEN is optional.
+      const keys = (deployed.env ?? []).flatMap((variable) =>
+        variable.valueFrom?.secretKeyRef ? [variable.valueFrom.secretKeyRef.key] : [],
+      );
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) expect({ key, known: [...secretKeys, 'METRICS_TOKEN'].includes(key) }).toEqual({ key, known: true });
     }
   });
 

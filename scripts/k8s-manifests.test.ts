@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Service } from 'kubernetes-models/v1/Service';
@@ -11,15 +13,24 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBu
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
+import { PodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor';
 import { parseAllDocuments, parse } from 'yaml';
-import { ROOT, SECRET_ENV, SERVICE_NAMES, SERVICES } from './deploy-files';
+import { renderK8s, ROOT, SECRET_ENV, SERVICE_NAMES, SERVICES, type ServiceName } from './deploy-files';
+import { loadConfig as loadUserConfig } from '../services/user/src/config';
 
 const K8S = path.join(ROOT, 'k8s');
 
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } };
+}
 interface Container {
   image: string;
   command?: string[];
-  ports: Array<{ containerPort: number }>;
+  ports: Array<{ name?: string; containerPort: number }>;
+  env?: EnvVar[];
+  envFrom?: Array<{ configMapRef?: { name: string }; secretRef?: { name: string } }>;
   readinessProbe: { httpGet: { path: string } };
   livenessProbe: { httpGet: { path: string } };
   resources: { requests: { cpu: string; memory: string }; limits: { memory: string } };
@@ -32,7 +43,8 @@ interface Manifest {
     template?: { spec: { containers: Container[] } };
     scaleTargetRef?: { kind: string; name: string };
     selector?: { matchLabels: Record<string, string> };
-    rules?: Array<{ http: { paths: Array<{ path: string }> } }>;
+    rules?: Array<{ host?: string; http: { paths: Array<{ path: string }> } }>;
+    tls?: Array<{ hosts: string[]; secretName: string }>;
   };
 }
 
@@ -47,6 +59,7 @@ const models: Record<string, new (data: never) => { validate(): void }> = {
   Ingress,
   NetworkPolicy,
   PrometheusRule,
+  PodMonitor,
 };
 
 const files = (): string[] => readdirSync(K8S).filter((file) => file.endsWith('.yaml') && file !== 'kustomization.yaml');
@@ -54,6 +67,32 @@ const manifests = (): Manifest[] =>
   files().flatMap((file) => parseAllDocuments(readFileSync(path.join(K8S, file), 'utf8')).map((doc) => doc.toJS() as Manifest));
 const find = (kind: string, name: string): Manifest | undefined => manifests().find((m) => m.kind === kind && m.metadata.name === name);
 const containerOf = (name: string): Container => find('Deployment', name)?.spec?.template?.spec.containers[0] as Container;
+
+/** The optional secrets an operator may add to the Secret (k8s/README.md), with stand-in values. */
+const OPTIONAL_SECRETS = { METRICS_TOKEN: 'm'.repeat(32) };
+
+/** Whether `service`'s configuration reads the secret `key`: changing it changes (or breaks) what loads. */
+function readsSecret(service: ServiceName, key: string): boolean {
+  const base = { ...(find('ConfigMap', 'platform-config')?.data ?? {}), ...SECRET_ENV };
+  const load = (env: NodeJS.ProcessEnv): object | 'refused' => {
+    try {
+      return SERVICES[service].config(env);
+    } catch {
+      return 'refused';
+    }
+  };
+  const value = (SECRET_ENV as Record<string, string>)[key] ?? (OPTIONAL_SECRETS as Record<string, string>)[key] ?? '';
+  return !isDeepStrictEqual(load({ ...base, [key]: value }), load({ ...base, [key]: `${value}-changed` })) || load(base) === 'refused';
+}
+
+/** The secret keys a container takes from the Secret, by key, with whether each is optional. */
+const secretRefsOf = (container: Container): Record<string, boolean> =>
+  Object.fromEntries(
+    (container.env ?? []).flatMap((variable) => {
+      const ref = variable.valueFrom?.secretKeyRef;
+      return ref ? [[ref.key, ref.optional === true]] : [];
+    }),
+  );
 
 describe('Kubernetes manifests', () => {
   it('when each manifest is checked against the Kubernetes schema, then it is valid', () => {
@@ -126,20 +165,152 @@ describe('Kubernetes manifests', () => {
     for (const path of paths) expect(path).not.toMatch(/admin|internal|metrics|health/);
   });
 
-  it('when the network policies apply, then ingress is denied by default and the user port is open to product apps', () => {
+  it('when the network policies apply, then ingress is denied by default', () => {
     expect(find('NetworkPolicy', 'default-deny-ingress')?.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress'] });
-    const usage = find('NetworkPolicy', 'usage-api-from-product-apps') as unknown as {
-      spec: {
-        podSelector: { matchLabels: Record<string, string> };
-        ingress: Array<{ from: Array<{ podSelector: { matchLabels: Record<string, string> } }> }>;
-      };
-    };
-    expect(usage.spec.podSelector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'user' });
-    expect(usage.spec.ingress[0]?.from[0]?.podSelector.matchLabels).toEqual({ 'account-access.example.com/usage-client': 'true' });
   });
 
   it('when any manifest is read, then nothing refers to a folder outside the repository', () => {
     for (const file of files()) expect(readFileSync(path.join(K8S, file), 'utf8')).not.toContain('../');
+  });
+
+  it.each(SERVICE_NAMES)(
+    'when %s is deployed, then it takes from the Secret exactly the secrets its configuration reads, by key',
+    (name) => {
+      const container = containerOf(name);
+      expect(container.envFrom).toEqual([{ configMapRef: { name: 'platform-config' } }]);
+      const refs = secretRefsOf(container);
+      const required = Object.keys(SECRET_ENV).filter((key) => readsSecret(name, key));
+      const optional = Object.keys(OPTIONAL_SECRETS).filter((key) => readsSecret(name, key));
+      expect(refs).toEqual(Object.fromEntries([...required.map((key) => [key, false]), ...optional.map((key) => [key, true])]));
+      const references = (container.env ?? []).flatMap((variable) => {
+        const ref = variable.valueFrom?.secretKeyRef;
+        return ref ? [{ variable: variable.name, key: ref.key, secret: ref.name }] : [];
+      });
+      expect(references).toEqual(Object.keys(refs).map((key) => ({ variable: key, key, secret: 'platform-secrets' })));
+    },
+  );
+
+  it('when the services are compared, then none takes every secret (the notifier has no admin token, categorization no AMQP)', () => {
+    expect(secretRefsOf(containerOf('notifier'))).not.toHaveProperty('ADMIN_TOKEN');
+    expect(secretRefsOf(containerOf('categorization'))).not.toHaveProperty('AMQP_URL');
+    expect(secretRefsOf(containerOf('auth'))).not.toHaveProperty('SMTP_URL');
+  });
+
+  it('when the migration job runs, then it takes only DATABASE_URL from the Secret and can be re-applied once finished', () => {
+    const job = manifests().find((m) => m.kind === 'Job') as unknown as {
+      spec: { ttlSecondsAfterFinished?: number; template: { spec: { containers: Container[] } } };
+    };
+    const container = job.spec.template.spec.containers[0] as Container;
+    expect(container.envFrom).toBeUndefined();
+    expect(secretRefsOf(container)).toEqual({ DATABASE_URL: false });
+    const rendered = renderK8s().objects as Array<{ kind: string; spec?: { ttlSecondsAfterFinished?: number } }>;
+    const renderedJob = rendered.find((object) => object.kind === 'Job');
+    expect(renderedJob?.spec?.ttlSecondsAfterFinished).toEqual(expect.any(Number));
+    expect(renderedJob?.spec?.ttlSecondsAfterFinished).toBeLessThanOrEqual(3600);
+  });
+
+  it('when the ingress serves, then it terminates TLS for every host it routes, with the Secret k8s/README.md tells how to create', () => {
+    const ingress = find('Ingress', 'public');
+    const hosts = ingress?.spec?.rules?.map((rule) => rule.host) ?? [];
+    expect(hosts.length).toBeGreaterThan(0);
+    expect(ingress?.spec?.tls).toEqual([{ hosts, secretName: 'account-access-tls' }]);
+    expect(readFileSync(path.join(K8S, 'README.md'), 'utf8')).toContain('create secret tls account-access-tls');
+  });
+
+  it('when the usage-API policy applies, then it admits only the named namespaces and labelled pods, and only to the internal port', () => {
+    const usage = find('NetworkPolicy', 'usage-api-from-product-apps') as unknown as {
+      spec: {
+        podSelector: { matchLabels: Record<string, string> };
+        ingress: Array<{
+          from: Array<{
+            namespaceSelector?: {
+              matchLabels?: Record<string, string>;
+              matchExpressions?: Array<{ key: string; operator: string; values: string[] }>;
+            };
+            podSelector?: { matchLabels: Record<string, string> };
+          }>;
+          ports: Array<{ protocol: string; port: string | number }>;
+        }>;
+      };
+    };
+    expect(usage.spec.podSelector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'user' });
+    expect(usage.spec.ingress).toHaveLength(1);
+    const [rule] = usage.spec.ingress;
+    expect(rule?.ports).toEqual([{ protocol: 'TCP', port: 'internal' }]);
+    for (const peer of rule?.from ?? []) {
+      // Both selectors in one peer: a pod must carry the label AND run in a named namespace.
+      expect(peer.podSelector?.matchLabels).toEqual({ 'account-access.example.com/usage-client': 'true' });
+      expect(peer.namespaceSelector?.matchExpressions).toEqual([
+        { key: 'kubernetes.io/metadata.name', operator: 'In', values: [expect.any(String)] },
+      ]);
+      expect(peer.namespaceSelector?.matchLabels).toBeUndefined();
+    }
+    // Nothing else admits other pods to the internal port.
+    const others = manifests().filter((m) => m.kind === 'NetworkPolicy' && m.metadata.name !== 'usage-api-from-product-apps');
+    const admitting = others.filter((policy) => JSON.stringify(policy).includes('"internal"')).map((policy) => policy.metadata.name);
+    expect(admitting).toEqual(['metrics-from-monitoring']);
+  });
+
+  it('when the user service starts from its manifest, then the internal usage API has a port of its own, the one the Service names `internal`', () => {
+    const container = containerOf('user');
+    const internalPort = container.ports.find((port) => port.name === 'internal')?.containerPort;
+    expect(internalPort).toEqual(expect.any(Number));
+    const env = Object.fromEntries((container.env ?? []).filter((v) => v.value !== undefined).map((v) => [v.name, v.value as string]));
+    const config = loadUserConfig({ ...(find('ConfigMap', 'platform-config')?.data ?? {}), ...SECRET_ENV, ...env });
+    expect(config.internalPort).toBe(internalPort);
+    expect(config.internalPort).not.toBe(config.port);
+    const service = find('Service', 'user') as unknown as { spec: { ports: Array<{ name: string; targetPort: string }> } };
+    expect(service.spec.ports.map((port) => port.name)).toEqual(['http', 'internal']);
+  });
+
+  it('when Prometheus Operator scrapes, then the PodMonitor selects every service and names jobs after them', () => {
+    const monitor = find('PodMonitor', 'account-access') as unknown as {
+      spec: {
+        jobLabel: string;
+        selector: { matchLabels: Record<string, string> };
+        podMetricsEndpoints: Array<{ port: string; path: string }>;
+      };
+    };
+    expect(monitor.spec.jobLabel).toBe('app.kubernetes.io/name');
+    expect(monitor.spec.podMetricsEndpoints.map((endpoint) => [endpoint.port, endpoint.path])).toEqual([
+      ['http', '/metrics'],
+      ['internal', '/metrics'],
+    ]);
+    const deployments = manifests().filter((m) => m.kind === 'Deployment') as unknown as Array<{
+      metadata: { name: string };
+      spec: { template: { metadata: { labels: Record<string, string> } } };
+    }>;
+    expect(deployments).toHaveLength(SERVICE_NAMES.length);
+    for (const deployment of deployments) {
+      expect(deployment.spec.template.metadata.labels).toMatchObject({
+        ...monitor.spec.selector.matchLabels,
+        'app.kubernetes.io/name': deployment.metadata.name,
+      });
+    }
+  });
+
+  it('when the operator sets a registry and a release in kustomize `images:`, then every workload of each service runs it', () => {
+    const kustomization = parse(readFileSync(path.join(K8S, 'kustomization.yaml'), 'utf8')) as { images: Array<{ name: string }> };
+    expect(kustomization.images.map((image) => image.name).sort()).toEqual(SERVICE_NAMES.map((name) => `account-access-${name}`).sort());
+    const copy = mkdtempSync(path.join(os.tmpdir(), 'k8s-images-'));
+    try {
+      cpSync(K8S, copy, { recursive: true });
+      const text = readFileSync(path.join(copy, 'kustomization.yaml'), 'utf8').replace(
+        /\{ name: (account-access-[a-z]+), newName: [^,]+, newTag: [^ }]+ \}/g,
+        '{ name: $1, newName: registry.example.com/$1, newTag: 9.9.9 }',
+      );
+      writeFileSync(path.join(copy, 'kustomization.yaml'), text);
+      const rendered = spawnSync('kubectl', ['kustomize', copy], { encoding: 'utf8' });
+      expect(rendered.status).toBe(0);
+      const images = parseAllDocuments(rendered.stdout)
+        .map((doc) => doc.toJS() as Manifest)
+        .filter((m) => m.kind === 'Deployment' || m.kind === 'Job')
+        .map((m) => m.spec?.template?.spec.containers[0]?.image);
+      expect(images).toHaveLength(SERVICE_NAMES.length + 1);
+      for (const image of images) expect(image).toMatch(/^registry\.example\.com\/account-access-[a-z]+:9\.9\.9$/);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 });
 

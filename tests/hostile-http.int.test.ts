@@ -3,15 +3,32 @@
  * whatever the method, path, query string, body, content type and credential, no answer is a
  * 5xx. A database of its own: generated admin calls top up and create accounts.
  */
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import request from 'supertest';
-import type { RunningService } from '@platform/runtime';
+import { Health, type RunningService } from '@platform/runtime';
+import { createHttpApp } from '@platform/kernel';
+import { createProductGateway } from '@platform/product-gateway';
 import { signServiceJwt } from '@platform/credentials';
 import { createInProcessEventBus } from '@platform/events';
-import { createPrivateDatabase, deleteKeys, silentLogger, testServers, uniqueId, type PrivateDatabase } from '@platform/testing';
+import {
+  captureLogs,
+  createPrivateDatabase,
+  deleteKeys,
+  silentLogger,
+  startSmtpCapture,
+  testServers,
+  uniqueId,
+  type PrivateDatabase,
+  type SmtpCapture,
+} from '@platform/testing';
 import { closeRedis, connectRedis } from '@platform/credentials';
 import { loadConfig as loadAuthConfig, runAuthService } from '../services/auth/src';
 import { DEFAULT_TAXONOMY_FILE, loadConfig as loadCategorizationConfig, runCategorizationService } from '../services/categorization/src';
+import { loadConfig as loadNotifierConfig, runNotifierService } from '../services/notifier/src';
 import { loadConfig as loadUserConfig, runUserService } from '../services/user/src';
 
 const ADMIN_TOKEN = `hostile-admin-${uniqueId()}`;
@@ -75,11 +92,16 @@ describe('hostile HTTP input: no answer is a 5xx', () => {
   let db: PrivateDatabase;
   const services: RunningService[] = [];
   const urls: Record<keyof typeof ENDPOINTS, string> = { auth: '', user: '', categorization: '' };
+  const more = { notifier: '', gateway: '' };
+  const logs = captureLogs('hostile');
+  let smtp: SmtpCapture;
+  let gatewayServer: Server;
   const prefix = `test:hostile:${uniqueId()}:`;
   const bus = createInProcessEventBus();
 
   beforeAll(async () => {
     db = await createPrivateDatabase('hostile');
+    smtp = await startSmtpCapture();
     const env = {
       DATABASE_URL: db.url,
       REDIS_URL: testServers.redisUrl,
@@ -91,10 +113,12 @@ describe('hostile HTTP input: no answer is a 5xx', () => {
       AUTH_PORT: '0',
       USER_PORT: '0',
       CATEGORIZATION_PORT: '0',
+      NOTIFIER_PORT: '0',
+      SMTP_URL: smtp.url,
       IAB_TAXONOMY_FILE: process.env.IAB_TAXONOMY_FILE ?? DEFAULT_TAXONOMY_FILE,
       LOG_LEVEL: 'error',
     };
-    const logger = silentLogger();
+    const logger = logs.logger;
     const user = await runUserService({ config: loadUserConfig(env), logger, given: { bus } });
     services.push(user);
     const categorization = await runCategorizationService({ config: loadCategorizationConfig(env), logger });
@@ -102,15 +126,28 @@ describe('hostile HTTP input: no answer is a 5xx', () => {
     const auth = await runAuthService({ config: loadAuthConfig(env), logger });
     services.push(auth);
     Object.assign(urls, { auth: auth.url, user: user.url, categorization: categorization.url });
+    const notifier = await runNotifierService({ config: loadNotifierConfig({ ...env, USER_URL: user.url }), logger, given: { bus } });
+    services.push(notifier);
+    more.notifier = notifier.url;
+    // A product of the lookup family, as a product team mounts the gateway (ErrorMessage envelope).
+    const product = createHttpApp({ service: 'product-1', logger, health: new Health({}), openapi: {}, envelope: 'errorMessage' });
+    const gateway = createProductGateway({ userUrl: user.url, serviceJwtSecret: SERVICE_JWT_SECRET, productId: 1 });
+    product.app.use(gateway.routes('/whoisserver/WhoisService', (accepted) => ({ domainName: accepted.domainName })));
+    gatewayServer = product.finish().listen(0, '127.0.0.1');
+    await once(gatewayServer, 'listening');
+    more.gateway = `http://127.0.0.1:${(gatewayServer.address() as AddressInfo).port}`;
   }, 120_000);
 
   afterAll(async () => {
+    gatewayServer?.closeAllConnections();
+    await new Promise((resolve) => gatewayServer?.close(resolve) ?? resolve(undefined));
     for (const service of services.reverse()) await service.stop();
     await bus.close();
     const redis = await connectRedis(testServers.redisUrl, silentLogger());
     await deleteKeys(redis, prefix);
     await closeRedis(redis);
     await db?.drop();
+    await smtp?.close();
   });
 
   it('when generated requests hit every endpoint of auth, user and categorization, then every answer is below 500', async () => {
@@ -152,5 +189,63 @@ describe('hostile HTTP input: no answer is a 5xx', () => {
     expect(big.status).toBe(413);
     const broken = await request(urls.auth).post('/oauth/token').set('content-type', 'application/json').send('{"grantType":');
     expect(broken.status).toBe(400);
+  });
+
+  describe('a body whose Content-Encoding does not decode', () => {
+    const corrupt = {
+      gzip: gzipSync('{"apiKey":"x"}').subarray(0, 12),
+      deflate: Buffer.from('not deflate'),
+      br: Buffer.from('this is not brotli at all, just text'),
+    } as const;
+    const MALFORMED = { code: 400, messages: 'Malformed request body.' };
+    const targets = (): Array<[string, string, unknown]> => [
+      ['auth', `${urls.auth}/oauth/token`, MALFORMED],
+      ['auth', `${urls.auth}/oauth/revoke`, MALFORMED],
+      ['user', `${urls.user}/user-service/account-balance`, MALFORMED],
+      ['user', `${urls.user}/internal/v1/usage`, MALFORMED],
+      ['user', `${urls.user}/admin/v1/accounts`, MALFORMED],
+      ['categorization', `${urls.categorization}/api/v2/categories`, MALFORMED],
+      ['notifier', `${more.notifier}/health/live`, MALFORMED],
+      [
+        'gateway',
+        `${more.gateway}/whoisserver/WhoisService`,
+        { ErrorMessage: { errorCode: 'REQUEST_01', msg: 'Malformed request body.' } },
+      ],
+    ];
+
+    it.each(
+      (['gzip', 'deflate', 'br'] as const).flatMap((encoding) =>
+        ['application/json', 'application/x-www-form-urlencoded'].map((type) => [encoding, type] as const),
+      ),
+    )(
+      'when a corrupt %s body (%s) reaches every service and the product gateway, then 400 Malformed request body., logged below error',
+      async (encoding, type) => {
+        const before = logs.lines().length;
+        for (const [service, url, expected] of targets()) {
+          const response = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': type, 'content-encoding': encoding },
+            body: corrupt[encoding],
+          });
+          expect({ service, status: response.status, body: await response.json() }).toEqual({ service, status: 400, body: expected });
+        }
+        const lines = logs.lines().slice(before);
+        expect(lines.filter((line) => line.level === 'error' || line.level === 'warn')).toEqual([]);
+        expect(lines.filter((line) => line.message === 'request' && line.status === '400')).toHaveLength(targets().length);
+      },
+    );
+
+    it.each([
+      ['gzip', gzipSync('grantType=access_token')],
+      ['deflate', deflateSync('grantType=access_token')],
+      ['br', brotliCompressSync('grantType=access_token')],
+    ])('when a %s body decodes, then it is read (401 for the missing credential, not 400)', async (encoding, data) => {
+      const response = await fetch(`${urls.auth}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': encoding },
+        body: data,
+      });
+      expect(response.status).toBe(401);
+    });
   });
 });

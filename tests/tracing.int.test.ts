@@ -74,6 +74,8 @@ describe('tracing: one debit that crosses the low threshold is one trace from th
         SMTP_URL: smtp.url,
         ADMIN_TOKEN,
         SERVICE_JWT_SECRET,
+        // The product app calls the user service from this machine: a trusted peer, so one trace.
+        TRACE_TRUST_INCOMING: '127.0.0.1',
         USER_PORT: '0',
         NOTIFIER_PORT: '0',
         BALANCE_EXCHANGE: exchange,

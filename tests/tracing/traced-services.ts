@@ -5,11 +5,15 @@
  * ./traced-platform.ts). Spans go to the parent over IPC when it asks.
  */
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { startTracing } from '@platform/tracing';
+import { parseTraceTrust, startTracing } from '@platform/tracing';
 import type * as Platform from './traced-platform';
 
 const exporter = new InMemorySpanExporter();
-startTracing({ serviceName: 'account-access-test', spanProcessors: [new SimpleSpanProcessor(exporter)] });
+startTracing({
+  serviceName: 'account-access-test',
+  spanProcessors: [new SimpleSpanProcessor(exporter)],
+  trustIncoming: parseTraceTrust(process.env.TRACE_TRUST_INCOMING),
+});
 
 // Loaded only now, synchronously, so that the instrumentations patch what it loads.
 // eslint-disable-next-line @typescript-eslint/no-require-imports

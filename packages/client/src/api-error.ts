@@ -6,6 +6,8 @@ export interface ApiErrorInit {
   code: number | string;
   messages: ErrorMessages;
   requestId?: string | undefined;
+  /** The system error code of a network failure (`ECONNREFUSED`, `ETIMEDOUT`…). */
+  networkCode?: string;
   cause?: unknown;
 }
 
@@ -26,6 +28,11 @@ export class ApiError extends Error {
   readonly messages: ErrorMessages;
   /** `X-Request-Id` of the answer, to quote to support. */
   readonly requestId: string | undefined;
+  /**
+   * When no answer arrived: the system error code (`ECONNREFUSED`…), if the fetch named one.
+   * The message names the method, origin and path, never the query string, which may hold a key.
+   */
+  readonly networkCode: string | undefined;
 
   constructor(init: ApiErrorInit) {
     super(`${init.status} ${describeMessages(init.messages)}`, init.cause === undefined ? undefined : { cause: init.cause });
@@ -33,6 +40,7 @@ export class ApiError extends Error {
     this.code = init.code;
     this.messages = init.messages;
     this.requestId = init.requestId;
+    this.networkCode = init.networkCode;
   }
 
   /** The messages of one field of a 422 (empty when there are none). */

@@ -5,9 +5,12 @@ import type { CategoryOrder, TokenLifetime } from './types.js';
 
 export const USAGE = `usage: pnpm client <command> [options]
   balance [--product-id <id>]   credits of every product the account holds, or of one
+  usage-history [--days <1-90>] [--product-id <id>]
+                                credits used per UTC day and product (default: the last 30 days)
   token                         a fresh access token for API_KEY
   rotate                        replace API_KEY; prints the new key (the old one stops working)
   categories [--order IAB|ABC]  every category
+  --help                        this text
 environment: API_KEY (required), AUTH_URL, USER_URL, CATEGORIZATION_URL (default http://127.0.0.1:8081, :8082, :8083),
              TOKEN_EXPIRES_IN (1800, 3600, 7200 or 10800; default 3600)`;
 
@@ -38,19 +41,32 @@ function clientFromEnvironment(environment: Record<string, string | undefined>):
 
 function parseOptions(args: string[]) {
   try {
-    return parseArgs({ args, options: { 'product-id': { type: 'string' }, order: { type: 'string' } }, strict: true });
+    return parseArgs({
+      args,
+      options: { 'product-id': { type: 'string' }, order: { type: 'string' }, days: { type: 'string' } },
+      strict: true,
+    });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
 }
 
+/** A whole-number option, or undefined when it is not given. */
+function numberOption(value: string | undefined, name: string, what: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[0-9]+$/.test(value)) throw new UsageError(`--${name} takes ${what}.`);
+  return Number(value);
+}
+
 async function runCommand(command: string | undefined, args: string[], client: () => AccountAccessClient): Promise<unknown> {
   const { values } = parseOptions(args);
+  const productId = numberOption(values['product-id'], 'product-id', 'a product id');
   switch (command ?? '') {
-    case 'balance': {
-      const productId = values['product-id'];
-      if (productId !== undefined && !/^[0-9]+$/.test(productId)) throw new UsageError('--product-id takes a product id.');
-      return client().balance(productId === undefined ? {} : { productId: Number(productId) });
+    case 'balance':
+      return client().balance(productId === undefined ? {} : { productId });
+    case 'usage-history': {
+      const days = numberOption(values.days, 'days', 'a number of days (1-90)');
+      return client().usageHistory({ ...(days === undefined ? {} : { days }), ...(productId === undefined ? {} : { productId }) });
     }
     case 'token':
       return { accessToken: await client().accessToken() };
@@ -72,6 +88,10 @@ async function runCommand(command: string | undefined, args: string[], client: (
  */
 export async function runClientCli(argv: string[], environment: Record<string, string | undefined>, output: CliOutput): Promise<number> {
   const [command, ...args] = argv;
+  if (command === '--help' || command === '-h' || command === 'help' || args.includes('--help')) {
+    output.out(`${USAGE}\n`);
+    return 0;
+  }
   try {
     const result = await runCommand(command, args, () => clientFromEnvironment(environment));
     output.out(`${JSON.stringify(result, null, 2)}\n`);

@@ -13,6 +13,9 @@ import type {
   TokenLifetime,
   TokenRequest,
   TokenResponse,
+  UsageDay,
+  UsageHistoryQuery,
+  UsageHistoryResponse,
 } from './types.js';
 
 /** Options of {@link AccountAccessClient}. */
@@ -79,6 +82,24 @@ export class AccountAccessClient {
     const response = await this.withToken((token) => this.getRequest(`${this.urls.user}/user-service/account-balance`, query, token));
     const body = (await readJson(response)) as BalanceResponse;
     return body.data.map((item) => ({ productId: item.product_id, productName: item.product.name, credits: item.credits }));
+  }
+
+  /**
+   * Credits used per UTC day and product over the last `days` days (1–90, default 30), today
+   * included, ordered by date, then product id; optionally of one product only.
+   */
+  async usageHistory(options: { days?: number; productId?: number } = {}): Promise<UsageDay[]> {
+    const query: UsageHistoryQuery = {};
+    if (options.days !== undefined) query.days = String(options.days);
+    if (options.productId !== undefined) query.productId = String(options.productId);
+    const response = await this.withToken((token) => this.getRequest(`${this.urls.user}/user-service/usage-history`, query, token));
+    const body = (await readJson(response)) as UsageHistoryResponse;
+    return body.data.map((item) => ({
+      date: item.date,
+      productId: item.product_id,
+      productName: item.product.name,
+      creditsUsed: item.credits_used,
+    }));
   }
 
   /**

@@ -49,24 +49,87 @@ export async function send(fetchFn: FetchFunction, request: HttpRequest): Promis
   }
 }
 
+/**
+ * Where a request went, for an error message: origin and path only. The query string can carry
+ * the API key (`api-key/generate?currentApiKey=…`), and an error message travels to logs,
+ * terminals and error trackers.
+ */
+export function describeTarget(request: HttpRequest): string {
+  try {
+    const { origin, pathname } = new URL(request.url);
+    return `${request.method} ${origin}${pathname}`;
+  } catch {
+    return request.method;
+  }
+}
+
+/**
+ * The failure of a fetch as text without anything the request carried: undici names the reason
+ * (ECONNREFUSED, a TLS error…) in its cause, but a given fetch may quote the URL or a header.
+ */
+function networkDetail(error: unknown, request: HttpRequest): string {
+  const cause = messageOf(fieldOf(error, 'cause'));
+  const detail = `${messageOf(error) ?? String(error)}${cause === undefined ? '' : `: ${cause}`}`;
+  const carried = [request.url, request.url.split('?')[1] ?? '', ...Object.values(request.headers), request.body ?? ''];
+  let clean = detail;
+  for (const value of carried) if (value.length >= 8) clean = clean.split(value).join('[redacted]');
+  return withoutQuery(clean);
+}
+
+/** Text from elsewhere (an error, a status line) with whatever looks like a query string cut out. */
+export function withoutQuery(text: string): string {
+  return text.replace(/\?[^\s'"]*=[^\s'"]*/g, '?[redacted]');
+}
+
+// Errors are read by shape, not `instanceof`: the fetch's errors may come from another realm.
+function fieldOf(value: unknown, field: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[field] : undefined;
+}
+
+function messageOf(value: unknown): string | undefined {
+  const message = fieldOf(value, 'message');
+  return typeof message === 'string' ? message : undefined;
+}
+
 async function fetchOnce(fetchFn: FetchFunction, request: HttpRequest): Promise<Response> {
   const init: RequestInit = { method: request.method, headers: request.headers };
   if (request.body !== undefined) init.body = request.body;
   try {
     return await fetchFn(request.url, init);
   } catch (error) {
-    // undici puts the reason (ECONNREFUSED, a TLS error…) in the cause of its "fetch failed".
-    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    const detail = error instanceof Error ? `${error.message}${cause}` : String(error);
-    throw new ApiError({ status: 0, code: 'network_error', messages: `${request.method} ${request.url} failed: ${detail}`, cause: error });
+    // The fetch's own error is not kept as the cause: it may hold the URL with its query string.
+    const code = errorCode(error);
+    throw new ApiError({
+      status: 0,
+      code: 'network_error',
+      messages: `${describeTarget(request)} failed: ${networkDetail(error, request)}`,
+      ...(code === undefined ? {} : { networkCode: code }),
+    });
   }
+}
+
+/** The system error code of a network failure (`ECONNREFUSED`, …), from the error or its cause. */
+function errorCode(error: unknown): string | undefined {
+  for (let current: unknown = error, depth = 0; current !== undefined && depth < 3; current = fieldOf(current, 'cause'), depth += 1) {
+    const code = fieldOf(current, 'code');
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
 }
 
 /** The parsed JSON body of a 2xx answer; any other answer becomes an ApiError. */
 export async function readJson(response: Response): Promise<unknown> {
   const requestId = response.headers.get('x-request-id') ?? undefined;
   const text = await response.text().catch((error: unknown) => {
-    throw new ApiError({ status: response.status, code: 'network_error', messages: 'The answer was cut off.', requestId, cause: error });
+    const code = errorCode(error);
+    // The stream's error is not kept: like a fetch's, it is not the client's to pass on.
+    throw new ApiError({
+      status: response.status,
+      code: 'network_error',
+      messages: 'The answer was cut off.',
+      requestId,
+      ...(code === undefined ? {} : { networkCode: code }),
+    });
   });
   let body: unknown;
   try {
@@ -82,6 +145,6 @@ export async function readJson(response: Response): Promise<unknown> {
       });
     }
   }
-  if (!response.ok) throw errorFromBody(response.status, body, requestId, response.statusText || `HTTP ${response.status}`);
+  if (!response.ok) throw errorFromBody(response.status, body, requestId, withoutQuery(response.statusText) || `HTTP ${response.status}`);
   return body;
 }

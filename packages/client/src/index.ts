@@ -1,7 +1,15 @@
 export { ApiError, errorFromBody, type ApiErrorInit, type ErrorMessages } from './api-error.js';
 export { AccountAccessClient, type AccountAccessClientOptions } from './client.js';
 export type { FetchFunction } from './http.js';
-export type { BalanceItem, Category, CategoryOrder, NotificationSettings, NotificationSettingsPatch, TokenLifetime } from './types.js';
+export type {
+  BalanceItem,
+  Category,
+  CategoryOrder,
+  NotificationSettings,
+  NotificationSettingsPatch,
+  TokenLifetime,
+  UsageDay,
+} from './types.js';
 export type * as AuthApi from './generated/auth.js';
 export type * as UserApi from './generated/user.js';
 export type * as CategorizationApi from './generated/categorization.js';

@@ -24,6 +24,19 @@ export interface BalanceItem {
   credits: number;
 }
 
+type UsageHistoryOperation = UserPaths['/user-service/usage-history']['get'];
+export type UsageHistoryResponse = UsageHistoryOperation['responses'][200]['content']['application/json'];
+export type UsageHistoryQuery = NonNullable<UsageHistoryOperation['parameters']['query']>;
+
+/** Credits one product used on one UTC day (usage API debits only; days without usage have no item). */
+export interface UsageDay {
+  /** `YYYY-MM-DD`, UTC. */
+  date: string;
+  productId: number;
+  productName: string;
+  creditsUsed: number;
+}
+
 export type ApiKeyResponse = UserPaths['/user-service/api-key/generate']['get']['responses'][200]['content']['application/json'];
 
 /** `{"lowBalanceAlert": {"enabled", "threshold"}, "zeroBalanceAlert": {"enabled"}}` */

@@ -66,6 +66,36 @@ describe('pnpm client', () => {
     });
   });
 
+  it('when asked for the usage history, then it prints the credits used per day and product', async () => {
+    const account = await platform.anAccount({ '1': 70, '7': 10 });
+    await platform.debit(account.apiKey, 1, 3);
+    await platform.debit(account.apiKey, 24, 2);
+    await platform.debit(account.apiKey, 7, 4);
+    const today = new Date().toISOString().slice(0, 10);
+    const all = await run(['usage-history', '--days', '7'], environment(account.apiKey));
+    expect(all).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(all.stdout)).toEqual([
+      { date: today, productId: 1, productName: 'WHOIS API', creditsUsed: 3 },
+      { date: today, productId: 7, productName: 'Email Verification API', creditsUsed: 4 },
+      { date: today, productId: 24, productName: 'Bulk WHOIS API', creditsUsed: 2 },
+    ]);
+    const one = await run(['usage-history', '--product-id', '7'], environment(account.apiKey));
+    expect(JSON.parse(one.stdout)).toEqual([{ date: today, productId: 7, productName: 'Email Verification API', creditsUsed: 4 }]);
+    const refused = await run(['usage-history', '--days', '91'], environment(account.apiKey));
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stderr)).toMatchObject({ error: { status: 422, messages: { days: ['The selected days is invalid.'] } } });
+  });
+
+  it.each([['--help'], ['-h'], ['help'], ['balance', '--help']])(
+    'when run with %s, then it prints the usage on stdout and exits 0',
+    async (...args) => {
+      const result = await run(args, {});
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout).toContain('usage: pnpm client <command>');
+      expect(result.stdout).toContain('usage-history');
+    },
+  );
+
   it('when asked for the categories by name, then it prints the whole list in that order', async () => {
     const account = await platform.anAccount();
     const result = await run(['categories', '--order', 'abc'], environment(account.apiKey));
@@ -82,6 +112,7 @@ describe('pnpm client', () => {
       [['refill'], 'Unknown command: refill'],
       [[], 'No command given.'],
       [['balance', '--product-id', 'one'], '--product-id takes a product id.'],
+      [['usage-history', '--days', 'week'], '--days takes a number of days (1-90).'],
       [['categories', '--order', 'size'], '--order takes IAB or ABC.'],
       [['balance', '--verbose'], "Unknown option '--verbose'"],
     ] as const) {

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { accessLayout, closeRedis, connectRedis, hashSecret, tokenShardTag } from '@platform/credentials';
+import { accessLayout, closeRedis, connectRedis, hashSecret, signServiceJwt, tokenShardTag } from '@platform/credentials';
 import { createPrivateDatabase, deleteKeys, eventually, silentLogger, testServers, uniqueId } from '@platform/testing';
 import { startPlatform, type Platform } from '../../../scripts/platform.js';
 import type { FetchFunction } from '../src/index.js';
@@ -18,6 +18,8 @@ export interface TestPlatform {
   clientUrls: { authUrl: string; userUrl: string; categorizationUrl: string };
   /** Creates an account through the admin API; answers its id and API key. */
   anAccount(credits?: Record<string, number>): Promise<{ id: number; apiKey: string }>;
+  /** Debits `units` of `productId` through the internal usage API, as a product service does. */
+  debit(credential: string, productId: number, units: number): Promise<void>;
   /** Lets a token's Redis record reach the end of its TTL now, as if its lifetime were over. */
   expireToken(token: string): Promise<void>;
   stop(): Promise<void>;
@@ -27,6 +29,7 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'client-test-'));
   const prefix = `test:client:${uniqueId()}:`;
   const database = await createPrivateDatabase('client');
+  const serviceJwtSecret = `client-test-service-jwt-${uniqueId()}-0123456789abcdef`;
   // A platform that does not start leaves no database behind.
   const platform = await startPlatform({
     DATABASE_URL: database.url,
@@ -40,6 +43,7 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
     // Several tests provoke 401s from one address on purpose; the limit has its own tests.
     AUTH_FAILURES_PER_IP: '100000',
     LOG_LEVEL: 'error',
+    SERVICE_JWT_SECRET: serviceJwtSecret,
     ...env,
   }).catch(async (error: unknown) => {
     await database.drop();
@@ -58,6 +62,16 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
       });
       if (response.status !== 201) throw new Error(`account not created: ${response.status} ${await response.text()}`);
       return (await response.json()) as { id: number; apiKey: string };
+    },
+    async debit(credential, productId, units) {
+      const jwt = signServiceJwt({ issuer: 'client-test', audience: 'user', secret: serviceJwtSecret, ttlSeconds: 60 });
+      const response = await fetch(`${platform.urls.user}/internal/v1/usage`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${jwt}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ credential, productId, units, requestId: uniqueId('debit') }),
+      });
+      if (response.status !== 200) throw new Error(`debit refused: ${response.status} ${await response.text()}`);
+      await response.body?.cancel();
     },
     async expireToken(token) {
       const key = layout.token(tokenShardTag(token), hashSecret(token));

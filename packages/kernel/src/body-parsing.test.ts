@@ -1,3 +1,6 @@
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import express from 'express';
 import request from 'supertest';
 import { createBodyParsing } from './body-parsing';
@@ -48,5 +51,44 @@ describe('createBodyParsing', () => {
   it('when a JSON body is malformed, then the parser refuses it', async () => {
     const reply = await request(app()).post('/').set('Content-Type', 'application/json').send('{"a":');
     expect(reply.body).toEqual({ type: 'entity.parse.failed' });
+  });
+
+  /** Sends raw bytes as they are (supertest would serialize a Buffer sent as JSON). */
+  async function postRaw(type: string, encoding: string, data: Buffer): Promise<unknown> {
+    const server = app().listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const reply = await fetch(`http://127.0.0.1:${port}/`, {
+        method: 'POST',
+        headers: { 'content-type': type, 'content-encoding': encoding },
+        body: data,
+      });
+      return await reply.json();
+    } finally {
+      server.close();
+    }
+  }
+
+  const corrupt: Record<string, Buffer> = {
+    gzip: gzipSync('{"a":1}').subarray(0, 12),
+    deflate: Buffer.from('xx'),
+    br: Buffer.from('this is not brotli at all, just text'),
+  };
+  it.each(
+    Object.keys(corrupt).flatMap((encoding) => [
+      [encoding, 'application/json'],
+      [encoding, 'application/x-www-form-urlencoded'],
+    ]),
+  )('when a %s body (%s) does not decode, then the parser refuses it as a body that does not decode', async (encoding, type) => {
+    expect(await postRaw(type, encoding, corrupt[encoding] ?? Buffer.alloc(0))).toEqual({ type: 'entity.decode.failed' });
+  });
+
+  it.each([
+    ['gzip', gzipSync('{"a":1}')],
+    ['deflate', deflateSync('{"a":1}')],
+    ['br', brotliCompressSync('{"a":1}')],
+  ])('when a %s body decodes, then it is parsed', async (encoding, data) => {
+    expect(await postRaw('application/json', encoding, data)).toEqual({ body: { a: 1 } });
   });
 });

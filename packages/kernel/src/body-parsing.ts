@@ -6,6 +6,26 @@ export const BODY_LIMIT = '16kb';
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const FORM_TYPES = ['application/x-www-form-urlencoded'];
 
+/** The type given to a body whose Content-Encoding does not decode (the kernel answers 400, CONTRACT §2). */
+export const DECODE_FAILED = 'entity.decode.failed';
+
+/**
+ * body-parser passes a zlib error (corrupt gzip, deflate or br) on with status 400 but no
+ * `type`, which would read as a fault of the server. On a request with a Content-Encoding, such
+ * an error is the client's body that does not decode, and gets a type of its own.
+ */
+function typedDecodeFailure(req: Request, next: NextFunction): NextFunction {
+  const encoding = req.headers['content-encoding'];
+  if (encoding === undefined || encoding.toLowerCase() === 'identity') return next;
+  return (error?: unknown) => {
+    if (typeof error === 'object' && error !== null) {
+      const { type, status } = error as { type?: unknown; status?: unknown };
+      if (type === undefined && status === 400) Object.assign(error, { type: DECODE_FAILED });
+    }
+    next(error);
+  };
+}
+
 /**
  * The kernel's body parsing (CONTRACT §2): a JSON or a form body, at most 16 KiB. The media type
  * is read once and only the parser it selects runs (each parser would otherwise check the type,
@@ -25,6 +45,6 @@ export function createBodyParsing(): (req: Request, res: Response, next: NextFun
     }
     const contentType = req.headers['content-type'];
     const parser = contentType !== undefined && typeis.is(contentType, FORM_TYPES) !== false ? formBody : jsonBody;
-    void parser(req, res, next);
+    void parser(req, res, typedDecodeFailure(req, next));
   };
 }

@@ -8,7 +8,7 @@ import express, {
   type Response,
 } from 'express';
 import type { Server } from 'node:http';
-import { createBodyParsing } from './body-parsing';
+import { createBodyParsing, DECODE_FAILED } from './body-parsing';
 import { createAppServer } from './http-server';
 import { publicCorsStep, type PublicEndpoints } from './cors';
 import { asDependencyError } from './dependency-failure';
@@ -69,6 +69,7 @@ const BODY_PARSER_ERRORS: ReadonlyMap<string, ErrorCode> = new Map<string, Error
   ['entity.too.large', 'payload_too_large'],
   ['entity.parse.failed', 'malformed_body'],
   ['entity.verify.failed', 'malformed_body'],
+  [DECODE_FAILED, 'malformed_body'],
   ['encoding.unsupported', 'malformed_body'],
   ['charset.unsupported', 'malformed_body'],
   ['request.aborted', 'malformed_body'],

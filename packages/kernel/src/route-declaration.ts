@@ -89,7 +89,20 @@ export interface RouteDeclaration<S extends ParamShape = ParamShape, D extends Z
   readonly responses: Readonly<Record<number, ResponseDeclaration>>;
   /** A public endpoint of CONTRACT §2: it answers CORS requests and preflights from any origin (`corsEndpoints`). */
   readonly cors?: boolean;
+  /**
+   * The route answers with one account's own data (CONTRACT §2: balance, usage history,
+   * notification settings, webhook deliveries) or a credential: every answer it gives, errors
+   * included, carries `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`
+   * (ACCOUNT_DATA_HEADERS), set by the kernel before the route runs.
+   */
+  readonly accountData?: boolean;
 }
+
+/** What every answer of a route declared `accountData` carries: no cache keeps it, no browser sniffs it as another type. */
+export const ACCOUNT_DATA_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+});
 
 /** The value of every declared parameter after validation. */
 export type ParamValues<S extends ParamShape> = { [K in keyof S]: z.output<S[K]> };
@@ -192,7 +205,14 @@ export function declaredHandler<S extends ParamShape, D extends ZodTypeAny>(
   declaration: RouteDeclaration<S, D>,
   fn: DeclaredRouteFn<S, D>,
 ): RequestHandler {
-  return handler(declaration.edge, (req, res, params) => fn(req, res, { params, input: () => validateParams(declaration, params, res) }));
+  const input = (params: Params, res: Response) => () => validateParams(declaration, params, res);
+  if (declaration.accountData !== true)
+    return handler(declaration.edge, (req, res, params) => fn(req, res, { params, input: input(params, res) }));
+  return handler(declaration.edge, (req, res, params) => {
+    // Before the route's work, so that its refusals (401, 422) carry them too.
+    for (const [name, value] of Object.entries(ACCOUNT_DATA_HEADERS)) res.setHeader(name, value);
+    return fn(req, res, { params, input: input(params, res) });
+  });
 }
 
 /** Mounts a declared route on every method and path it declares. */

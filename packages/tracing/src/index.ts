@@ -1,2 +1,3 @@
 export { serviceNameOf, tracingEnabled } from './enabled';
 export { startTracing, type TracingOptions } from './sdk';
+export { parseTraceTrust, trustsTraceOf, type TraceTrust } from './incoming-trust';

@@ -6,11 +6,12 @@
  * still buffered before the process exits).
  */
 import { serviceNameOf, tracingEnabled } from './enabled';
+import { parseTraceTrust } from './incoming-trust';
 import type * as Sdk from './sdk';
 
 if (tracingEnabled(process.env)) {
   // A synchronous load on purpose: the instrumented modules must not load before it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { startTracing } = require('./sdk') as typeof Sdk;
-  startTracing({ serviceName: serviceNameOf(process.env, process.argv) });
+  startTracing({ serviceName: serviceNameOf(process.env, process.argv), trustIncoming: parseTraceTrust(process.env.TRACE_TRUST_INCOMING) });
 }

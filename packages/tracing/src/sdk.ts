@@ -6,6 +6,7 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { dropUntrustedTraceContext, type TraceTrust } from './incoming-trust';
 
 /**
  * Query parameters whose values never go into a span: the credentials the API accepts in a query
@@ -34,6 +35,8 @@ export interface TracingOptions {
   serviceName: string;
   /** Where spans go; default: from the OTEL_* variables (OTLP, batched). Tests pass an in-memory exporter's processor. */
   spanProcessors?: SpanProcessor[];
+  /** Whose incoming `traceparent` is continued (TRACE_TRUST_INCOMING); default nobody's. */
+  trustIncoming?: TraceTrust;
 }
 
 /**
@@ -44,6 +47,7 @@ export interface TracingOptions {
  * apply as the SDK reads them.
  */
 export function startTracing(options: TracingOptions): NodeSDK {
+  const trust = options.trustIncoming ?? { kind: 'none' };
   const sdk = new NodeSDK({
     serviceName: options.serviceName,
     ...(options.spanProcessors ? { spanProcessors: options.spanProcessors } : {}),
@@ -51,7 +55,14 @@ export function startTracing(options: TracingOptions): NodeSDK {
     logRecordProcessors: [],
     instrumentations: [
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.test(request.url ?? ''),
+        ignoreIncomingRequestHook: (request) => {
+          if (UNTRACED_PATHS.test(request.url ?? '')) return true;
+          // The one hook that sees the request before the instrumentation reads its trace
+          // context: an untrusted caller's is removed here, so its span starts a new trace and
+          // the sampler, not the caller's flags, decides whether it is recorded.
+          dropUntrustedTraceContext(request, trust);
+          return false;
+        },
         redactedQueryParams: SECRET_QUERY_PARAMS,
         redactedQueryParamsServer: SECRET_QUERY_PARAMS,
       }),

@@ -367,6 +367,28 @@ describe('POST /oauth/revoke (RFC 7009)', () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'invalid_request', error_description: 'The token field is required.' });
   });
+
+  test.each(['/oauth/revoke', '/oauth/introspect'])(
+    'when %s gets the token in the query string only, then 400 invalid_request and the token stays live (the body is the only place)',
+    async (path) => {
+      const account = await withCredits();
+      const issued = await seedToken(account.apiKey);
+      const res = await request(h.url)
+        .post(path)
+        .query({ token: issued })
+        .type('form')
+        .set('Authorization', basicOf(account.id, account.apiKey))
+        .send('');
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'invalid_request', error_description: 'The token field is required.' });
+      const live = await request(h.url)
+        .post('/oauth/introspect')
+        .type('form')
+        .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+        .send(`token=${issued}`);
+      expect(live.body).toMatchObject({ active: true });
+    },
+  );
 });
 
 describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {

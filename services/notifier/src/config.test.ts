@@ -30,6 +30,9 @@ describe('notifier config', () => {
       deliveryLimit: 50,
       databasePoolMax: 10,
       databaseDirectUrl: undefined,
+      processedEventRetentionHours: 168,
+      mailRetentionHours: 168,
+      sweepMs: 60_000,
     });
   });
 
@@ -51,6 +54,16 @@ describe('notifier config', () => {
     const config = loadConfig({ OUTBOX_DIR: '/tmp/outbox' }, { requireInfrastructure: false });
     await expect(openInfrastructure(config, { name: 'notifier', logger: silentLogger(), needs: NOTIFIER_NEEDS })).rejects.toThrow(
       /DATABASE_URL: Required; AMQP_URL: Required/,
+    );
+  });
+
+  it('when the retention variables are set, then they apply; a processed-event retention under 24 h is refused', () => {
+    const urls = { DATABASE_URL: 'postgres://localhost/db', AMQP_URL: 'amqp://localhost', SMTP_URL: 'smtp://localhost:2525' };
+    expect(
+      loadConfig({ ...urls, NOTIFIER_PROCESSED_EVENT_RETENTION_HOURS: '48', NOTIFIER_MAIL_RETENTION_HOURS: '0', NOTIFIER_SWEEP_MS: '500' }),
+    ).toMatchObject({ processedEventRetentionHours: 48, mailRetentionHours: 0, sweepMs: 500 });
+    expect(() => loadConfig({ ...urls, NOTIFIER_PROCESSED_EVENT_RETENTION_HOURS: '23' })).toThrow(
+      /NOTIFIER_PROCESSED_EVENT_RETENTION_HOURS/,
     );
   });
 });

@@ -28,6 +28,11 @@ function schema(requireInfrastructure: boolean) {
       NOTIFIER_MAIL_RETRY_INITIAL_MS: env.positiveInt(1000),
       NOTIFIER_MAIL_RETRY_MAX_MS: env.positiveInt(300_000),
       NOTIFIER_MAIL_LEASE_MS: env.positiveInt(60_000),
+      // A processed event id must outlive every redelivery and republish of its event (the user
+      // service keeps published events OUTBOX_RETENTION_HOURS, default 24).
+      NOTIFIER_PROCESSED_EVENT_RETENTION_HOURS: z.coerce.number().int().min(24).default(168),
+      NOTIFIER_MAIL_RETENTION_HOURS: z.coerce.number().int().min(0).default(168),
+      NOTIFIER_SWEEP_MS: env.positiveInt(60_000),
       METRICS_TOKEN: env.optionalSecret(16),
       LOG_LEVEL: env.logLevel(),
     })
@@ -61,6 +66,12 @@ function schema(requireInfrastructure: boolean) {
        * by another once this has passed. Longer than an SMTP send can take (NOTIFIER_MAIL_LEASE_MS).
        */
       mailLeaseMs: parsed.NOTIFIER_MAIL_LEASE_MS,
+      /** How long a handled event's id is kept against redelivery, at least 24 h (NOTIFIER_PROCESSED_EVENT_RETENTION_HOURS). */
+      processedEventRetentionHours: parsed.NOTIFIER_PROCESSED_EVENT_RETENTION_HOURS,
+      /** How long a sent e-mail stays in the mail outbox (NOTIFIER_MAIL_RETENTION_HOURS; 0: at the next sweep). Unsent ones stay. */
+      mailRetentionHours: parsed.NOTIFIER_MAIL_RETENTION_HOURS,
+      /** Pause between retention sweeps (NOTIFIER_SWEEP_MS). */
+      sweepMs: parsed.NOTIFIER_SWEEP_MS,
       /** Bearer token `/metrics` requires; undefined leaves it open. */
       metricsToken: parsed.METRICS_TOKEN,
       logLevel: parsed.LOG_LEVEL,

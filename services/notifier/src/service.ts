@@ -1,13 +1,35 @@
 import { serve, type Logger, type RunningService } from '@platform/runtime';
 import { openInfrastructure, serveOn, type Adapters } from '@platform/infrastructure';
-import { migrate } from '@platform/db';
+import { migrate, startRetentionSweeper, type RetentionSweeper } from '@platform/db';
 import { BALANCE_CHANGED, type Subscription } from '@platform/events';
 import { createApp } from './app';
 import { createBalanceChangedHandler } from './balance-changed-handler';
 import type { NotifierConfig } from './config';
-import { createDeps, NOTIFIER_NEEDS, type NotifierInfrastructure } from './deps';
+import { createDeps, NOTIFIER_NEEDS, type NotifierDeps, type NotifierInfrastructure } from './deps';
 import { startMailDispatcher } from './mail-dispatcher';
 import { notifierMigrations } from './migrations';
+import { deleteProcessedEvents, deleteSentMail } from './store/retention';
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/** The sweepers that keep the notifier's tables bounded: handled event ids and sent e-mails. */
+function startSweepers(deps: NotifierDeps, config: NotifierConfig): RetentionSweeper[] {
+  const common = { pool: deps.pool, logger: deps.logger, intervalMs: config.sweepMs };
+  return [
+    startRetentionSweeper({
+      ...common,
+      name: 'processed event',
+      retentionMs: config.processedEventRetentionHours * HOUR_MS,
+      deleteExpired: deleteProcessedEvents,
+    }),
+    startRetentionSweeper({
+      ...common,
+      name: 'sent mail',
+      retentionMs: config.mailRetentionHours * HOUR_MS,
+      deleteExpired: deleteSentMail,
+    }),
+  ];
+}
 
 export interface NotifierService extends RunningService {
   /** Resolves once the consumer is attached to its queue (it waits for RabbitMQ if it is down). */
@@ -23,8 +45,8 @@ export interface StartNotifierOptions {
 
 /**
  * Starts the notifier: migrations, the mail dispatcher (which also sends what an earlier run
- * left unsent), the balance.changed consumer and the operations HTTP listener. The user
- * service's tables (accounts, notification_settings, products) must exist.
+ * left unsent), the balance.changed consumer, the retention sweepers and the operations HTTP
+ * listener. The user service's tables (accounts, notification_settings, products) must exist.
  */
 export async function startNotifierService({ config, logger, infrastructure }: StartNotifierOptions): Promise<NotifierService> {
   const deps = createDeps(logger, infrastructure);
@@ -66,6 +88,8 @@ export async function startNotifierService({ config, logger, infrastructure }: S
     deliveryLimit: config.deliveryLimit,
   });
   consuming.subscription = consumer;
+  const sweepers = startSweepers(deps, config);
+  const stopSweepers = (): Promise<void> => Promise.all(sweepers.map((sweeper) => sweeper.stop())).then(() => undefined);
   const running = await serve({
     name: 'notifier',
     app,
@@ -73,10 +97,11 @@ export async function startNotifierService({ config, logger, infrastructure }: S
     host: config.host,
     health,
     logger,
-    closers: [() => consumer.cancel(), () => dispatcher.stop()],
+    closers: [() => consumer.cancel(), () => dispatcher.stop(), stopSweepers],
   }).catch(async (error: unknown) => {
     await consumer.cancel();
     await dispatcher.stop();
+    await stopSweepers();
     throw error;
   });
   return { ...running, consuming: consumer.ready };

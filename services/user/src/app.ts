@@ -71,15 +71,17 @@ function usageRecorder(deps: UserDeps, config: UserConfig, registry: Registry): 
   );
 }
 
-/** Every router the service mounts (further APIs add theirs here); each gets the deps and the domain's ports it calls. */
-function routers(deps: UserDeps, config: UserConfig, registry: Registry): Router[] {
+/**
+ * Every router the service mounts (further APIs add theirs here); each gets the deps and the
+ * domain's ports it calls. The internal usage API apart: it may listen on a port of its own.
+ */
+function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): { usage: Router; others: Router[] } {
   if (config.adminToken === undefined) throw new ConfigError('invalid configuration: ADMIN_TOKEN: Required');
   if (config.serviceJwtSecret === undefined) throw new ConfigError('invalid configuration: SERVICE_JWT_SECRET: Required');
   const store = createUserStore(deps.pool, deps.access);
   const catalogue = createCatalogueReads(deps.pool);
-  return [
-    // First: the busiest route (every product call) matches before the others are tried.
-    usageRoutes(deps, usageRecorder(deps, config, registry), config.serviceJwtSecret, catalogue),
+  const usage = usageRoutes(deps, usageRecorder(deps, config, usageRegistry), config.serviceJwtSecret, catalogue);
+  const others = [
     balanceRoutes(deps, { balances: createBalanceReads(deps.pool), catalogue }),
     apiKeyRoutes(deps, store),
     notificationSettingsRoutes(deps, store),
@@ -92,25 +94,31 @@ function routers(deps: UserDeps, config: UserConfig, registry: Registry): Router
       logger: deps.logger,
     }),
   ];
+  return { usage, others };
 }
 
-/** The user service's HTTP app; no I/O until requests arrive. */
-export function createApp(deps: UserDeps, config: UserConfig): { app: Express; health: Health } {
+/**
+ * The user service's HTTP app; no I/O until requests arrive. With USER_INTERNAL_PORT the
+ * internal usage API is an app of its own (`internal`, served on that port only), so that a
+ * NetworkPolicy can admit product apps to it and to nothing else (a policy cannot tell paths apart).
+ */
+export function createApp(deps: UserDeps, config: UserConfig): { app: Express; health: Health; internal?: Express } {
   // RabbitMQ is not a readiness dependency: balance changes wait in the outbox while it is down,
   // and taking the service out of rotation would stop the usage API for no gain. The backlog
   // shows as the outbox_pending_events metric instead.
   const health = new Health({ postgres: pingPostgres(deps.pool), redis: () => deps.watch.check() });
-  const http = createHttpApp({
+  const kernel = {
     service: 'user',
     logger: deps.logger,
     health,
     openapi,
     trustProxy: config.trustProxy,
     metricsToken: config.metricsToken,
-    // The endpoints browsers may call from any origin (CONTRACT §2): the routes declared `cors`;
-    // the admin and internal APIs are not.
-    publicEndpoints: corsEndpoints(userRoutes),
-  });
+  };
+  // The endpoints browsers may call from any origin (CONTRACT §2): the routes declared `cors`;
+  // the admin and internal APIs are not.
+  const http = createHttpApp({ ...kernel, publicEndpoints: corsEndpoints(userRoutes) });
+  const internal = config.internalPort === undefined ? undefined : createHttpApp(kernel);
   new Gauge({
     name: 'outbox_pending_events',
     help: 'balance.changed events written but not yet confirmed by RabbitMQ',
@@ -119,6 +127,9 @@ export function createApp(deps: UserDeps, config: UserConfig): { app: Express; h
       this.set(await countPendingEvents(deps.pool));
     },
   });
-  for (const router of routers(deps, config, http.metrics.registry)) http.app.use(router);
-  return { app: http.finish(), health };
+  const { usage, others } = routers(deps, config, (internal ?? http).metrics.registry);
+  // First: the busiest route (every product call) matches before the others are tried.
+  (internal ?? http).app.use(usage);
+  for (const router of others) http.app.use(router);
+  return { app: http.finish(), health, ...(internal ? { internal: internal.finish() } : {}) };
 }

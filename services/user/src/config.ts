@@ -18,6 +18,8 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
       .object({
         HOST: z.string().default('127.0.0.1'),
         USER_PORT: env.port(8082),
+        // The internal usage API on a port of its own (unset: on USER_PORT with the rest).
+        USER_INTERNAL_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
         DATABASE_URL,
         DATABASE_DIRECT_URL,
         DATABASE_POOL_MAX,
@@ -60,6 +62,8 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
       .transform((parsed) => ({
         host: parsed.HOST,
         port: parsed.USER_PORT,
+        /** Where the internal usage API listens, alone (USER_INTERNAL_PORT); undefined: on `port` with the rest. */
+        internalPort: parsed.USER_INTERNAL_PORT,
         /** Read by openInfrastructure only; undefined only in the embedded quickstart. */
         databaseUrl: parsed.DATABASE_URL,
         databaseDirectUrl: parsed.DATABASE_DIRECT_URL,

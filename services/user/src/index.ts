@@ -2,4 +2,4 @@ export { createApp } from './app';
 export { runUserCli } from './cli';
 export { loadConfig, type UserConfig } from './config';
 export { USER_NEEDS } from './deps';
-export { runUserService, startUserService } from './service';
+export { runUserService, startUserService, type UserService } from './service';

@@ -1,12 +1,11 @@
 import { type Logger, type RunningService, serve } from '@platform/runtime';
 import { openInfrastructure, serveOn, type Adapters } from '@platform/infrastructure';
-import { migrate } from '@platform/db';
+import { migrate, startRetentionSweeper } from '@platform/db';
 import { createApp } from './app';
 import type { UserConfig } from './config';
 import { createDeps, USER_NEEDS, type UserDeps, type UserInfrastructure, type UserSeams } from './deps';
 import { userMigrations } from './migrations';
 import { startOutboxRelay } from './outbox-relay';
-import { startRetentionSweeper } from './retention-sweeper';
 import { startAccessRepairSweeper } from './store/access-records';
 import { deletePublishedEvents } from './store/outbox';
 import { deleteExpiredUsageRequests } from './store/usage-requests';
@@ -16,6 +15,11 @@ export interface StartUserServiceOptions extends UserSeams {
   logger: Logger;
   /** Ready adapters (openInfrastructure); the service leaves them open at stop(). */
   infrastructure: UserInfrastructure;
+}
+
+/** The running user service; `internalUrl` when the internal usage API listens on a port of its own (USER_INTERNAL_PORT). */
+export interface UserService extends RunningService {
+  internalUrl?: string;
 }
 
 /** Stops one background worker (drain, then close). */
@@ -70,16 +74,21 @@ function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]>
 }
 
 /** Applies the user migrations, then serves; stop() drains HTTP and stops the workers. */
-export async function startUserService({ config, logger, infrastructure, ...seams }: StartUserServiceOptions): Promise<RunningService> {
+export async function startUserService({ config, logger, infrastructure, ...seams }: StartUserServiceOptions): Promise<UserService> {
   const deps = createDeps(config, logger, infrastructure, seams);
   const stops: StopWorker[] = [];
   try {
     await migrate(infrastructure.directPool, [userMigrations], logger);
     // Reconciled (or known to be) before the first request; the watch retries if it could not.
     await deps.watch.start();
-    const { app, health } = createApp(deps, config);
+    const { app, health, internal } = createApp(deps, config);
     stops.push(...(await startWorkers(deps, config)));
-    return await serve({
+    const internalListener =
+      internal && config.internalPort !== undefined
+        ? await serve({ name: 'user-internal', app: internal, port: config.internalPort, host: config.host, health, logger })
+        : undefined;
+    if (internalListener) stops.unshift(() => internalListener.stop());
+    const running = await serve({
       name: 'user',
       app,
       port: config.port,
@@ -88,6 +97,7 @@ export async function startUserService({ config, logger, infrastructure, ...seam
       logger,
       closers: [...stops, () => deps.close()],
     });
+    return internalListener ? { ...running, internalUrl: internalListener.url } : running;
   } catch (error) {
     for (const stop of stops) await stop().catch(() => undefined);
     await deps.close();
@@ -103,7 +113,7 @@ export interface RunUserServiceOptions extends UserSeams {
 }
 
 /** The user service on infrastructure of its own, opened from its configuration and closed at stop() (main.ts, tests). */
-export async function runUserService({ config, logger, given, ...seams }: RunUserServiceOptions): Promise<RunningService> {
+export async function runUserService({ config, logger, given, ...seams }: RunUserServiceOptions): Promise<UserService> {
   const infrastructure = await openInfrastructure(config, {
     name: 'user',
     logger,

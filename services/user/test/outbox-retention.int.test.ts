@@ -4,7 +4,7 @@
  * own: a sweep deletes every expired row of its database.
  */
 import { randomUUID } from 'node:crypto';
-import { createPool, migrate } from '@platform/db';
+import { createPool, migrate, startRetentionSweeper } from '@platform/db';
 import { BALANCE_CHANGED } from '@platform/events';
 import {
   createPrivateDatabase,
@@ -16,7 +16,6 @@ import {
   type PrivateDatabase,
 } from '@platform/testing';
 import { userMigrations } from '../src/migrations';
-import { startRetentionSweeper } from '../src/retention-sweeper';
 import { deletePublishedEvents } from '../src/store/outbox';
 import { startHarness, testConfig } from './harness';
 import { observeExchange } from './rabbitmq';

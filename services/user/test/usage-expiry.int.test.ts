@@ -4,7 +4,7 @@
  * bounded. A database of its own: a sweep deletes every expired row of its database.
  */
 import { createPrivateDatabase, eventually, silentLogger, uniqueId, type PrivateDatabase } from '@platform/testing';
-import { startRetentionSweeper } from '../src/retention-sweeper';
+import { startRetentionSweeper } from '@platform/db';
 import { deleteExpiredUsageRequests } from '../src/store/usage-requests';
 import { startHarness, testConfig, type Harness } from './harness';
 import { postUsage, usageBody } from './usage-calls';

@@ -1,5 +1,5 @@
 import { type IRouter, type Request } from 'express';
-import { AppError, requiredMessage, type Params } from '@platform/wire';
+import { AppError, Params, requiredMessage } from '@platform/wire';
 import { locals, mountRoute } from '@platform/kernel';
 import { isWellFormedToken } from '@platform/credentials';
 import { authenticateAccount } from '../domain/account-auth';
@@ -21,9 +21,12 @@ export interface IntrospectRevokeRouteDeps extends IntrospectionDeps {
   limits: AttemptLimits;
 }
 
-/** The `token` form parameter of RFC 7662 / RFC 7009 (400 invalid_request when missing). */
-function tokenParameter(params: Params): string {
-  const value = params.get('token');
+/**
+ * The `token` parameter of RFC 7662 / RFC 7009, from the body only (400 invalid_request when
+ * missing): a token in the query string would be written to every proxy's access log.
+ */
+function tokenParameter(req: Request): string {
+  const value = new Params({}, req.body).get('token');
   if (value.kind === 'value') return value.value;
   throw new AppError('invalid_params', { fields: { token: [requiredMessage('token')] } });
 }
@@ -58,21 +61,21 @@ async function revocationCaller(req: Request, authorization: Authorization, deps
 
 /** RFC 7662 introspection and RFC 7009 revocation (JSON, RFC 6749 §5.2 errors). */
 export function introspectRevokeRoutes(router: IRouter, deps: IntrospectRevokeRouteDeps): void {
-  mountRoute(router, introspectRoute, async (req, res, { params }) => {
+  mountRoute(router, introspectRoute, async (req, res) => {
     noCache(res);
     await countingFailures(deps.limits, req, async () => {
       const caller = await authenticateIntrospectionCaller(presentedCaller(req), deps);
-      const answer = await introspectToken(tokenParameter(params), caller, deps);
+      const answer = await introspectToken(tokenParameter(req), caller, deps);
       locals(res).log.info('token introspected', { ...callerLabel(caller), active: answer.active });
       res.status(200).json(answer);
     });
   });
 
-  mountRoute(router, revokeRoute, async (req, res, { params }) => {
+  mountRoute(router, revokeRoute, async (req, res) => {
     noCache(res);
     await countingFailures(deps.limits, req, async () => {
       const accountId = await revocationCaller(req, readAuthorization(req), deps);
-      const revoked = await revokeOwnToken(deps.access, tokenParameter(params), accountId);
+      const revoked = await revokeOwnToken(deps.access, tokenParameter(req), accountId);
       locals(res).log.info('token revocation', { accountId, revoked });
       res.status(200).end();
     });

@@ -9,6 +9,7 @@ import { ApiKey } from './schemas';
 /** `GET /user-service/api-key/generate` (CONTRACT §4.4). */
 export const apiKeyRoute = declareRoute({
   cors: true,
+  accountData: true,
   methods: ['get'],
   paths: ['/user-service/api-key/generate'],
   edge: publicEdge,
@@ -31,7 +32,6 @@ export function apiKeyRoutes(deps: UserDeps, store: UserStore): Router {
     const { currentApiKey } = request.input();
     const rotated = await rotateApiKey({ store }, currentApiKey);
     locals(res).log.info('api key rotated', { accountId: rotated.accountId });
-    res.setHeader('Cache-Control', 'no-store');
     respond(res, 200, { apiKey: rotated.apiKey });
   });
   return router;

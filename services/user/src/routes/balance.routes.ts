@@ -11,6 +11,7 @@ import { apiKeyParam, Balance, customerSecurity, productIdParam } from './schema
 /** `GET|POST /user-service/account-balance` and the legacy `/service/account-balance` (CONTRACT §4.3). */
 export const balanceRoute = declareRoute({
   cors: true,
+  accountData: true,
   methods: ['get', 'post'],
   paths: ['/user-service/account-balance'],
   deprecatedPaths: ['/service/account-balance'],

@@ -12,6 +12,7 @@ const settingsAnswer = { description: 'Notification settings', body: Notificatio
 /** `GET /user-service/notification-settings` (CONTRACT §6): read. */
 export const readSettingsRoute = declareRoute({
   cors: true,
+  accountData: true,
   methods: ['get'],
   paths: [PATH],
   edge: publicEdge,
@@ -24,6 +25,7 @@ export const readSettingsRoute = declareRoute({
 /** `POST /user-service/notification-settings` (CONTRACT §6): change any nested subset of the JSON document. */
 export const changeSettingsRoute = declareRoute({
   cors: true,
+  accountData: true,
   methods: ['post'],
   paths: [PATH],
   edge: publicEdge,

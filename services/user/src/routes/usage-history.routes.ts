@@ -29,6 +29,7 @@ const daysParam = z
 /** `GET|POST /user-service/usage-history` (CONTRACT §4.6): credits used per UTC day and product. */
 export const usageHistoryRoute = declareRoute({
   cors: true,
+  accountData: true,
   methods: ['get', 'post'],
   paths: [USAGE_HISTORY_PATH],
   edge: publicEdge,

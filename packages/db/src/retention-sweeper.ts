@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { startWorkerLoop, type Logger } from '@platform/runtime';
-import type { Queryable } from '@platform/db';
+import type { Queryable } from './pool';
 
 export interface RetentionSweeperOptions {
   /** What it sweeps, for its log lines ("usage request": "usage request sweep failed, will retry"). */
