@@ -73,7 +73,6 @@ ON CONFLICT (request_id) DO NOTHING`;
  */
 export async function writeCreditChanges(db: Queryable, { pools, entries, events }: CreditWrites): Promise<number> {
   const result = await db.query({
-    name: 'user-write-credit-changes',
     text: WRITE,
     // The objects as they are: json_to_recordset picks the members it names and ignores the rest.
     values: [JSON.stringify(entries), JSON.stringify(pools)],

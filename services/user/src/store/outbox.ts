@@ -13,7 +13,6 @@ SELECT (e.payload->>'id')::uuid, $1, e.payload, $3 FROM jsonb_array_elements($2:
 export async function insertOutboxEvents(db: Queryable, events: readonly BalanceChanged[]): Promise<void> {
   if (events.length === 0) return;
   await db.query({
-    name: 'user-insert-outbox-events',
     text: INSERT_EVENTS,
     values: [BALANCE_CHANGED, JSON.stringify(events), currentTraceparent()],
   });
