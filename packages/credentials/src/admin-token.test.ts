@@ -71,7 +71,10 @@ describe('requireAdminToken', () => {
     });
 
     it('when the limit store fails, then a wrong token still gets its 401', async () => {
-      const broken: FailureLimit = { recordFailure: () => Promise.reject(new Error('store down')) };
+      const broken: FailureLimit = {
+        recordFailure: () => Promise.reject(new Error('store down')),
+        blockedFor: () => Promise.reject(new Error('store down')),
+      };
       expect((await fromAddress(adminApp(TOKEN, broken), '198.51.100.10', 'guess')).status).toBe(401);
     });
   });

@@ -22,6 +22,7 @@ import { createCatalogueReads } from './store/catalogue';
 import { countPendingEvents } from './store/outbox';
 import { createUsageBatchStore } from './store/usage-batch';
 import { createUsageLedgerReads } from './store/usage-history';
+import { createOperatorStore } from './store/operator';
 import { createUserStore } from './store/user-store';
 
 /** Committed answers kept in memory for replays (a replay usually follows its first copy within seconds). */
@@ -78,7 +79,7 @@ function usageRecorder(deps: UserDeps, config: UserConfig, registry: Registry): 
 
 /** Every router the service mounts (further APIs add theirs here); each gets the deps and the domain's ports it calls. */
 function routers(deps: UserDeps, config: UserConfig, registry: Registry): Router[] {
-  if (config.adminToken === undefined) throw new ConfigError('invalid configuration: ADMIN_TOKEN: Required');
+  if (config.adminTokens.length === 0) throw new ConfigError('invalid configuration: ADMIN_TOKEN: Required');
   if (config.serviceJwtSecret === undefined) throw new ConfigError('invalid configuration: SERVICE_JWT_SECRET: Required');
   const store = createUserStore(deps.pool, deps.access);
   const catalogue = createCatalogueReads(deps.pool);
@@ -88,7 +89,7 @@ function routers(deps: UserDeps, config: UserConfig, registry: Registry): Router
     balanceRoutes(deps, { balances: createBalanceReads(deps.pool), catalogue }),
     apiKeyRoutes(deps, store),
     notificationSettingsRoutes(deps, store),
-    adminRoutes(store, config.adminToken, deps.adminFailures),
+    adminRoutes({ store, operator: createOperatorStore(deps.pool, deps.access), catalogue, ledger: createUsageLedgerReads(deps.pool) }, config.adminTokens, deps.adminFailures),
     usageHistoryRoutes(deps, { catalogue, ledger: createUsageLedgerReads(deps.pool) }),
     accountPageRoutes({
       dir: accountPageDir(),
