@@ -14,7 +14,7 @@ import { loadConfig as loadAuthConfig, runAuthService } from '../services/auth/s
 import { DEFAULT_TAXONOMY_FILE, loadConfig as loadCategorizationConfig, runCategorizationService } from '../services/categorization/src';
 import { loadConfig as loadUserConfig, runUserService } from '../services/user/src';
 
-const ADMIN_TOKEN = `hostile-admin-${uniqueId()}`;
+const ADMIN_TOKEN = `hostile-admin-token-${uniqueId()}-0123456789`;
 const SERVICE_JWT_SECRET = `hostile-service-jwt-secret-${uniqueId()}-0123456789`;
 
 const ENDPOINTS = {

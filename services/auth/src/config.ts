@@ -13,7 +13,7 @@ function schema(requireInfrastructure: boolean) {
       DATABASE_URL,
       REDIS_URL,
       REDIS_KEY_PREFIX: env.keyPrefix(),
-      ADMIN_TOKEN: needed(env.secret(16)),
+      ADMIN_TOKEN: needed(env.secret(32)),
       SERVICE_JWT_SECRET: needed(env.secret(32)),
       AUTH_URL: needed(env.url(['http', 'https'])),
       TOKEN_RATE_PER_ACCOUNT: env.positiveInt(600),

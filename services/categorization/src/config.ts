@@ -20,7 +20,7 @@ function schema(requireInfrastructure: boolean) {
       DATABASE_URL,
       REDIS_URL,
       REDIS_KEY_PREFIX: env.keyPrefix(),
-      ADMIN_TOKEN: needed(env.secret(16)),
+      ADMIN_TOKEN: needed(env.secret(32)),
       IAB_TAXONOMY_FILE: z.string().optional(),
       CATEGORY_REFRESH_INTERVAL_MS: env.positiveInt(2000),
       TRUST_PROXY: env.trustProxy(),

@@ -49,6 +49,7 @@ describe('pnpm admin (user commands)', () => {
       id: created.id,
       email: created.email,
       createdAt: created.createdAt,
+      disabled: false,
       balances: [item(1, 'WHOIS API', 3), item(24, 'Bulk WHOIS API', 3), item(28, 'Website Contacts & Categorization Database', 0)],
     });
   });
