@@ -11,6 +11,7 @@ import { createUsageRecorder, type UsageRecorder } from './domain/usage';
 import { createDebitBatcher } from './domain/usage-batcher';
 import { openapi, userRoutes } from './openapi';
 import { accountPageDir, accountPageRoutes } from './routes/account-page.routes';
+import { adminConsoleDir, adminConsoleRoutes } from './routes/admin-console.routes';
 import { adminRoutes } from './routes/admin.routes';
 import { apiKeyRoutes } from './routes/api-key.routes';
 import { balanceRoutes } from './routes/balance.routes';
@@ -97,6 +98,7 @@ function routers(deps: UserDeps, config: UserConfig, registry: Registry): Router
       products: async () => (await catalogue.current()).products,
       logger: deps.logger,
     }),
+    adminConsoleRoutes(adminConsoleDir(), deps.logger),
   ];
 }
 
