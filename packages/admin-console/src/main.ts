@@ -94,6 +94,12 @@ async function loadAudit(more: boolean): Promise<void> {
 /** After a change: the account, its ledger and the audit log as they are now, and a note. */
 async function changed(note: string): Promise<void> {
   if (state.account) await refreshAccount(state.account.id);
+  if (state.lastSearch) {
+    const page = await api.search(state.lastSearch);
+    state.searchCursor = page.nextCursor;
+    renderResults(page.data, false, (id) => void openAccount(id).catch(failed));
+    byId('search-more').hidden = page.nextCursor === null;
+  }
   await loadAudit(false);
   showNotice(note, 'info');
 }

@@ -20,7 +20,7 @@ export function renderResults(accounts: Account[], append: boolean, open: (id: n
     for (const row of table('', [], rows).querySelectorAll('tbody tr')) body.append(row);
     return;
   }
-  holder.replaceChildren(table('Accounts, newest first', ['Id', 'E-mail', 'Status', 'Created'], rows, [1, 2]));
+  holder.replaceChildren(table('Accounts, newest first', ['Id', 'E-mail', 'Status', 'Created'], rows, [0, 1, 2]));
 }
 
 export function renderAccount(account: AccountDetails): void {
@@ -30,7 +30,7 @@ export function renderAccount(account: AccountDetails): void {
   byId('balances').replaceChildren(
     rows.length === 0
       ? element('p', { text: 'This account holds no product yet.', className: 'help' })
-      : table('Products that share a pool show the same credits.', ['Product', 'Name', 'Credits'], rows, [1]),
+      : table('Products that share a pool show the same credits.', ['Product', 'Name', 'Credits'], rows, [0, 1]),
   );
   const toggle = byId<HTMLButtonElement>('toggle-disabled');
   toggle.textContent = account.disabled ? 'Enable account…' : 'Disable account…';
@@ -94,7 +94,7 @@ export function renderLedger(rows: LedgerRow[], append: boolean): void {
   holder.replaceChildren(
     cells.length === 0
       ? element('p', { text: 'No balance change yet.', className: 'help' })
-      : table('Every balance change, newest first', ['When', 'Cause', 'Product', 'Change', 'Credits after', 'By'], cells, [0, 1, 5]),
+      : table('Every balance change, newest first', ['When', 'Cause', 'Product (pool)', 'Change', 'Credits after', 'By'], cells, [0, 1, 5]),
   );
 }
 
