@@ -15,7 +15,7 @@ describe('loadConfig', () => {
       databaseUrl: undefined,
       redisUrl: undefined,
       redisKeyPrefix: 'aap:',
-      adminToken: undefined,
+      adminTokens: [],
       iabTaxonomyFile: DEFAULT_TAXONOMY_FILE,
       refreshIntervalMs: 2000,
       trustProxy: false,
@@ -46,7 +46,7 @@ describe('loadConfig', () => {
       iabTaxonomyFile: '/data/taxonomy.tsv',
       refreshIntervalMs: 250,
       redisKeyPrefix: 'x:',
-      adminToken: 'admin-token-0123456789-0123456789abcdef',
+      adminTokens: [{ name: 'admin', token: 'admin-token-0123456789-0123456789abcdef' }],
       trustProxy: 2,
       authFailuresPerIp: 7,
     });
