@@ -32,7 +32,7 @@ runMain(async () => {
   const connections = option(args, 'connections', 10);
   const db = await createPrivateDatabase('bench_operator_search');
   const pool = createPool({ connectionString: db.url, logger: silentLogger(), max: 2 });
-  const service = { stop: async (): Promise<void> => undefined };
+  const service: { stop: () => Promise<void> } = { stop: () => Promise.resolve() };
   try {
     await migrateUserSchema(pool);
     const started = Date.now();
@@ -89,8 +89,12 @@ runMain(async () => {
     const probe = 424_242 % accounts;
     for (const [name, sql, values] of [
       ['email', 'SELECT id FROM accounts WHERE lower(email) = lower($1) ORDER BY id DESC LIMIT 21', [emailOf(probe).toUpperCase()]],
-      ['substring', "SELECT id FROM accounts WHERE (lower(email) LIKE $1 OR id = $2) ORDER BY id DESC LIMIT 21", [`%tomer.${probe}@dom%`, 0]],
-      ['id', "SELECT id FROM accounts WHERE (lower(email) LIKE $1 OR id = $2) ORDER BY id DESC LIMIT 21", [`%${probe}%`, probe]],
+      [
+        'substring',
+        'SELECT id FROM accounts WHERE (lower(email) LIKE $1 OR id = $2) ORDER BY id DESC LIMIT 21',
+        [`%tomer.${probe}@dom%`, 0],
+      ],
+      ['id', 'SELECT id FROM accounts WHERE (lower(email) LIKE $1 OR id = $2) ORDER BY id DESC LIMIT 21', [`%${probe}%`, probe]],
     ] as Array<[string, string, unknown[]]>) {
       const explained = await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF) ${sql}`, values);
       plans[name] = explained.rows.map((row) => row['QUERY PLAN']).join('\n');

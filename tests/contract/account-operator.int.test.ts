@@ -42,7 +42,7 @@ async function seenBy(credential: string): Promise<{ user: number; categorizatio
   return {
     user: (await balanceOf(credential)).status,
     categorization: categories.status,
-    introspection: (await isActive(credential)) as unknown,
+    introspection: await isActive(credential),
   };
 }
 

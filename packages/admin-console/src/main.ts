@@ -205,7 +205,10 @@ on('sign-in-form', 'submit', async () => {
   showNotice(undefined);
   await showConsole();
 });
-on('sign-out', 'click', async () => showSignIn('You are signed out.'));
+on('sign-out', 'click', () => {
+  showSignIn('You are signed out.');
+  return Promise.resolve();
+});
 on('search-form', 'submit', () => search(false));
 on('search-more', 'click', () => search(true));
 on('ledger-more', 'click', async () => {

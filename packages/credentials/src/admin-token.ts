@@ -81,7 +81,10 @@ function namedTokens(tokens: string | readonly NamedAdminToken[] | undefined): r
  * are compared in constant time against every token (no early exit), so neither a token, its
  * length nor which one matched leaks through timing. No token refuses every call.
  */
-export function requireAdminToken(tokens: string | readonly NamedAdminToken[] | undefined, options: AdminGuardOptions = {}): RequestHandler {
+export function requireAdminToken(
+  tokens: string | readonly NamedAdminToken[] | undefined,
+  options: AdminGuardOptions = {},
+): RequestHandler {
   const expected = namedTokens(tokens).map(({ name, token }) => ({ name, digest: secretDigest(token) }));
   const match = (presented: string): string | undefined => {
     let found: string | undefined;

@@ -90,7 +90,11 @@ function routers(deps: UserDeps, config: UserConfig, registry: Registry): Router
     balanceRoutes(deps, { balances: createBalanceReads(deps.pool), catalogue }),
     apiKeyRoutes(deps, store),
     notificationSettingsRoutes(deps, store),
-    adminRoutes({ store, operator: createOperatorStore(deps.pool, deps.access), catalogue, ledger: createUsageLedgerReads(deps.pool) }, config.adminTokens, deps.adminFailures),
+    adminRoutes(
+      { store, operator: createOperatorStore(deps.pool, deps.access), catalogue, ledger: createUsageLedgerReads(deps.pool) },
+      config.adminTokens,
+      deps.adminFailures,
+    ),
     usageHistoryRoutes(deps, { catalogue, ledger: createUsageLedgerReads(deps.pool) }),
     accountPageRoutes({
       dir: accountPageDir(),

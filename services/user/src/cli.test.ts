@@ -30,14 +30,20 @@ describe('parseUserCommand', () => {
   });
 
   it.each([
-    [['accounts', 'search', '--email', 'A@b.c', '--limit', '5'], { method: 'GET', path: '/admin/v1/accounts', query: { email: 'A@b.c', limit: '5' } }],
+    [
+      ['accounts', 'search', '--email', 'A@b.c', '--limit', '5'],
+      { method: 'GET', path: '/admin/v1/accounts', query: { email: 'A@b.c', limit: '5' } },
+    ],
     [['accounts', 'disable', '7'], { method: 'PATCH', path: '/admin/v1/accounts/7', body: { disabled: true } }],
     [['accounts', 'enable', '7'], { method: 'PATCH', path: '/admin/v1/accounts/7', body: { disabled: false } }],
     [['accounts', 'set-email', '7', 'n@b.c'], { method: 'PATCH', path: '/admin/v1/accounts/7', body: { email: 'n@b.c' } }],
     [['accounts', 'rotate-key', '7'], { method: 'POST', path: '/admin/v1/accounts/7/api-key' }],
     [['accounts', 'ledger', '7', '--cursor', 'abc'], { method: 'GET', path: '/admin/v1/accounts/7/ledger', query: { cursor: 'abc' } }],
     [['accounts', 'usage', '7', '--days', '30'], { method: 'GET', path: '/admin/v1/accounts/7/usage', query: { days: '30' } }],
-    [['credits', 'add', '7', '1', '50', '--reason', 'goodwill'], { method: 'POST', path: '/admin/v1/accounts/7/credits', body: { productId: 1, amount: 50, reason: 'goodwill' } }],
+    [
+      ['credits', 'add', '7', '1', '50', '--reason', 'goodwill'],
+      { method: 'POST', path: '/admin/v1/accounts/7/credits', body: { productId: 1, amount: 50, reason: 'goodwill' } },
+    ],
     [['audit', '--account-id', '7'], { method: 'GET', path: '/admin/v1/audit', query: { accountId: '7' } }],
   ])('when the arguments are %p, then the admin API call', (args, call) => {
     expect(parseUserCommand(args)).toEqual(call);

@@ -93,7 +93,11 @@ const COMMANDS: Record<string, Command> = {
       const email = flags.get('email');
       if (email === undefined) throw usageError('accounts create needs --email');
       const credits = flags.get('credits');
-      return { method: 'POST', path: '/admin/v1/accounts', body: credits === undefined ? { email } : { email, credits: parseCreditsSpec(credits) } };
+      return {
+        method: 'POST',
+        path: '/admin/v1/accounts',
+        body: credits === undefined ? { email } : { email, credits: parseCreditsSpec(credits) },
+      };
     },
   },
   'accounts show': {
@@ -104,7 +108,8 @@ const COMMANDS: Record<string, Command> = {
     call: (parsed) => ({ method: 'GET', path: accountPath(parsed) }),
   },
   'accounts search': {
-    usage: 'pnpm admin accounts search [--email <exact e-mail>] [--q <part of the e-mail, or an id>] [--limit <1-100>] [--cursor <nextCursor>]',
+    usage:
+      'pnpm admin accounts search [--email <exact e-mail>] [--q <part of the e-mail, or an id>] [--limit <1-100>] [--cursor <nextCursor>]',
     help: 'Lists accounts, newest first; pass the printed nextCursor as --cursor for the next page.',
     flags: ['email', 'q', 'limit', 'cursor'],
     positional: 0,
@@ -119,7 +124,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'accounts disable': {
     usage: 'pnpm admin accounts disable <accountId>',
-    help: "Disables an account: its key and every token are refused at once by every service.",
+    help: 'Disables an account: its key and every token are refused at once by every service.',
     flags: [],
     positional: 1,
     call: (parsed) => ({ method: 'PATCH', path: accountPath(parsed), body: { disabled: true } }),
@@ -211,7 +216,8 @@ export function parseUserCommand(args: string[]): AdminCall {
   const parsed = parseFlags(found.rest, usage);
   const unknown = [...parsed.flags.keys()].filter((name) => !found.command.flags.includes(name));
   if (unknown.length > 0) throw usageError(`unknown option --${unknown[0]}`, usage);
-  if (parsed.positional.length !== found.command.positional) throw usageError(`${found.name} takes ${found.command.positional} argument(s)`, usage);
+  if (parsed.positional.length !== found.command.positional)
+    throw usageError(`${found.name} takes ${found.command.positional} argument(s)`, usage);
   return found.command.call(parsed);
 }
 

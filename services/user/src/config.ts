@@ -45,8 +45,15 @@ function schema(requireInfrastructure: boolean, namedAdminTokens: boolean) {
       ACCOUNT_PAGE_AUTH_URL: z.string().url().optional(),
     })
     .superRefine((parsed, context) => {
-      if (parsed.ADMIN_TOKEN !== undefined && parsed.ADMIN_TOKENS.some((named) => named.name === 'admin' || named.token === parsed.ADMIN_TOKEN))
-        context.addIssue({ code: z.ZodIssueCode.custom, path: ['ADMIN_TOKENS'], message: 'names admin or repeats ADMIN_TOKEN (whose name is admin)' });
+      if (
+        parsed.ADMIN_TOKEN !== undefined &&
+        parsed.ADMIN_TOKENS.some((named) => named.name === 'admin' || named.token === parsed.ADMIN_TOKEN)
+      )
+        context.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ['ADMIN_TOKENS'],
+          message: 'names admin or repeats ADMIN_TOKEN (whose name is admin)',
+        });
     })
     .transform((parsed) => ({
       host: parsed.HOST,

@@ -157,7 +157,12 @@ export async function addCredits(
   if (!product) throw invalidParams({ productId: [invalidMessage('productId')] });
   return store.transaction(async (tx) => {
     const action = change.amount < 0 ? 'credits.adjust' : 'credits.top-up';
-    await tx.audit({ actor: audit.actor, action, accountId, details: { productId: change.productId, amount: change.amount, reason: audit.reason ?? null } });
+    await tx.audit({
+      actor: audit.actor,
+      action,
+      accountId,
+      details: { productId: change.productId, amount: change.amount, reason: audit.reason ?? null },
+    });
     await tx.holdPool(accountId, product.poolId);
     const result = await tx.changeBalance({
       accountId,

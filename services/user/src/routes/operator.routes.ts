@@ -5,7 +5,16 @@ import { AppError, NUMERIC } from '@platform/wire';
 import { z } from 'zod';
 import { parseAccountId } from '../domain/accounts';
 import type { CatalogueReads } from '../domain/catalogue';
-import { DEFAULT_PAGE, MAX_PAGE, accountLedger, auditLog, parseAccountPatch, patchAccount, rotateAccountKey, searchAccounts } from '../domain/operator';
+import {
+  DEFAULT_PAGE,
+  MAX_PAGE,
+  accountLedger,
+  auditLog,
+  parseAccountPatch,
+  patchAccount,
+  rotateAccountKey,
+  searchAccounts,
+} from '../domain/operator';
 import type { AccountSummary, AuditEntry, LedgerEntry, OperatorStore } from '../domain/operator-store';
 import { DEFAULT_HISTORY_DAYS, MAX_HISTORY_DAYS, usageHistory, type UsageLedgerReads } from '../domain/usage-history';
 import type { UserQueries } from '../domain/user-store';

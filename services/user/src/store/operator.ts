@@ -190,7 +190,8 @@ export function createOperatorStore(pool: pg.Pool, access: AccessRecordsDeps): O
     searchAccounts: (search) => searchAccounts(pool, search),
     ledgerPage: (accountId, before, limit) => ledgerPage(pool, accountId, before, limit),
     auditPage: (accountId, before, limit) => auditPage(pool, accountId, before, limit),
-    transaction: (fn) => withAccessRepair(access.repair, (touched) => withTransaction(pool, (client) => fn(transactionOf(client, access, touched)))),
+    transaction: (fn) =>
+      withAccessRepair(access.repair, (touched) => withTransaction(pool, (client) => fn(transactionOf(client, access, touched)))),
     // repair() rewrites the account from what Postgres committed and retries in the background on failure.
     reopenAccess: (accountId) => access.repair.repair({ accounts: new Set([accountId]), newKeys: new Set() }),
   };
