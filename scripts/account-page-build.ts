@@ -1,7 +1,8 @@
 /**
- * The account page's Vite build, for the commands that run from source: `pnpm start` builds the
- * page when its build is missing or older than its sources, and so does the jest global setup
- * (the browser tests and the deployed user service need it). `pnpm build` always builds it.
+ * The Vite builds of the pages the user service serves, for the commands that run from source:
+ * the customer's account page (/account/) and the operator console (/admin/). `pnpm start`
+ * builds a page when its build is missing or older than its sources, and so does the jest global
+ * setup (the browser tests and the deployed user service need them). `pnpm build` always builds them.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -10,14 +11,23 @@ import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..');
 export const ACCOUNT_PAGE_DIR = path.join(ROOT, 'packages/account-page');
-const BUILT = path.join(ACCOUNT_PAGE_DIR, 'dist/index.html');
-/** What the page is built from: its own files and the client package it imports. */
-const INPUTS = [
-  path.join(ACCOUNT_PAGE_DIR, 'index.html'),
-  path.join(ACCOUNT_PAGE_DIR, 'vite.config.ts'),
-  path.join(ACCOUNT_PAGE_DIR, 'package.json'),
-  path.join(ACCOUNT_PAGE_DIR, 'src'),
-  path.join(ROOT, 'packages/client/src'),
+
+interface Page {
+  name: string;
+  dir: string;
+  /** Sources beyond the package's own files. */
+  extraInputs: string[];
+}
+
+const PAGES: Page[] = [
+  { name: 'the account page', dir: ACCOUNT_PAGE_DIR, extraInputs: [path.join(ROOT, 'packages/client/src')] },
+  { name: 'the operator console', dir: path.join(ROOT, 'packages/admin-console'), extraInputs: [] },
+];
+
+/** What a page is built from: its own files (and the packages it imports). */
+const inputsOf = (page: Page): string[] => [
+  ...['index.html', 'vite.config.ts', 'package.json', 'src'].map((file) => path.join(page.dir, file)),
+  ...page.extraInputs,
 ];
 
 function newestChange(file: string): number {
@@ -28,15 +38,16 @@ function newestChange(file: string): number {
 }
 
 /** Whether dist/ is missing or older than a source file. */
-export function accountPageStale(): boolean {
-  if (!existsSync(BUILT)) return true;
-  const built = statSync(BUILT).mtimeMs;
-  return INPUTS.some((input) => newestChange(input) > built);
+function stale(page: Page): boolean {
+  const built = path.join(page.dir, 'dist/index.html');
+  if (!existsSync(built)) return true;
+  const builtAt = statSync(built).mtimeMs;
+  return inputsOf(page).some((input) => newestChange(input) > builtAt);
 }
 
 /** Runs `vite build` in the page's package; returns its output when it fails. */
-export function buildAccountPage(): { ok: true } | { ok: false; output: string } {
-  const requireFromPage = createRequire(path.join(ACCOUNT_PAGE_DIR, 'package.json'));
+function build(page: Page): { ok: true } | { ok: false; output: string } {
+  const requireFromPage = createRequire(path.join(page.dir, 'package.json'));
   let vite: string;
   try {
     const manifest = requireFromPage.resolve('vite/package.json');
@@ -44,15 +55,19 @@ export function buildAccountPage(): { ok: true } | { ok: false; output: string }
   } catch {
     return { ok: false, output: 'vite is not installed: run pnpm install' };
   }
-  const result = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: ACCOUNT_PAGE_DIR, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: page.dir, encoding: 'utf8' });
   return result.status === 0 ? { ok: true } : { ok: false, output: `${result.stdout}${result.stderr}` };
 }
 
-/** Builds the page unless its build is current; `log` hears what happens. Returns whether a current build exists. */
+/** Builds every page unless its build is current; `log` hears what happens. Returns whether current builds exist. */
 export function ensureAccountPageBuilt(log: (line: string) => void): boolean {
-  if (!accountPageStale()) return true;
-  log('Building the account page (vite build in packages/account-page)…');
-  const result = buildAccountPage();
-  if (!result.ok) log(`The account page could not be built; /account/ will say so.\n${result.output}`);
-  return result.ok;
+  let ok = true;
+  for (const page of PAGES) {
+    if (!stale(page)) continue;
+    log(`Building ${page.name} (vite build in ${path.relative(ROOT, page.dir)})…`);
+    const result = build(page);
+    if (!result.ok) log(`${page.name} could not be built; it will say so.\n${result.output}`);
+    ok &&= result.ok;
+  }
+  return ok;
 }

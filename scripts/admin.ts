@@ -1,28 +1,22 @@
 /**
  * `pnpm admin <area> <command> [args]`: the operator's command line. Each service owns the
- * commands for its area; this file only dispatches.
- *   pnpm admin accounts create --email a@b.c [--credits 1=100,14=50]
- *   pnpm admin accounts show <id>
- *   pnpm admin credits add <accountId> <productId> <amount>
- *   pnpm admin categories import <file>
- *   pnpm admin service-jwt <auth|user> [issuer] [ttlSeconds]
+ * commands for its area; this file only dispatches. `pnpm admin --help` lists every command,
+ * `pnpm admin <area> <command> --help` explains one. Answers are JSON on stdout (use
+ * `pnpm -s admin …` to keep pnpm's own banner off stdout when piping).
  */
 import { runMain } from '@platform/runtime';
 import { runCategoriesCli } from '../services/categorization/src/cli';
-import { runUserCli } from '../services/user/src/cli';
+import { runUserCli, USER_USAGE } from '../services/user/src/cli';
 import { serviceJwt } from './service-jwt';
 
-const USAGE = `usage: pnpm admin accounts create --email <e-mail> [--credits <productId>=<n>,...]
-       pnpm admin accounts show <accountId>
-       pnpm admin credits add <accountId> <productId> <amount>
-       pnpm admin categories import <file>
-       pnpm admin service-jwt <auth|user> [issuer] [ttlSeconds]`;
+const USAGE = `usage: ${[...USER_USAGE, 'pnpm admin categories import <file>', 'pnpm admin service-jwt <auth|user> [issuer] [ttlSeconds]'].join('\n       ')}`;
 
 runMain(async () => {
   const [area, ...rest] = process.argv.slice(2);
   switch (area) {
     case 'accounts':
-    case 'credits': {
+    case 'credits':
+    case 'audit': {
       await runUserCli([area, ...rest], process.env);
       return;
     }
@@ -32,6 +26,11 @@ runMain(async () => {
     }
     case 'service-jwt':
       process.stdout.write(`${serviceJwt(rest, process.env)}\n`);
+      return;
+    case '--help':
+    case '-h':
+    case 'help':
+      process.stdout.write(`${USAGE}\n`);
       return;
     case undefined:
     default:

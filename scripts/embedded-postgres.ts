@@ -15,7 +15,9 @@ export interface EmbeddedPostgres {
  */
 export async function startEmbeddedPostgres(dataDir?: string): Promise<EmbeddedPostgres> {
   if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir ?? 'memory://');
+  // pg_trgm: the operator's account search indexes e-mails by trigrams (user migrations).
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+  const db = await PGlite.create(dataDir ?? 'memory://', { extensions: { pg_trgm } });
   const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1' });
   await server.start();
   const address = server.getServerConn();

@@ -5,7 +5,7 @@ import { ensureAccountPageBuilt } from './account-page-build';
 import { startPlatform, walkThroughExports } from './platform';
 
 runMain(async () => {
-  // The user service serves the page's build; from source, build it first when it is missing or old.
+  // The user service serves the pages' builds; from source, build them first when missing or old.
   ensureAccountPageBuilt((line) => process.stdout.write(`${line}\n`));
   const platform = await startPlatform(process.env);
   const lines = [
@@ -16,6 +16,7 @@ runMain(async () => {
     `  categorization  ${platform.urls.categorization}`,
     `  notifier        ${platform.urls.notifier}`,
     `  account page    ${platform.urls.user}/account/`,
+    `  operator console ${platform.urls.user}/admin/`,
     // Printed once for the operator only when generated here; a given token is never printed (§1).
     `  admin token     ${platform.adminTokenGenerated ? `${platform.adminToken} (generated; set ADMIN_TOKEN to choose one)` : 'from ADMIN_TOKEN'}`,
     `  data folder     ${platform.dataDir} (stop, then delete it to start afresh)`,

@@ -40,7 +40,7 @@ function standInDeps<T>(): T {
 }
 
 const ENV = {
-  ADMIN_TOKEN: 'declared-routes-admin-token',
+  ADMIN_TOKEN: 'declared-routes-admin-token-0123456789',
   SERVICE_JWT_SECRET: 'declared-routes-service-jwt-secret-0123456789',
   AUTH_URL: 'http://127.0.0.1:1',
 };

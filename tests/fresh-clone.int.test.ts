@@ -12,7 +12,7 @@ import request from 'supertest';
 const ROOT = path.resolve(__dirname, '..');
 /** pnpm itself: the one running `pnpm test`, else the one on PATH. */
 const pnpm = process.env.npm_execpath?.includes('pnpm') ? [process.execPath, process.env.npm_execpath] : ['pnpm'];
-const GIVEN_ADMIN_TOKEN = `given-admin-token-${Math.random().toString(36).slice(2)}`;
+const GIVEN_ADMIN_TOKEN = `given-admin-token-0123456789-${Math.random().toString(36).slice(2)}`;
 
 function run(args: string[], cwd: string): void {
   const [command, ...rest] = pnpm;

@@ -31,7 +31,7 @@ import { DEFAULT_TAXONOMY_FILE, loadConfig as loadCategorizationConfig, runCateg
 import { loadConfig as loadNotifierConfig, runNotifierService } from '../services/notifier/src';
 import { loadConfig as loadUserConfig, runUserService } from '../services/user/src';
 
-const ADMIN_TOKEN = `hostile-admin-${uniqueId()}`;
+const ADMIN_TOKEN = `hostile-admin-token-${uniqueId()}-0123456789`;
 const SERVICE_JWT_SECRET = `hostile-service-jwt-secret-${uniqueId()}-0123456789`;
 
 const ENDPOINTS = {

@@ -61,7 +61,7 @@ describe('usage API: SIGKILL in the middle of batches', () => {
         AMQP_URL: testServers.amqpUrl,
         BALANCE_EXCHANGE: exchange,
         REDIS_KEY_PREFIX: `${exchange}:`,
-        ADMIN_TOKEN: 'usage-crash-test-admin-token',
+        ADMIN_TOKEN: 'usage-crash-test-admin-token-0123456789',
         SERVICE_JWT_SECRET,
         USER_PORT: String(port),
         LOG_LEVEL: 'warn',

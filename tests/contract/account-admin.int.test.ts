@@ -108,13 +108,19 @@ describe('§7/§9 account admin API', () => {
     expect(reply.json()).toEqual({ code: 409, messages: expect.any(String) });
   });
 
-  it('when an account is shown, then 200 {"id","email","createdAt","balances"} with balance-endpoint items and no key', async () => {
+  it('when an account is shown, then 200 {"id","email","createdAt","disabled","balances"} with balance-endpoint items and no key', async () => {
     const address = email();
     const account = await created({ email: address, credits: { 1: 100, 14: 50 } });
     const reply = await admin('GET', `/admin/v1/accounts/${account.id}`);
     const body = reply.json() as { createdAt: string };
     expect(reply.text).toBe(
-      JSON.stringify({ id: account.id, email: address, createdAt: body.createdAt, balances: balanceItems({ 1: 100, 14: 50 }) }),
+      JSON.stringify({
+        id: account.id,
+        email: address,
+        createdAt: body.createdAt,
+        disabled: false,
+        balances: balanceItems({ 1: 100, 14: 50 }),
+      }),
     );
     expect(reply.type).toBe(JSON_TYPE);
     expect(reply.text).not.toContain(account.apiKey);

@@ -20,7 +20,7 @@ import {
 } from '@platform/testing';
 import { platformUrl, startChild, type ChildService } from './child-process';
 
-const ADMIN_TOKEN = `redis-cut-admin-${uniqueId()}`;
+const ADMIN_TOKEN = `redis-cut-admin-token-${uniqueId()}-0123456789`;
 
 type Status = number | string;
 

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { createHttpApp } from '@platform/kernel';
 import { createLogger, Health } from '@platform/runtime';
 import { PassThrough } from 'node:stream';
-import { requireAdminToken } from './admin-token';
+import { adminActor, requireAdminToken } from './admin-token';
 import { memoryFailureLimit, type FailureLimit } from './failure-limit';
 
 function adminApp(adminToken: string | undefined, failures?: FailureLimit) {
@@ -20,7 +20,7 @@ function adminApp(adminToken: string | undefined, failures?: FailureLimit) {
   return http.finish();
 }
 
-const TOKEN = 'admin-token-for-the-guard-test';
+const TOKEN = 'admin-token-for-the-guard-test-0123456789';
 const UNAUTHENTICATED = { code: 401, messages: 'Access restricted. Check credits balance or enter the correct API key.' };
 
 describe('requireAdminToken', () => {
@@ -41,6 +41,29 @@ describe('requireAdminToken', () => {
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(response.body).toEqual(UNAUTHENTICATED);
     expect(response.headers['www-authenticate']).toBeUndefined();
+  });
+
+  it('when named tokens are configured, then each is accepted and its name is the actor', async () => {
+    const http = createHttpApp({
+      trustProxy: false,
+      service: 'admin-test',
+      logger: createLogger({ service: 'admin-test', level: 'error', stream: new PassThrough().resume() }),
+      health: new Health({}),
+      openapi: {},
+    });
+    const tokens = [
+      { name: 'admin', token: TOKEN },
+      { name: 'ops-alice', token: 'alice-admin-token-0123456789-abcdef' },
+    ];
+    http.app.use('/admin', requireAdminToken(tokens));
+    http.app.get('/admin/whoami', (_req, res) => {
+      res.json({ actor: adminActor(res) });
+    });
+    const app = http.finish();
+    const who = async (token: string) => (await request(app).get('/admin/whoami').set('Authorization', `Bearer ${token}`)).body as unknown;
+    expect(await who(TOKEN)).toEqual({ actor: 'admin' });
+    expect(await who('alice-admin-token-0123456789-abcdef')).toEqual({ actor: 'ops-alice' });
+    expect((await request(app).get('/admin/whoami').set('Authorization', 'Bearer alice-admin-token-0123456789-abcdeF')).status).toBe(401);
   });
 
   it('when no admin token is configured, then every call is refused', async () => {
@@ -64,14 +87,29 @@ describe('requireAdminToken', () => {
       expect((await fromAddress(app, '198.51.100.8', 'guess')).status).toBe(401);
     });
 
-    it('when the address is over the limit, then the right token is still served (the operator is never locked out)', async () => {
-      const app = adminApp(TOKEN, memoryFailureLimit({ points: LIMIT, keyPrefix: 'admin-test' }));
+    it('when the address is over the limit, then even the right token gets 429 until the window ends (issue 28)', async () => {
+      const app = adminApp(TOKEN, memoryFailureLimit({ points: LIMIT, keyPrefix: 'admin-test', durationSeconds: 1 }));
       for (let attempt = 0; attempt <= LIMIT; attempt += 1) await fromAddress(app, '198.51.100.9', `guess-${attempt}`);
-      expect((await fromAddress(app, '198.51.100.9', TOKEN)).status).toBe(200);
+      const refused = await fromAddress(app, '198.51.100.9', TOKEN);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect((await fromAddress(app, '198.51.100.19', TOKEN)).status).toBe(200);
+    });
+
+    it('when the window of an address over the limit ends, then the right token is served again', async () => {
+      const app = adminApp(TOKEN, memoryFailureLimit({ points: LIMIT, keyPrefix: 'admin-test', durationSeconds: 1 }));
+      for (let attempt = 0; attempt <= LIMIT; attempt += 1) await fromAddress(app, '198.51.100.29', `guess-${attempt}`);
+      expect((await fromAddress(app, '198.51.100.29', TOKEN)).status).toBe(429);
+      // The window is one second here: wait for it to end (the limit store keeps time, not an event).
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect((await fromAddress(app, '198.51.100.29', TOKEN)).status).toBe(200);
     });
 
     it('when the limit store fails, then a wrong token still gets its 401', async () => {
-      const broken: FailureLimit = { recordFailure: () => Promise.reject(new Error('store down')) };
+      const broken: FailureLimit = {
+        recordFailure: () => Promise.reject(new Error('store down')),
+        blockedFor: () => Promise.reject(new Error('store down')),
+      };
       expect((await fromAddress(adminApp(TOKEN, broken), '198.51.100.10', 'guess')).status).toBe(401);
     });
   });

@@ -4,10 +4,21 @@ import { AppError } from '@platform/wire';
 import { secretDigest, secretsEqual } from '@platform/runtime';
 import type { FailureLimit } from './failure-limit';
 
+/** Every admin token is at least this long (CONTRACT §7): a shorter one is a start-up error. */
+export const ADMIN_TOKEN_MIN_LENGTH = 32;
+
+/** An admin token and the name it acts under (the actor in the audit log and in the logs). */
+export interface NamedAdminToken {
+  name: string;
+  token: string;
+}
+
 export interface AdminGuardOptions {
   /**
-   * Failed attempts per client address (CONTRACT §9, as on the token endpoints): a wrong token
-   * from an address over its limit gets 429 instead of 401; the right token is always served.
+   * Failed attempts per client address (CONTRACT §9, as on the token endpoints). Unlike a
+   * customer's key behind a shared address, an admin token has no neighbours: once an address is
+   * over its limit, every admin call from it gets 429, the right token included, until its window
+   * ends (so guessing is not sped up by the limit's end), and the limit stays per address.
    */
   failures?: FailureLimit;
 }
@@ -17,34 +28,78 @@ function clientAddress(req: Request): string {
   return req.ip ?? req.socket.remoteAddress ?? 'unknown';
 }
 
+function rateLimited(blockedForMs: number): AppError {
+  return new AppError('rate_limited', { retryAfterSeconds: Math.max(1, Math.ceil(blockedForMs / 1000)) });
+}
+
+function limitUnavailable(res: Response, error: unknown): void {
+  locals(res).log.warn('admin failure limit unavailable', { error: error instanceof Error ? error.message : String(error) });
+}
+
 /** 429 when this failure took the address over its limit, else the 401; a limit store that fails leaves the 401. */
 async function refusal(req: Request, res: Response, failures: FailureLimit | undefined): Promise<AppError> {
   if (failures === undefined) return new AppError('unauthenticated');
   try {
     const blockedFor = await failures.recordFailure(clientAddress(req));
-    if (blockedFor !== undefined) return new AppError('rate_limited', { retryAfterSeconds: Math.max(1, Math.ceil(blockedFor / 1000)) });
+    if (blockedFor !== undefined) return rateLimited(blockedFor);
   } catch (error) {
-    locals(res).log.warn('admin failure limit unavailable', {
-      error: error instanceof Error ? error.message : String(error),
-    });
+    limitUnavailable(res, error);
   }
   return new AppError('unauthenticated');
 }
 
+/** Undefined when the address may try; a limit store that fails lets the token decide. */
+async function blocked(req: Request, res: Response, failures: FailureLimit | undefined): Promise<AppError | undefined> {
+  if (failures === undefined) return undefined;
+  try {
+    const blockedFor = await failures.blockedFor(clientAddress(req));
+    return blockedFor === undefined ? undefined : rateLimited(blockedFor);
+  } catch (error) {
+    limitUnavailable(res, error);
+    return undefined;
+  }
+}
+
+const ACTOR = new WeakMap<Response, string>();
+
+/** The name of the admin token that authenticated this request (the audit log's actor). */
+export function adminActor(res: Response): string {
+  const actor = ACTOR.get(res);
+  if (actor === undefined) throw new Error('adminActor: the request did not pass requireAdminToken');
+  return actor;
+}
+
+/** `ADMIN_TOKEN` alone is the token named `admin`. */
+function namedTokens(tokens: string | readonly NamedAdminToken[] | undefined): readonly NamedAdminToken[] {
+  if (tokens === undefined) return [];
+  return typeof tokens === 'string' ? [{ name: 'admin', token: tokens }] : tokens;
+}
+
 /**
- * Guards an admin API (CONTRACT §7): `Authorization: Bearer <ADMIN_TOKEN>` before anything else;
- * it enters the admin routes' edge (`adminEdge`: JSON only, no WWW-Authenticate). SHA-256 digests are compared in constant time, so neither the
- * token nor its length leaks through timing. An undefined token refuses every call.
+ * Guards an admin API (CONTRACT §7): `Authorization: Bearer <admin token>` before anything else;
+ * it enters the admin routes' edge (`adminEdge`: JSON only, no WWW-Authenticate). SHA-256 digests
+ * are compared in constant time against every token (no early exit), so neither a token, its
+ * length nor which one matched leaks through timing. No token refuses every call.
  */
-export function requireAdminToken(adminToken: string | undefined, options: AdminGuardOptions = {}): RequestHandler {
-  const expected = adminToken === undefined ? undefined : secretDigest(adminToken);
+export function requireAdminToken(
+  tokens: string | readonly NamedAdminToken[] | undefined,
+  options: AdminGuardOptions = {},
+): RequestHandler {
+  const expected = namedTokens(tokens).map(({ name, token }) => ({ name, digest: secretDigest(token) }));
+  const match = (presented: string): string | undefined => {
+    let found: string | undefined;
+    for (const candidate of expected) if (secretsEqual(presented, candidate.digest) && found === undefined) found = candidate.name;
+    return found;
+  };
   return (req, res, next) => {
     enterRoute(res, adminEdge);
-    const presented = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
-    if (expected !== undefined && presented !== undefined && secretsEqual(presented, expected)) {
+    void blocked(req, res, options.failures).then(async (limited) => {
+      if (limited !== undefined) return next(limited);
+      const presented = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
+      const name = presented === undefined ? undefined : match(presented);
+      if (name === undefined) return next(await refusal(req, res, options.failures));
+      ACTOR.set(res, name);
       next();
-      return;
-    }
-    void refusal(req, res, options.failures).then(next);
+    });
   };
 }

@@ -8,6 +8,8 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 export interface FailureLimit {
   /** Counts one failure of `address`: the milliseconds until its window ends when this failure is over the limit, else undefined. */
   recordFailure(address: string): Promise<number | undefined>;
+  /** The milliseconds until the address's window ends when it is over the limit already, else undefined (nothing counted). */
+  blockedFor(address: string): Promise<number | undefined>;
 }
 
 export interface FailureLimitOptions {
@@ -20,6 +22,10 @@ export interface FailureLimitOptions {
 
 function fromLimiter(limiter: RateLimiterAbstract): FailureLimit {
   return {
+    async blockedFor(address) {
+      const state = await limiter.get(address);
+      return state !== null && state.consumedPoints > limiter.points ? state.msBeforeNext : undefined;
+    },
     async recordFailure(address) {
       try {
         await limiter.consume(address);

@@ -8,3 +8,4 @@ export * from './redact';
 export * from './secret-compare';
 export * from './trace-context';
 export * from './worker-loop';
+export * from './named-secrets';

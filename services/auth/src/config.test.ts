@@ -4,7 +4,7 @@ import { loadConfig } from './config';
 const complete = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
   REDIS_URL: 'redis://127.0.0.1:6379',
-  ADMIN_TOKEN: 'admin-token-0123456789',
+  ADMIN_TOKEN: 'admin-token-0123456789-0123456789abcdef',
   SERVICE_JWT_SECRET: 'x'.repeat(32),
   AUTH_URL: 'https://auth.example.test',
 };
@@ -19,7 +19,7 @@ describe('loadConfig', () => {
       databasePoolMax: 10,
       redisUrl: complete.REDIS_URL,
       redisKeyPrefix: 'aap:',
-      adminToken: 'admin-token-0123456789',
+      adminToken: 'admin-token-0123456789-0123456789abcdef',
       serviceJwtSecret: complete.SERVICE_JWT_SECRET,
       publicUrl: 'https://auth.example.test',
       tokenRatePerAccount: 600,

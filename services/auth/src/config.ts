@@ -19,7 +19,7 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
       REDIS_URL,
       REDIS_CLUSTER_NODES,
       REDIS_KEY_PREFIX: env.keyPrefix(),
-      ADMIN_TOKEN: needed(env.secret(16)),
+      ADMIN_TOKEN: needed(env.secret(32)),
       SERVICE_JWT_SECRET: needed(env.secret(32)),
       AUTH_URL: needed(env.url(['http', 'https'])),
       TOKEN_RATE_PER_ACCOUNT: env.positiveInt(600),

@@ -30,7 +30,7 @@ export function createApp(deps: CategorizationDeps, config: CategorizationConfig
   mountAdminRoutes(http.app, {
     writer: deps.store,
     catalog: deps.catalog,
-    adminToken: config.adminToken,
+    adminTokens: config.adminTokens,
     adminFailures: deps.adminFailures,
   });
   return { app: http.finish(), health };

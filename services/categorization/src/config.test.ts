@@ -17,7 +17,7 @@ describe('loadConfig', () => {
       databasePoolMax: 10,
       redisUrl: undefined,
       redisKeyPrefix: 'aap:',
-      adminToken: undefined,
+      adminTokens: [],
       iabTaxonomyFile: DEFAULT_TAXONOMY_FILE,
       refreshIntervalMs: 2000,
       trustProxy: false,
@@ -35,7 +35,7 @@ describe('loadConfig', () => {
     const config = loadConfig({
       DATABASE_URL: 'postgres://u@db:5432/x',
       REDIS_URL: 'redis://cache:6379',
-      ADMIN_TOKEN: 'admin-token-0123456789',
+      ADMIN_TOKEN: 'admin-token-0123456789-0123456789abcdef',
       CATEGORIZATION_PORT: '9000',
       IAB_TAXONOMY_FILE: '/data/taxonomy.tsv',
       CATEGORY_REFRESH_INTERVAL_MS: '250',
@@ -48,7 +48,7 @@ describe('loadConfig', () => {
       iabTaxonomyFile: '/data/taxonomy.tsv',
       refreshIntervalMs: 250,
       redisKeyPrefix: 'x:',
-      adminToken: 'admin-token-0123456789',
+      adminTokens: [{ name: 'admin', token: 'admin-token-0123456789-0123456789abcdef' }],
       trustProxy: 2,
       authFailuresPerIp: 7,
     });
@@ -59,7 +59,7 @@ describe('loadConfig', () => {
       loadConfig({
         DATABASE_URL: 'mysql://x',
         REDIS_URL: 'redis://r',
-        ADMIN_TOKEN: 'admin-token-0123456789',
+        ADMIN_TOKEN: 'admin-token-0123456789-0123456789abcdef',
         CATEGORY_REFRESH_INTERVAL_MS: '0',
       }),
     ).toThrow(/DATABASE_URL: must be a postgres or postgresql URL; CATEGORY_REFRESH_INTERVAL_MS: /);

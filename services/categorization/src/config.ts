@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { env, parseEnv } from '@platform/runtime';
+import { env, namedSecretsVariable, parseEnv } from '@platform/runtime';
 import { infrastructureVariables, standaloneOnly } from '@platform/infrastructure';
 
 /**
@@ -26,7 +26,8 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
       REDIS_URL,
       REDIS_CLUSTER_NODES,
       REDIS_KEY_PREFIX: env.keyPrefix(),
-      ADMIN_TOKEN: needed(env.secret(16)),
+      ADMIN_TOKEN: needed(env.secret(32)),
+      ADMIN_TOKENS: namedSecretsVariable(32),
       IAB_TAXONOMY_FILE: z.string().optional(),
       CATEGORY_REFRESH_INTERVAL_MS: env.positiveInt(2000),
       TRUST_PROXY: env.trustProxy(),
@@ -46,7 +47,8 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
       redisClusterNodes: values.REDIS_CLUSTER_NODES,
       redisKeyPrefix: values.REDIS_KEY_PREFIX,
       /** Guards the admin API; when unset (embedded only) every admin call is refused. */
-      adminToken: values.ADMIN_TOKEN,
+      /** ADMIN_TOKEN (name `admin`) and the named ADMIN_TOKENS; the admin API takes any of them (CONTRACT §7). */
+      adminTokens: [...(values.ADMIN_TOKEN === undefined ? [] : [{ name: 'admin', token: values.ADMIN_TOKEN }]), ...values.ADMIN_TOKENS],
       /** Absolute path of the IAB Content Taxonomy 2.2 TSV, imported at start when IAB rows are missing. */
       iabTaxonomyFile: values.IAB_TAXONOMY_FILE === undefined ? DEFAULT_TAXONOMY_FILE : path.resolve(values.IAB_TAXONOMY_FILE),
       /** How often a replica checks whether the categories changed. */

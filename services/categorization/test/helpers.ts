@@ -18,7 +18,7 @@ import { DEFAULT_TAXONOMY_FILE, loadConfig, type CategorizationConfig } from '..
 import type { Category } from '../src/domain/category';
 import { runCategorizationService } from '../src/service';
 
-export const ADMIN_TOKEN = `admin-${uniqueId()}`;
+export const ADMIN_TOKEN = `admin-token-for-categorization-${uniqueId()}`;
 
 /** The TSV the service reads, as the tests find it (IAB_TAXONOMY_FILE, else the development default). */
 export const TAXONOMY_FILE = process.env.IAB_TAXONOMY_FILE ?? DEFAULT_TAXONOMY_FILE;

@@ -11,6 +11,7 @@ import { createUsageRecorder, type UsageRecorder } from './domain/usage';
 import { createDebitBatcher } from './domain/usage-batcher';
 import { openapi, userRoutes } from './openapi';
 import { accountPageDir, accountPageRoutes } from './routes/account-page.routes';
+import { adminConsoleDir, adminConsoleRoutes } from './routes/admin-console.routes';
 import { adminRoutes } from './routes/admin.routes';
 import { apiKeyRoutes } from './routes/api-key.routes';
 import { balanceRoutes } from './routes/balance.routes';
@@ -22,6 +23,7 @@ import { createCatalogueReads } from './store/catalogue';
 import { countPendingEvents } from './store/outbox';
 import { createUsageBatchStore } from './store/usage-batch';
 import { createUsageLedgerReads } from './store/usage-history';
+import { createOperatorStore } from './store/operator';
 import { createUserStore } from './store/user-store';
 
 /** Committed answers kept in memory for replays (a replay usually follows its first copy within seconds). */
@@ -76,7 +78,7 @@ function usageRecorder(deps: UserDeps, config: UserConfig, registry: Registry): 
  * domain's ports it calls. The internal usage API apart: it may listen on a port of its own.
  */
 function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): { usage: Router; others: Router[] } {
-  if (config.adminToken === undefined) throw new ConfigError('invalid configuration: ADMIN_TOKEN: Required');
+  if (config.adminTokens.length === 0) throw new ConfigError('invalid configuration: ADMIN_TOKEN: Required');
   if (config.serviceJwtSecret === undefined) throw new ConfigError('invalid configuration: SERVICE_JWT_SECRET: Required');
   const store = createUserStore(deps.pool, deps.access);
   const catalogue = createCatalogueReads(deps.pool);
@@ -85,7 +87,11 @@ function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): {
     balanceRoutes(deps, { balances: createBalanceReads(deps.pool), catalogue }),
     apiKeyRoutes(deps, store),
     notificationSettingsRoutes(deps, store),
-    adminRoutes(store, config.adminToken, deps.adminFailures),
+    adminRoutes(
+      { store, operator: createOperatorStore(deps.pool, deps.access), catalogue, ledger: createUsageLedgerReads(deps.pool) },
+      config.adminTokens,
+      deps.adminFailures,
+    ),
     usageHistoryRoutes(deps, { catalogue, ledger: createUsageLedgerReads(deps.pool) }),
     accountPageRoutes({
       dir: accountPageDir(),
@@ -93,6 +99,7 @@ function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): {
       products: async () => (await catalogue.current()).products,
       logger: deps.logger,
     }),
+    adminConsoleRoutes(adminConsoleDir(), deps.logger),
   ];
   return { usage, others };
 }

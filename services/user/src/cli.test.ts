@@ -1,4 +1,4 @@
-import { parseUserCommand } from './cli';
+import { parseUserCommand, userCommandHelp } from './cli';
 
 describe('parseUserCommand', () => {
   it('when accounts create has --email and --credits, then a POST with the credits map', () => {
@@ -30,7 +30,39 @@ describe('parseUserCommand', () => {
   });
 
   it.each([
+    [
+      ['accounts', 'search', '--email', 'A@b.c', '--limit', '5'],
+      { method: 'GET', path: '/admin/v1/accounts', query: { email: 'A@b.c', limit: '5' } },
+    ],
+    [['accounts', 'disable', '7'], { method: 'PATCH', path: '/admin/v1/accounts/7', body: { disabled: true } }],
+    [['accounts', 'enable', '7'], { method: 'PATCH', path: '/admin/v1/accounts/7', body: { disabled: false } }],
+    [['accounts', 'set-email', '7', 'n@b.c'], { method: 'PATCH', path: '/admin/v1/accounts/7', body: { email: 'n@b.c' } }],
+    [['accounts', 'rotate-key', '7'], { method: 'POST', path: '/admin/v1/accounts/7/api-key' }],
+    [['accounts', 'ledger', '7', '--cursor', 'abc'], { method: 'GET', path: '/admin/v1/accounts/7/ledger', query: { cursor: 'abc' } }],
+    [['accounts', 'usage', '7', '--days', '30'], { method: 'GET', path: '/admin/v1/accounts/7/usage', query: { days: '30' } }],
+    [
+      ['credits', 'add', '7', '1', '50', '--reason', 'goodwill'],
+      { method: 'POST', path: '/admin/v1/accounts/7/credits', body: { productId: 1, amount: 50, reason: 'goodwill' } },
+    ],
+    [['audit', '--account-id', '7'], { method: 'GET', path: '/admin/v1/audit', query: { accountId: '7' } }],
+  ])('when the arguments are %p, then the admin API call', (args, call) => {
+    expect(parseUserCommand(args)).toEqual(call);
+  });
+
+  it.each([['accounts', 'search'], ['accounts', 'disable'], ['accounts', 'rotate-key'], ['credits', 'add'], ['audit']])(
+    'when %s %s is asked for --help, then its usage and what it does',
+    (...command) => {
+      const help = userCommandHelp([...command.filter((part) => part !== undefined), '--help']) ?? '';
+      expect(help).toMatch(new RegExp(`^usage: pnpm admin ${command.join(' ').trim()}`));
+      expect(help).toContain('ADMIN_TOKEN (never printed)');
+    },
+  );
+
+  it.each([
     [[]],
+    [['accounts', 'disable']],
+    [['accounts', 'disable', '1', '--reason', 'x']],
+    [['audit', '--account', '1']],
     [['accounts']],
     [['accounts', 'create']],
     [['accounts', 'create', '--email']],

@@ -5,7 +5,7 @@ const FULL = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
   REDIS_URL: 'redis://127.0.0.1:6379',
   AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
-  ADMIN_TOKEN: 'an-admin-token-long-enough',
+  ADMIN_TOKEN: 'an-admin-token-long-enough-0123456789',
   SERVICE_JWT_SECRET: 'a-service-jwt-secret-of-32-chars!!',
 };
 
@@ -32,7 +32,7 @@ describe('loadConfig', () => {
       usageBatchLanes: 1,
       usageRequestRetentionHours: 25,
       usageRequestSweepMs: 10_000,
-      adminToken: FULL.ADMIN_TOKEN,
+      adminTokens: [{ name: 'admin', token: FULL.ADMIN_TOKEN }],
       serviceJwtSecret: FULL.SERVICE_JWT_SECRET,
       trustProxy: false,
       authFailuresPerIp: 30,
@@ -158,6 +158,44 @@ describe('loadConfig', () => {
 
   it('when infrastructure is not required (embedded quickstart), then the URLs may be absent and empty values count as unset', () => {
     const config = loadConfig({ USER_PORT: '0', DATABASE_URL: '', REDIS_KEY_PREFIX: 'x:' }, { requireInfrastructure: false });
-    expect(config).toMatchObject({ port: 0, databaseUrl: undefined, redisUrl: undefined, adminToken: undefined, redisKeyPrefix: 'x:' });
+    expect(config).toMatchObject({ port: 0, databaseUrl: undefined, redisUrl: undefined, adminTokens: [], redisKeyPrefix: 'x:' });
+  });
+
+  describe('admin tokens (CONTRACT §7)', () => {
+    it('when ADMIN_TOKEN is shorter than 32 characters, then the start stops with a clear message', () => {
+      expect(() => loadConfig({ ...FULL, ADMIN_TOKEN: 'x'.repeat(31) })).toThrow('ADMIN_TOKEN: must be at least 32 characters');
+    });
+
+    it('when ADMIN_TOKENS names tokens beside ADMIN_TOKEN, then each acts under its name, admin first', () => {
+      const alice = 'a'.repeat(32);
+      const bob = 'b'.repeat(40);
+      expect(loadConfig({ ...FULL, ADMIN_TOKENS: `alice=${alice}, bob=${bob}` }).adminTokens).toEqual([
+        { name: 'admin', token: FULL.ADMIN_TOKEN },
+        { name: 'alice', token: alice },
+        { name: 'bob', token: bob },
+      ]);
+    });
+
+    it('when ADMIN_TOKENS stands instead of ADMIN_TOKEN, then ADMIN_TOKEN is not required', () => {
+      const { ADMIN_TOKEN: _unused, ...rest } = FULL;
+      expect(loadConfig({ ...rest, ADMIN_TOKENS: `ops=${'o'.repeat(32)}` }).adminTokens).toEqual([{ name: 'ops', token: 'o'.repeat(32) }]);
+      expect(() => loadConfig(rest)).toThrow('ADMIN_TOKEN: Required');
+    });
+
+    it.each([
+      ['a short token', `alice=${'a'.repeat(31)}`, 'ADMIN_TOKENS: the token named alice must be at least 32 characters'],
+      ['a name twice', `alice=${'a'.repeat(32)},alice=${'b'.repeat(32)}`, 'ADMIN_TOKENS: the name alice is given twice'],
+      ['an entry without a name', `${'a'.repeat(32)}`, 'ADMIN_TOKENS: entry 1 must be name=token'],
+      ['the name admin beside ADMIN_TOKEN', `admin=${'a'.repeat(32)}`, 'ADMIN_TOKENS: names admin or repeats ADMIN_TOKEN'],
+    ])('when ADMIN_TOKENS has %s, then the start stops and no token is printed', (_what, spec, message) => {
+      let error: unknown;
+      try {
+        loadConfig({ ...FULL, ADMIN_TOKENS: spec });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(String(error)).toContain(message);
+      expect(String(error)).not.toMatch(/aaaaaaaa|bbbbbbbb/);
+    });
   });
 });

@@ -2,6 +2,14 @@ import { openApiDocument } from '@platform/kernel';
 import { accountPageConfigRoute } from './routes/account-page.routes';
 import { changeCreditsRoute, createAccountRoute, showAccountRoute } from './routes/admin.routes';
 import { apiKeyRoute } from './routes/api-key.routes';
+import {
+  accountLedgerRoute,
+  accountUsageRoute,
+  auditRoute,
+  patchAccountRoute,
+  rotateAccountKeyRoute,
+  searchAccountsRoute,
+} from './routes/operator.routes';
 import { balanceRoute } from './routes/balance.routes';
 import { changeSettingsRoute, readSettingsRoute } from './routes/notification-settings.routes';
 import { usageHistoryRoute } from './routes/usage-history.routes';
@@ -18,6 +26,12 @@ export const userRoutes = [
   createAccountRoute,
   showAccountRoute,
   changeCreditsRoute,
+  searchAccountsRoute,
+  patchAccountRoute,
+  rotateAccountKeyRoute,
+  accountLedgerRoute,
+  accountUsageRoute,
+  auditRoute,
   usageRoute,
   accountPageConfigRoute,
 ];

@@ -91,7 +91,7 @@ describe('admin failure limit per address (AUTH_FAILURES_PER_IP, shared by repli
   const show = (address: string, token: string) =>
     limited.http.get('/admin/v1/accounts/999999999').set('X-Forwarded-For', address).set('Authorization', `Bearer ${token}`);
 
-  it('when an address keeps guessing the admin token, then 429 with Retry-After once over the limit, while the right token and other addresses are answered as before', async () => {
+  it('when an address keeps guessing the admin token, then 429 with Retry-After once over the limit, and then even the right token gets 429 from that address (issue 28) while other addresses are answered as before', async () => {
     for (let attempt = 0; attempt < LIMIT; attempt += 1)
       expect((await show('203.0.113.50', `wrong-${attempt}-token-value`)).status).toBe(401);
     const refused = await show('203.0.113.50', 'wrong-again-token-value');
@@ -99,7 +99,8 @@ describe('admin failure limit per address (AUTH_FAILURES_PER_IP, shared by repli
     expect(refused.body).toEqual({ code: 429, messages: 'Too Many Requests. Try your call again later.' });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect((await show('203.0.113.51', 'wrong-token-value')).status).toBe(401);
-    expect((await show('203.0.113.50', ADMIN_TOKEN)).status).toBe(404); // served: the account does not exist
+    expect((await show('203.0.113.50', ADMIN_TOKEN)).status).toBe(429); // an admin token has no neighbours behind its address
+    expect((await show('203.0.113.52', ADMIN_TOKEN)).status).toBe(404); // served elsewhere: the account does not exist
   });
 });
 
@@ -241,6 +242,7 @@ describe('GET /admin/v1/accounts/:id', () => {
       id: created.body.id,
       email: created.body.email,
       createdAt: created.body.createdAt,
+      disabled: false,
       balances: [item(28, 'Website Contacts & Categorization Database', 5)],
     });
   });

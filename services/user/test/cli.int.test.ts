@@ -49,6 +49,7 @@ describe('pnpm admin (user commands)', () => {
       id: created.id,
       email: created.email,
       createdAt: created.createdAt,
+      disabled: false,
       balances: [item(1, 'WHOIS API', 3), item(24, 'Bulk WHOIS API', 3), item(28, 'Website Contacts & Categorization Database', 0)],
     });
   });
@@ -78,6 +79,37 @@ describe('pnpm admin (user commands)', () => {
     await expect(run(['accounts', 'create', '--email', email])).rejects.toThrow(
       'admin API answered 409: An account with this e-mail already exists.',
     );
+  });
+
+  it('when an operator searches, disables, enables, rotates and reads the ledger and the audit, then each prints the answer as JSON', async () => {
+    const email = `${uniqueId('cliop')}@example.test`;
+    const created = await run(['accounts', 'create', '--email', email, '--credits', '1=10']);
+    const id = String(created.id);
+    expect(await run(['accounts', 'search', '--email', email.toUpperCase()])).toEqual({
+      data: [{ id: created.id, email, createdAt: created.createdAt, disabled: false }],
+      nextCursor: null,
+    });
+    expect(await run(['accounts', 'disable', id])).toMatchObject({ id: created.id, disabled: true });
+    expect((await h.http.get('/user-service/account-balance').query({ apiKey: created.apiKey as string })).status).toBe(401);
+    expect(await run(['accounts', 'enable', id])).toMatchObject({ id: created.id, disabled: false });
+    expect((await h.http.get('/user-service/account-balance').query({ apiKey: created.apiKey as string })).status).toBe(200);
+    const rotated = await run(['accounts', 'rotate-key', id]);
+    expect(rotated.apiKey).toMatch(/^at_[A-Za-z0-9]{29}$/);
+    expect(await run(['credits', 'add', id, '1', '5', '--reason', 'goodwill'])).toEqual({ productId: 1, credits: 15 });
+    const ledger = (await run(['accounts', 'ledger', id])) as { data: Array<Record<string, unknown>> };
+    expect(ledger.data.map((row) => [row.cause, row.delta, row.credits, row.actor])).toEqual([
+      ['top-up', 5, 15, 'admin'],
+      ['top-up', 10, 10, 'admin'],
+    ]);
+    const audit = (await run(['audit', '--account-id', id])) as { data: Array<Record<string, unknown>> };
+    expect(audit.data.map((row) => [row.actor, row.action])).toEqual([
+      ['admin', 'credits.top-up'],
+      ['admin', 'api-key.rotate'],
+      ['admin', 'account.update'],
+      ['admin', 'account.update'],
+      ['admin', 'account.create'],
+    ]);
+    expect(audit.data[0]?.details).toEqual({ productId: 1, amount: 5, reason: 'goodwill' });
   });
 
   it('when ADMIN_TOKEN is missing or the service unreachable, then a clear error', async () => {

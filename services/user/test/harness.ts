@@ -19,7 +19,7 @@ import type { Adapters } from '@platform/infrastructure';
 import type { BalanceCommitHook } from '../src/domain/balance-commit-hook';
 import { runUserService } from '../src/service';
 
-export const ADMIN_TOKEN = 'user-service-test-admin-token';
+export const ADMIN_TOKEN = 'user-service-test-admin-token-0123456789';
 export const SERVICE_JWT_SECRET = 'user-service-test-jwt-secret-0123456789';
 /**
  * Redis keys of these tests live under a prefix of their own, per test file and run: account ids

@@ -108,8 +108,8 @@ describe('start-up and dependencies', () => {
     await access.close();
   });
 
-  it('when ADMIN_TOKEN is absent, then the service refuses to start', async () => {
-    const config = { ...testConfig(), adminToken: undefined };
+  it('when no admin token is configured (neither ADMIN_TOKEN nor ADMIN_TOKENS), then the service refuses to start', async () => {
+    const config = { ...testConfig(), adminTokens: [] };
     await expect(startHarness({ config })).rejects.toThrow('ADMIN_TOKEN');
   });
 });

@@ -7,7 +7,7 @@
 type Fields = Record<string, string | readonly string[]> | string;
 
 export interface HttpRequest {
-  method?: 'GET' | 'POST' | 'DELETE' | 'OPTIONS';
+  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'OPTIONS';
   query?: Fields;
   /** A JSON body (`application/json`), serialized with JSON.stringify. */
   json?: unknown;

@@ -9,7 +9,7 @@ import { uniqueId } from '@platform/testing';
 import { DEFAULT_TAXONOMY_FILE } from '../../../services/categorization/src';
 import type { Reply } from './http';
 
-export const ADMIN_TOKEN = `contract-admin-${uniqueId()}`;
+export const ADMIN_TOKEN = `contract-admin-token-${uniqueId()}-0123456789`;
 export const SERVICE_JWT_SECRET = 'contract-suite-service-jwt-secret-0123456789';
 export const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
 export const JSON_TYPE = 'application/json; charset=utf-8';

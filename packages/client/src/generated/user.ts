@@ -563,7 +563,69 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * Search accounts (admin)
+     * @description `email` matches exactly (case-insensitive); `q` a substring of the e-mail, or the id. Newest first.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description The exact e-mail (case-insensitive). */
+          email?: string;
+          /** @description A substring of the e-mail, or an account id. */
+          q?: string;
+          /** @description Items per page, 1–100 (default 20). */
+          limit?: string;
+          /** @description The `nextCursor` of the previous page. */
+          cursor?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of accounts */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['AdminAccountItem'][];
+              nextCursor: string | null;
+            };
+          };
+        };
+        /** @description Missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Bad email, q, limit or cursor */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description The address is over its failure limit (every admin call, until its window ends) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
     put?: never;
     /** Create an account (admin) */
     post: {
@@ -677,7 +739,93 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    patch?: never;
+    /**
+     * Change the e-mail, disable or enable an account (admin)
+     * @description A disabled account's key and tokens are refused at once everywhere (401); enabling gives the same key back, not its earlier tokens.
+     */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          'application/json': {
+            email: string;
+            disabled: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description The account */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AdminAccountItem'];
+          };
+        };
+        /** @description Missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Unknown account */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description E-mail taken */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Bad input */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description The address is over its failure limit (every admin call, until its window ends) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Token store or database unavailable; nothing changed */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
     trace?: never;
   };
   '/admin/v1/accounts/{id}/credits': {
@@ -704,6 +852,7 @@ export interface paths {
           'application/json': {
             productId: number;
             amount: number;
+            reason?: string;
           };
         };
       };
@@ -744,6 +893,320 @@ export interface paths {
         };
       };
     };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/accounts/{id}/api-key': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate an account's API key (admin)
+     * @description The old key and every token minted from it are refused at once; the new key is shown only here.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The new key */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ApiKey'];
+          };
+        };
+        /** @description Missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Unknown account */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description The address is over its failure limit (every admin call, until its window ends) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Token store or database unavailable; nothing was rotated */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/accounts/{id}/ledger': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An account's balance changes (admin)
+     * @description Newest first; usage is one row per batch and pool.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Items per page, 1–100 (default 20). */
+          limit?: string;
+          /** @description The `nextCursor` of the previous page. */
+          cursor?: string;
+        };
+        header?: never;
+        path: {
+          id: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of ledger rows */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['LedgerItem'][];
+              nextCursor: string | null;
+            };
+          };
+        };
+        /** @description Missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Unknown account */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Bad limit or cursor */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description The address is over its failure limit (every admin call, until its window ends) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/accounts/{id}/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An account's usage per UTC day and product (admin) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Days to cover, 1–90 (default 30). */
+          days?: string;
+        };
+        header?: never;
+        path: {
+          id: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Usage per day and product */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['AdminDailyUsage'][];
+            };
+          };
+        };
+        /** @description Missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Unknown account */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Bad days */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description The address is over its failure limit (every admin call, until its window ends) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/audit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Audit log: every admin write and every key rotation (admin) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Only this account. */
+          accountId?: string;
+          /** @description Items per page, 1–100 (default 20). */
+          limit?: string;
+          /** @description The `nextCursor` of the previous page. */
+          cursor?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of audit rows */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['AuditItem'][];
+              nextCursor: string | null;
+            };
+          };
+        };
+        /** @description Missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Bad accountId, limit or cursor */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description The address is over its failure limit (every admin call, until its window ends) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -959,6 +1422,37 @@ export interface components {
         };
         credits_used: number;
       }[];
+    };
+    AdminAccountItem: {
+      id: number;
+      email: string;
+      createdAt: string;
+      disabled: boolean;
+    };
+    LedgerItem: {
+      id: number;
+      productId: number;
+      delta: number;
+      credits: number;
+      /** @enum {string} */
+      cause: 'usage' | 'top-up' | 'adjustment';
+      actor: string;
+      at: string;
+    };
+    AdminDailyUsage: {
+      date: string;
+      productId: number;
+      productName: string;
+      creditsUsed: number;
+    };
+    AuditItem: {
+      at: string;
+      actor: string;
+      action: string;
+      accountId: number | null;
+      details: {
+        [key: string]: unknown;
+      };
     };
     UsageGrant: {
       accountId: number;

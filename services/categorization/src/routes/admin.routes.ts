@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { type Logger } from '@platform/runtime';
 import { adminEdge, declareRoute, locals, mountRoute, respond } from '@platform/kernel';
-import { requireAdminToken, type FailureLimit } from '@platform/credentials';
+import { requireAdminToken, type FailureLimit, type NamedAdminToken } from '@platform/credentials';
 import { z } from 'zod';
 import type { CatalogCache } from '../catalog/catalog-cache';
 import { createCustomCategory, deleteCategory, readNewCategory, type CustomCategoryWriter } from '../domain/custom-categories';
@@ -45,7 +45,7 @@ export interface AdminRouteDeps {
   writer: CustomCategoryWriter;
   catalog: CatalogCache;
   /** Undefined: every admin call is refused. */
-  adminToken: string | undefined;
+  adminTokens: readonly NamedAdminToken[];
   /** Failed admin-token attempts per client address (CONTRACT §9). */
   adminFailures: FailureLimit;
 }
@@ -61,7 +61,7 @@ async function refreshAfterChange(catalog: CatalogCache, log: Logger): Promise<v
 
 /** Admin API for custom categories (CONTRACT §7): JSON only, no WWW-Authenticate. */
 export function mountAdminRoutes(app: Express, deps: AdminRouteDeps): void {
-  app.use('/admin/v1', requireAdminToken(deps.adminToken, { failures: deps.adminFailures }));
+  app.use('/admin/v1', requireAdminToken(deps.adminTokens, { failures: deps.adminFailures }));
   mountRoute(app, createCategoryRoute, async (_req, res, request) => {
     const input = readNewCategory(request.params.rawBody());
     const category = await createCustomCategory(deps.writer, input);

@@ -89,12 +89,18 @@ async function poolsOf(store: UserQueries, credits: Map<number, number>): Promis
  * Creates an account with a fresh API key (shown only here) and holds every pool named, each
  * credited through the ledger and the outbox like any other balance change.
  */
-export async function createAccount(store: UserStore, input: NewAccount): Promise<{ account: AccountRecord; apiKey: string }> {
+export async function createAccount(
+  store: UserStore,
+  input: NewAccount,
+  actor: string,
+): Promise<{ account: AccountRecord; apiKey: string }> {
   const pools = await poolsOf(store, input.credits);
   const apiKey = generateApiKey();
   const account = await store.transaction(async (tx) => {
     const created = await tx.insertAccount(input.email);
     if (!created) throw new AppError('conflict', { message: EMAIL_TAKEN });
+    const credits = Object.fromEntries(input.credits);
+    await tx.audit({ actor, action: 'account.create', accountId: created.id, details: { email: created.email, credits } });
     const keyHash = hashSecret(apiKey);
     await tx.insertApiKey(created.id, keyHash);
     for (const pool of pools) {
@@ -143,12 +149,20 @@ export async function addCredits(
   store: UserStore,
   accountId: number,
   body: Record<string, unknown>,
+  audit: { actor: string; reason?: string },
 ): Promise<CreditChange & { credits: number }> {
   if (!(await store.findAccount(accountId))) throw new AppError('not_found');
   const change = parseCreditChange(body);
   const [product] = await store.findProducts([change.productId]);
   if (!product) throw invalidParams({ productId: [invalidMessage('productId')] });
   return store.transaction(async (tx) => {
+    const action = change.amount < 0 ? 'credits.adjust' : 'credits.top-up';
+    await tx.audit({
+      actor: audit.actor,
+      action,
+      accountId,
+      details: { productId: change.productId, amount: change.amount, reason: audit.reason ?? null },
+    });
     await tx.holdPool(accountId, product.poolId);
     const result = await tx.changeBalance({
       accountId,

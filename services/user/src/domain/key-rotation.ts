@@ -23,6 +23,7 @@ export async function rotateApiKey(
     const locked = await tx.lockActiveKey(oldKeyHash);
     if (!locked) throw new AppError('key_not_active');
     await tx.replaceApiKey(locked, newKeyHash, locked.generation + 1);
+    await tx.audit({ actor: 'account', action: 'api-key.rotate', accountId: locked.accountId, details: {} });
     await tx.recordReplacedKey(locked.accountId, oldKeyHash, newKeyHash);
     return locked.accountId;
   });

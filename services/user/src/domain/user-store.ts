@@ -1,11 +1,14 @@
 import type { BalanceChanged } from '@platform/events';
 import type { Product } from './catalogue';
+import type { AuditWrite } from './operator-store';
 
 /** An account as the admin API shows it. */
 export interface AccountRecord {
   id: number;
   email: string;
   createdAt: Date;
+  /** A disabled account's key and tokens are refused everywhere (CONTRACT §7). */
+  disabled: boolean;
 }
 
 /** An active key locked for rotation, with its account's current key generation. */
@@ -74,6 +77,8 @@ export interface UserQueries {
   /** Makes the account hold a pool (at 0 credits) unless it already does. */
   holdPool(accountId: number, poolId: number): Promise<void>;
   readNotificationSettings(accountId: number): Promise<NotificationSettings>;
+  /** The audit row of an admin write or a key rotation (in its transaction); names the actor of later ledger rows. */
+  audit(entry: AuditWrite): Promise<void>;
   updateNotificationSettings(accountId: number, patch: NotificationSettingsPatch): Promise<NotificationSettings>;
 }
 

@@ -1,9 +1,11 @@
 import { Router } from 'express';
 import { adminEdge, declareRoute, locals, mountRoute, respond } from '@platform/kernel';
-import { requireAdminToken, type FailureLimit } from '@platform/credentials';
+import { adminActor, requireAdminToken, type FailureLimit, type NamedAdminToken } from '@platform/credentials';
 import { z } from 'zod';
 import { accountDetails, addCredits, createAccount, parseAccountId, parseNewAccount } from '../domain/accounts';
+import { parseReason } from '../domain/operator';
 import type { UserStore } from '../domain/user-store';
+import { mountOperatorRoutes, type OperatorDeps } from './operator.routes';
 import { balanceItemView } from './balance-view';
 import { adminSecurity } from './schemas';
 
@@ -49,7 +51,11 @@ export const changeCreditsRoute = declareRoute({
   summary: 'Top up (positive amount) or adjust (negative, clamped at 0) a pool (admin)',
   security: adminSecurity,
   pathParams: accountIdPath,
-  body: { content: { 'application/json': z.object({ productId: z.number().int(), amount: z.number().int() }) } },
+  body: {
+    content: {
+      'application/json': z.object({ productId: z.number().int(), amount: z.number().int(), reason: z.string().max(500).optional() }),
+    },
+  },
   responses: {
     200: { description: '`{"productId", "credits"}`' },
     401: ADMIN_401,
@@ -58,14 +64,20 @@ export const changeCreditsRoute = declareRoute({
   },
 });
 
-/** The operator's admin API (CONTRACT §7): accounts, top-ups and adjustments. */
-export function adminRoutes(store: UserStore, adminToken: string, failures: FailureLimit): Router {
+/** The operator's admin API (CONTRACT §7): accounts, top-ups and adjustments, search, disabling, rotation, ledger and audit. */
+export function adminRoutes(
+  deps: OperatorDeps & { store: UserStore },
+  adminTokens: readonly NamedAdminToken[],
+  failures: FailureLimit,
+): Router {
+  const { store } = deps;
   const router = Router();
-  router.use(BASE, requireAdminToken(adminToken, { failures }));
+  router.use(BASE, requireAdminToken(adminTokens, { failures }));
 
   mountRoute(router, createAccountRoute, async (_req, res, request) => {
-    const { account, apiKey } = await createAccount(store, parseNewAccount(request.params.rawBody()));
-    locals(res).log.info('account created', { accountId: account.id });
+    const actor = adminActor(res);
+    const { account, apiKey } = await createAccount(store, parseNewAccount(request.params.rawBody()), actor);
+    locals(res).log.info('account created', { accountId: account.id, actor });
     res.setHeader('Cache-Control', 'no-store');
     respond(res, 201, { id: account.id, email: account.email, apiKey, createdAt: account.createdAt.toISOString() });
   });
@@ -76,15 +88,20 @@ export function adminRoutes(store: UserStore, adminToken: string, failures: Fail
       id: account.id,
       email: account.email,
       createdAt: account.createdAt.toISOString(),
+      disabled: account.disabled,
       balances: balances.map(balanceItemView),
     });
   });
 
   mountRoute(router, changeCreditsRoute, async (req, res, request) => {
     const accountId = parseAccountId(String(req.params.id));
-    const result = await addCredits(store, accountId, request.params.rawBody());
-    locals(res).log.info('credits changed', { accountId, productId: result.productId, amount: result.amount });
+    const body = request.params.rawBody();
+    const actor = adminActor(res);
+    const reason = parseReason(body);
+    const result = await addCredits(store, accountId, body, reason === undefined ? { actor } : { actor, reason });
+    locals(res).log.info('credits changed', { accountId, productId: result.productId, amount: result.amount, actor });
     respond(res, 200, { productId: result.productId, credits: result.credits });
   });
+  mountOperatorRoutes(router, deps);
   return router;
 }

@@ -8,6 +8,7 @@ import { insertApiKey, lockActiveKey, replaceApiKey } from './api-keys';
 import { changeBalance, holdPool, readBalances } from './balances';
 import { findProducts } from './catalogue';
 import { readNotificationSettings, updateNotificationSettings } from './notification-settings';
+import { writeAudit } from './operator';
 
 /** The user service's queries, bound to the pool or to one transaction's client. */
 function bind(db: Queryable): UserQueries {
@@ -22,6 +23,7 @@ function bind(db: Queryable): UserQueries {
     holdPool: (accountId, poolId) => holdPool(db, accountId, poolId),
     readNotificationSettings: (accountId) => readNotificationSettings(db, accountId),
     updateNotificationSettings: (accountId, patch) => updateNotificationSettings(db, accountId, patch),
+    audit: (entry) => writeAudit(db, entry),
   };
 }
 

@@ -1,0 +1,97 @@
+/** The element with this id; index.html has every id the scripts use. */
+export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`the console has no #${id}`);
+  return element as T;
+}
+
+/** A new element with text content (never HTML: account data is shown as text only) or children. */
+export function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  options: { text?: string; className?: string; attributes?: Record<string, string> } = {},
+  children: Node[] = [],
+): HTMLElementTagNameMap[K] {
+  const created = document.createElement(tag);
+  if (options.text !== undefined) created.textContent = options.text;
+  if (options.className !== undefined) created.className = options.className;
+  for (const [name, value] of Object.entries(options.attributes ?? {})) created.setAttribute(name, value);
+  created.append(...children);
+  return created;
+}
+
+/** A table of rows of cells (strings, or nodes such as buttons); `text` names the left-aligned columns. */
+export function table(caption: string, headings: string[], rows: Array<Array<string | Node>>, text: number[] = []): HTMLTableElement {
+  const cell = (tag: 'th' | 'td', value: string | Node, index: number) => {
+    const created = element(tag, text.includes(index) ? { className: 'text' } : {});
+    if (tag === 'th') created.setAttribute('scope', 'col');
+    created.append(value);
+    return created;
+  };
+  return element('table', {}, [
+    element('caption', { text: caption }),
+    element('thead', {}, [
+      element(
+        'tr',
+        {},
+        headings.map((heading, index) => cell('th', heading, index)),
+      ),
+    ]),
+    element(
+      'tbody',
+      {},
+      rows.map((row) =>
+        element(
+          'tr',
+          {},
+          row.map((value, index) => cell('td', value, index)),
+        ),
+      ),
+    ),
+  ]);
+}
+
+/** Shows messages under a field (or hides the slot) and marks the field invalid for assistive technology. */
+export function showFieldError(slotId: string, message: string | undefined, field?: HTMLElement): void {
+  const slot = byId(slotId);
+  slot.textContent = message ?? '';
+  slot.hidden = message === undefined;
+  if (field && message !== undefined) field.setAttribute('aria-invalid', 'true');
+  else field?.removeAttribute('aria-invalid');
+}
+
+/** The banner at the top: an error, or a note such as "Top-up done." */
+export function showNotice(text: string | undefined, kind: 'error' | 'info' = 'error'): void {
+  const notice = byId('notice');
+  notice.textContent = text ?? '';
+  notice.hidden = text === undefined;
+  notice.className = `notice ${kind}`;
+}
+
+/** Asks before a change, saying what it will do; resolves whether the operator confirmed. */
+export function confirmAction(title: string, text: string, confirmLabel: string): Promise<boolean> {
+  const dialog = byId<HTMLDialogElement>('confirm-dialog');
+  byId('confirm-title').textContent = title;
+  byId('confirm-text').textContent = text;
+  byId('confirm-ok').textContent = confirmLabel;
+  return new Promise((resolve) => {
+    const cancel = byId('confirm-cancel');
+    const onCancel = () => dialog.close('cancel');
+    cancel.addEventListener('click', onCancel);
+    dialog.addEventListener(
+      'close',
+      () => {
+        cancel.removeEventListener('click', onCancel);
+        resolve(dialog.returnValue === 'ok');
+      },
+      { once: true },
+    );
+    dialog.returnValue = '';
+    byId<HTMLButtonElement>('confirm-ok').value = 'ok';
+    dialog.showModal();
+  });
+}
+
+/** `2026-11-27T05:00:00.000Z` → `2026-11-27 05:00 UTC`. */
+export function utc(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}

@@ -1,0 +1,157 @@
+import { AppError, invalidMessage, invalidParams, isMailboxAddress, throwIfInvalid, type FieldMessages } from '@platform/wire';
+import { generateApiKey, hashSecret } from '@platform/credentials';
+import { EMAIL_TAKEN } from './accounts';
+import type { AccountSearch, AccountSummary, AuditEntry, LedgerEntry, OperatorStore } from './operator-store';
+
+export const DEFAULT_PAGE = 20;
+export const MAX_PAGE = 100;
+/** Longest reason an operator may give for a top-up or an adjustment. */
+export const MAX_REASON = 500;
+
+/** A page of items, newest first, and the opaque cursor of the next page (null: the last page). */
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+
+/** The cursor is the last item's id; opaque to clients (base64url), so its form may change. */
+function encodeCursor(id: number): string {
+  return Buffer.from(`v1:${id}`).toString('base64url');
+}
+
+function decodeCursor(raw: string, errors: FieldMessages): number | undefined {
+  const match = /^v1:([0-9]{1,15})$/.exec(Buffer.from(raw, 'base64url').toString('utf8'));
+  if (match) return Number(match[1]);
+  errors.cursor = [invalidMessage('cursor')];
+  return undefined;
+}
+
+/** Paging as the routes validated it (`limit` 1–100, default 20); the cursor is decoded here. */
+export interface PageQuery {
+  limit: number;
+  cursor?: string | undefined;
+}
+
+function beforeOf(query: PageQuery, errors: FieldMessages): number | undefined {
+  return query.cursor === undefined || query.cursor === '' ? undefined : decodeCursor(query.cursor, errors);
+}
+
+/** Reads one more than asked: its presence says whether there is a next page. */
+async function page<T extends { id: number }>(limit: number, read: (limit: number) => Promise<T[]>): Promise<Page<T>> {
+  const rows = await read(limit + 1);
+  const data = rows.slice(0, limit);
+  const last = data[data.length - 1];
+  return { data, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last.id) : null };
+}
+
+/** `GET /admin/v1/accounts?email=&q=&limit=&cursor=`: newest first. */
+export async function searchAccounts(
+  store: OperatorStore,
+  query: PageQuery & { email?: string | undefined; q?: string | undefined },
+): Promise<Page<AccountSummary>> {
+  const errors: FieldMessages = {};
+  const before = beforeOf(query, errors);
+  throwIfInvalid(errors);
+  const search: Omit<AccountSearch, 'limit'> = {
+    ...(query.email === undefined || query.email === '' ? {} : { email: query.email }),
+    ...(query.q === undefined || query.q === '' ? {} : { q: query.q }),
+    ...(before === undefined ? {} : { before }),
+  };
+  return page(query.limit, (size) => store.searchAccounts({ ...search, limit: size }));
+}
+
+export interface AccountPatch {
+  email?: string;
+  disabled?: boolean;
+}
+
+/** The body of `PATCH /admin/v1/accounts/:id`: `email` and/or `disabled`, at least one. */
+export function parseAccountPatch(body: Record<string, unknown>): AccountPatch {
+  const errors: FieldMessages = {};
+  const patch: AccountPatch = {};
+  const { email, disabled } = body;
+  if (email !== undefined && email !== null && email !== '') {
+    if (typeof email === 'string' && isMailboxAddress(email)) patch.email = email;
+    else errors.email = [invalidMessage('email')];
+  }
+  if (disabled !== undefined && disabled !== null) {
+    if (typeof disabled === 'boolean') patch.disabled = disabled;
+    else errors.disabled = [invalidMessage('disabled')];
+  }
+  if (Object.keys(errors).length === 0 && patch.email === undefined && patch.disabled === undefined) {
+    errors.email = ['The email field is required when disabled is not present.'];
+  }
+  throwIfInvalid(errors);
+  return patch;
+}
+
+/**
+ * Changes an account's e-mail and/or disables or enables it (CONTRACT §7), with its audit row in
+ * the same transaction. Disabling closes access before the commit (the key's record removed, the
+ * generation raised: every token minted before stays refused); enabling reactivates the key and
+ * writes its record after the commit (CONTRACT §3).
+ */
+export async function patchAccount(store: OperatorStore, accountId: number, patch: AccountPatch, actor: string): Promise<void> {
+  await store.transaction(async (tx) => {
+    const account = await tx.lockAccount(accountId);
+    if (!account) throw new AppError('not_found');
+    const details: Record<string, unknown> = {};
+    if (patch.email !== undefined && patch.email !== account.email) {
+      if (!(await tx.changeEmail(accountId, patch.email))) throw new AppError('conflict', { message: EMAIL_TAKEN });
+      details.email = { from: account.email, to: patch.email };
+    }
+    if (patch.disabled !== undefined && patch.disabled !== account.disabled) {
+      if (patch.disabled) await tx.disable(account);
+      else await tx.enable(account);
+      details.disabled = patch.disabled;
+    }
+    if (Object.keys(details).length === 0) return;
+    await tx.audit({ actor, action: 'account.update', accountId, details });
+    if (patch.disabled === true && account.keyActive) await tx.closeAccess(accountId, [account.keyHash]);
+    if (details.disabled === false) await tx.openAccess(accountId);
+  });
+}
+
+/**
+ * The operator's rotation of a leaked key (CONTRACT §7, §4.4 revocation): the old key's record is
+ * removed before the commit, the new key's written after it. A disabled account gets its new key
+ * inactive (an enabling brings that one back).
+ */
+export async function rotateAccountKey(store: OperatorStore, accountId: number, actor: string): Promise<string> {
+  const apiKey = generateApiKey();
+  const newKeyHash = hashSecret(apiKey);
+  await store.transaction(async (tx) => {
+    const account = await tx.lockAccount(accountId);
+    if (!account) throw new AppError('not_found');
+    await tx.replaceKey(account, newKeyHash);
+    await tx.audit({ actor, action: 'api-key.rotate', accountId, details: {} });
+    if (account.keyActive) await tx.closeAccess(accountId, [account.keyHash]);
+    await tx.carryIssuanceWindow(accountId, account.keyHash, newKeyHash);
+    if (!account.disabled) await tx.openAccess(accountId);
+  });
+  return apiKey;
+}
+
+/** `GET /admin/v1/accounts/:id/ledger`: every balance change, newest first. */
+export async function accountLedger(store: OperatorStore, accountId: number, query: PageQuery): Promise<Page<LedgerEntry>> {
+  const errors: FieldMessages = {};
+  const before = beforeOf(query, errors);
+  throwIfInvalid(errors);
+  return page(query.limit, (size) => store.ledgerPage(accountId, before, size));
+}
+
+/** `GET /admin/v1/audit?accountId=&limit=&cursor=`: newest first. */
+export async function auditLog(store: OperatorStore, query: PageQuery & { accountId?: number | undefined }): Promise<Page<AuditEntry>> {
+  const errors: FieldMessages = {};
+  const before = beforeOf(query, errors);
+  throwIfInvalid(errors);
+  return page(query.limit, (size) => store.auditPage(query.accountId, before, size));
+}
+
+/** The optional `reason` of a top-up or an adjustment (kept in the audit row). */
+export function parseReason(body: Record<string, unknown>): string | undefined {
+  const { reason } = body;
+  if (reason === undefined || reason === null || reason === '') return undefined;
+  if (typeof reason === 'string' && reason.length <= MAX_REASON) return reason;
+  throw invalidParams({ reason: [invalidMessage('reason')] });
+}
