@@ -3,7 +3,7 @@ import amqp, { type ChannelModel, type ConfirmChannel, type ConsumeMessage } fro
 import { injectTraceContext, type Logger } from '@platform/runtime';
 import { AmqpSubscription, settleWithin, sleep, type Settings } from './amqp-subscription';
 import { BALANCE_EXCHANGE } from './balance-changed';
-import { backoffMs, EventBusUnavailableError, UnroutableEventError, validateEvent, type EventBus, type EventName } from './event-bus';
+import { backoffMs, EventBusUnavailableError, UnroutableEventError, validateMessage, type EventBus, type EventName } from './event-bus';
 
 export interface AmqpEventBusOptions {
   url: string;
@@ -152,7 +152,7 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
   };
 
   const publishOnce = async (routingKey: EventName, payload: unknown): Promise<void> => {
-    const event = validateEvent(routingKey, payload);
+    const { body, events } = validateMessage(routingKey, payload);
     const channel = await publishChannel();
     const publishId = randomUUID();
     await new Promise<void>((resolve, reject) => {
@@ -164,12 +164,13 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
         channel.publish(
           exchange,
           routingKey,
-          Buffer.from(JSON.stringify(event)),
+          Buffer.from(JSON.stringify(body)),
           {
             persistent: true,
             mandatory: true,
             contentType: 'application/json',
-            messageId: event.id,
+            // A message of several events is named by its first (every event keeps its own id in the body).
+            messageId: (events[0] as { id: string }).id,
             type: routingKey,
             timestamp: Math.floor(Date.now() / 1000),
             // The publisher's trace continues in the consumer (W3C traceparent; none when tracing is off).

@@ -36,6 +36,7 @@ function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]>
     wakeDelayMs: config.outboxWakeDelayMs,
     retryInitialMs: config.outboxRetryInitialMs,
     retryMaxMs: config.outboxRetryMaxMs,
+    maxMessageBytes: config.outboxMessageMaxBytes,
   });
   const unsubscribe = deps.outbox.subscribe(() => relay.wake());
   const sweepers = [

@@ -1,6 +1,6 @@
 import type DataLoader from 'dataloader';
 import { randomUUID } from 'node:crypto';
-import { currentTraceparent, readBatch } from '@platform/runtime';
+import { readBatch } from '@platform/runtime';
 import type { Queryable } from '@platform/db';
 import { BALANCE_CHANGED, balanceChangedSchema, type BalanceChanged } from '@platform/events';
 import type { BalanceReads } from '../domain/balance';
@@ -163,12 +163,12 @@ const LEDGER = `
 INSERT INTO credit_ledger (account_id, pool_id, delta, credits_after, cause)
 VALUES ($1, $2, $3, $4, $5)`;
 
-const OUTBOX = 'INSERT INTO outbox_events (id, routing_key, payload, traceparent) VALUES ($1, $2, $3, $4)';
-
 /**
  * Changes one pool's credits and, in the same transaction (run it on a client inside one),
- * appends the ledger row and the outbox `balance.changed` event (CONTRACT §5, §6). A change
- * that changes nothing (a clamped adjustment of an empty pool, an amount of 0) writes neither.
+ * appends the ledger row and answers the `balance.changed` event (CONTRACT §5, §6), which the
+ * caller writes to the outbox with the commit's other events (insertOutboxEvents: one message
+ * per commit). A change that changes nothing (a clamped adjustment of an empty pool, an amount
+ * of 0) writes no ledger row and has no event.
  */
 export async function changeBalance(db: Queryable, change: BalanceChange): Promise<BalanceChangeResult> {
   if (!Number.isSafeInteger(change.delta)) throw new RangeError(`invalid ${change.cause} delta: ${change.delta}`);
@@ -187,7 +187,6 @@ export async function changeBalance(db: Queryable, change: BalanceChange): Promi
     cause: change.cause,
     occurredAt: new Date().toISOString(),
   } satisfies BalanceChanged);
-  await db.query(OUTBOX, [event.id, BALANCE_CHANGED, JSON.stringify(event), currentTraceparent()]);
   return { ok: true, previousCredits, credits, event };
 }
 

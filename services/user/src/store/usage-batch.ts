@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { activeKeysForUpdate } from '@platform/accounts';
-import { currentTraceparent } from '@platform/runtime';
 import { withTransaction, type Queryable } from '@platform/db';
 import { BALANCE_CHANGED, type BalanceChanged } from '@platform/events';
 import {
@@ -14,6 +13,7 @@ import {
   type UsageBatchStore,
 } from '../domain/usage-batch-store';
 import type { PoolCredits } from '../domain/user-store';
+import { insertOutboxEvents } from './outbox';
 
 // ORDER BY before FOR UPDATE: the rows are locked in key order, the one order every batch
 // uses. The pools come first, then the kept answers (kind 'a').
@@ -29,8 +29,8 @@ SELECT 'p' AS kind, account_id, pool_id, credits, NULL AS request_id, NULL AS re
 UNION ALL
 SELECT 'a', account_id, NULL, credits, request_id, request_digest, product_id FROM usage_requests WHERE request_id = ANY($3::text[])`;
 
-// One round trip for every write of the batch. The grants, pools and events travel as three
-// JSON documents (serialized natively by JSON.stringify, parsed once by Postgres) instead of a
+// One round trip for the pools, ledger rows and answers of the batch (its events follow as one
+// outbox message: insertOutboxEvents). The grants and pools travel as two JSON documents (serialized natively by JSON.stringify, parsed once by Postgres) instead of a
 // dozen arrays that the driver would escape element by element. The ledger rows keep the order
 // of the decisions; the requestIds are taken in key order (as the pools are locked in key
 // order); a requestId another open transaction holds waits for it and is then skipped (DO
@@ -48,9 +48,6 @@ WITH grants AS (
 ), ledger AS (
   INSERT INTO credit_ledger (account_id, pool_id, delta, credits_after, cause, request_id, product_id)
   SELECT account_id, pool_id, -units, credits, 'usage', request_id, product_id FROM grants ORDER BY n
-), events AS (
-  INSERT INTO outbox_events (id, routing_key, payload, traceparent)
-  SELECT (e.payload->>'id')::uuid, $3, e.payload, $5 FROM jsonb_array_elements($4::jsonb) WITH ORDINALITY AS e(payload, n) ORDER BY n
 )
 INSERT INTO usage_requests (request_id, account_id, request_digest, product_id, credits)
 SELECT request_id, account_id, digest, product_id, credits FROM grants ORDER BY request_id
@@ -129,9 +126,12 @@ async function write(db: Queryable, { pools, grants, changes }: BatchWrites): Pr
     name: 'user-usage-write-batch',
     text: WRITE,
     // The objects as they are: json_to_recordset picks the members it names and ignores the rest.
-    values: [JSON.stringify(grants), JSON.stringify(pools), BALANCE_CHANGED, JSON.stringify(eventsOf(changes)), currentTraceparent()],
+    values: [JSON.stringify(grants), JSON.stringify(pools)],
   });
-  return result.rowCount ?? 0;
+  const taken = result.rowCount ?? 0;
+  // A requestId taken meanwhile rolls the batch back: its events would be written for nothing.
+  if (taken === grants.length) await insertOutboxEvents(db, eventsOf(changes));
+  return taken;
 }
 
 async function accountPools(db: Queryable, accountIds: readonly number[]): Promise<Map<number, PoolCredits[]>> {

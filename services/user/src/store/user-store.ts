@@ -1,16 +1,22 @@
 import type pg from 'pg';
 import type { AccessWriter } from '@platform/credentials';
 import { withTransaction, type Queryable } from '@platform/db';
+import type { BalanceChanged } from '@platform/events';
 import type { UserQueries, UserStore } from '../domain/user-store';
 import { accessRecordWrites, withAccessRepair, type AccessRepair } from './access-records';
 import { findAccount, insertAccount } from './accounts';
 import { insertApiKey, lockActiveKey, replaceApiKey } from './api-keys';
 import { changeBalance, holdPool, readBalances } from './balances';
 import { findProducts } from './catalogue';
+import { insertOutboxEvents } from './outbox';
 import { readNotificationSettings, updateNotificationSettings } from './notification-settings';
 
-/** The user service's queries, bound to the pool or to one transaction's client. */
-function bind(db: Queryable): UserQueries {
+/**
+ * The user service's queries, bound to the pool or to one transaction's client. In a
+ * transaction, the balance changes' events are collected in `outbox` and written at its end
+ * as one message; outside one, each change writes its own.
+ */
+function bind(db: Queryable, outbox?: BalanceChanged[]): UserQueries {
   return {
     findAccount: (accountId) => findAccount(db, accountId),
     insertAccount: (email) => insertAccount(db, email),
@@ -20,7 +26,14 @@ function bind(db: Queryable): UserQueries {
     findProducts: (ids) => findProducts(db, ids),
     readBalances: (accountId) => readBalances(db, accountId),
     holdPool: (accountId, poolId) => holdPool(db, accountId, poolId),
-    changeBalance: (change) => changeBalance(db, change),
+    changeBalance: async (change) => {
+      const result = await changeBalance(db, change);
+      if (result.ok && result.event) {
+        if (outbox) outbox.push(result.event);
+        else await insertOutboxEvents(db, [result.event]);
+      }
+      return result;
+    },
     readNotificationSettings: (accountId) => readNotificationSettings(db, accountId),
     updateNotificationSettings: (accountId, patch) => updateNotificationSettings(db, accountId, patch),
   };
@@ -38,7 +51,13 @@ export function createUserStore(pool: pg.Pool, access: AccessRecordsDeps): UserS
     ...bind(pool),
     transaction: (fn) =>
       withAccessRepair(access.repair, (touched) =>
-        withTransaction(pool, (client) => fn({ ...bind(client), ...accessRecordWrites(client, access.writer, touched) })),
+        withTransaction(pool, async (client) => {
+          const events: BalanceChanged[] = [];
+          const result = await fn({ ...bind(client, events), ...accessRecordWrites(client, access.writer, touched) });
+          // Every balance change of the commit, as one outbox message (CONTRACT §6).
+          await insertOutboxEvents(client, events);
+          return result;
+        }),
       ),
   };
 }
