@@ -26,7 +26,12 @@ function schema(requireInfrastructure: boolean) {
       OUTBOX_RETENTION_HOURS: z.coerce.number().int().min(0).default(24),
       OUTBOX_SWEEP_MS: env.positiveInt(10_000),
       // 64 KiB; at least 1 KiB (a few events), at most 16 MiB (RabbitMQ 4's default max_message_size).
-      OUTBOX_MESSAGE_MAX_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(65_536),
+      OUTBOX_MESSAGE_MAX_BYTES: z.coerce
+        .number()
+        .int()
+        .min(1024)
+        .max(16 * 1024 * 1024)
+        .default(65_536),
       USAGE_BATCH_MAX_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
       USAGE_BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).max(1000).default(0),
       USAGE_BATCH_LANES: z.coerce.number().int().min(1).max(64).default(1),
