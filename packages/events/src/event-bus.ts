@@ -149,6 +149,8 @@ export function parseMessage<K extends EventName>(bindingKey: K, text: string): 
   return items.map((item) => eventSchemas[bindingKey].parse(item));
 }
 
+const asError = (reason: unknown): Error => (reason instanceof Error ? reason : new Error(String(reason)));
+
 /**
  * Runs the handler on each event of one message and settles as the message must: resolves when
  * every event was handled (ack); rejects with the first transient error when any event failed
@@ -161,10 +163,9 @@ export function parseMessage<K extends EventName>(bindingKey: K, text: string): 
 export async function handleMessage<T>(events: readonly T[], handler: EventHandler<T>, delivery: Delivery): Promise<void> {
   if (events.length === 1) return handler(events[0] as T, delivery);
   const results = await Promise.allSettled(events.map((event) => handler(event, delivery)));
-  const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
-  const transient = failures.find((error) => !(error instanceof PoisonMessageError));
-  if (transient !== undefined) throw transient;
-  if (failures.length > 0) throw failures[0];
+  const failures = results.flatMap((result) => (result.status === 'rejected' ? [asError(result.reason)] : []));
+  const failure = failures.find((error) => !(error instanceof PoisonMessageError)) ?? failures[0];
+  if (failure) throw failure;
 }
 
 /** Exponential backoff: base · 2^(attempt-1), capped. attempt starts at 1. */

@@ -93,10 +93,11 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   /** A row's messages (one unless split), confirmed together; rejects with a transient error before an invalid one. */
   const publish = async (row: ClaimedMessage): Promise<void> => {
     const results = await Promise.allSettled(splitMessage(row.events, maxMessageBytes).map((body) => publishOne(row, body)));
-    const errors = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
-    const transient = errors.find((error) => !(error instanceof InvalidEventError));
-    if (transient !== undefined) throw transient;
-    if (errors.length > 0) throw errors[0];
+    const errors = results.flatMap((result) =>
+      result.status === 'rejected' ? [result.reason instanceof Error ? result.reason : new Error(String(result.reason))] : [],
+    );
+    const failure = errors.find((error) => !(error instanceof InvalidEventError)) ?? errors[0];
+    if (failure) throw failure;
   };
 
   /**

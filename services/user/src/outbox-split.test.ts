@@ -14,13 +14,13 @@ describe('splitMessage: a row of events as message bodies within the bound', () 
     const events = Array.from({ length: 25 }, (_, n) => event(n));
     for (const bound of [size([event(1)]) + 1, 300, 512, 1000, 2048]) {
       const bodies = splitMessage(events, bound);
-      expect(bodies.flatMap((body) => (Array.isArray(body) ? body : [body]))).toEqual(events);
+      expect(bodies.flatMap((body) => (Array.isArray(body) ? (body as unknown[]) : [body]))).toEqual(events);
       for (const body of bodies) expect(size(body)).toBeLessThanOrEqual(bound);
       // Greedy: no body could take the next one's first event.
       for (const [index, body] of bodies.slice(0, -1).entries()) {
         const next = bodies[index + 1];
         const first = Array.isArray(next) ? next[0] : next;
-        expect(size([...(Array.isArray(body) ? body : [body]), first])).toBeGreaterThan(bound);
+        expect(size([...(Array.isArray(body) ? (body as unknown[]) : [body]), first])).toBeGreaterThan(bound);
       }
     }
   });
