@@ -13,7 +13,7 @@ import {
   type UsageBatchStore,
 } from '../domain/usage-batch-store';
 import type { PoolCredits } from '../domain/user-store';
-import { insertOutboxEvents } from './outbox';
+import { outboxRow } from './outbox';
 
 // ORDER BY before FOR UPDATE: the rows are locked in key order, the one order every batch
 // uses. The pools come first, then the kept answers (kind 'a').
@@ -29,9 +29,10 @@ SELECT 'p' AS kind, account_id, pool_id, credits, NULL AS request_id, NULL AS re
 UNION ALL
 SELECT 'a', account_id, NULL, credits, request_id, request_digest, product_id FROM usage_requests WHERE request_id = ANY($3::text[])`;
 
-// One round trip for the pools, ledger rows and answers of the batch (its events follow as one
-// outbox message: insertOutboxEvents). The grants and pools travel as two JSON documents (serialized natively by JSON.stringify, parsed once by Postgres) instead of a
-// dozen arrays that the driver would escape element by element. The ledger rows keep the order
+// One round trip for every write of the batch: pools, ledger rows, answers, and its events as
+// one outbox row (one message: outboxRow; NULLs when the batch changed nothing). The grants and
+// pools travel as two JSON documents (serialized natively by JSON.stringify, parsed once by
+// Postgres) instead of a dozen arrays that the driver would escape element by element. The ledger rows keep the order
 // of the decisions; the requestIds are taken in key order (as the pools are locked in key
 // order); a requestId another open transaction holds waits for it and is then skipped (DO
 // NOTHING) if that transaction committed it.
@@ -48,6 +49,9 @@ WITH grants AS (
 ), ledger AS (
   INSERT INTO credit_ledger (account_id, pool_id, delta, credits_after, cause, request_id, product_id)
   SELECT account_id, pool_id, -units, credits, 'usage', request_id, product_id FROM grants ORDER BY n
+), message AS (
+  INSERT INTO outbox_events (id, routing_key, payload, traceparent)
+  SELECT $3::uuid, $4::text, $5::jsonb, $6::text WHERE $3::uuid IS NOT NULL
 )
 INSERT INTO usage_requests (request_id, account_id, request_digest, product_id, credits)
 SELECT request_id, account_id, digest, product_id, credits FROM grants ORDER BY request_id
@@ -126,12 +130,9 @@ async function write(db: Queryable, { pools, grants, changes }: BatchWrites): Pr
     name: 'user-usage-write-batch',
     text: WRITE,
     // The objects as they are: json_to_recordset picks the members it names and ignores the rest.
-    values: [JSON.stringify(grants), JSON.stringify(pools)],
+    values: [JSON.stringify(grants), JSON.stringify(pools), ...(outboxRow(eventsOf(changes)) ?? [null, null, null, null])],
   });
-  const taken = result.rowCount ?? 0;
-  // A requestId taken meanwhile rolls the batch back: its events would be written for nothing.
-  if (taken === grants.length) await insertOutboxEvents(db, eventsOf(changes));
-  return taken;
+  return result.rowCount ?? 0;
 }
 
 async function accountPools(db: Queryable, accountIds: readonly number[]): Promise<Map<number, PoolCredits[]>> {
