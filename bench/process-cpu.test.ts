@@ -4,14 +4,14 @@ import path from 'node:path';
 import { cpuUse, readCpu } from './process-cpu';
 
 /** A /proc/<pid>/stat line: utime, stime, cutime, cstime are fields 14–17 (in ticks of 10 ms). */
-const stat = (pid: number, comm: string, [utime, stime, cutime, cstime]: number[]): string =>
-  `${pid} (${comm}) S 1 ${pid} ${pid} 0 -1 4194560 100 0 0 0 ${utime} ${stime} ${cutime} ${cstime} 20 0 1 0 100 1000 10\n`;
+const stat = (pid: number, comm: string, [utime, stime, cutime, cstime]: number[], ppid = 1): string =>
+  `${pid} (${comm}) S ${ppid} ${pid} ${pid} 0 -1 4194560 100 0 0 0 ${utime} ${stime} ${cutime} ${cstime} 20 0 1 0 100 1000 10\n`;
 
 describe('CPU by process group, from /proc', () => {
   let proc: string;
-  const addProcess = (pid: number, comm: string, times: number[]): void => {
+  const addProcess = (pid: number, comm: string, times: number[], ppid = 1): void => {
     mkdirSync(path.join(proc, String(pid)));
-    writeFileSync(path.join(proc, String(pid), 'stat'), stat(pid, comm, times));
+    writeFileSync(path.join(proc, String(pid), 'stat'), stat(pid, comm, times, ppid));
   };
 
   beforeEach(() => {
@@ -35,6 +35,18 @@ describe('CPU by process group, from /proc', () => {
       machine: 2_000_000,
     });
     expect(reading.bench).toBeGreaterThan(0);
+  });
+
+  it('when BENCH_SERVER_PIDS names the servers, then only those processes and their children of the same name count', () => {
+    addProcess(12, 'postgres', [10, 0, 0, 0], 10);
+    addProcess(21, 'beam.smp', [50, 0, 0, 0]);
+    process.env.BENCH_SERVER_PIDS = 'postgres=10,rabbitmq=20';
+    try {
+      // postgres: 10 (6 ticks) and its backend 12 (10), not 11; rabbitmq: 20 (10), not 21.
+      expect(readCpu(30, proc)).toMatchObject({ postgres: 160_000, rabbitmq: 100_000 });
+    } finally {
+      delete process.env.BENCH_SERVER_PIDS;
+    }
   });
 
   it('when two readings are compared, then the use is per request and the machine in cores', () => {

@@ -38,6 +38,8 @@ export interface CpuUse {
 
 interface ProcessTimes {
   name: string;
+  /** The parent's pid. */
+  ppid: number;
   /** utime + stime, and the reaped children's cutime + cstime (a backend that exits stays counted). */
   ticks: number;
 }
@@ -49,10 +51,31 @@ function processTimes(proc: string, pid: string): ProcessTimes | undefined {
     const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index]), 0);
-    return { name, ticks };
+    return { name, ppid: Number(fields[1]), ticks };
   } catch {
     return undefined; // gone meanwhile, or no /proc
   }
+}
+
+/**
+ * The servers' own processes when BENCH_SERVER_PIDS names them (`postgres=<postmaster pid>,
+ * rabbitmq=<beam.smp pid>`): a group then counts that process and its children of the same name
+ * (Postgres's backends) only, not every server of that name on the machine (other people's
+ * servers and nodes on a shared machine). Unset: every process of the name.
+ */
+function serverRoots(): Partial<Record<keyof typeof SERVERS, number>> {
+  const roots: Partial<Record<keyof typeof SERVERS, number>> = {};
+  for (const pair of (process.env.BENCH_SERVER_PIDS ?? '').split(',')) {
+    const [group, pid] = pair.split('=');
+    if ((group === 'postgres' || group === 'rabbitmq') && Number.isInteger(Number(pid))) roots[group] = Number(pid);
+  }
+  return roots;
+}
+
+function counted(group: keyof typeof SERVERS, pid: string, times: ProcessTimes, roots: ReturnType<typeof serverRoots>): boolean {
+  if (times.name !== SERVERS[group]) return false;
+  const root = roots[group];
+  return root === undefined || Number(pid) === root || times.ppid === root;
 }
 
 function groupTicks(proc: string): Record<keyof typeof SERVERS, number> | undefined {
@@ -63,10 +86,11 @@ function groupTicks(proc: string): Record<keyof typeof SERVERS, number> | undefi
     return undefined;
   }
   const totals = { postgres: 0, rabbitmq: 0 };
+  const roots = serverRoots();
   for (const pid of pids) {
     const times = processTimes(proc, pid);
-    if (times?.name === SERVERS.postgres) totals.postgres += times.ticks;
-    if (times?.name === SERVERS.rabbitmq) totals.rabbitmq += times.ticks;
+    if (times && counted('postgres', pid, times, roots)) totals.postgres += times.ticks;
+    if (times && counted('rabbitmq', pid, times, roots)) totals.rabbitmq += times.ticks;
   }
   return totals;
 }

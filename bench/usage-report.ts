@@ -8,8 +8,8 @@ export function formatUsageReport(report: UsageBenchReport, options: Pick<UsageB
     `bare express measured as long, in ${turns} turns alternating with the scenario's (bare first); CPU per request from /proc (Postgres and RabbitMQ: every process of the`,
     'server on this machine; load: autocannon, in the bench process), machine: cores busy during the load',
     '',
-    '| scenario | debits/s | bare express req/s | × bare | p50 ms | p99 ms | bare p99 ms | p99 ÷ bare p99 | CPU µs/req (bare) | Postgres · RabbitMQ · load µs/req (bare load) | machine cores (bare) | answers | credits debited | accounting |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| scenario | debits/s | bare express req/s | × bare | p50 ms | p99 ms | bare p99 ms | p99 ÷ bare p99 | CPU µs/req (bare) | Postgres · RabbitMQ · load µs/req (bare load) | machine cores (bare) | answers | credits debited | accounting | outbox backlog max: events (messages) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   const shown = (value: number | undefined): string => (value === undefined ? '?' : String(value));
   for (const row of report.scenarios) {
@@ -21,7 +21,7 @@ export function formatUsageReport(report: UsageBenchReport, options: Pick<UsageB
     const p99Ratio = (row.p99 / Math.max(row.bare.p99, 1)).toFixed(1);
     const servers = `${shown(row.cpu.postgres)} · ${shown(row.cpu.rabbitmq)} · ${row.cpu.bench} (${row.bare.cpu.bench})`;
     lines.push(
-      `| ${row.scenario} | ${row.debitsPerSecond} | ${row.bare.rps} | ${ratio} | ${row.p50} | ${row.p99} | ${row.bare.p99} | ${p99Ratio} | ${shown(row.cpu.service)} (${shown(row.bare.cpu.service)}) | ${servers} | ${shown(row.cpu.machineCores)} (${shown(row.bare.cpu.machineCores)}) | ${answers} | ${row.debited} | ${row.accountingOk ? 'ok' : 'MISMATCH'} (expected ${expected}) |`,
+      `| ${row.scenario} | ${row.debitsPerSecond} | ${row.bare.rps} | ${ratio} | ${row.p50} | ${row.p99} | ${row.bare.p99} | ${p99Ratio} | ${shown(row.cpu.service)} (${shown(row.bare.cpu.service)}) | ${servers} | ${shown(row.cpu.machineCores)} (${shown(row.bare.cpu.machineCores)}) | ${answers} | ${row.debited} | ${row.accountingOk ? 'ok' : 'MISMATCH'} (expected ${expected}) | ${row.backlog.events} (${row.backlog.messages}) |`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -26,6 +26,7 @@ import {
   uniqueId,
   type ServiceProcess,
 } from '@platform/testing';
+import { sampleOutboxBacklog, type OutboxBacklog } from './outbox-backlog';
 import { cpuUse, readCpu, type CpuSpan, type CpuUse } from './process-cpu';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -89,6 +90,8 @@ export interface UsageScenarioResult {
   /** How far debited may exceed expectedDebits: requests in flight when the load stopped. */
   inFlightAllowance: number;
   accountingOk: boolean;
+  /** The largest outbox backlog sampled during the scenario's turns (bounded: a few batches, not growing with the load). */
+  backlog: OutboxBacklog;
 }
 
 export interface UsageBenchReport {
@@ -223,6 +226,8 @@ function bareLoad(url: string, options: UsageBenchOptions, seconds: number): aut
 interface Target {
   url: string;
   pid: number | undefined;
+  /** The service's database (its outbox is sampled during the load). */
+  databaseUrl?: string;
 }
 
 async function runScenario(scenario: Scenario, user: Target, bareTarget: Target, options: UsageBenchOptions): Promise<UsageScenarioResult> {
@@ -250,9 +255,14 @@ async function runScenario(scenario: Scenario, user: Target, bareTarget: Target,
   };
   const bareTurns: Turn[] = [];
   const usageTurns: Turn[] = [];
+  const backlog = { events: 0, messages: 0 };
   for (let turn = 0; turn < turns; turn += 1) {
     bareTurns.push(await runTurn(bareLoad(bareTarget.url, options, seconds), bareTarget.pid));
+    const sampler = user.databaseUrl === undefined ? undefined : sampleOutboxBacklog(user.databaseUrl);
     usageTurns.push(await runTurn(usageLoad, user.pid));
+    const seen = await sampler?.stop();
+    backlog.events = Math.max(backlog.events, seen?.events ?? 0);
+    backlog.messages = Math.max(backlog.messages, seen?.messages ?? 0);
   }
   const bare = combine(bareTurns);
   const result = combine(usageTurns);
@@ -274,6 +284,7 @@ async function runScenario(scenario: Scenario, user: Target, bareTarget: Target,
     expectedDebits,
     inFlightAllowance,
     accountingOk: debited >= expectedDebits && debited <= expectedDebits + inFlightAllowance,
+    backlog,
   };
 }
 
@@ -330,7 +341,7 @@ async function runWithUserService(options: UsageBenchOptions, databaseUrl: strin
     for (const scenario of SCENARIOS) {
       if (options.only === undefined || options.only.includes(scenario.name)) {
         const bareTarget = { url: bareUrl, pid: options.bareUrl === undefined ? bare?.child.pid : options.barePid };
-        scenarios.push(await runScenario(scenario, { url: user.url, pid: user.child.pid }, bareTarget, options));
+        scenarios.push(await runScenario(scenario, { url: user.url, pid: user.child.pid, databaseUrl }, bareTarget, options));
       }
     }
     return { scenarios };

@@ -2,6 +2,8 @@
  * `pnpm bench:usage`: only the usage API scenarios (bench/usage-scenarios.ts); `pnpm bench` runs them too.
  *   pnpm bench:usage [--seconds 10] [--turns 4] [--connections 50] [--cpu-prof <dir>] [--only usage-one-pool,usage-replay]
  *                    [--user-env USAGE_BATCH_LANES=4,USAGE_BATCH_MAX_WAIT_MS=1]
+ * BENCH_DATABASE_URL / BENCH_AMQP_URL / BENCH_REDIS_URL name the servers; BENCH_SERVER_PIDS
+ * (`postgres=<postmaster pid>,rabbitmq=<beam.smp pid>`) counts only their CPU (docs/benchmarks.md).
  */
 import { formatUsageReport } from './usage-report';
 import { runUsageBench } from './usage-scenarios';

@@ -73,7 +73,7 @@ describe('metering in batches: both alerts of one batch, in order, once each', (
     expect(answers.map((res) => res.status)).toEqual(Array(12).fill(200));
     // One batch: its run of debits down to 1, then the last debit to 0.
     const events = await user.pool.query<{ id: string; payload: { previousCredits: number; credits: number } }>(
-      "SELECT id, payload FROM outbox_events WHERE payload->>'accountId' = $1 ORDER BY seq",
+      "SELECT id, payload FROM outbox_event_list WHERE payload->>'accountId' = $1 ORDER BY seq, position",
       [String(account.id)],
     );
     expect(events.rows.map((row) => [row.payload.previousCredits, row.payload.credits])).toEqual([

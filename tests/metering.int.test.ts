@@ -135,11 +135,11 @@ describe('metering: product calls debit the pool, balance events reach the notif
     eventually(
       async () => {
         const pending = await user.pool.query<{ n: string }>(
-          "SELECT count(*) AS n FROM outbox_events WHERE payload->>'accountId' = $1 AND published_at IS NULL",
+          "SELECT count(*) AS n FROM outbox_event_list WHERE payload->>'accountId' = $1 AND published_at IS NULL",
           [String(accountId)],
         );
         const unhandled = await user.pool.query<{ n: string }>(
-          `SELECT count(*) AS n FROM outbox_events o
+          `SELECT count(*) AS n FROM outbox_event_list o
             WHERE o.payload->>'accountId' = $1 AND NOT EXISTS (SELECT 1 FROM notifier_processed_events p WHERE p.event_id = o.id)`,
           [String(accountId)],
         );
@@ -206,7 +206,7 @@ describe('metering: product calls debit the pool, balance events reach the notif
       );
       expect(mailsTo(account.email)).toHaveLength(0);
       const waiting = await user.pool.query(
-        "SELECT count(*) AS n FROM outbox_events WHERE payload->>'accountId' = $1 AND published_at IS NULL",
+        "SELECT count(*) AS n FROM outbox_event_list WHERE payload->>'accountId' = $1 AND published_at IS NULL",
         [String(account.id)],
       );
       expect(Number(waiting.rows[0].n)).toBe(10);

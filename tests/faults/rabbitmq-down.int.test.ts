@@ -146,7 +146,7 @@ describe('RabbitMQ down for 30 s while debits continue', () => {
     // Settled: every event handled by the notifier and every e-mail it queued sent.
     await eventually(async () => {
       const unhandled = await user.pool.query<{ n: string }>(
-        `SELECT count(*) AS n FROM outbox_events o WHERE o.payload->>'accountId' = $1
+        `SELECT count(*) AS n FROM outbox_event_list o WHERE o.payload->>'accountId' = $1
             AND NOT EXISTS (SELECT 1 FROM notifier_processed_events p WHERE p.event_id = o.id)`,
         [String(accountId)],
       );

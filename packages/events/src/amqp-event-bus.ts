@@ -4,15 +4,7 @@ import { injectTraceContext, type Logger } from '@platform/runtime';
 import { AmqpSubscription, settleWithin, sleep, type Settings } from './amqp-subscription';
 import { amqpNodes, connectFirst, nodeName } from './amqp-nodes';
 import { BALANCE_EXCHANGE } from './balance-changed';
-import {
-  backoffMs,
-  EventBusUnavailableError,
-  UnroutableEventError,
-  validateEvent,
-  type EventBus,
-  type EventName,
-  type EventPayload,
-} from './event-bus';
+import { backoffMs, EventBusUnavailableError, UnroutableEventError, validateMessage, type EventBus, type EventName } from './event-bus';
 
 export interface AmqpEventBusOptions {
   /** One node's URL, or a cluster's nodes comma-separated (AMQP_URL): the bus connects to the first that answers. */
@@ -172,21 +164,23 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
    * connection, so that an unconfirmed publish is never dropped (consumers deduplicate by id).
    */
   const publishOnce = async (routingKey: EventName, payload: unknown): Promise<void> => {
-    const event = validateEvent(routingKey, payload);
+    const message = validateMessage(routingKey, payload);
+    const firstId = (message.events[0] as { id: string }).id;
     for (let resend = 0; ; resend += 1) {
       const channel = await publishChannel();
       try {
-        await publishOn(channel, routingKey, event);
+        await publishOn(channel, routingKey, message.body, firstId);
         return;
       } catch (error) {
         const channelLost = confirm !== channel && error instanceof EventBusUnavailableError;
         if (!channelLost || closing || resend >= RESENDS) throw error;
-        log.warn('publish not confirmed before the connection was lost; sending it again', { eventId: event.id });
+        log.warn('publish not confirmed before the connection was lost; sending it again', { eventId: firstId });
       }
     }
   };
 
-  const publishOn = async (channel: ConfirmChannel, routingKey: EventName, event: EventPayload<EventName>): Promise<void> => {
+  /** One publish of a message (one event, or the array of a commit's events) named by its first event's id. */
+  const publishOn = async (channel: ConfirmChannel, routingKey: EventName, body: unknown, firstId: string): Promise<void> => {
     const publishId = randomUUID();
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -197,12 +191,13 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
         channel.publish(
           exchange,
           routingKey,
-          Buffer.from(JSON.stringify(event)),
+          Buffer.from(JSON.stringify(body)),
           {
             persistent: true,
             mandatory: true,
             contentType: 'application/json',
-            messageId: event.id,
+            // A message of several events is named by its first (every event keeps its own id in the body).
+            messageId: firstId,
             type: routingKey,
             timestamp: Math.floor(Date.now() / 1000),
             // The publisher's trace continues in the consumer (W3C traceparent; none when tracing is off).

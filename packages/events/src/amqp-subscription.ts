@@ -6,8 +6,9 @@ import {
   DEFAULT_DELIVERY_LIMIT,
   DEFAULT_PREFETCH,
   deadLetterQueueOf,
-  eventSchemas,
   handleInSpan,
+  handleMessage,
+  parseMessage,
   PoisonMessageError,
   type ConsumeOptions,
   type EventHandler,
@@ -163,9 +164,9 @@ export class AmqpSubscription implements Subscription {
 
   private async process(channel: Channel, message: ConsumeMessage): Promise<void> {
     const log = this.settings.logger;
-    let event: EventPayload<EventName>;
+    let events: Array<EventPayload<EventName>>;
     try {
-      event = eventSchemas[this.bindingKey].parse(JSON.parse(message.content.toString('utf8')));
+      events = parseMessage(this.bindingKey, message.content.toString('utf8'));
     } catch (error) {
       log.warn('poison message dead-lettered', {
         queue: this.queue,
@@ -175,17 +176,23 @@ export class AmqpSubscription implements Subscription {
       quietly(() => channel.nack(message, false, false));
       return;
     }
-    const key = typeof message.properties.messageId === 'string' ? message.properties.messageId : event.id;
+    const eventId = (events[0] as EventPayload<EventName>).id;
+    const key = typeof message.properties.messageId === 'string' ? message.properties.messageId : eventId;
     try {
       const delivery = { routingKey: message.fields.routingKey, redelivered: message.fields.redelivered };
       await handleInSpan({ queue: this.queue, routingKey: delivery.routingKey, headers: message.properties.headers }, () =>
-        this.handler(event, delivery),
+        handleMessage(events, this.handler, delivery),
       );
       this.failures.delete(key);
       quietly(() => channel.ack(message));
     } catch (error) {
       if (error instanceof PoisonMessageError) {
-        log.warn('message rejected by its handler, dead-lettered', { queue: this.queue, eventId: event.id, reason: error.message });
+        log.warn('message rejected by its handler, dead-lettered', {
+          queue: this.queue,
+          eventId,
+          events: events.length,
+          reason: error.message,
+        });
         this.failures.delete(key);
         quietly(() => channel.nack(message, false, false));
         return;
@@ -194,7 +201,7 @@ export class AmqpSubscription implements Subscription {
       if (this.failures.size > 10_000) this.failures.clear();
       this.failures.set(key, attempt);
       const delay = backoffMs(attempt, this.settings.retryInitialMs, this.settings.retryMaxMs);
-      log.warn('handler failed, message requeued', { queue: this.queue, eventId: event.id, attempt, delayMs: delay, error });
+      log.warn('handler failed, message requeued', { queue: this.queue, eventId, events: events.length, attempt, delayMs: delay, error });
       // The delay holds a prefetch slot: a failing dependency slows the consumer instead of spinning.
       await sleep(delay, this.abort.signal);
       quietly(() => channel.nack(message, false, true));

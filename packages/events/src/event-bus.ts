@@ -59,9 +59,11 @@ export interface Subscription {
  */
 export interface EventBus {
   /**
-   * Validates the payload against the routing key's schema and publishes it persistently.
-   * Resolves only once the message is safely stored (AMQP: the broker confirmed it and some
-   * queue took it); rejects with `InvalidEventError`, `EventBusUnavailableError` or
+   * Validates the payload against the routing key's schema and publishes it persistently, as
+   * ONE message: the payload is one event, or a non-empty array of events (CONTRACT §6: a batch
+   * publishes one message whose body is the JSON array). Resolves only once the message is
+   * safely stored (AMQP: the broker confirmed it and some queue took it); rejects with
+   * `InvalidEventError` (any event of an array invalid), `EventBusUnavailableError` or
    * `UnroutableEventError` otherwise, so that a caller (the outbox relay) can retry.
    */
   publish(routingKey: EventName, payload: unknown): Promise<void>;
@@ -126,6 +128,54 @@ export function validateEvent<K extends EventName>(routingKey: K, payload: unkno
   const result = eventSchemas[routingKey].safeParse(payload);
   if (!result.success) throw new InvalidEventError(`invalid ${routingKey} payload: ${result.error.message}`, { cause: result.error });
   return result.data;
+}
+
+/**
+ * Validates a message body for publishing (one event, or a non-empty array of them) and
+ * answers what goes on the wire: the validated body (same shape) and its events.
+ */
+export function validateMessage<K extends EventName>(
+  routingKey: K,
+  payload: unknown,
+): { body: EventPayload<K> | Array<EventPayload<K>>; events: Array<EventPayload<K>> } {
+  if (!Array.isArray(payload)) {
+    const event = validateEvent(routingKey, payload);
+    return { body: event, events: [event] };
+  }
+  if (payload.length === 0) throw new InvalidEventError(`empty ${String(routingKey)} message`);
+  const events = payload.map((item: unknown) => validateEvent(routingKey, item));
+  return { body: events, events };
+}
+
+/**
+ * A consumed message's events (CONTRACT §6: its body is one event object or a JSON array of
+ * them), in their order. Throws (a poison message) when the body is not JSON, an empty array,
+ * or any event fails the schema.
+ */
+export function parseMessage<K extends EventName>(bindingKey: K, text: string): Array<EventPayload<K>> {
+  const body: unknown = JSON.parse(text);
+  const items: unknown[] = Array.isArray(body) ? body : [body];
+  if (items.length === 0) throw new Error('empty event array');
+  return items.map((item) => eventSchemas[bindingKey].parse(item));
+}
+
+const asError = (reason: unknown): Error => (reason instanceof Error ? reason : new Error(String(reason)));
+
+/**
+ * Runs the handler on each event of one message and settles as the message must: resolves when
+ * every event was handled (ack); rejects with the first transient error when any event failed
+ * so (requeue the whole message: the handled events are deduplicated by id when it comes back);
+ * otherwise rejects with a PoisonMessageError when any event was poison (dead-letter it, after
+ * every other event of it was handled). The handlers start in the array's order, at once: a
+ * consumer that must keep one key's events in order serializes them itself (as the notifier
+ * does per pool), in the order of its calls.
+ */
+export async function handleMessage<T>(events: readonly T[], handler: EventHandler<T>, delivery: Delivery): Promise<void> {
+  if (events.length === 1) return handler(events[0] as T, delivery);
+  const results = await Promise.allSettled(events.map((event) => handler(event, delivery)));
+  const failures = results.flatMap((result) => (result.status === 'rejected' ? [asError(result.reason)] : []));
+  const failure = failures.find((error) => !(error instanceof PoisonMessageError)) ?? failures[0];
+  if (failure) throw failure;
 }
 
 /** Exponential backoff: base · 2^(attempt-1), capped. attempt starts at 1. */

@@ -121,6 +121,43 @@ describe('in-process event bus', () => {
     await bus.close();
   });
 
+  it('when an array of events is published (the embedded quickstart’s batches), then the handler gets each event, in order, and a transient failure redelivers the whole array', async () => {
+    const bus = createInProcessEventBus({ retryInitialMs: 5 });
+    const calls: Array<[string, boolean]> = [];
+    const events = [aBalanceChange(), aBalanceChange(), aBalanceChange()];
+    let failed = false;
+    bus.consume('q', BALANCE_CHANGED, async (event, delivery) => {
+      calls.push([event.id, delivery.redelivered]);
+      if (event.id === events[2]?.id && !failed) {
+        failed = true;
+        throw new Error('database down');
+      }
+      return Promise.resolve();
+    });
+    await bus.publish(BALANCE_CHANGED, events);
+    await until(() => calls.length === 6);
+    expect(calls).toEqual([...events.map((event) => [event.id, false]), ...events.map((event) => [event.id, true])]);
+    await bus.close();
+  });
+
+  it('when one event of an array is poison, then the others are handled and the array is dead-lettered whole', async () => {
+    const bus = createInProcessEventBus({ retryInitialMs: 5 });
+    const handled: string[] = [];
+    const events = [aBalanceChange({ accountId: 5 }), aBalanceChange({ accountId: 999 })];
+    const subscription = bus.consume('q', BALANCE_CHANGED, async (event) => {
+      if (event.accountId === 999) throw new PoisonMessageError('unknown account');
+      handled.push(event.id);
+      return Promise.resolve();
+    });
+    await bus.publish(BALANCE_CHANGED, events);
+    await until(() => bus.deadLetters('q.dead').length === 1);
+    expect(bus.deadLetters('q.dead')[0]).toEqual(events);
+    expect(handled).toEqual([events[0]?.id]);
+    expect(await subscription.deadLetterDepth()).toBe(1);
+    await expect(bus.publish(BALANCE_CHANGED, [])).rejects.toBeInstanceOf(InvalidEventError);
+    await bus.close();
+  });
+
   it('when closed, then it waits for handlers in flight and refuses new events', async () => {
     const bus = createInProcessEventBus();
     let finished = false;

@@ -4,11 +4,12 @@ import {
   DEFAULT_PREFETCH,
   deadLetterQueueOf,
   handleInSpan,
+  handleMessage,
   EventBusUnavailableError,
-  eventSchemas,
+  parseMessage,
   PoisonMessageError,
   UnroutableEventError,
-  validateEvent,
+  validateMessage,
   type ConsumeOptions,
   type EventBus,
   type EventHandler,
@@ -68,16 +69,16 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
   };
 
   const deliver = async (queue: Queue, message: Message, handler: EventHandler<unknown>): Promise<void> => {
-    let event: { id: string };
+    let events: Array<{ id: string }>;
     try {
-      event = eventSchemas[queue.bindingKey].parse(JSON.parse(message.body));
+      events = parseMessage(queue.bindingKey, message.body);
     } catch (error) {
       deadLetter(queue, message, error instanceof Error ? error.message.slice(0, 500) : String(error));
       return;
     }
     try {
       await handleInSpan({ queue: queue.name, routingKey: message.routingKey, headers: message.headers }, () =>
-        handler(event, { routingKey: message.routingKey, redelivered: message.failures > 0 }),
+        handleMessage(events, handler, { routingKey: message.routingKey, redelivered: message.failures > 0 }),
       );
     } catch (error) {
       if (error instanceof PoisonMessageError) {
@@ -88,7 +89,8 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
       const delay = backoffMs(message.failures, retryInitialMs, retryMaxMs);
       options.logger?.warn('handler failed, message requeued', {
         queue: queue.name,
-        eventId: event.id,
+        eventId: events[0]?.id,
+        events: events.length,
         attempt: message.failures,
         delayMs: delay,
         error,
@@ -126,10 +128,10 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
     publish(routingKey, payload) {
       if (closed) return Promise.reject(new EventBusUnavailableError('event bus closed'));
       try {
-        const event = validateEvent(routingKey, payload);
+        const message = validateMessage(routingKey, payload);
         const bound = [...queues.values()].filter((queue) => queue.bindingKey === routingKey);
         if (bound.length === 0) return Promise.reject(new UnroutableEventError(`no queue is bound for ${routingKey}`));
-        const body = JSON.stringify(event);
+        const body = JSON.stringify(message.body);
         for (const queue of bound) {
           queue.messages.push({ body, routingKey, failures: 0, headers: injectTraceContext() });
           setImmediate(() => pump(queue));

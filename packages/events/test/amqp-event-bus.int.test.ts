@@ -4,6 +4,7 @@ import {
   BALANCE_CHANGED,
   createAmqpEventBus,
   EventBusUnavailableError,
+  InvalidEventError,
   PoisonMessageError,
   UnroutableEventError,
   type BalanceChanged,
@@ -81,6 +82,71 @@ describe('AMQP event bus (real RabbitMQ)', () => {
     expect(received[0]).toEqual(event);
     await eventually(async () => ((await queueDepth(queue)) === 0 ? true : undefined));
     await bus.ping();
+  });
+
+  it('when an array of events is published, then it is one persistent message whose body is the array, and the consumer gets each event in order', async () => {
+    const { exchange, queue } = names();
+    const bus = aBus(exchange);
+    const received: BalanceChanged[] = [];
+    const events = [anEvent({ credits: 3 }), anEvent({ accountId: 8 }), anEvent({ accountId: 9 })];
+    await bus.consume(queue, BALANCE_CHANGED, async (event) => {
+      received.push(event);
+      return Promise.resolve();
+    }).ready;
+    // A raw queue beside the consumer's (its exchange declared by now) sees the message as it is on the wire.
+    const { queue: wire } = await channel.assertQueue('', { exclusive: true });
+    await channel.bindQueue(wire, exchange, BALANCE_CHANGED);
+    await bus.publish(BALANCE_CHANGED, events);
+    await eventually(() => (received.length === 3 ? true : undefined));
+    expect(received).toEqual(events);
+    const message = await channel.get(wire, { noAck: true });
+    expect(message && JSON.parse(message.content.toString())).toEqual(events);
+    expect(message && message.properties).toMatchObject({ deliveryMode: 2, messageId: events[0]?.id, contentType: 'application/json' });
+    expect(await channel.get(wire, { noAck: true })).toBe(false);
+  });
+
+  it('when an array holds an invalid event or is empty, then publish rejects it whole as invalid', async () => {
+    const { exchange, queue } = names();
+    const bus = aBus(exchange);
+    await bus.consume(queue, BALANCE_CHANGED, () => Promise.resolve()).ready;
+    await expect(bus.publish(BALANCE_CHANGED, [anEvent(), { ...anEvent(), credits: -1 }])).rejects.toBeInstanceOf(InvalidEventError);
+    await expect(bus.publish(BALANCE_CHANGED, [])).rejects.toBeInstanceOf(InvalidEventError);
+  });
+
+  it('when one event of an array fails transiently, then the whole message is redelivered (redelivered=true) and every event is handled again', async () => {
+    const { exchange, queue } = names();
+    const bus = aBus(exchange);
+    const calls: Array<[string, boolean]> = [];
+    const events = [anEvent(), anEvent(), anEvent()];
+    let failed = false;
+    await bus.consume(queue, BALANCE_CHANGED, async (event, delivery) => {
+      calls.push([event.id, delivery.redelivered]);
+      if (event.id === events[1]?.id && !failed) {
+        failed = true;
+        throw new Error('database down');
+      }
+      return Promise.resolve();
+    }).ready;
+    await bus.publish(BALANCE_CHANGED, events);
+    await eventually(() => (calls.length === 6 ? true : undefined));
+    expect(calls).toEqual([...events.map((event) => [event.id, false]), ...events.map((event) => [event.id, true])]);
+    await eventually(async () => ((await queueDepth(queue)) === 0 ? true : undefined));
+  });
+
+  it('when one event of an array is poison, then the others are handled once and the message is dead-lettered, not retried', async () => {
+    const { exchange, queue, deadLetterQueue } = names();
+    const bus = aBus(exchange);
+    const handled: string[] = [];
+    const events = [anEvent(), anEvent({ accountId: 999 }), anEvent()];
+    await bus.consume(queue, BALANCE_CHANGED, async (event) => {
+      if (event.accountId === 999) throw new PoisonMessageError('unknown account');
+      handled.push(event.id);
+      return Promise.resolve();
+    }).ready;
+    await bus.publish(BALANCE_CHANGED, events);
+    await eventually(async () => ((await queueDepth(deadLetterQueue)) === 1 ? true : undefined));
+    await sleep(100);
+    expect(handled).toEqual([events[0]?.id, events[2]?.id]);
   });
 
   it('when the queue is durable and declared with a dead-letter queue, then both exist after consume', async () => {

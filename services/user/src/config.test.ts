@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       outboxRetryMaxMs: 10_000,
       outboxRetentionHours: 24,
       outboxSweepMs: 10_000,
+      outboxMessageMaxBytes: 65_536,
       usageBatchMaxSize: 500,
       usageBatchMaxWaitMs: 0,
       usageBatchLanes: 1,
@@ -75,7 +76,7 @@ describe('loadConfig', () => {
     );
   });
 
-  it('when the outbox is tuned, then its exchange, poll interval, wake delay, backoff and retention are read; a poll interval of 0 is refused', () => {
+  it('when the outbox is tuned, then its exchange, poll interval, wake delay, backoff, retention and message bound are read; a poll interval of 0 is refused', () => {
     expect(
       loadConfig({
         ...FULL,
@@ -86,6 +87,7 @@ describe('loadConfig', () => {
         OUTBOX_RETRY_MAX_MS: '400',
         OUTBOX_RETENTION_HOURS: '0',
         OUTBOX_SWEEP_MS: '2000',
+        OUTBOX_MESSAGE_MAX_BYTES: '4096',
       }),
     ).toMatchObject({
       balanceExchange: 'x.events',
@@ -95,10 +97,12 @@ describe('loadConfig', () => {
       outboxRetryMaxMs: 400,
       outboxRetentionHours: 0,
       outboxSweepMs: 2000,
+      outboxMessageMaxBytes: 4096,
     });
     expect(() => loadConfig({ ...FULL, OUTBOX_POLL_MS: '0' })).toThrow(/OUTBOX_POLL_MS/);
     expect(() => loadConfig({ ...FULL, OUTBOX_WAKE_DELAY_MS: '-1' })).toThrow(/OUTBOX_WAKE_DELAY_MS/);
     expect(() => loadConfig({ ...FULL, OUTBOX_RETENTION_HOURS: '-1' })).toThrow(/OUTBOX_RETENTION_HOURS/);
+    expect(() => loadConfig({ ...FULL, OUTBOX_MESSAGE_MAX_BYTES: '100' })).toThrow(/OUTBOX_MESSAGE_MAX_BYTES/);
   });
 
   it('when usage batching is tuned, then size, wait, lanes and retention are read; a retention under 24 hours is refused', () => {

@@ -37,6 +37,13 @@ function schema(requireInfrastructure: boolean, namedAdminTokens: boolean, envir
         OUTBOX_RETRY_MAX_MS: env.positiveInt(10_000),
         OUTBOX_RETENTION_HOURS: z.coerce.number().int().min(0).default(24),
         OUTBOX_SWEEP_MS: env.positiveInt(10_000),
+        // 64 KiB; at least 1 KiB (a few events), at most 16 MiB (RabbitMQ 4's default max_message_size).
+        OUTBOX_MESSAGE_MAX_BYTES: z.coerce
+          .number()
+          .int()
+          .min(1024)
+          .max(16 * 1024 * 1024)
+          .default(65_536),
         USAGE_BATCH_MAX_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
         USAGE_BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).max(1000).default(0),
         USAGE_BATCH_LANES: z.coerce.number().int().min(1).max(64).default(1),
@@ -104,6 +111,11 @@ function schema(requireInfrastructure: boolean, namedAdminTokens: boolean, envir
         outboxRetentionHours: parsed.OUTBOX_RETENTION_HOURS,
         /** Pause between sweeps of published events (OUTBOX_SWEEP_MS). */
         outboxSweepMs: parsed.OUTBOX_SWEEP_MS,
+        /**
+         * Largest `balance.events` message the relay publishes with several events (OUTBOX_MESSAGE_MAX_BYTES,
+         * default 64 KiB, about 280 events); a commit's events beyond it go as several messages.
+         */
+        outboxMessageMaxBytes: parsed.OUTBOX_MESSAGE_MAX_BYTES,
         /** Usage debits per batch (one transaction) at most (USAGE_BATCH_MAX_SIZE). */
         usageBatchMaxSize: parsed.USAGE_BATCH_MAX_SIZE,
         /** How long the first debit reaching an idle batch lane waits for others (USAGE_BATCH_MAX_WAIT_MS; 0: the rest of the event-loop turn). */

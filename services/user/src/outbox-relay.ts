@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { extractTraceContext, inSpan, SpanKind, startWorkerLoop, type Logger, type WorkerLoop } from '@platform/runtime';
 import { InvalidEventError, type EventBus, type EventName } from '@platform/events';
-import { claimPendingEvents, markEventFailed, markEventsPublished, releaseEvents, type ClaimedEvent } from './store/outbox';
+import { claimPendingEvents, markEventFailed, markEventsPublished, releaseEvents, type ClaimedMessage } from './store/outbox';
 
 export interface OutboxRelayOptions {
   pool: pg.Pool;
@@ -14,8 +14,14 @@ export interface OutboxRelayOptions {
   /** Backoff after a failed publish or database error: initial, doubling up to max (with jitter). */
   retryInitialMs: number;
   retryMaxMs: number;
-  /** Events claimed per round. Default 100. */
+  /** Messages (outbox rows, each the events of one commit) claimed per round. Default 100. */
   batchSize?: number;
+  /**
+   * Largest message body, in bytes, the relay publishes with several events: a row whose events
+   * serialize to more is published as several messages, each within it (an event larger on its
+   * own goes alone). Default DEFAULT_MAX_MESSAGE_BYTES.
+   */
+  maxMessageBytes?: number;
   /** How long a claim keeps other relays off a batch. Default 60 s. */
   leaseMs?: number;
 }
@@ -26,54 +32,94 @@ export interface OutboxRelayOptions {
  */
 export type OutboxRelay = WorkerLoop;
 
+/** 64 KiB: about 280 balance.changed events, a usage batch over that many pools; see docs/architecture.md. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 65_536;
+
+/**
+ * A row's events as message bodies of at most `maxBytes` each (JSON array: brackets and commas
+ * counted), in order. One event is published as the object; several as the array.
+ */
+export function splitMessage(events: readonly unknown[], maxBytes: number): unknown[] {
+  if (events.length === 1) return [events[0]];
+  const bodies: unknown[][] = [];
+  let current: unknown[] = [];
+  let size = 2;
+  for (const event of events) {
+    const bytes = Buffer.byteLength(JSON.stringify(event));
+    // size: the body so far with its brackets; one comma before every event but a body's first.
+    if (current.length > 0 && size + 1 + bytes > maxBytes) {
+      bodies.push(current);
+      current = [];
+      size = 2;
+    }
+    size += (current.length > 0 ? 1 : 0) + bytes;
+    current.push(event);
+  }
+  bodies.push(current);
+  return bodies.map((body) => (body.length === 1 ? body[0] : body));
+}
+
 /**
  * The transactional outbox's relay (CONTRACT §6): publishes unpublished `outbox_events` rows in
- * `seq` order, each confirmed by the broker before it is marked published. RabbitMQ down or no
- * queue bound: the rows stay and are retried with backoff, in order. A row the bus refuses as
- * invalid is marked failed and skipped. The confirmed events of a claimed batch are marked
- * published together, in one statement (one commit per batch, not one per event: the usage API
- * writes an event per pool per batch, thousands a second). Delivery is at least once: a crash
- * between the confirms and the mark publishes those events again (consumers deduplicate by
- * event id). A batch's first event is published alone and the rest together (see publishBatch).
+ * `seq` order. A row is one message: the events of one commit (a usage batch's, an admin
+ * change's), published as one persistent message whose body is the JSON array of its events
+ * (one event: the object), split only when it would exceed `maxMessageBytes`. A row is marked
+ * published once the broker confirmed every message of it. RabbitMQ down or no queue bound: the
+ * rows stay and are retried with backoff, in order. A row the bus refuses as invalid is marked
+ * failed and skipped. The confirmed rows of a claimed batch are marked published together, in
+ * one statement. Delivery is at least once: a crash between the confirms and the mark publishes
+ * those rows again (consumers deduplicate by event id). A batch's first row is published alone
+ * and the rest together (see publishBatch).
  */
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { pool, bus, logger } = options;
   const batchSize = options.batchSize ?? 100;
   const leaseMs = options.leaseMs ?? 60_000;
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
 
-  /** One event to the bus, as part of the trace of the request that wrote it. */
-  const publish = (event: ClaimedEvent): Promise<void> =>
+  /** One message to the bus, as part of the trace of the request that wrote it. */
+  const publishOne = (row: ClaimedMessage, body: unknown): Promise<void> =>
     inSpan(
       '@platform/user',
-      `${event.routingKey} publish`,
+      `${row.routingKey} publish`,
       {
         kind: SpanKind.PRODUCER,
-        parent: extractTraceContext({ traceparent: event.traceparent }),
-        attributes: { 'outbox.event_id': event.id },
+        parent: extractTraceContext({ traceparent: row.traceparent }),
+        attributes: { 'outbox.event_id': row.id, 'outbox.events': Array.isArray(body) ? body.length : 1 },
       },
-      () => bus.publish(event.routingKey as EventName, event.payload),
+      () => bus.publish(row.routingKey as EventName, body),
     );
+
+  /** A row's messages (one unless split), confirmed together; rejects with a transient error before an invalid one. */
+  const publish = async (row: ClaimedMessage): Promise<void> => {
+    const results = await Promise.allSettled(splitMessage(row.events, maxMessageBytes).map((body) => publishOne(row, body)));
+    const errors = results.flatMap((result) =>
+      result.status === 'rejected' ? [result.reason instanceof Error ? result.reason : new Error(String(result.reason))] : [],
+    );
+    const failure = errors.find((error) => !(error instanceof InvalidEventError)) ?? errors[0];
+    if (failure) throw failure;
+  };
 
   /**
    * Publishes a claimed batch in order; true when the batch was full (more may be waiting). The
-   * first event goes alone: while the broker refuses, nothing after it goes out, so a retry
+   * first row goes alone: while the broker refuses, nothing after it goes out, so a retry
    * neither repeats nor reorders anything. Once it is confirmed, the rest go out together, in
    * order, and their confirms are awaited together (one round trip to the broker, not one per
-   * event). When one of those fails, it and everything after it are given back, confirmed or
+   * message). When one of those fails, it and everything after it are given back, confirmed or
    * not: they are published again (at least once; consumers deduplicate by event id and take
    * an older change as stale).
    */
-  const publishBatch = async (batch: ClaimedEvent[], stopping: AbortSignal): Promise<boolean> => {
+  const publishBatch = async (batch: ClaimedMessage[], stopping: AbortSignal): Promise<boolean> => {
     const confirmed: string[] = [];
-    // The confirmed events are marked published before the rest of the batch is given back.
-    const giveBack = async (rest: ClaimedEvent[]): Promise<void> => {
+    // The confirmed rows are marked published before the rest of the batch is given back.
+    const giveBack = async (rest: ClaimedMessage[]): Promise<void> => {
       await markEventsPublished(pool, confirmed);
       await releaseEvents(
         pool,
-        rest.map((event) => event.id),
+        rest.map((row) => row.id),
       );
     };
-    // The first event alone, then the rest together.
+    // The first row alone, then the rest together.
     for (const [from, to] of [
       [0, 1],
       [1, batch.length],
@@ -86,20 +132,25 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       const results = await Promise.allSettled(batch.slice(from, to).map(publish));
       for (const [offset, result] of results.entries()) {
         const index = from + offset;
-        const event = batch[index] as ClaimedEvent;
+        const row = batch[index] as ClaimedMessage;
         if (result.status === 'fulfilled') {
-          confirmed.push(event.id);
+          confirmed.push(row.id);
           continue;
         }
         const error: unknown = result.reason;
         if (error instanceof InvalidEventError) {
-          logger.error('outbox event can never be published; marked failed', { eventId: event.id, seq: event.seq, error: error.message });
-          await markEventFailed(pool, event.id, error.message.slice(0, 2000));
+          logger.error('outbox message can never be published; marked failed', {
+            eventId: row.id,
+            seq: row.seq,
+            events: row.events.length,
+            error: error.message,
+          });
+          await markEventFailed(pool, row.id, error.message.slice(0, 2000));
           continue;
         }
-        // Broker down, no confirm, or no queue bound: keep this event and the ones after it, in order.
+        // Broker down, no confirm, or no queue bound: keep this row and the ones after it, in order.
         await giveBack(batch.slice(index));
-        throw new PublishFailed(event.id, batch.length - index, error);
+        throw new PublishFailed(row.id, batch.length - index, error);
       }
     }
     await markEventsPublished(pool, confirmed);
@@ -125,7 +176,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   });
 }
 
-/** A publish the broker did not confirm: the event and the `pending - 1` after it wait for the next round. */
+/** A publish the broker did not confirm: the row (message) and the `pending - 1` after it wait for the next round. */
 class PublishFailed extends Error {
   constructor(
     readonly eventId: string,

@@ -41,6 +41,7 @@ function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]>
     wakeDelayMs: config.outboxWakeDelayMs,
     retryInitialMs: config.outboxRetryInitialMs,
     retryMaxMs: config.outboxRetryMaxMs,
+    maxMessageBytes: config.outboxMessageMaxBytes,
   });
   const unsubscribe = deps.outbox.subscribe(() => relay.wake());
   // What a killed process committed or closed without settling it in Redis: repaired now, then swept.

@@ -35,7 +35,7 @@ async function ledger(accountId: number): Promise<Array<{ pool_id: number; delta
 
 async function events(accountId: number): Promise<Array<Record<string, unknown>>> {
   const result = await h.pool.query(
-    "SELECT id, routing_key, payload FROM outbox_events WHERE payload->>'accountId' = $1 ORDER BY (payload->>'productId')::int, payload->>'occurredAt'",
+    "SELECT id, routing_key, payload FROM outbox_event_list WHERE payload->>'accountId' = $1 ORDER BY (payload->>'productId')::int, payload->>'occurredAt'",
     [String(accountId)],
   );
   for (const row of result.rows) {

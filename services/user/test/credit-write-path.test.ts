@@ -3,7 +3,7 @@ import path from 'node:path';
 
 // One write path for credits (docs/architecture.md, "One write path for credits"): the ledger
 // rows and the outbox rows of every balance change are written by services/user/src/store/
-// credit-writes.ts (the outbox insert itself sits in store/outbox.ts, called from there only),
+// credit-writes.ts (the outbox row, one message per commit, built by store/outbox.ts's outboxRow),
 // and nothing else in production code writes either table. Tests may write them directly.
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -39,9 +39,9 @@ describe('one write path for credits', () => {
     expect(filesMatching(WRITES_LEDGER)).toEqual([WRITE_PATH]);
   });
 
-  it('inserts outbox rows in store/outbox.ts only, and calls that insert from the write path only', () => {
-    expect(filesMatching(INSERTS_OUTBOX)).toEqual([OUTBOX_STORE]);
-    expect(filesMatching(/\binsertOutboxEvents\s*\(/).filter((file) => file !== OUTBOX_STORE)).toEqual([WRITE_PATH]);
+  it('inserts outbox rows in store/credit-writes.ts only, with the row store/outbox.ts builds', () => {
+    expect(filesMatching(INSERTS_OUTBOX)).toEqual([WRITE_PATH]);
+    expect(filesMatching(/\boutboxRow\s*\(/).filter((file) => file !== OUTBOX_STORE)).toEqual([WRITE_PATH]);
   });
 
   it('is called by the usage batches and by admin changes (a batch of one), and by nothing else', () => {

@@ -1,9 +1,12 @@
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import { BALANCE_CHANGED, balanceChangedSchema, type BalanceChanged } from '@platform/events';
 
-/** Every balance.changed message that reached a test exchange, in arrival order. */
+/** Every balance.changed event that reached a test exchange, in arrival order. */
 export interface ExchangeObserver {
+  /** One entry per event (a message whose body is an array gives one per element). */
   messages: Array<{ event: BalanceChanged; redelivered: boolean }>;
+  /** One entry per message: its events, whether the body was an array, and its size in bytes. */
+  bodies: Array<{ events: BalanceChanged[]; array: boolean; bytes: number }>;
   /** Events of one account, in arrival order, duplicates included. */
   eventsOf(accountId: number): BalanceChanged[];
   close(): Promise<void>;
@@ -20,19 +23,22 @@ export async function observeExchange(url: string, exchange: string): Promise<Ex
   const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
   await channel.bindQueue(queue, exchange, BALANCE_CHANGED);
   const messages: ExchangeObserver['messages'] = [];
+  const bodies: ExchangeObserver['bodies'] = [];
   await channel.consume(
     queue,
     (message) => {
       if (!message) return;
-      messages.push({
-        event: balanceChangedSchema.parse(JSON.parse(message.content.toString('utf8'))),
-        redelivered: message.fields.redelivered,
-      });
+      // CONTRACT §6: one event object, or a JSON array of them.
+      const body: unknown = JSON.parse(message.content.toString('utf8'));
+      const events = (Array.isArray(body) ? body : [body]).map((item) => balanceChangedSchema.parse(item));
+      bodies.push({ events, array: Array.isArray(body), bytes: message.content.length });
+      for (const event of events) messages.push({ event, redelivered: message.fields.redelivered });
     },
     { noAck: true },
   );
   return {
     messages,
+    bodies,
     eventsOf: (accountId) => messages.filter((message) => message.event.accountId === accountId).map((message) => message.event),
     async close() {
       await connection.close();

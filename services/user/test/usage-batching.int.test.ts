@@ -145,7 +145,7 @@ describe('one batch', () => {
     expect(answers.map((res) => res.status)).toEqual(Array(12).fill(200));
     expect(await usageRows(account.id)).toEqual({ ledger: 12, answers: 12 });
     const events = await a.pool.query<{ payload: { previousCredits: number; credits: number; cause: string; occurredAt: string } }>(
-      "SELECT payload FROM outbox_events WHERE payload->>'accountId' = $1 ORDER BY seq",
+      "SELECT payload FROM outbox_event_list WHERE payload->>'accountId' = $1 ORDER BY seq, position",
       [String(account.id)],
     );
     expect(events.rows.map((row) => [row.payload.previousCredits, row.payload.credits, row.payload.cause])).toEqual([

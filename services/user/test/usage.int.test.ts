@@ -58,7 +58,7 @@ async function usageLedger(accountId: number): Promise<Array<{ delta: number; cr
 
 async function outboxPayloads(accountId: number): Promise<Array<Record<string, unknown>>> {
   const result = await h.pool.query<{ payload: Record<string, unknown> }>(
-    "SELECT payload FROM outbox_events WHERE payload->>'accountId' = $1 ORDER BY seq",
+    "SELECT payload FROM outbox_event_list WHERE payload->>'accountId' = $1 ORDER BY seq, position",
     [String(accountId)],
   );
   return result.rows.map((row) => row.payload);

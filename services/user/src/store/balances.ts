@@ -157,9 +157,10 @@ const LOCK = 'SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_i
 
 /**
  * An admin change of one pool's credits, as a batch of one on the credit write path
- * (writeCreditChanges: the pool, the ledger row and the outbox `balance.changed` event, in the
- * caller's transaction; CONTRACT §5, §6). A change that changes nothing (a clamped adjustment of
- * an empty pool, an amount of 0) writes nothing.
+ * (writeCreditChanges: the pool and the ledger row, in the caller's transaction; CONTRACT §5).
+ * Its `balance.changed` event is answered: the transaction writes all of its events at its end as
+ * one message (writeCommitEvents, CONTRACT §6). A change that changes nothing (a clamped
+ * adjustment of an empty pool, an amount of 0) writes nothing and has no event.
  */
 export async function changeBalance(db: Queryable, change: BalanceChange): Promise<BalanceChangeResult> {
   if (!Number.isSafeInteger(change.delta)) throw new RangeError(`invalid ${change.cause} delta: ${change.delta}`);
@@ -181,9 +182,14 @@ export async function changeBalance(db: Queryable, change: BalanceChange): Promi
   await writeCreditChanges(db, {
     pools: [{ accountId, poolId, credits }],
     entries: [{ accountId, poolId, delta: credits - previousCredits, credits, cause, productId: null, requestId: null, digest: null }],
-    events: [event],
+    events: [],
   });
   return { ok: true, previousCredits, credits, event };
+}
+
+/** The `balance.changed` events of one transaction's admin changes, as one outbox message (on the credit write path). */
+export async function writeCommitEvents(db: Queryable, events: readonly BalanceChanged[]): Promise<void> {
+  if (events.length > 0) await writeCreditChanges(db, { pools: [], entries: [], events });
 }
 
 type Amounts = { ok: true; previousCredits: number; credits: number } | { ok: false; reason: 'not_held' | 'too_large' };

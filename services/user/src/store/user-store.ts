@@ -1,11 +1,12 @@
 import type pg from 'pg';
 import { activeKeysForUpdate } from '@platform/accounts';
 import { withTransaction, type Queryable } from '@platform/db';
+import type { BalanceChanged } from '@platform/events';
 import type { UserQueries, UserStore } from '../domain/user-store';
 import { accessRecordWrites, withAccessRules, type AccessRecordsDeps } from './access-records';
 import { findAccount, insertAccount } from './accounts';
 import { insertApiKey, lockActiveKey, replaceApiKey } from './api-keys';
-import { changeBalance, holdPool, readBalances } from './balances';
+import { changeBalance, holdPool, readBalances, writeCommitEvents } from './balances';
 import { findProducts } from './catalogue';
 import { readNotificationSettings, updateNotificationSettings } from './notification-settings';
 import { writeAudit } from './operator';
@@ -34,6 +35,7 @@ export function createUserStore(pool: pg.Pool, access: AccessRecordsDeps): UserS
     transaction: (fn) =>
       withAccessRules(access, (effects) =>
         withTransaction(pool, async (client) => {
+          const events: BalanceChanged[] = [];
           const result = await fn({
             ...bind(client),
             ...accessRecordWrites(client, effects),
@@ -41,6 +43,7 @@ export function createUserStore(pool: pg.Pool, access: AccessRecordsDeps): UserS
             async changeBalance(change) {
               const result = await changeBalance(client, change);
               if (result.ok) {
+                if (result.event) events.push(result.event);
                 const { accountId, poolId } = change;
                 await effects.creditChanged(
                   { accountId, poolId, previousCredits: result.previousCredits, credits: result.credits },
@@ -50,6 +53,8 @@ export function createUserStore(pool: pg.Pool, access: AccessRecordsDeps): UserS
               return result;
             },
           });
+          // Every balance change of the commit, as one outbox message (CONTRACT §6).
+          await writeCommitEvents(client, events);
           await access.pause?.('user-before-commit');
           return result;
         }),
