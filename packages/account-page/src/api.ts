@@ -4,6 +4,8 @@ import { ApiError, errorFromBody, type NotificationSettings } from '@platform/cl
 export interface PageConfig {
   authUrl: string;
   products: CatalogueProduct[];
+  /** The operator's billing page (TOP_UP_URL), when there is one. */
+  topUpUrl?: string;
 }
 
 export interface CatalogueProduct {
@@ -32,6 +34,12 @@ export interface GrantedToken {
   expiresAt: number;
 }
 
+/** The account the page is signed in as. */
+export interface SignedInAccount {
+  id: number;
+  email: string;
+}
+
 /** Sends a request and parses the JSON answer; a refusal or a network failure becomes an ApiError. */
 async function call(url: string, init: RequestInit = {}): Promise<unknown> {
   let response: Response;
@@ -56,30 +64,32 @@ async function call(url: string, init: RequestInit = {}): Promise<unknown> {
 }
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
-const trimSlash = (url: string): string => url.replace(/\/+$/, '');
 
 export async function loadPageConfig(): Promise<PageConfig> {
   return (await call('./config.json')) as PageConfig;
 }
 
-/** The seed flow (CONTRACT §4.1): the key, Base64-encoded, buys a one-hour token. The key is not kept. */
-export async function requestToken(config: PageConfig, apiKey: string): Promise<GrantedToken> {
+/**
+ * CONTRACT §4.7: the key buys a page session (also when every pool is at 0), good for this
+ * account's own data only. The key is not kept.
+ */
+export async function openSession(apiKey: string): Promise<GrantedToken & { account: SignedInAccount }> {
   if (!/^[\x21-\x7e]+$/.test(apiKey)) throw new ApiError({ status: 401, code: 401, messages: 'Not a key.' });
-  const body = (await call(`${trimSlash(config.authUrl)}/oauth/token`, {
+  const body = (await call('/account/session', {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${btoa(apiKey)}` },
-    body: JSON.stringify({ grantType: 'access_token', expiresIn: 3600 }),
-  })) as { accessToken: string; expiresIn: number };
-  return { token: body.accessToken, expiresAt: Date.now() + body.expiresIn * 1000 };
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ apiKey }),
+  })) as { session: string; expiresIn: number; account: SignedInAccount };
+  return { token: body.session, expiresAt: Date.now() + body.expiresIn * 1000, account: body.account };
 }
 
-/** RFC 7009 revocation, authenticated by the token itself. */
-export async function revokeToken(config: PageConfig, token: string): Promise<void> {
-  await call(`${trimSlash(config.authUrl)}/oauth/revoke`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...bearer(token) },
-    body: new URLSearchParams({ token }).toString(),
-  });
+export async function readSignedIn(token: string): Promise<SignedInAccount> {
+  return ((await call('/account/session', { headers: bearer(token) })) as { account: SignedInAccount }).account;
+}
+
+/** Ends the page session at once. */
+export async function closeSession(token: string): Promise<void> {
+  await call('/account/session/revoke', { method: 'POST', headers: bearer(token) });
 }
 
 export async function readBalance(token: string): Promise<BalanceRow[]> {

@@ -11,6 +11,7 @@ import { createUsageRecorder, type UsageRecorder } from './domain/usage';
 import { createDebitBatcher } from './domain/usage-batcher';
 import { openapi, userRoutes } from './openapi';
 import { accountPageDir, accountPageRoutes } from './routes/account-page.routes';
+import { accountSessionRoutes } from './routes/account-session.routes';
 import { adminRoutes } from './routes/admin.routes';
 import { apiKeyRoutes } from './routes/api-key.routes';
 import { balanceRoutes } from './routes/balance.routes';
@@ -90,6 +91,7 @@ function routers(deps: UserDeps, config: UserConfig, registry: Registry): Router
     notificationSettingsRoutes(deps, store),
     adminRoutes(store, config.adminToken, deps.adminFailures),
     usageHistoryRoutes(deps, { catalogue, ledger: createUsageLedgerReads(deps.pool) }),
+    accountSessionRoutes(deps, store),
     accountPageRoutes({
       dir: accountPageDir(),
       authUrl: deps.accountPageAuthUrl,

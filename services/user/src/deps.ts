@@ -44,6 +44,8 @@ export interface UserDeps {
   /** Where the stores write access records (CONTRACT §3) and repair them after a failed transaction. */
   access: AccessRecordsDeps;
   credentials: CredentialVerifier;
+  /** As `credentials`, and also account-page sessions: for the account's own pages and data only (CONTRACT §4.7). */
+  accountCredentials: CredentialVerifier;
   /** Failed admin-token attempts per client address, on the access store's Redis (in memory when the store is the embedded one). */
   adminFailures: FailureLimit;
   /** Where the outbox relay publishes `balance.changed` events. */
@@ -77,6 +79,7 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
     watch,
     access,
     credentials: createCredentialVerifier({ access: watch.store }),
+    accountCredentials: createCredentialVerifier({ access: watch.store, pageSessions: true }),
     adminFailures: redis.client ? redisFailureLimit(redis.client, limitOptions) : memoryFailureLimit(limitOptions),
     bus,
     outbox: createOutboxSignal(),

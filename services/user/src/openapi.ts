@@ -1,5 +1,6 @@
 import { openApiDocument } from '@platform/kernel';
 import { accountPageConfigRoute } from './routes/account-page.routes';
+import { openSessionRoute, readSessionRoute, revokeSessionRoute } from './routes/account-session.routes';
 import { changeCreditsRoute, createAccountRoute, showAccountRoute } from './routes/admin.routes';
 import { apiKeyRoute } from './routes/api-key.routes';
 import { balanceRoute } from './routes/balance.routes';
@@ -20,6 +21,9 @@ export const userRoutes = [
   changeCreditsRoute,
   usageRoute,
   accountPageConfigRoute,
+  openSessionRoute,
+  readSessionRoute,
+  revokeSessionRoute,
 ];
 
 /** OpenAPI 3.1 description of the user service's public, admin and internal endpoints (served at /openapi.json), generated from its route declarations. */

@@ -39,13 +39,13 @@ export const changeSettingsRoute = declareRoute({
 export function notificationSettingsRoutes(deps: UserDeps, store: UserStore): Router {
   const router = Router();
   mountRoute(router, readSettingsRoute, async (req, res, request) => {
-    const principal = await deps.credentials.require(presentedCredential(req, request.params).secret);
+    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params).secret);
     request.input();
     respond(res, 200, await changeNotificationSettings(store, principal.accountId, {}));
   });
   // A POST changes what its JSON body names (an empty change reads) and answers the whole document.
   mountRoute(router, changeSettingsRoute, async (req, res, request) => {
-    const principal = await deps.credentials.require(presentedCredential(req, request.params).secret);
+    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params).secret);
     const { document: patch } = request.input();
     respond(res, 200, await changeNotificationSettings(store, principal.accountId, patch));
   });
