@@ -4,8 +4,10 @@ import { ApiError, errorFromBody, type NotificationSettings } from '@platform/cl
 export interface PageConfig {
   authUrl: string;
   products: CatalogueProduct[];
-  /** The operator's billing page (TOP_UP_URL), when there is one. */
-  topUpUrl?: string;
+  /** The operator's billing page (TOP_UP_URL), or null. */
+  topUpUrl: string | null;
+  /** BRAND_NAME. */
+  brandName?: string;
 }
 
 export interface CatalogueProduct {
@@ -123,4 +125,49 @@ export async function saveSettings(token: string, form: SettingsForm): Promise<N
 export async function rotateKey(currentApiKey: string): Promise<string> {
   const query = new URLSearchParams({ currentApiKey }).toString();
   return ((await call(`/user-service/api-key/generate?${query}`)) as { apiKey: string }).apiKey;
+}
+
+/** The settings' webhook as the API answers it; `secret` only right after the URL was set. */
+export interface WebhookSettings {
+  url: string;
+  enabled: boolean;
+  secret?: string;
+}
+
+/** Sets, changes or (null) removes the balance webhook; answers the webhook now set. */
+export async function saveWebhook(token: string, webhook: { url: string; enabled: boolean } | null): Promise<WebhookSettings | null> {
+  const body = (await call('/user-service/notification-settings', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...bearer(token) },
+    body: JSON.stringify({ webhook }),
+  })) as { webhook: WebhookSettings | null };
+  return body.webhook;
+}
+
+export async function readWebhook(token: string): Promise<WebhookSettings | null> {
+  return ((await call('/user-service/notification-settings', { headers: bearer(token) })) as { webhook: WebhookSettings | null }).webhook;
+}
+
+export interface TestDelivery {
+  id: string;
+  delivered: boolean;
+  status: number | null;
+  error: string | null;
+}
+
+export async function sendTestWebhook(token: string): Promise<TestDelivery> {
+  return (await call('/user-service/notification-settings/webhook-test', { method: 'POST', headers: bearer(token) })) as TestDelivery;
+}
+
+export interface DeliveryAttempt {
+  id: string;
+  type: string;
+  attemptedAt: string;
+  status: number | null;
+  error: string | null;
+  nextRetryAt: string | null;
+}
+
+export async function readDeliveries(token: string): Promise<DeliveryAttempt[]> {
+  return ((await call('/user-service/webhook-deliveries', { headers: bearer(token) })) as { data: DeliveryAttempt[] }).data;
 }

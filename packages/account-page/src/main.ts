@@ -7,7 +7,7 @@ import { byId, showFieldError, showNotice } from './dom';
 import { closeRotation, confirmRotation, copyNewKey, hideNewKey, openRotation, showNewKey } from './key-view';
 import { describeFailure, SESSION_ENDED, type Action } from './messages';
 import { clearSession, loadSession, saveSession } from './session';
-import { showSignedIn, showTopUp } from './account-view';
+import { showBrand, showSignedIn, showTopUp } from './account-view';
 import { HISTORY_DAYS, renderUsage } from './usage-view';
 import { loadWebhook, removeWebhook, submitWebhook, testWebhook } from './webhook-view';
 
@@ -136,6 +136,7 @@ async function start(): Promise<void> {
     report(error, 'load');
     return;
   }
+  showBrand(config.brandName);
   showTopUp(config.topUpUrl);
   wire(config);
   if (!loadSession()) {

@@ -8,6 +8,7 @@ import type { NotifierConfig } from './config';
 import { createDeps, NOTIFIER_NEEDS, type NotifierInfrastructure } from './deps';
 import { startMailDispatcher } from './mail-dispatcher';
 import { notifierMigrations } from './migrations';
+import { startWebhookDispatcher } from './webhook-dispatcher';
 
 export interface NotifierService extends RunningService {
   /** Resolves once the consumer is attached to its queue (it waits for RabbitMQ if it is down). */
@@ -19,6 +20,8 @@ export interface StartNotifierOptions {
   logger: Logger;
   /** Ready adapters (openInfrastructure); the service leaves them open at stop(). */
   infrastructure: NotifierInfrastructure;
+  /** Extra CA certificates (PEM) the webhook sender trusts: tests' self-signed receivers. */
+  webhookCa?: string;
 }
 
 /**
@@ -26,7 +29,7 @@ export interface StartNotifierOptions {
  * left unsent), the balance.changed consumer and the operations HTTP listener. The user
  * service's tables (accounts, notification_settings, products) must exist.
  */
-export async function startNotifierService({ config, logger, infrastructure }: StartNotifierOptions): Promise<NotifierService> {
+export async function startNotifierService({ config, logger, infrastructure, webhookCa }: StartNotifierOptions): Promise<NotifierService> {
   const deps = createDeps(logger, infrastructure);
   // The consumer starts after the app that reports it.
   const consuming: { subscription?: Subscription } = {};
@@ -51,14 +54,25 @@ export async function startNotifierService({ config, logger, infrastructure }: S
     retryMaxMs: config.mailRetryMaxMs,
     leaseMs: config.mailLeaseMs,
   });
+  const webhooks = startWebhookDispatcher({
+    pool: deps.pool,
+    logger,
+    metrics,
+    send: { allowInsecure: config.webhookAllowInsecure, ca: webhookCa },
+    pollMs: config.webhookPollMs,
+    leaseMs: config.webhookLeaseMs,
+    retryInitialMs: config.webhookRetryInitialMs,
+    retryMaxMs: config.webhookRetryMaxMs,
+  });
   const handler = createBalanceChangedHandler({
     pool: deps.pool,
     logger,
     metrics,
     mailFrom: config.mailFrom,
-    settingsUrl: config.settingsUrl,
+    mail: { brandName: config.brandName, accountUrl: config.accountUrl, settingsUrl: config.settingsUrl, topUpUrl: config.topUpUrl },
     queue: config.queue,
     onMailQueued: () => dispatcher.wake(),
+    onWebhookQueued: () => webhooks.wake(),
   });
   const consumer = deps.bus.consume(config.queue, BALANCE_CHANGED, handler, {
     prefetch: config.prefetch,
@@ -72,10 +86,11 @@ export async function startNotifierService({ config, logger, infrastructure }: S
     host: config.host,
     health,
     logger,
-    closers: [() => consumer.cancel(), () => dispatcher.stop()],
+    closers: [() => consumer.cancel(), () => dispatcher.stop(), () => webhooks.stop()],
   }).catch(async (error: unknown) => {
     await consumer.cancel();
     await dispatcher.stop();
+    await webhooks.stop();
     throw error;
   });
   return { ...running, consuming: consumer.ready };
@@ -87,7 +102,7 @@ export interface RunNotifierOptions extends Omit<StartNotifierOptions, 'infrastr
 }
 
 /** The notifier on infrastructure of its own, opened from its configuration and closed at stop() (main.ts, tests). */
-export async function runNotifierService({ config, logger, given }: RunNotifierOptions): Promise<NotifierService> {
+export async function runNotifierService({ config, logger, given, webhookCa }: RunNotifierOptions): Promise<NotifierService> {
   const infrastructure = await openInfrastructure(config, {
     name: 'notifier',
     logger,
@@ -95,5 +110,6 @@ export async function runNotifierService({ config, logger, given }: RunNotifierO
     exchange: config.exchange,
     ...(given ? { given } : {}),
   });
-  return serveOn(infrastructure, (adapters) => startNotifierService({ config, logger, infrastructure: adapters }));
+  return serveOn(infrastructure, (adapters) => startNotifierService({ config, logger, infrastructure: adapters, ...(webhookCa === undefined ? {} : { webhookCa }) }),
+  );
 }

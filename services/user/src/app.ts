@@ -17,6 +17,7 @@ import { apiKeyRoutes } from './routes/api-key.routes';
 import { balanceRoutes } from './routes/balance.routes';
 import { notificationSettingsRoutes } from './routes/notification-settings.routes';
 import { usageHistoryRoutes } from './routes/usage-history.routes';
+import { webhookDeliveriesRoutes } from './routes/webhook-deliveries.routes';
 import { usageRoutes } from './routes/usage.routes';
 import { createBalanceReads } from './store/balances';
 import { createCatalogueReads } from './store/catalogue';
@@ -24,6 +25,7 @@ import { countPendingEvents } from './store/outbox';
 import { createUsageBatchStore } from './store/usage-batch';
 import { createUsageLedgerReads } from './store/usage-history';
 import { createUserStore } from './store/user-store';
+import { createWebhookStore } from './store/webhooks';
 
 /** Committed answers kept in memory for replays (a replay usually follows its first copy within seconds). */
 const RECENT_ANSWERS = { maxEntries: 10_000, maxAgeMs: 60 * 60 * 1000 };
@@ -83,18 +85,22 @@ function routers(deps: UserDeps, config: UserConfig, registry: Registry): Router
   if (config.serviceJwtSecret === undefined) throw new ConfigError('invalid configuration: SERVICE_JWT_SECRET: Required');
   const store = createUserStore(deps.pool, deps.access);
   const catalogue = createCatalogueReads(deps.pool);
+  const webhooks = createWebhookStore(deps.pool);
   return [
     // First: the busiest route (every product call) matches before the others are tried.
     usageRoutes(deps, usageRecorder(deps, config, registry), config.serviceJwtSecret, catalogue),
     balanceRoutes(deps, { balances: createBalanceReads(deps.pool), catalogue }),
     apiKeyRoutes(deps, store),
-    notificationSettingsRoutes(deps, store),
+    notificationSettingsRoutes(deps, store, webhooks),
+    webhookDeliveriesRoutes(deps, webhooks),
     adminRoutes(store, config.adminToken, deps.adminFailures),
     usageHistoryRoutes(deps, { catalogue, ledger: createUsageLedgerReads(deps.pool) }),
     accountSessionRoutes(deps, store),
     accountPageRoutes({
       dir: accountPageDir(),
       authUrl: deps.accountPageAuthUrl,
+      topUpUrl: config.topUpUrl,
+      brandName: config.brandName,
       products: async () => (await catalogue.current()).products,
       logger: deps.logger,
     }),

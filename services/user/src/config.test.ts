@@ -37,7 +37,16 @@ describe('loadConfig', () => {
       metricsToken: undefined,
       logLevel: 'info',
       accountPageAuthUrl: 'http://127.0.0.1:8081',
+      topUpUrl: undefined,
+      brandName: 'Account access',
+      webhookAllowInsecure: false,
     });
+  });
+
+  it('when TOP_UP_URL, BRAND_NAME and WEBHOOK_ALLOW_INSECURE are set, then the page and the webhooks use them', () => {
+    const config = loadConfig({ ...FULL, TOP_UP_URL: 'https://billing.example.com/buy', BRAND_NAME: 'Acme Data', WEBHOOK_ALLOW_INSECURE: 'true' });
+    expect(config).toMatchObject({ topUpUrl: 'https://billing.example.com/buy', brandName: 'Acme Data', webhookAllowInsecure: true });
+    expect(() => loadConfig({ ...FULL, TOP_UP_URL: 'javascript:alert(1)' })).toThrow(/TOP_UP_URL/);
   });
 
   it('when AUTH_URL is set, then the account page calls it; ACCOUNT_PAGE_AUTH_URL wins over it', () => {

@@ -13,7 +13,10 @@ import {
 import type { EventBus } from '@platform/events';
 import type { Adapters } from '@platform/infrastructure';
 import type { UserConfig } from './config';
+import { isAllowedTarget, sendWebhook } from '@platform/webhooks';
 import type { BalanceCommitHook } from './domain/balance-commit-hook';
+import type { TargetCheck } from './domain/notification-settings';
+import type { WebhookSender } from './domain/webhooks';
 import { createOutboxSignal, type OutboxSignal } from './outbox-signal';
 import { accessRecordsBalanceHook, createAccessRepair } from './store/access-records';
 import type { AccessRecordsDeps } from './store/user-store';
@@ -28,6 +31,8 @@ export interface UserSeams {
   balanceHook?: BalanceCommitHook;
   /** The auth URL the account page calls, when known only after start (`pnpm start` on port 0). */
   accountPageAuthUrl?: () => string;
+  /** Extra CA certificates (PEM) webhook test sends trust: tests' self-signed receivers. */
+  webhookCa?: string;
 }
 
 export interface UserDeps {
@@ -54,6 +59,8 @@ export interface UserDeps {
   outbox: OutboxSignal;
   /** Runs inside every usage batch, after its decisions and before its commit (see BalanceCommitHook). */
   balanceHook: BalanceCommitHook;
+  /** Balance webhooks (CONTRACT §6.1): whether a URL may be set, and the signed, SSRF-safe sender of test events. */
+  webhooks: { allowed: TargetCheck; send: WebhookSender };
   /** The auth service's base URL as customers' browsers reach it (the account page's sign-in and sign-out). */
   accountPageAuthUrl: () => string;
   /** Stops the access store's watch and repair; the adapters are closed by whoever opened them. */
@@ -85,6 +92,10 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
     outbox: createOutboxSignal(),
     balanceHook: seams.balanceHook ?? accessRecordsBalanceHook(access),
     accountPageAuthUrl: seams.accountPageAuthUrl ?? (() => config.accountPageAuthUrl),
+    webhooks: {
+      allowed: (url) => isAllowedTarget(url, { allowInsecure: config.webhookAllowInsecure }),
+      send: (request) => sendWebhook(request, { allowInsecure: config.webhookAllowInsecure, ca: seams.webhookCa }),
+    },
     close() {
       watch.stop();
       repair.stop();

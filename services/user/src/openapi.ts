@@ -4,9 +4,10 @@ import { openSessionRoute, readSessionRoute, revokeSessionRoute } from './routes
 import { changeCreditsRoute, createAccountRoute, showAccountRoute } from './routes/admin.routes';
 import { apiKeyRoute } from './routes/api-key.routes';
 import { balanceRoute } from './routes/balance.routes';
-import { changeSettingsRoute, readSettingsRoute } from './routes/notification-settings.routes';
+import { changeSettingsRoute, readSettingsRoute, webhookTestRoute } from './routes/notification-settings.routes';
 import { usageHistoryRoute } from './routes/usage-history.routes';
 import { usageRoute } from './routes/usage.routes';
+import { webhookDeliveriesRoute } from './routes/webhook-deliveries.routes';
 import { securitySchemes } from './routes/schemas';
 
 /** Every route the user service declares, in the document's order (each is mounted from its declaration). */
@@ -15,6 +16,8 @@ export const userRoutes = [
   apiKeyRoute,
   readSettingsRoute,
   changeSettingsRoute,
+  webhookTestRoute,
+  webhookDeliveriesRoute,
   usageHistoryRoute,
   createAccountRoute,
   showAccountRoute,
