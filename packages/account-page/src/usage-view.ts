@@ -17,7 +17,7 @@ let removeKeys: (() => void) | undefined;
 
 /** One day's credits as a sentence: what the pointer or the arrow keys point at. */
 function readout(series: UsageSeries, index: number | null | undefined): string {
-  if (index === null || index === undefined) return 'Point at the chart, or focus it and use the arrow keys, to read a day\'s credits.';
+  if (index === null || index === undefined) return "Point at the chart, or focus it and use the arrow keys, to read a day's credits.";
   const date = series.dates[index] ?? '';
   const values = series.products.map((product) => `${product.name} ${formatCredits(product.values[index] ?? 0)}`);
   return `${SHORT_DATE.format(new Date(`${date}T00:00:00Z`))}: ${values.join(', ')} credits used.`;

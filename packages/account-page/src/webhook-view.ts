@@ -32,7 +32,8 @@ function showSecret(secret: string | undefined): void {
 }
 
 function outcomeText(attempt: Pick<DeliveryAttempt, 'status' | 'error'>): string {
-  if (attempt.status !== null) return attempt.status >= 200 && attempt.status < 300 ? `Delivered (${attempt.status})` : `Answered ${attempt.status}`;
+  if (attempt.status !== null)
+    return attempt.status >= 200 && attempt.status < 300 ? `Delivered (${attempt.status})` : `Answered ${attempt.status}`;
   return attempt.error === null ? 'No answer' : `Not delivered: ${attempt.error}`;
 }
 
@@ -42,7 +43,11 @@ function renderDeliveries(attempts: readonly DeliveryAttempt[]): void {
     slot.replaceChildren(element('p', { className: 'help', text: 'No deliveries yet.' }));
     return;
   }
-  const head = element('tr', {}, ['Time (UTC)', 'Event', 'Result', 'Next retry'].map((text) => element('th', { text, attributes: { scope: 'col' } })));
+  const head = element(
+    'tr',
+    {},
+    ['Time (UTC)', 'Event', 'Result', 'Next retry'].map((text) => element('th', { text, attributes: { scope: 'col' } })),
+  );
   const rows = attempts.map((attempt) => {
     const ok = attempt.status !== null && attempt.status >= 200 && attempt.status < 300;
     return element('tr', {}, [

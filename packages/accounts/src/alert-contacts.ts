@@ -61,5 +61,7 @@ export async function productPool(db: Queryable, productId: number): Promise<Pro
   );
   const row = result.rows[0];
   const productName = row?.names[0];
-  return row && productName !== undefined ? { poolId: row.pool_id, productName, products: row.names, productIds: row.ids.map(Number) } : undefined;
+  return row && productName !== undefined
+    ? { poolId: row.pool_id, productName, products: row.names, productIds: row.ids.map(Number) }
+    : undefined;
 }

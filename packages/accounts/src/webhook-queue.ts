@@ -102,7 +102,11 @@ export async function recordWebhookAttempt(db: Queryable, attempt: WebhookAttemp
  * Ends a claimed attempt: delivered (never sent again), retried at `nextAttemptAt`, or given up
  * (`nextAttemptAt` undefined and not delivered).
  */
-export async function finishWebhook(db: Queryable, id: number, outcome: { delivered: boolean; nextAttemptAt: Date | undefined }): Promise<void> {
+export async function finishWebhook(
+  db: Queryable,
+  id: number,
+  outcome: { delivered: boolean; nextAttemptAt: Date | undefined },
+): Promise<void> {
   if (outcome.delivered) {
     await db.query('UPDATE webhook_deliveries SET delivered_at = now(), claimed_until = NULL WHERE id = $1', [id]);
   } else if (outcome.nextAttemptAt) {

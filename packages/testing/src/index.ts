@@ -11,3 +11,4 @@ export * from './servers';
 export * from './smtp';
 export * from './tcp-proxy';
 export * from './wait';
+export * from './webhook-receiver';

@@ -59,9 +59,9 @@ function guardedLookup(policy: TargetPolicy): LookupFunction {
   };
 }
 
-function describe(error: unknown): string {
+function describe(error: unknown, signal: AbortSignal): string {
   if (error instanceof RefusedAddressError) return 'address not allowed';
-  if (error instanceof Error && error.name === 'TimeoutError') return 'timeout';
+  if (signal.aborted) return 'timeout';
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' ? code.toLowerCase() : 'connection failed';
 }
@@ -113,6 +113,6 @@ export async function sendWebhook(request: WebhookRequest, options: SendOptions)
     });
     return { delivered: status >= 200 && status < 300, status, error: undefined };
   } catch (error) {
-    return { delivered: false, status: undefined, error: describe(error) };
+    return { delivered: false, status: undefined, error: describe(error, signal) };
   }
 }

@@ -35,8 +35,13 @@ describe('notifier config', () => {
 
   it('when BRAND_NAME is set, then the e-mails carry it and so does the default sender; MAIL_FROM wins', () => {
     const required = { DATABASE_URL: 'postgres://localhost/db', AMQP_URL: 'amqp://localhost', SMTP_URL: 'smtp://localhost:2525' };
-    expect(loadConfig({ ...required, BRAND_NAME: 'Acme <Data>' })).toMatchObject({ brandName: 'Acme <Data>', mailFrom: 'Acme Data <alerts@localhost>' });
-    expect(loadConfig({ ...required, BRAND_NAME: 'Acme', MAIL_FROM: 'Billing <billing@acme.test>' }).mailFrom).toBe('Billing <billing@acme.test>');
+    expect(loadConfig({ ...required, BRAND_NAME: 'Acme <Data>' })).toMatchObject({
+      brandName: 'Acme <Data>',
+      mailFrom: 'Acme Data <alerts@localhost>',
+    });
+    expect(loadConfig({ ...required, BRAND_NAME: 'Acme', MAIL_FROM: 'Billing <billing@acme.test>' }).mailFrom).toBe(
+      'Billing <billing@acme.test>',
+    );
   });
 
   it('when USER_URL is set and SETTINGS_URL is not, then the settings URL is derived from it', () => {

@@ -110,6 +110,7 @@ export async function runNotifierService({ config, logger, given, webhookCa }: R
     exchange: config.exchange,
     ...(given ? { given } : {}),
   });
-  return serveOn(infrastructure, (adapters) => startNotifierService({ config, logger, infrastructure: adapters, ...(webhookCa === undefined ? {} : { webhookCa }) }),
+  return serveOn(infrastructure, (adapters) =>
+    startNotifierService({ config, logger, infrastructure: adapters, ...(webhookCa === undefined ? {} : { webhookCa }) }),
   );
 }

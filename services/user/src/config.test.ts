@@ -44,7 +44,12 @@ describe('loadConfig', () => {
   });
 
   it('when TOP_UP_URL, BRAND_NAME and WEBHOOK_ALLOW_INSECURE are set, then the page and the webhooks use them', () => {
-    const config = loadConfig({ ...FULL, TOP_UP_URL: 'https://billing.example.com/buy', BRAND_NAME: 'Acme Data', WEBHOOK_ALLOW_INSECURE: 'true' });
+    const config = loadConfig({
+      ...FULL,
+      TOP_UP_URL: 'https://billing.example.com/buy',
+      BRAND_NAME: 'Acme Data',
+      WEBHOOK_ALLOW_INSECURE: 'true',
+    });
     expect(config).toMatchObject({ topUpUrl: 'https://billing.example.com/buy', brandName: 'Acme Data', webhookAllowInsecure: true });
     expect(() => loadConfig({ ...FULL, TOP_UP_URL: 'javascript:alert(1)' })).toThrow(/TOP_UP_URL/);
   });

@@ -26,7 +26,13 @@ const RESEARCH = [
 
 describe('alert e-mail', () => {
   it('when the alert is low, then the subject, text and HTML name the product, the credits left, the account and the settings page', () => {
-    const mail = renderAlertEmail({ ...base, kind: 'low', productName: 'WHOIS API', poolProducts: ['WHOIS API', 'Bulk WHOIS API'], credits: 7 });
+    const mail = renderAlertEmail({
+      ...base,
+      kind: 'low',
+      productName: 'WHOIS API',
+      poolProducts: ['WHOIS API', 'Bulk WHOIS API'],
+      credits: 7,
+    });
     expect(mail.subject).toBe('Low balance alert: WHOIS API has 7 credits left');
     expect(mail.text).toContain('Your WHOIS API balance is low: 7 credits left (your alert threshold is 10).');
     expect(mail.text).toContain('This alert is about your Acme Data account owner@example.com (account id 42).');
@@ -39,7 +45,9 @@ describe('alert e-mail', () => {
 
   it('when the pool is shared, then it is one row naming every product that shares it', () => {
     const mail = renderAlertEmail({ ...base, kind: 'low', productName: 'Domain Research Suite', poolProducts: RESEARCH, credits: 45 });
-    const rows = [...mail.html.matchAll(/<tr><td[^>]*><strong>([^<]*)<\/strong><br><span[^>]*>([^<]*)<\/span><\/td><td[^>]*>([^<]*)<\/td><\/tr>/g)];
+    const rows = [
+      ...mail.html.matchAll(/<tr><td[^>]*><strong>([^<]*)<\/strong><br><span[^>]*>([^<]*)<\/span><\/td><td[^>]*>([^<]*)<\/td><\/tr>/g),
+    ];
     expect(rows.map((row) => [row[1], row[3]])).toEqual([['Domain Research Suite', '45']]);
     expect(rows[0]?.[2]).toBe(`Shared with ${RESEARCH.slice(1).join(', ').replace('&', '&amp;')}`);
     expect(mail.text.match(/45 credits left/g)).toHaveLength(2);
@@ -60,7 +68,13 @@ describe('alert e-mail', () => {
   });
 
   it('when TOP_UP_URL is unset, then the plain text holds everything and names no top-up', () => {
-    const mail = renderAlertEmail({ ...base, kind: 'zero', productName: 'WHOIS API', poolProducts: ['WHOIS API', 'Bulk WHOIS API'], credits: 0 });
+    const mail = renderAlertEmail({
+      ...base,
+      kind: 'zero',
+      productName: 'WHOIS API',
+      poolProducts: ['WHOIS API', 'Bulk WHOIS API'],
+      credits: 0,
+    });
     expect(mail.text).toBe(
       [
         'Hello,',
@@ -89,7 +103,13 @@ describe('alert e-mail', () => {
   });
 
   it('when the alert is zero, then the subject begins with Zero balance alert', () => {
-    const mail = renderAlertEmail({ ...base, kind: 'zero', productName: 'Domain Research Suite', poolProducts: ['Domain Research Suite'], credits: 0 });
+    const mail = renderAlertEmail({
+      ...base,
+      kind: 'zero',
+      productName: 'Domain Research Suite',
+      poolProducts: ['Domain Research Suite'],
+      credits: 0,
+    });
     expect(mail.subject).toBe('Zero balance alert: Domain Research Suite has no credits left');
     expect(mail.text).toContain('no credits left');
     expect(mail.text).not.toContain('Shared with');

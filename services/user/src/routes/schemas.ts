@@ -66,7 +66,10 @@ export const NotificationSettings = z
       .object({
         url: z.string(),
         enabled: z.boolean(),
-        secret: z.string().optional().openapi({ description: 'The signing secret (`whsec_…`): only in the answer that set or changed the URL.' }),
+        secret: z
+          .string()
+          .optional()
+          .openapi({ description: 'The signing secret (`whsec_…`): only in the answer that set or changed the URL.' }),
       })
       .nullable()
       .openapi({ description: 'The balance webhook (CONTRACT §6.1), or null.' }),

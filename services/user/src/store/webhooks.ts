@@ -27,16 +27,14 @@ export function createWebhookStore(db: Queryable): WebhookStore {
           WHERE account_id = $1 ORDER BY id DESC LIMIT $2`,
         [accountId, limit],
       );
-      return result.rows.map(
-        (row): WebhookAttemptView => ({
-          id: row.webhook_id,
-          type: row.type,
-          attemptedAt: row.attempted_at,
-          status: row.response_status,
-          error: row.error,
-          nextRetryAt: row.next_retry_at,
-        }),
-      );
+      return result.rows.map((row): WebhookAttemptView => ({
+        id: row.webhook_id,
+        type: row.type,
+        attemptedAt: row.attempted_at,
+        status: row.response_status,
+        error: row.error,
+        nextRetryAt: row.next_retry_at,
+      }));
     },
     recordAttempt: (accountId, attempt) =>
       recordWebhookAttempt(db, {
