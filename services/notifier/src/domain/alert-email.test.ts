@@ -94,7 +94,7 @@ describe('alert e-mail', () => {
         '',
         'You get this e-mail because zero-balance alerts are on for your account. You can turn them off on your account page.',
         '',
-        '— Acme Data',
+        'Acme Data',
         '',
       ].join('\n'),
     );

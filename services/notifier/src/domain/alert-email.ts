@@ -99,7 +99,7 @@ export function renderAlertEmail(input: AlertEmailInput): AlertEmail {
     '',
     footer,
     '',
-    `— ${input.brandName}`,
+    input.brandName,
     '',
   ].join('\n');
   const layout: AlertEmailLayout = {
