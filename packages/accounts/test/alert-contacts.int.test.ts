@@ -49,7 +49,11 @@ describe('alertContact', () => {
       `INSERT INTO notification_settings (account_id, alert_email, webhook_url, webhook_secret) VALUES ($1, 'ops@example.test', 'https://hooks.example.test/', 'whsec_x')`,
       [account.id],
     );
-    expect(await alertContact(pool, account.id)).toMatchObject({ email: 'ops@example.test', accountEmail: account.email, webhookEnabled: true });
+    expect(await alertContact(pool, account.id)).toMatchObject({
+      email: 'ops@example.test',
+      accountEmail: account.email,
+      webhookEnabled: true,
+    });
     await pool.query('UPDATE notification_settings SET webhook_enabled = false WHERE account_id = $1', [account.id]);
     expect(await alertContact(pool, account.id)).toMatchObject({ webhookEnabled: false });
   });
