@@ -37,6 +37,8 @@ export interface AlertEmailLayout {
   closing: string;
   buttonLabel: string;
   url: string;
+  /** The account page (a link under the button when the button goes elsewhere). */
+  accountUrl: string;
   /** The account page's alert settings (a link under the button). */
   settingsUrl: string;
   footer: string;
@@ -67,6 +69,11 @@ function button(layout: AlertEmailLayout): string {
     `<a href="${url}" style="display:inline-block;padding:12px 22px;font-family:${FONT};font-size:16px;font-weight:600;color:#ffffff;text-decoration:none;border-radius:8px;">${escapeHtml(layout.buttonLabel)}</a>`,
     '</td></tr></table>',
     `<p style="margin:0 0 6px;font-size:13px;line-height:19px;color:${COLOURS.muted};">Or open this address: <a href="${url}" style="color:${COLOURS.brand};">${url}</a></p>`,
+    ...(layout.accountUrl === layout.url
+      ? []
+      : [
+          `<p style="margin:0 0 6px;font-size:13px;line-height:19px;color:${COLOURS.muted};">Your balances and usage: <a href="${escapeHtml(layout.accountUrl)}" style="color:${COLOURS.brand};">Open your account page</a></p>`,
+        ]),
     `<p style="margin:0 0 6px;font-size:13px;line-height:19px;color:${COLOURS.muted};">Alert settings: <a href="${escapeHtml(layout.settingsUrl)}" style="color:${COLOURS.brand};">${escapeHtml(layout.settingsUrl)}</a></p>`,
   ].join('\n');
 }

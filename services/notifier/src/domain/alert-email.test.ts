@@ -65,6 +65,8 @@ describe('alert e-mail', () => {
     });
     expect(mail.html).toMatch(/<a href="https:\/\/billing\.example\.com\/buy" style="display:inline-block;[^"]*">Buy credits<\/a>/);
     expect(mail.text).toContain('Buy credits to keep your API calls running.\nhttps://billing.example.com/buy');
+    expect(mail.text).toContain(`Your balances and usage are on your account page:\n${accountUrl}`);
+    expect(mail.html).toContain(`<a href="${accountUrl}" style="color:#1d4ed8;">Open your account page</a>`);
   });
 
   it('when TOP_UP_URL is unset, then the plain text holds everything and names no top-up', () => {

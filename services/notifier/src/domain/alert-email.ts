@@ -94,6 +94,7 @@ export function renderAlertEmail(input: AlertEmailInput): AlertEmail {
     step.closing,
     step.url,
     '',
+    ...(step.url === input.accountUrl ? [] : ['Your balances and usage are on your account page:', input.accountUrl, '']),
     settingsLine,
     input.settingsUrl,
     '',
@@ -112,6 +113,7 @@ export function renderAlertEmail(input: AlertEmailInput): AlertEmail {
     closing: step.closing,
     buttonLabel: step.buttonLabel,
     url: step.url,
+    accountUrl: input.accountUrl,
     settingsUrl: input.settingsUrl,
     footer,
   };
