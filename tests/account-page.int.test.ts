@@ -255,6 +255,8 @@ describe('the account page in Chromium against pnpm start', () => {
     expect(footer).toEqual([1, 24, 103].map((id) => (totals.get(id) ?? 0).toLocaleString('en-US')));
     // The chart's values: under the pointer, and day by day with the arrow keys.
     const chart = page.locator('#usage-chart');
+    // In view first: the screenshot below must not scroll the chart away from under the pointer.
+    await page.locator('#usage').scrollIntoViewIfNeeded();
     const box = await chart.boundingBox();
     await page.mouse.move((box?.x ?? 0) + (box?.width ?? 0) * 0.97, (box?.y ?? 0) + 100);
     await page.waitForFunction(() =>

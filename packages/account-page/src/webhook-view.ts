@@ -61,7 +61,7 @@ function renderDeliveries(attempts: readonly DeliveryAttempt[]): void {
     ]);
   });
   slot.replaceChildren(
-    element('table', { className: 'stacked' }, [
+    element('table', { className: 'stacked deliveries' }, [
       element('caption', { text: 'The last 50 delivery attempts, newest first' }),
       element('thead', {}, [head]),
       element('tbody', {}, rows),
