@@ -110,8 +110,11 @@ export async function finishWebhook(
   if (outcome.delivered) {
     await db.query('UPDATE webhook_deliveries SET delivered_at = now(), claimed_until = NULL WHERE id = $1', [id]);
   } else if (outcome.nextAttemptAt) {
-    await db.query('UPDATE webhook_deliveries SET next_attempt_at = $2, claimed_until = NULL WHERE id = $1', [id, outcome.nextAttemptAt]);
+    await db.query('UPDATE webhook_deliveries SET next_attempt_at = $2, claimed_until = NULL WHERE id = $1 AND delivered_at IS NULL', [
+      id,
+      outcome.nextAttemptAt,
+    ]);
   } else {
-    await db.query('UPDATE webhook_deliveries SET given_up_at = now(), claimed_until = NULL WHERE id = $1', [id]);
+    await db.query('UPDATE webhook_deliveries SET given_up_at = now(), claimed_until = NULL WHERE id = $1 AND delivered_at IS NULL', [id]);
   }
 }

@@ -21,7 +21,8 @@ function schema(requireInfrastructure: boolean) {
       NOTIFIER_WEBHOOK_POLL_MS: env.positiveInt(1000),
       NOTIFIER_WEBHOOK_RETRY_INITIAL_MS: env.positiveInt(30_000),
       NOTIFIER_WEBHOOK_RETRY_MAX_MS: env.positiveInt(6 * 3600_000),
-      NOTIFIER_WEBHOOK_LEASE_MS: env.positiveInt(60_000),
+      // Longer than a delivery can take (10 s timeout), so that no other replica claims a row being sent.
+      NOTIFIER_WEBHOOK_LEASE_MS: z.coerce.number().int().min(15_000).default(60_000),
       USER_URL: z.string().url().default('http://127.0.0.1:8082'),
       SETTINGS_URL: z.string().url().optional(),
       BALANCE_EXCHANGE: z.string().default(BALANCE_EXCHANGE),
