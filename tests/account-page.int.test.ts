@@ -228,6 +228,7 @@ describe('the account page in Chromium against pnpm start', () => {
       },
     ]);
     expect(await page.textContent('#signed-in-as')).toBe(`ann@example.test · account ${account.id}`);
+    expect(await page.isHidden('#balance-summary')).toBe(true);
     expect(await page.textContent('#brand')).toBe('Acme Data');
     expect(await page.getAttribute('#top-up', 'href')).toBe(TOP_UP_URL);
     await screenshot(page, '03-account');
@@ -531,6 +532,9 @@ describe('the alert e-mails and the balance webhooks', () => {
     expect(await empty.locator('.status').textContent()).toBe('Empty: API calls are refused');
     expect(await empty.locator('a.pool-action').getAttribute('href')).toBe(TOP_UP_URL);
     expect(await atZero.textContent('#signed-in-as')).toBe(`zoe@example.test · account ${zoe.id}`);
+    expect(await atZero.textContent('#balance-summary')).toBe(
+      'Every balance is at 0: API calls are refused until credits are added. Buy credits',
+    );
     await screenshot(atZero, '15-page-at-zero');
     expect(await seriousViolations(atZero)).toEqual([]);
     await atZero.close();

@@ -26,6 +26,16 @@ export function renderBalance(balance: readonly BalanceRow[], config: PageConfig
     container.replaceChildren(element('p', { text: 'Your account holds no products yet.' }));
     return;
   }
+  // At 0 everywhere, the customer came here to start again: say so before the cards.
+  const allEmpty = pools.every((pool) => pool.credits === 0);
+  const summary = byId('balance-summary');
+  summary.hidden = !allEmpty;
+  summary.replaceChildren(
+    document.createTextNode('Every balance is at 0: API calls are refused until credits are added.'),
+    ...(config.topUpUrl
+      ? [document.createTextNode(' '), element('a', { text: 'Buy credits', attributes: { href: config.topUpUrl, rel: 'noopener' } })]
+      : []),
+  );
   container.replaceChildren(
     ...pools.map((pool) => {
       const titleId = `pool-${pool.poolId}`;

@@ -53,6 +53,8 @@ export interface UserDeps {
   accountCredentials: CredentialVerifier;
   /** Failed admin-token attempts per client address, on the access store's Redis (in memory when the store is the embedded one). */
   adminFailures: FailureLimit;
+  /** Failed account-page sign-ins per client address (AUTH_FAILURES_PER_IP), as the token endpoint counts its own. */
+  pageSignInFailures: FailureLimit;
   /** Where the outbox relay publishes `balance.changed` events. */
   bus: EventBus;
   /** Rung after a request that may have written outbox events, so that the relay need not wait for its next poll. */
@@ -71,6 +73,7 @@ export interface UserDeps {
 export function createDeps(config: UserConfig, logger: Logger, infrastructure: UserInfrastructure, seams: UserSeams = {}): UserDeps {
   const { pool, usagePool, bus, redis } = infrastructure;
   const limitOptions = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:admin-fail` };
+  const pageLimitOptions = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:page-fail` };
   const store = redis.access;
   const watch = watchAccessStore(store, {
     reconcile: () => reconcileAll(pool, store),
@@ -88,6 +91,7 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
     credentials: createCredentialVerifier({ access: watch.store }),
     accountCredentials: createCredentialVerifier({ access: watch.store, pageSessions: true }),
     adminFailures: redis.client ? redisFailureLimit(redis.client, limitOptions) : memoryFailureLimit(limitOptions),
+    pageSignInFailures: redis.client ? redisFailureLimit(redis.client, pageLimitOptions) : memoryFailureLimit(pageLimitOptions),
     bus,
     outbox: createOutboxSignal(),
     balanceHook: seams.balanceHook ?? accessRecordsBalanceHook(access),

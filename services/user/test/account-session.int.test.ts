@@ -3,7 +3,7 @@
  * the session reads the account's own data and nothing else (the usage API, which products call,
  * refuses it); signing out or rotating the key ends it at once.
  */
-import { ACCESS_RESTRICTED, startHarness, XML_DECLARATION, type Harness } from './harness';
+import { ACCESS_RESTRICTED, KEY_PREFIX, startHarness, testConfig, XML_DECLARATION, type Harness } from './harness';
 import { postUsage, usageBody } from './usage-calls';
 
 let h: Harness;
@@ -66,6 +66,22 @@ describe('the account page session', () => {
     }
     const xml = await h.http.post('/account/session').query({ outputFormat: 'XML' }).send({ apiKey: 'at_nope' });
     expect(xml.text).toBe(`${XML_DECLARATION}<xml><code>401</code><messages>${ACCESS_RESTRICTED}</messages></xml>`);
+  });
+
+  it('when one address fails more than AUTH_FAILURES_PER_IP times a minute, then 429 with Retry-After', async () => {
+    const limited = await startHarness({ config: testConfig({ AUTH_FAILURES_PER_IP: '3', REDIS_KEY_PREFIX: `${KEY_PREFIX}limited:` }) });
+    try {
+      const statuses: number[] = [];
+      for (let attempt = 0; attempt < 4; attempt += 1) {
+        statuses.push((await limited.http.post('/account/session').send({ apiKey: `at_${'y'.repeat(29)}` })).status);
+      }
+      expect(statuses).toEqual([401, 401, 401, 429]);
+      const refused = await limited.http.post('/account/session').send({ apiKey: `at_${'y'.repeat(29)}` });
+      expect(refused.body).toEqual({ code: 429, messages: 'Too Many Requests. Try your call again later.' });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await limited.stop();
+    }
   });
 
   it('when the key is rotated, then the session is refused at once, like any token', async () => {

@@ -34,7 +34,7 @@ export const openSessionRoute = declareRoute({
       body: z.object({ session: z.string(), expiresIn: z.number().int(), account: SignedInAccount }),
     },
     401: 'Missing or bad key',
-    429: 'Too many sign-ins for this key',
+    429: 'Too many sign-ins for this key, or too many failed ones from this address',
   },
 });
 
@@ -66,6 +66,14 @@ export const revokeSessionRoute = declareRoute({
 
 export function accountSessionRoutes(deps: UserDeps, queries: Pick<UserQueries, 'findAccount'>): Router {
   const router = Router();
+  // A wrong key counts against the client address: over AUTH_FAILURES_PER_IP a minute, 429 (the
+  // page cannot be used to try keys faster than the token endpoint allows).
+  const countedFailure = async (address: string): Promise<AppError> => {
+    const blockedFor = await deps.pageSignInFailures.recordFailure(address);
+    return blockedFor === undefined
+      ? new AppError('unauthenticated')
+      : new AppError('rate_limited', { retryAfterSeconds: Math.max(1, Math.ceil(blockedFor / 1000)) });
+  };
   const signedIn = async (secret: string | undefined) => {
     const principal = await deps.accountCredentials.require(secret);
     const account = await queries.findAccount(principal.accountId);
@@ -77,7 +85,9 @@ export function accountSessionRoutes(deps: UserDeps, queries: Pick<UserQueries, 
     const session = await openPageSession(
       { issue: (issue) => deps.watch.store.issue(issue), findAccount: (id) => queries.findAccount(id) },
       presentedCredential(req, request.params).secret,
-    );
+    ).catch(async (error: unknown) => {
+      throw error instanceof AppError && error.code === 'unauthenticated' ? await countedFailure(req.ip ?? 'unknown') : error;
+    });
     request.input();
     respond(res, 200, session);
   });
