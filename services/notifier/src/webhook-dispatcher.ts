@@ -41,7 +41,6 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
     const nextAttemptAt = retry
       ? new Date(Date.now() + webhookRetryDelayMs(webhook.attempts, options.retryInitialMs, options.retryMaxMs))
       : undefined;
-    await finishWebhook(pool, webhook.id, { delivered: outcome.delivered, nextAttemptAt });
     await recordWebhookAttempt(pool, {
       accountId: webhook.accountId,
       webhookId: webhook.webhookId,
@@ -50,6 +49,8 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
       error: outcome.error,
       nextRetryAt: nextAttemptAt,
     });
+    // Listed first, then marked: whoever sees the delivery marked also finds its attempt listed.
+    await finishWebhook(pool, webhook.id, { delivered: outcome.delivered, nextAttemptAt });
     const result = outcome.delivered ? 'delivered' : retry ? 'failed' : 'given_up';
     metrics.webhooks.inc({ result });
     const fields = { webhookId: webhook.webhookId, accountId: webhook.accountId, attempts: webhook.attempts, status: outcome.status };

@@ -1143,7 +1143,7 @@ export interface paths {
             'application/xml': components['schemas']['CodeMessages'];
           };
         };
-        /** @description Too many sign-ins for this key */
+        /** @description Too many sign-ins for this key, or too many failed ones from this address */
         429: {
           headers: {
             [name: string]: unknown;
