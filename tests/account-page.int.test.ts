@@ -1,33 +1,48 @@
 /**
  * The customer's account page in a real browser (Debian's Chromium through playwright-core)
- * against `pnpm start`: sign in with the API key, read the balance per pool and the usage chart,
- * change the alert threshold (a bad one shows the API's message), replace the key (the old key
- * then gets 401 from curl), sign out (the token is then inactive at introspection). Every step
- * leaves a screenshot in artifacts/screenshots/, axe-core finds no serious violation, and the two
- * alert e-mails the platform sends are rendered and kept as screenshots too.
+ * against `pnpm start`: sign in with the API key (a page session, also at 0), read the balance per
+ * pool (low and empty pools marked) and the usage chart (values on hover and keyboard), change the
+ * alert threshold (a bad one shows a sentence), set a balance webhook to a real HTTPS receiver and
+ * send a test event, replace the key (the old key then gets 401 from curl), sign out (the session
+ * is then refused). Every step leaves a screenshot in artifacts/screenshots/, axe-core finds no
+ * serious violation, and the alert e-mails are rendered and followed: the zero-balance e-mail's
+ * link opens the page of an account at 0, which signs in and shows 0 and where to buy credits.
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import type { Page, Response } from 'playwright-core';
 import { signServiceJwt } from '@platform/credentials';
 import { createPool } from '@platform/db';
-import { createPrivateDatabase, silentLogger, startSmtpCapture, type PrivateDatabase, type SmtpCapture } from '@platform/testing';
+import {
+  createPrivateDatabase,
+  silentLogger,
+  startSmtpCapture,
+  startWebhookReceiver,
+  type PrivateDatabase,
+  type SmtpCapture,
+  type WebhookReceiver,
+} from '@platform/testing';
 import { launchBrowser, screenshot, SCREENSHOTS, seriousViolations, type Browser } from './browser/browser';
 import { pnpmStart, type StartedPlatform } from './browser/pnpm-start';
 
 const ADMIN_TOKEN = `browser-admin-token-${randomUUID()}`;
 const SERVICE_JWT_SECRET = `browser-service-jwt-secret-${randomUUID()}`;
-const THRESHOLD_INVALID = 'The selected low balance alert.threshold is invalid.';
+const THRESHOLD_SENTENCE = 'Enter the threshold as a whole number of credits from 0 to 1,000,000,000, without spaces or separators.';
+const TOP_UP_URL = 'https://billing.example.test/buy-credits';
 const DAY_MS = 86_400_000;
 /** The tab's sessionStorage, typed for callbacks that run in the page (the tests have no DOM types). */
 type InTab = { sessionStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void; length: number } };
 
 let database: PrivateDatabase;
 let smtp: SmtpCapture;
+let receiver: WebhookReceiver;
+let webhookSecret: string;
 let platform: StartedPlatform;
 let browser: Browser;
 let pool: pg.Pool;
@@ -88,11 +103,28 @@ async function signIn(target: Page, apiKey: string): Promise<void> {
   await target.waitForSelector('body[data-state="signed-in"]');
 }
 
+/** A port the OS says is free now: the user service listens there, so the e-mails' links name it. */
+async function freePort(): Promise<number> {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 beforeAll(async () => {
   database = await createPrivateDatabase('account_page');
   smtp = await startSmtpCapture();
+  receiver = await startWebhookReceiver();
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'aap-page-'));
+  const userPort = await freePort();
   platform = await pnpmStart({
+    // The receiver is on loopback with a certificate only this run trusts (development settings).
+    WEBHOOK_ALLOW_INSECURE: 'true',
+    NODE_EXTRA_CA_CERTS: receiver.caFile,
+    TOP_UP_URL,
+    BRAND_NAME: 'Acme Data',
+    USER_URL: `http://127.0.0.1:${userPort}`,
     DATABASE_URL: database.url,
     SMTP_URL: smtp.url,
     ADMIN_TOKEN,
@@ -100,7 +132,7 @@ beforeAll(async () => {
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
     AUTH_PORT: '0',
-    USER_PORT: '0',
+    USER_PORT: String(userPort),
     CATEGORIZATION_PORT: '0',
     NOTIFIER_PORT: '0',
   });
@@ -108,7 +140,7 @@ beforeAll(async () => {
   const created = await json(`${platform.urls.user}/admin/v1/accounts`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ email: 'ann@example.test', credits: { 1: 25_000, 14: 4_000, 7: 60 } }),
+    body: JSON.stringify({ email: 'ann@example.test', credits: { 1: 25_000, 14: 4_000, 7: 35 } }),
   });
   expect(created.status).toBe(201);
   account = created.body as { id: number; apiKey: string };
@@ -128,6 +160,7 @@ afterAll(async () => {
   await platform?.stop();
   await pool?.end();
   await smtp?.close();
+  await receiver?.close();
   await database?.drop();
   rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
@@ -161,7 +194,7 @@ describe('the account page in Chromium against pnpm start', () => {
     await page.click('#sign-in-form button[type="submit"]');
     await page.waitForSelector('body[data-state="signed-in"]');
     const stored = await page.evaluate(() => JSON.stringify({ ...(globalThis as unknown as InTab).sessionStorage }));
-    expect(stored).toMatch(/tk_/);
+    expect(stored).toMatch(/ps_/);
     expect(stored).not.toContain(account.apiKey);
     expect(await page.inputValue('#api-key')).toBe('');
 
@@ -175,7 +208,7 @@ describe('the account page in Chromium against pnpm start', () => {
     }
     expect(pools).toEqual([
       { name: 'WHOIS API', credits: '24,918', products: ['WHOIS API', 'Bulk WHOIS API'] },
-      { name: 'Email Verification API', credits: '60', products: [] },
+      { name: 'Email Verification API', credits: '35', products: [] },
       {
         name: 'Domain Research Suite',
         credits: '3,973',
@@ -194,6 +227,10 @@ describe('the account page in Chromium against pnpm start', () => {
         ],
       },
     ]);
+    expect(await page.textContent('#signed-in-as')).toBe(`ann@example.test · account ${account.id}`);
+    expect(await page.isHidden('#balance-summary')).toBe(true);
+    expect(await page.textContent('#brand')).toBe('Acme Data');
+    expect(await page.getAttribute('#top-up', 'href')).toBe(TOP_UP_URL);
     await screenshot(page, '03-account');
     await page.screenshot({
       path: path.join(SCREENSHOTS, '00-overview.png'),
@@ -217,15 +254,53 @@ describe('the account page in Chromium against pnpm start', () => {
     }
     const footer = await page.locator('#usage-table tfoot td').allTextContents();
     expect(footer).toEqual([1, 24, 103].map((id) => (totals.get(id) ?? 0).toLocaleString('en-US')));
+    // The chart's values: under the pointer, and day by day with the arrow keys.
+    const chart = page.locator('#usage-chart');
+    // In view first: the screenshot below must not scroll the chart away from under the pointer.
+    await page.locator('#usage').scrollIntoViewIfNeeded();
+    const box = await chart.boundingBox();
+    await page.mouse.move((box?.x ?? 0) + (box?.width ?? 0) * 0.97, (box?.y ?? 0) + 100);
+    await page.waitForFunction(() =>
+      /credits used\.$/.test(
+        String(
+          (globalThis as unknown as { document: { getElementById(id: string): { textContent: string } | null } }).document.getElementById(
+            'usage-readout',
+          )?.textContent,
+        ),
+      ),
+    );
+    expect(await page.textContent('#usage-readout')).toMatch(
+      /^[A-Z][a-z]{2} \d{1,2}: WHOIS API [\d,]+, Bulk WHOIS API [\d,]+, Reverse WHOIS API [\d,]+ credits used\.$/,
+    );
+    await page.locator('#usage').screenshot({ path: path.join(SCREENSHOTS, '04a-usage-hover.png') });
+    await page.mouse.move(0, 0);
+    await chart.focus();
+    await page.keyboard.press('End');
+    const todayWords = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' }).format(new Date());
+    await page.waitForSelector(`#usage-readout:has-text("${todayWords}:")`);
+    expect(await page.textContent('#usage-readout')).toBe(
+      `${todayWords}: WHOIS API 64, Bulk WHOIS API 18, Reverse WHOIS API 27 credits used.`,
+    );
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForFunction(
+      (today) =>
+        !String(
+          (globalThis as unknown as { document: { getElementById(id: string): { textContent: string } | null } }).document.getElementById(
+            'usage-readout',
+          )?.textContent,
+        ).startsWith(today),
+      todayWords,
+    );
+    await page.locator('#usage').screenshot({ path: path.join(SCREENSHOTS, '04b-usage-keyboard.png') });
     await page.click('#usage-numbers summary');
     await page.locator('#usage').screenshot({ path: path.join(SCREENSHOTS, '04-usage.png') });
   });
 
-  it('when a bad threshold is saved, then the API’s message shows next to the field; a good one is saved', async () => {
+  it('when a bad threshold is saved, then a sentence shows next to the field; a good one is saved and marks the pools under it', async () => {
     await page.fill('#threshold', '-5');
     await page.click('#alerts-form button[type="submit"]');
     await page.waitForSelector('#threshold-error:not([hidden])');
-    expect(await page.textContent('#threshold-error')).toBe(THRESHOLD_INVALID);
+    expect(await page.textContent('#threshold-error')).toBe(THRESHOLD_SENTENCE);
     await page.locator('#alerts').scrollIntoViewIfNeeded();
     await screenshot(page, '05-threshold-refused', { fullPage: false });
 
@@ -234,8 +309,51 @@ describe('the account page in Chromium against pnpm start', () => {
     await page.waitForSelector('#alerts-saved:has-text("Alerts saved.")');
     expect(await page.isHidden('#threshold-error')).toBe(true);
     const settings = await json(`${platform.urls.user}/user-service/notification-settings?apiKey=${account.apiKey}`);
-    expect(settings.body).toEqual({ lowBalanceAlert: { enabled: true, threshold: 40 }, zeroBalanceAlert: { enabled: true } });
+    expect(settings.body).toEqual({
+      lowBalanceAlert: { enabled: true, threshold: 40 },
+      zeroBalanceAlert: { enabled: true },
+      email: 'ann@example.test',
+      webhook: null,
+    });
     await screenshot(page, '06-threshold-saved', { fullPage: false });
+    await page.reload();
+    await page.waitForSelector('body[data-state="signed-in"]');
+    const low = page.locator('#pools article[data-status="low"]');
+    expect(await low.locator('h3').allTextContents()).toEqual(['Email Verification API']);
+    expect(await low.locator('.status').textContent()).toBe('Low: under your alert threshold');
+    expect(await low.locator('a.pool-action').getAttribute('href')).toBe(TOP_UP_URL);
+    await page.locator('#balance').screenshot({ path: path.join(SCREENSHOTS, '06b-pool-low.png') });
+  });
+
+  it('when a webhook is set, then its secret shows once, a test event reaches the receiver signed, and the attempt is listed', async () => {
+    await page.locator('#webhook').scrollIntoViewIfNeeded();
+    expect(await page.textContent('#webhook-state')).toBe('No webhook is set.');
+    await page.fill('#webhook-url', 'ftp://example.com/hooks');
+    await page.click('#webhook-form button[type="submit"]');
+    await page.waitForSelector('#webhook-url-error:not([hidden])');
+    expect(await page.textContent('#webhook-url-error')).toMatch(/^That address cannot receive webhooks\. Use an https:\/\/ address/);
+    await page.locator('#webhook').screenshot({ path: path.join(SCREENSHOTS, '07a-webhook-refused.png') });
+
+    await page.fill('#webhook-url', receiver.url);
+    await page.click('#webhook-form button[type="submit"]');
+    await page.waitForSelector('#webhook-saved:has-text("Webhook saved.")');
+    webhookSecret = await page.inputValue('#webhook-secret-value');
+    expect(webhookSecret).toMatch(/^whsec_/);
+    await page.locator('#webhook').screenshot({ path: path.join(SCREENSHOTS, '07b-webhook-secret.png') });
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.click('#webhook-test');
+    await page.waitForSelector('#webhook-saved:has-text("Test event delivered")');
+    expect(await page.textContent('#webhook-saved')).toBe('Test event delivered (your endpoint answered 200).');
+    const [sent] = await receiver.waitFor(1);
+    expect(receiver.verify(webhookSecret, sent!)).toMatchObject({ type: 'webhook.test', data: { accountId: account.id } });
+    expect(await page.locator('#webhook-deliveries tbody tr td').allTextContents()).toEqual(['webhook.test', 'Delivered (200)', '—']);
+    await page.locator('#webhook').screenshot({ path: path.join(SCREENSHOTS, '07c-webhook-tested.png') });
+    // The secret is not shown again.
+    await page.reload();
+    await page.waitForSelector('body[data-state="signed-in"]');
+    expect(await page.isHidden('#webhook-secret')).toBe(true);
+    expect(await page.inputValue('#webhook-url')).toBe(receiver.url);
   });
 
   it('when the key is replaced, then the dialog warns first, the new key is shown once, and the old key gets 401 from curl', async () => {
@@ -244,7 +362,7 @@ describe('the account page in Chromium against pnpm start', () => {
     await page.click('#rotate-open');
     await page.waitForSelector('#rotate-dialog[open]');
     expect(await page.textContent('#rotate-warning')).toMatch(/current key and every access token made from it stop working at once/);
-    await screenshot(page, '07-rotate-confirm', { fullPage: false });
+    await screenshot(page, '08a-rotate-confirm', { fullPage: false });
     expect(await seriousViolations(page)).toEqual([]);
 
     await page.fill('#current-key', account.apiKey);
@@ -260,7 +378,7 @@ describe('the account page in Chromium against pnpm start', () => {
     );
     expect(clipboard).toBe(newKey);
     await page.locator('#key').scrollIntoViewIfNeeded();
-    await screenshot(page, '08-new-key', { fullPage: false });
+    await screenshot(page, '08b-new-key', { fullPage: false });
 
     expect(curlStatus(balanceByKey(account.apiKey))).toBe('401');
     expect(curlStatus(balanceByKey(newKey))).toBe('200');
@@ -294,21 +412,23 @@ describe('the account page in Chromium against pnpm start', () => {
     await page.waitForSelector('body[data-state="signed-in"]');
   });
 
-  it('when signed out, then the token is inactive at introspection and the tab keeps nothing', async () => {
+  it('when signed out, then the session is refused and the tab keeps nothing; the session never bought a token', async () => {
     const session = JSON.parse(
       (await page.evaluate(() => (globalThis as unknown as InTab).sessionStorage.getItem('account-access.session'))) ?? '{}',
     ) as { token: string };
-    const introspect = () =>
-      json(`${platform.urls.auth}/oauth/introspect`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ token: session.token }).toString(),
-      });
-    expect((await introspect()).body).toMatchObject({ active: true });
+    const whoAmI = () => json(`${platform.urls.user}/account/session`, { headers: { Authorization: `Bearer ${session.token}` } });
+    expect((await whoAmI()).status).toBe(200);
+    // The token endpoint mints only from the key: the page's session buys nothing there.
+    const minted = await json(`${platform.urls.auth}/oauth/token`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${Buffer.from(session.token).toString('base64')}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ grantType: 'access_token', expiresIn: 3600 }),
+    });
+    expect(minted.status).toBe(401);
     await page.click('#sign-out');
     await page.waitForSelector('body[data-state="signed-out"]');
     expect(await page.textContent('#notice')).toMatch(/^You are signed out\./);
-    expect((await introspect()).body).toEqual({ active: false });
+    expect((await whoAmI()).status).toBe(401);
     expect(await page.evaluate(() => (globalThis as unknown as InTab).sessionStorage.length)).toBe(0);
     await screenshot(page, '10-signed-out');
   });
@@ -322,6 +442,13 @@ describe('the account page in Chromium against pnpm start', () => {
     );
     expect(width).toBeLessThanOrEqual(390);
     await screenshot(phone, '11-phone');
+    // The numbers table stacks each day's values under their product's name: no column is hidden sideways.
+    await phone.click('#usage-numbers summary');
+    const table = phone.locator('#usage-table');
+    const scroll = await table.evaluate((element) => ({ scroll: element.scrollWidth, client: element.clientWidth }));
+    expect(scroll.scroll).toBeLessThanOrEqual(scroll.client);
+    await table.screenshot({ path: path.join(SCREENSHOTS, '11b-phone-usage-table.png') });
+    await phone.locator('#webhook').screenshot({ path: path.join(SCREENSHOTS, '11c-phone-webhook.png') });
     expect(await seriousViolations(phone)).toEqual([]);
     await phone.close();
   });
@@ -331,8 +458,8 @@ describe('the account page in Chromium against pnpm start', () => {
   });
 });
 
-describe('the alert e-mails', () => {
-  it('when a pool crosses the threshold and then reaches 0, then both e-mails lead to the page and render like it', async () => {
+describe('the alert e-mails and the balance webhooks', () => {
+  it('when a pool crosses the threshold and then reaches 0, then both e-mails name the account and the pool in one row, and two signed webhooks', async () => {
     // The lookup pool (WHOIS API and Bulk WHOIS API, 24,918 credits) down to 38, under the threshold of 40, then to 0.
     for (const units of [10_000, 10_000, 4_880]) await use(account.apiKey, 24, units);
     await use(account.apiKey, 1, 38);
@@ -343,18 +470,74 @@ describe('the alert e-mails', () => {
       ['Zero balance alert', '13-email-zero-balance'],
     ] as const) {
       const mail = bySubject.get(subject);
-      expect(mail?.text).toMatch(/\/account\/#alerts/);
+      expect(mail?.from?.value).toEqual([{ name: 'Acme Data', address: 'alerts@localhost' }]);
+      expect(mail?.text).toContain(`This alert is about your Acme Data account ann@example.test (account id ${account.id}).`);
+      expect(mail?.text).toContain(`${platform.urls.user}/account/#alerts`);
       const html = typeof mail?.html === 'string' ? mail.html : '';
-      expect(html).toMatch(/<a href="[^"]*\/account\/#alerts"[^>]*>Open your account page<\/a>/);
+      expect(html).toMatch(new RegExp(`<a href="${TOP_UP_URL}"[^>]*>Buy credits</a>`));
       const rendered = await browser.context.newPage();
       await rendered.setContent(html);
       const credits = subject === 'Low balance alert' ? '38' : '0';
-      expect(await rendered.locator('td').allTextContents()).toEqual(
-        expect.arrayContaining(['WHOIS API', credits, 'Bulk WHOIS API', credits]),
-      );
+      // One row for the pool: its name with the products that share it, and the credits.
+      expect(await rendered.locator('td:has(> strong)').allTextContents()).toEqual(['WHOIS APIShared with Bulk WHOIS API']);
+      expect(await rendered.locator('td:has(> strong) + td').allTextContents()).toEqual([credits]);
       await screenshot(rendered, name);
       await rendered.close();
     }
+    // The same two crossings as webhooks, each verifying with the secret shown once.
+    const events = (await receiver.waitFor(3, 30_000)).slice(1).map((entry) => receiver.verify(webhookSecret, entry));
+    expect(events.map((event) => [event.type, event.data.credits, event.data.products])).toEqual([
+      ['balance.low', 38, [1, 24]],
+      ['balance.zero', 0, [1, 24]],
+    ]);
+    await signIn(page, account.apiKey);
+    await page.waitForSelector('#webhook-deliveries tbody tr:nth-child(3)');
+    expect(await page.locator('#webhook-deliveries tbody tr td:first-of-type').allTextContents()).toEqual([
+      'balance.zero',
+      'balance.low',
+      'webhook.test',
+    ]);
+    await page.locator('#webhook').scrollIntoViewIfNeeded();
+    await page.locator('#webhook').screenshot({ path: path.join(SCREENSHOTS, '14-webhook-deliveries.png') });
+  }, 60_000);
+
+  it("when an account's every pool reaches 0, then the zero-balance e-mail's link opens the page, which signs in and shows 0 and where to buy credits", async () => {
+    const created = await json(`${platform.urls.user}/admin/v1/accounts`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: 'zoe@example.test', credits: { 7: 5 } }),
+    });
+    const zoe = created.body as { id: number; apiKey: string };
+    await use(zoe.apiKey, 7, 5);
+    const mail = (await smtp.waitFor(3, 30_000)).find((message) => JSON.stringify(message.to).includes('zoe@example.test'));
+    expect(mail?.subject).toBe('Zero balance alert: Email Verification API has no credits left');
+    const html = typeof mail?.html === 'string' ? mail.html : '';
+    const link = /<a href="([^"]+)"[^>]*>Open your account page<\/a>/.exec(html)?.[1];
+    expect(link).toBe(`${platform.urls.user}/account/`);
+    // The token endpoint refuses the account (every pool at 0); the page does not.
+    const minted = await json(`${platform.urls.auth}/oauth/token`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${Buffer.from(zoe.apiKey).toString('base64')}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ grantType: 'access_token', expiresIn: 3600 }),
+    });
+    expect(minted.status).toBe(401);
+    const atZero = await browser.context.newPage();
+    await atZero.goto(link as string);
+    await atZero.waitForSelector('body[data-state="signed-out"]');
+    await atZero.fill('#api-key', zoe.apiKey);
+    await atZero.click('#sign-in-form button[type="submit"]');
+    await atZero.waitForSelector('body[data-state="signed-in"]');
+    const empty = atZero.locator('#pools article[data-status="empty"]');
+    expect(await empty.locator('.amount').textContent()).toBe('0');
+    expect(await empty.locator('.status').textContent()).toBe('Empty: API calls are refused');
+    expect(await empty.locator('a.pool-action').getAttribute('href')).toBe(TOP_UP_URL);
+    expect(await atZero.textContent('#signed-in-as')).toBe(`zoe@example.test · account ${zoe.id}`);
+    expect(await atZero.textContent('#balance-summary')).toBe(
+      'Every balance is at 0: API calls are refused until credits are added. Buy credits',
+    );
+    await screenshot(atZero, '15-page-at-zero');
+    expect(await seriousViolations(atZero)).toEqual([]);
+    await atZero.close();
   }, 60_000);
 });
 

@@ -17,9 +17,12 @@ function clearMessages(): void {
   byId('alerts-saved').textContent = '';
 }
 
-export async function loadAlerts(token: string): Promise<void> {
+/** Fills the form; the settings are passed on (the balance marks pools under the threshold). */
+export async function loadAlerts(token: string): Promise<NotificationSettings> {
   clearMessages();
-  fill(await readSettings(token));
+  const settings = await readSettings(token);
+  fill(settings);
+  return settings;
 }
 
 /**

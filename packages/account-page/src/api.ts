@@ -4,6 +4,10 @@ import { ApiError, errorFromBody, type NotificationSettings } from '@platform/cl
 export interface PageConfig {
   authUrl: string;
   products: CatalogueProduct[];
+  /** The operator's billing page (TOP_UP_URL), or null. */
+  topUpUrl: string | null;
+  /** BRAND_NAME. */
+  brandName?: string;
 }
 
 export interface CatalogueProduct {
@@ -32,6 +36,12 @@ export interface GrantedToken {
   expiresAt: number;
 }
 
+/** The account the page is signed in as. */
+export interface SignedInAccount {
+  id: number;
+  email: string;
+}
+
 /** Sends a request and parses the JSON answer; a refusal or a network failure becomes an ApiError. */
 async function call(url: string, init: RequestInit = {}): Promise<unknown> {
   let response: Response;
@@ -56,30 +66,32 @@ async function call(url: string, init: RequestInit = {}): Promise<unknown> {
 }
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
-const trimSlash = (url: string): string => url.replace(/\/+$/, '');
 
 export async function loadPageConfig(): Promise<PageConfig> {
   return (await call('./config.json')) as PageConfig;
 }
 
-/** The seed flow (CONTRACT §4.1): the key, Base64-encoded, buys a one-hour token. The key is not kept. */
-export async function requestToken(config: PageConfig, apiKey: string): Promise<GrantedToken> {
+/**
+ * CONTRACT §4.7: the key buys a page session (also when every pool is at 0), good for this
+ * account's own data only. The key is not kept.
+ */
+export async function openSession(apiKey: string): Promise<GrantedToken & { account: SignedInAccount }> {
   if (!/^[\x21-\x7e]+$/.test(apiKey)) throw new ApiError({ status: 401, code: 401, messages: 'Not a key.' });
-  const body = (await call(`${trimSlash(config.authUrl)}/oauth/token`, {
+  const body = (await call('/account/session', {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${btoa(apiKey)}` },
-    body: JSON.stringify({ grantType: 'access_token', expiresIn: 3600 }),
-  })) as { accessToken: string; expiresIn: number };
-  return { token: body.accessToken, expiresAt: Date.now() + body.expiresIn * 1000 };
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ apiKey }),
+  })) as { session: string; expiresIn: number; account: SignedInAccount };
+  return { token: body.session, expiresAt: Date.now() + body.expiresIn * 1000, account: body.account };
 }
 
-/** RFC 7009 revocation, authenticated by the token itself. */
-export async function revokeToken(config: PageConfig, token: string): Promise<void> {
-  await call(`${trimSlash(config.authUrl)}/oauth/revoke`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...bearer(token) },
-    body: new URLSearchParams({ token }).toString(),
-  });
+export async function readSignedIn(token: string): Promise<SignedInAccount> {
+  return ((await call('/account/session', { headers: bearer(token) })) as { account: SignedInAccount }).account;
+}
+
+/** Ends the page session at once. */
+export async function closeSession(token: string): Promise<void> {
+  await call('/account/session/revoke', { method: 'POST', headers: bearer(token) });
 }
 
 export async function readBalance(token: string): Promise<BalanceRow[]> {
@@ -113,4 +125,49 @@ export async function saveSettings(token: string, form: SettingsForm): Promise<N
 export async function rotateKey(currentApiKey: string): Promise<string> {
   const query = new URLSearchParams({ currentApiKey }).toString();
   return ((await call(`/user-service/api-key/generate?${query}`)) as { apiKey: string }).apiKey;
+}
+
+/** The settings' webhook as the API answers it; `secret` only right after the URL was set. */
+export interface WebhookSettings {
+  url: string;
+  enabled: boolean;
+  secret?: string;
+}
+
+/** Sets, changes or (null) removes the balance webhook; answers the webhook now set. */
+export async function saveWebhook(token: string, webhook: { url: string; enabled: boolean } | null): Promise<WebhookSettings | null> {
+  const body = (await call('/user-service/notification-settings', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...bearer(token) },
+    body: JSON.stringify({ webhook }),
+  })) as { webhook: WebhookSettings | null };
+  return body.webhook;
+}
+
+export async function readWebhook(token: string): Promise<WebhookSettings | null> {
+  return ((await call('/user-service/notification-settings', { headers: bearer(token) })) as { webhook: WebhookSettings | null }).webhook;
+}
+
+export interface TestDelivery {
+  id: string;
+  delivered: boolean;
+  status: number | null;
+  error: string | null;
+}
+
+export async function sendTestWebhook(token: string): Promise<TestDelivery> {
+  return (await call('/user-service/notification-settings/webhook-test', { method: 'POST', headers: bearer(token) })) as TestDelivery;
+}
+
+export interface DeliveryAttempt {
+  id: string;
+  type: string;
+  attemptedAt: string;
+  status: number | null;
+  error: string | null;
+  nextRetryAt: string | null;
+}
+
+export async function readDeliveries(token: string): Promise<DeliveryAttempt[]> {
+  return ((await call('/user-service/webhook-deliveries', { headers: bearer(token) })) as { data: DeliveryAttempt[] }).data;
 }

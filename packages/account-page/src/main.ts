@@ -1,13 +1,15 @@
 import { ApiError } from '@platform/client';
 import './styles.css';
 import { loadAlerts, submitAlerts } from './alerts-view';
-import { loadPageConfig, readBalance, readUsageHistory, requestToken, revokeToken, type PageConfig } from './api';
+import { closeSession, loadPageConfig, openSession, readBalance, readSignedIn, readUsageHistory, type PageConfig } from './api';
 import { renderBalance } from './balance-view';
 import { byId, showFieldError, showNotice } from './dom';
 import { closeRotation, confirmRotation, copyNewKey, hideNewKey, openRotation, showNewKey } from './key-view';
 import { describeFailure, SESSION_ENDED, type Action } from './messages';
 import { clearSession, loadSession, saveSession } from './session';
+import { showBrand, showSignedIn, showTopUp } from './account-view';
 import { HISTORY_DAYS, renderUsage } from './usage-view';
+import { loadWebhook, removeWebhook, submitWebhook, testWebhook } from './webhook-view';
 
 /** The session's token; a call that gets a 401 ends the session. */
 function token(): string {
@@ -20,6 +22,7 @@ function showSignedOut(notice?: { text: string; kind: 'error' | 'info' }): void 
   clearSession();
   byId('account').hidden = true;
   byId('sign-out').hidden = true;
+  byId('signed-in-as').hidden = true;
   byId('sign-in').hidden = false;
   showNotice(notice?.text, notice?.kind);
   byId('api-key').focus();
@@ -42,9 +45,16 @@ async function showAccount(config: PageConfig): Promise<void> {
   byId('account').hidden = false;
   byId('sign-out').hidden = false;
   const current = token();
-  const [balance, usage] = await Promise.all([readBalance(current), readUsageHistory(current, HISTORY_DAYS), loadAlerts(current)]);
-  renderBalance(balance, config.products);
+  const [account, balance, usage, settings] = await Promise.all([
+    readSignedIn(current),
+    readBalance(current),
+    readUsageHistory(current, HISTORY_DAYS),
+    loadAlerts(current),
+  ]);
+  showSignedIn(account);
+  renderBalance(balance, config, settings.lowBalanceAlert?.threshold ?? 0);
   renderUsage(usage);
+  await loadWebhook(current);
   document.body.dataset.state = 'signed-in';
 }
 
@@ -57,7 +67,7 @@ async function signIn(config: PageConfig): Promise<void> {
     return;
   }
   try {
-    saveSession(await requestToken(config, apiKey));
+    saveSession(await openSession(apiKey));
     input.value = '';
     showNotice(undefined);
     await showAccount(config);
@@ -67,11 +77,11 @@ async function signIn(config: PageConfig): Promise<void> {
   }
 }
 
-async function signOut(config: PageConfig): Promise<void> {
+async function signOut(): Promise<void> {
   const session = loadSession();
   try {
-    if (session) await revokeToken(config, session.token);
-    showSignedOut({ text: 'You are signed out. The session’s access token no longer works.', kind: 'info' });
+    if (session) await closeSession(session.token);
+    showSignedOut({ text: 'You are signed out. The page’s session no longer works.', kind: 'info' });
   } catch (error) {
     // A token that no longer authenticates is dead already; anything else is said as it is.
     if (error instanceof ApiError && error.status === 401) showSignedOut({ text: 'You are signed out.', kind: 'info' });
@@ -84,12 +94,12 @@ async function signOut(config: PageConfig): Promise<void> {
 }
 
 /** After a rotation the session's token is dead: the new key buys the next one, then is shown once. */
-async function rotate(config: PageConfig): Promise<void> {
+async function rotate(): Promise<void> {
   const apiKey = await confirmRotation();
   if (apiKey === undefined) return;
   showNewKey(apiKey);
   try {
-    saveSession(await requestToken(config, apiKey));
+    saveSession(await openSession(apiKey));
     showNotice('Your API key was replaced. The old key and every earlier access token no longer work.', 'info');
   } catch {
     clearSession();
@@ -106,11 +116,14 @@ function wire(config: PageConfig): void {
         .catch((error: unknown) => report(error, action));
     });
   on('sign-in-form', 'submit', () => signIn(config), 'sign-in');
-  on('sign-out', 'click', () => signOut(config), 'sign-out');
+  on('sign-out', 'click', signOut, 'sign-out');
   on('alerts-form', 'submit', () => submitAlerts(token()), 'save-alerts');
   on('rotate-open', 'click', openRotation, 'rotate');
   on('rotate-cancel', 'click', closeRotation, 'rotate');
-  on('rotate-form', 'submit', () => rotate(config), 'rotate');
+  on('rotate-form', 'submit', rotate, 'rotate');
+  on('webhook-form', 'submit', () => submitWebhook(token()), 'save-webhook');
+  on('webhook-remove', 'click', () => removeWebhook(token()), 'save-webhook');
+  on('webhook-test', 'click', () => testWebhook(token()), 'test-webhook');
   on('copy-key', 'click', copyNewKey, 'rotate');
   on('new-key-done', 'click', hideNewKey, 'rotate');
 }
@@ -123,6 +136,8 @@ async function start(): Promise<void> {
     report(error, 'load');
     return;
   }
+  showBrand(config.brandName);
+  showTopUp(config.topUpUrl);
   wire(config);
   if (!loadSession()) {
     showSignedOut();

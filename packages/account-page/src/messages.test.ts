@@ -1,5 +1,5 @@
 import { ApiError } from '@platform/client';
-import { describeFailure, SESSION_ENDED } from './messages';
+import { describeFailure, fieldMessages, SESSION_ENDED } from './messages';
 
 const refused = (status: number, messages: ApiError['messages'], requestId?: string) =>
   new ApiError({ status, code: status, messages, requestId });
@@ -31,12 +31,14 @@ describe('failures as sentences', () => {
     );
   });
 
-  it('when a 422 names fields, then their messages are the sentence', () => {
-    expect(
-      describeFailure(
-        refused(422, { 'lowBalanceAlert.threshold': ['The selected low balance alert.threshold is invalid.'] }),
-        'save-alerts',
-      ),
-    ).toBe('The selected low balance alert.threshold is invalid.');
+  it('when a 422 names fields, then each field is a sentence of the page, never the API text', () => {
+    const error = refused(422, { 'lowBalanceAlert.threshold': ['The selected low balance alert.threshold is invalid.'] });
+    const sentence = 'Enter the threshold as a whole number of credits from 0 to 1,000,000,000, without spaces or separators.';
+    expect(describeFailure(error, 'save-alerts')).toBe(sentence);
+    expect(fieldMessages(error, 'lowBalanceAlert.threshold')).toEqual([sentence]);
+    expect(fieldMessages(error, 'webhook.url')).toEqual([]);
+    expect(describeFailure(refused(422, { 'webhook.url': ['The selected webhook.url is invalid.'] }), 'save-webhook')).toMatch(
+      /^Use an https:\/\/ address on the public internet/,
+    );
   });
 });

@@ -1,7 +1,7 @@
 import type { ApiError } from '@platform/client';
 
 /** What the page was doing when a call failed; each action explains a refusal in its own words. */
-export type Action = 'sign-in' | 'load' | 'save-alerts' | 'rotate' | 'sign-out';
+export type Action = 'sign-in' | 'load' | 'save-alerts' | 'save-webhook' | 'test-webhook' | 'rotate' | 'sign-out';
 
 export const SESSION_ENDED =
   'Your session has ended: it expired, you signed out in another tab, or the API key was replaced. Sign in again with your API key.';
@@ -19,7 +19,7 @@ function supportSuffix(error: ApiError): string {
 
 const REFUSED: Partial<Record<Action, Record<number, string>>> = {
   'sign-in': {
-    401: 'That API key was not accepted. Check that you copied all of it; a replaced key no longer works. An account whose balances are all at 0 cannot sign in.',
+    401: 'That API key was not accepted. Check that you copied all of it; a replaced key no longer works.',
   },
   rotate: {
     400: 'That is not the current API key of an account: it may have been replaced already. Check it and try again.',
@@ -38,14 +38,27 @@ export function describeFailure(error: ApiError, action: Action): string {
   if (error.status === 401 || error.status === 403) return SESSION_ENDED;
   if (error.status === 429) return waitSentence(error);
   if (error.status === 503) return `The service is busy or under maintenance. Try again in a moment.${supportSuffix(error)}`;
-  if (error.status === 422 && typeof error.messages !== 'string') return Object.values(error.messages).flat().join(' ');
+  if (error.status === 422 && typeof error.messages !== 'string') return Object.keys(error.messages).map(fieldSentence).join(' ');
   if (error.status >= 500) return `Something went wrong on our side. Try again in a moment.${supportSuffix(error)}`;
   return `The request was refused (${typeof error.messages === 'string' ? error.messages : 'invalid input'}).${supportSuffix(error)}`;
 }
 
-/** The 422 messages of one field, for showing next to it. */
+/** What a customer should do about each field the API refused, in the page's words (never the API's raw text). */
+const FIELD_SENTENCES: Record<string, string> = {
+  'lowBalanceAlert.threshold': 'Enter the threshold as a whole number of credits from 0 to 1,000,000,000, without spaces or separators.',
+  'lowBalanceAlert.enabled': 'Choose whether low-balance e-mails are on.',
+  'zeroBalanceAlert.enabled': 'Choose whether zero-balance e-mails are on.',
+  email: 'Enter one e-mail address, such as alerts@example.com.',
+  'webhook.url': 'Use an https:// address on the public internet (not a private, local or reserved address).',
+};
+
+function fieldSentence(field: string): string {
+  return FIELD_SENTENCES[field] ?? 'Check the values you entered and try again.';
+}
+
+/** The 422 refusal of one field as a sentence, for showing next to it (empty when that field was not refused). */
 export function fieldMessages(error: ApiError, field: string): string[] {
-  return error.status === 422 ? error.fieldMessages(field) : [];
+  return error.status === 422 && error.fieldMessages(field).length > 0 ? [fieldSentence(field)] : [];
 }
 
 /** `1234567` → `1,234,567`. */

@@ -24,3 +24,11 @@ export function poolsOf(balance: readonly BalanceRow[], catalogue: readonly Cata
   }
   return [...pools.values()].sort((a, b) => a.poolId - b.poolId);
 }
+
+/** A pool at 0 is empty; under the alert threshold, low (CONTRACT §4.7). */
+export type PoolStatus = 'empty' | 'low' | 'ok';
+
+export function poolStatus(credits: number, threshold: number): PoolStatus {
+  if (credits === 0) return 'empty';
+  return credits < threshold ? 'low' : 'ok';
+}

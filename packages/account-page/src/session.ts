@@ -1,6 +1,6 @@
 import type { GrantedToken } from './api';
 
-// The tab's session: the access token and when it expires, never the API key. sessionStorage
+// The tab's session: the page session (ps_…) and when it expires, never the API key. sessionStorage
 // ends with the tab, and is not shared with other tabs.
 const KEY = 'account-access.session';
 

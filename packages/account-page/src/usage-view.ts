@@ -13,6 +13,32 @@ const SHORT_DATE = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'nume
 
 let chart: uPlot | undefined;
 let resizeObserver: ResizeObserver | undefined;
+let removeKeys: (() => void) | undefined;
+
+/** One day's credits as a sentence: what the pointer or the arrow keys point at. */
+function readout(series: UsageSeries, index: number | null | undefined): string {
+  if (index === null || index === undefined) return "Point at the chart, or focus it and use the arrow keys, to read a day's credits.";
+  const date = series.dates[index] ?? '';
+  const values = series.products.map((product) => `${product.name} ${formatCredits(product.values[index] ?? 0)}`);
+  return `${SHORT_DATE.format(new Date(`${date}T00:00:00Z`))}: ${values.join(', ')} credits used.`;
+}
+
+/** The arrow keys move the chart's cursor day by day (Home and End to the first and last), as the pointer does. */
+function keyboardCursor(container: HTMLElement, series: UsageSeries): () => void {
+  const onKey = (event: KeyboardEvent): void => {
+    if (!chart || !['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(event.key)) return;
+    event.preventDefault();
+    const last = series.dates.length - 1;
+    const current = chart.cursor.idx ?? (event.key === 'ArrowLeft' ? last + 1 : -1);
+    const steps: Record<string, number> = { ArrowLeft: current - 1, ArrowRight: current + 1, Home: 0, End: last };
+    const index = Math.min(last, Math.max(0, steps[event.key] ?? current));
+    const x = Date.parse(`${series.dates[index] ?? ''}T00:00:00Z`) / 1000;
+    const top = Math.max(...series.products.map((product) => product.values[index] ?? 0));
+    chart.setCursor({ left: chart.valToPos(x, 'x'), top: chart.valToPos(top, 'y') });
+  };
+  container.addEventListener('keydown', onKey);
+  return () => container.removeEventListener('keydown', onKey);
+}
 
 function drawChart(series: UsageSeries, container: HTMLElement): void {
   const xs = series.dates.map((date) => Date.parse(`${date}T00:00:00Z`) / 1000);
@@ -26,7 +52,14 @@ function drawChart(series: UsageSeries, container: HTMLElement): void {
       { stroke: '#374151', values: (_chart, ticks) => ticks.map((seconds) => SHORT_DATE.format(new Date(seconds * 1000))) },
       { stroke: '#374151', size: 64, values: (_chart, ticks) => ticks.map((tick) => formatCredits(tick)) },
     ],
-    legend: { live: false },
+    legend: { live: true },
+    hooks: {
+      setCursor: [
+        (plot) => {
+          byId('usage-readout').textContent = readout(series, plot.cursor.idx);
+        },
+      ],
+    },
     series: [
       { label: 'Date', value: (_chart, seconds) => (seconds === null ? '' : new Date(seconds * 1000).toISOString().slice(0, 10)) },
       ...series.products.map((product, index) => ({
@@ -43,6 +76,8 @@ function drawChart(series: UsageSeries, container: HTMLElement): void {
   resizeObserver?.disconnect();
   resizeObserver = new ResizeObserver(() => chart?.setSize({ width: Math.max(container.clientWidth, 240), height: CHART_HEIGHT }));
   resizeObserver.observe(container);
+  removeKeys?.();
+  removeKeys = keyboardCursor(container, series);
 }
 
 function numbersTable(series: UsageSeries): HTMLTableElement {
@@ -53,14 +88,16 @@ function numbersTable(series: UsageSeries): HTMLTableElement {
   const rows = datesWithUsage(series).map((day) =>
     element('tr', {}, [
       element('th', { text: day.date, attributes: { scope: 'row' } }),
-      ...day.values.map((value) => element('td', { text: formatCredits(value) })),
+      ...day.values.map((value, index) =>
+        element('td', { text: formatCredits(value), attributes: { 'data-label': series.products[index]?.name ?? '' } }),
+      ),
     ]),
   );
   const total = element('tr', {}, [
     element('th', { text: 'Total', attributes: { scope: 'row' } }),
-    ...series.products.map((product) => element('td', { text: formatCredits(product.total) })),
+    ...series.products.map((product) => element('td', { text: formatCredits(product.total), attributes: { 'data-label': product.name } })),
   ]);
-  return element('table', {}, [
+  return element('table', { className: 'stacked' }, [
     element('caption', { text: `Credits used per day, last ${HISTORY_DAYS} days (days without usage left out)` }),
     element('thead', {}, [head]),
     element('tbody', {}, rows),
@@ -78,12 +115,14 @@ export function renderUsage(rows: readonly UsageRow[], now = new Date()): void {
     byId('usage-summary').textContent = `No credits used in the last ${HISTORY_DAYS} days.`;
     container.hidden = true;
     numbers.hidden = true;
+    byId('usage-readout').hidden = true;
     return;
   }
   const products = series.products.length === 1 ? '1 product' : `${series.products.length} products`;
   byId('usage-summary').textContent = `${formatCredits(total)} credits used in the last ${HISTORY_DAYS} days by ${products} (UTC days).`;
   container.hidden = false;
   numbers.hidden = false;
+  byId('usage-readout').hidden = false;
   drawChart(series, container);
   byId('usage-table').replaceChildren(numbersTable(series));
 }

@@ -1,3 +1,4 @@
 export * from './access-reconciler';
 export * from './alert-contacts';
 export * from './pool-credits';
+export * from './webhook-queue';

@@ -19,6 +19,8 @@ describe('alertContact', () => {
     const account = await anAccount(pool);
     expect(await alertContact(pool, account.id)).toEqual({
       email: account.email,
+      accountEmail: account.email,
+      webhookEnabled: false,
       lowBalanceEnabled: null,
       lowBalanceThreshold: null,
       zeroBalanceEnabled: null,
@@ -33,10 +35,27 @@ describe('alertContact', () => {
     );
     expect(await alertContact(pool, account.id)).toEqual({
       email: account.email,
+      accountEmail: account.email,
+      webhookEnabled: false,
       lowBalanceEnabled: false,
       lowBalanceThreshold: 250,
       zeroBalanceEnabled: true,
     });
+  });
+
+  it('when the settings name an alert e-mail and an enabled webhook, then alerts go there and the webhook is on', async () => {
+    const account = await anAccount(pool);
+    await pool.query(
+      `INSERT INTO notification_settings (account_id, alert_email, webhook_url, webhook_secret) VALUES ($1, 'ops@example.test', 'https://hooks.example.test/', 'whsec_x')`,
+      [account.id],
+    );
+    expect(await alertContact(pool, account.id)).toMatchObject({
+      email: 'ops@example.test',
+      accountEmail: account.email,
+      webhookEnabled: true,
+    });
+    await pool.query('UPDATE notification_settings SET webhook_enabled = false WHERE account_id = $1', [account.id]);
+    expect(await alertContact(pool, account.id)).toMatchObject({ webhookEnabled: false });
   });
 
   it('when there is no such account, then undefined', async () => {
@@ -49,6 +68,7 @@ describe('productPool', () => {
     const byFirst = await productPool(pool, 1);
     expect(byFirst).toMatchObject({ poolId: 1, productName: 'WHOIS API' });
     expect(byFirst?.products).toEqual(expect.arrayContaining(['WHOIS API', 'Bulk WHOIS API']));
+    expect(byFirst?.productIds).toEqual([1, 24]);
     expect(await productPool(pool, 24)).toEqual(byFirst);
   });
 

@@ -179,10 +179,17 @@ describe('AccountAccessClient against the running platform', () => {
     expect(await client.notificationSettings()).toEqual({
       lowBalanceAlert: { enabled: true, threshold: 10 },
       zeroBalanceAlert: { enabled: true },
+      email: expect.stringContaining('@'),
+      webhook: null,
     });
     const updated = await client.updateNotificationSettings({ lowBalanceAlert: { threshold: 25 } });
 
-    expect(updated).toEqual({ lowBalanceAlert: { enabled: true, threshold: 25 }, zeroBalanceAlert: { enabled: true } });
+    expect(updated).toEqual({
+      lowBalanceAlert: { enabled: true, threshold: 25 },
+      zeroBalanceAlert: { enabled: true },
+      email: expect.stringContaining('@'),
+      webhook: null,
+    });
     expect(await client.notificationSettings()).toEqual(updated);
   });
 

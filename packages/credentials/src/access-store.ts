@@ -45,6 +45,8 @@ export interface IssueRequest {
   ttlSeconds: number;
   /** Issuances allowed per window for this key's account (TOKEN_RATE_PER_ACCOUNT). */
   limit: { points: number; windowSeconds: number };
+  /** A page session (CONTRACT §4.7): issued whatever the account's credits. */
+  anyBalance?: boolean;
 }
 
 export type IssueOutcome =

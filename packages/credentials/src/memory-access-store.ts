@@ -56,7 +56,7 @@ export function createMemoryAccessStore(now: () => number = Date.now): AccessSto
       if (!key || (request.accountId !== undefined && request.accountId !== key.accountId)) {
         return Promise.resolve({ outcome: 'unknown_key' });
       }
-      if (key.pools.size === 0) return Promise.resolve({ outcome: 'no_credits' });
+      if (key.pools.size === 0 && request.anyBalance !== true) return Promise.resolve({ outcome: 'no_credits' });
       const counted = countIssuance(request.keyHash, request.limit.windowSeconds);
       if (counted.count > request.limit.points) return Promise.resolve({ outcome: 'limited', msBeforeNext: counted.msLeft });
       const record: TokenRecord = {

@@ -8,9 +8,10 @@ import { shardTagOf, tokenShardTag } from './token-format';
 
 // Issuance. KEYS: 1 key record, 2 token, 3 the key's issuance window, 4 the key's token set (one
 // hash tag). ARGV: 1 client account id or '', 2 `issuedAt:expiresAt`, 3 ttl, 4 points, 5 window (s),
-// 6 the token's hash, 7 issuedAt, 8 expiresAt. The key hash the token record names is the tail of
-// KEYS[1]. The token set drops the hashes of expired tokens as it grows, and lives as long as its
-// longest-lived token: it holds at most the key's live tokens.
+// 6 the token's hash, 7 issuedAt, 8 expiresAt, 9 '1' to issue whatever the credits (a page
+// session) or ''. The key hash the token record names is the tail of KEYS[1]. The token set drops
+// the hashes of expired tokens as it grows, and lives as long as its longest-lived token: it holds
+// at most the key's live tokens.
 // Returns {0, account, generation} issued; {1} unknown key or other account; {2} no pool with
 // credits; {3, ms} over the issuance limit (counted; a refused issuance writes no token).
 const ISSUE = `${COUNT_WINDOW_LUA}
@@ -18,7 +19,7 @@ local record = redis.call('HMGET', KEYS[1], 'a', 'g')
 local account, generation = record[1], record[2]
 if not account or not generation then return {1} end
 if ARGV[1] ~= '' and ARGV[1] ~= account then return {1} end
-if redis.call('HLEN', KEYS[1]) <= 2 then return {2} end
+if ARGV[9] ~= '1' and redis.call('HLEN', KEYS[1]) <= 2 then return {2} end
 local consumed, ttl = count_window(KEYS[3], 1, ARGV[5])
 if consumed > tonumber(ARGV[4]) then return {3, ttl} end
 redis.call('SET', KEYS[2], account .. ':' .. ARGV[2] .. ':' .. generation .. ':' .. string.sub(KEYS[1], -64), 'EX', ARGV[3])
@@ -139,6 +140,7 @@ export function createRedisAccessStore(redis: RedisClient, options: RedisAccessS
           tokenHash,
           String(request.issuedAt),
           String(request.issuedAt + request.ttlSeconds),
+          request.anyBalance === true ? '1' : '',
         ],
       )) as [number, string?, string?];
       return issueOutcome(result);

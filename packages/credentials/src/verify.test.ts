@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { Params } from '@platform/wire';
 import { createMemoryAccessStore } from './memory-access-store';
 import { generateApiKey, hashSecret } from './secrets';
-import { generateAccessToken } from './token-format';
+import { generateAccessToken, generatePageSession, isWellFormedToken } from './token-format';
 import { createCredentialVerifier, presentedCredential } from './verify';
 
 const apiKey = generateApiKey();
@@ -23,6 +23,26 @@ async function storeWithToken() {
 }
 
 describe('credential verifier', () => {
+  test('when the account is at 0, then a page session is still issued, and only a page-session verifier accepts it until a rotation', async () => {
+    const access = createMemoryAccessStore();
+    await access.putKeys([{ keyHash, accountId: 3, generation: 0, creditedPools: [] }]);
+    const limit = { points: 10, windowSeconds: 60 };
+    const token = generateAccessToken(keyHash);
+    expect(await access.issue({ keyHash, token, issuedAt: 0, ttlSeconds: 60, limit })).toEqual({ outcome: 'no_credits' });
+    const session = generatePageSession(keyHash);
+    expect(isWellFormedToken(session)).toBe(false);
+    expect(await access.issue({ keyHash, token: session, issuedAt: 0, ttlSeconds: 60, limit, anyBalance: true })).toMatchObject({
+      outcome: 'issued',
+    });
+    expect(await createCredentialVerifier({ access }).verify(session)).toBeUndefined();
+    const pages = createCredentialVerifier({ access, pageSessions: true });
+    expect(await pages.verify(session)).toEqual({ accountId: 3, kind: 'pageSession', secretHash: hashSecret(session) });
+    // A rotation raises the generation: the session, like every token of the old key, is refused.
+    await access.putKeys([{ keyHash, accountId: 3, generation: 1, creditedPools: [] }]);
+    expect(await pages.verify(session)).toBeUndefined();
+    await access.close();
+  });
+
   test('when the API key is active, then it authenticates its account by the key hash', async () => {
     const access = await storeWithKey();
     const verifier = createCredentialVerifier({ access });

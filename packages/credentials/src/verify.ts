@@ -3,12 +3,13 @@ import { readBatch } from '@platform/runtime';
 import { AppError, type Params } from '@platform/wire';
 import type { AccessStore } from './access-store';
 import { hashSecret, isApiKeyShape } from './secrets';
-import { isWellFormedToken } from './token-format';
+import { isWellFormedPageSession, isWellFormedToken } from './token-format';
 
 /** Who a request authenticated as. */
 export interface Principal {
   accountId: number;
-  kind: 'apiKey' | 'token';
+  /** `pageSession`: the account page's credential (CONTRACT §4.7), accepted only where the verifier allows it. */
+  kind: 'apiKey' | 'token' | 'pageSession';
   /** SHA-256 of the presented secret (for logs: use a prefix; for revocation: the key). */
   secretHash: string;
 }
@@ -23,7 +24,13 @@ export interface CredentialVerifier {
   require(secret: string | undefined): Promise<Principal>;
 }
 
-export function createCredentialVerifier(deps: { access: AccessStore }): CredentialVerifier {
+export interface CredentialVerifierOptions {
+  access: AccessStore;
+  /** Also accept account-page sessions: only for the account's own pages and data (CONTRACT §4.7). */
+  pageSessions?: boolean;
+}
+
+export function createCredentialVerifier(deps: CredentialVerifierOptions): CredentialVerifier {
   // One secret of a well-formed shape, looked up in the access store.
   const lookup = async (secret: string): Promise<Principal | undefined> => {
     const secretHash = hashSecret(secret);
@@ -32,7 +39,8 @@ export function createCredentialVerifier(deps: { access: AccessStore }): Credent
       return key ? { accountId: key.accountId, kind: 'apiKey', secretHash } : undefined;
     }
     const record = await deps.access.lookupToken(secret, secretHash);
-    return record ? { accountId: record.accountId, kind: 'token', secretHash } : undefined;
+    if (!record) return undefined;
+    return { accountId: record.accountId, kind: secret.startsWith('ps_') ? 'pageSession' : 'token', secretHash };
   };
   // The checks of one secret asked in one turn share one lookup, sent after all of them arrived:
   // no cache, so a key or token revoked before a request arrived is refused to it (CONTRACT §3).
@@ -42,7 +50,9 @@ export function createCredentialVerifier(deps: { access: AccessStore }): Credent
   );
   // A secret of neither shape is refused at once, without joining a batch.
   const verify = async (secret: string): Promise<Principal | undefined> =>
-    isApiKeyShape(secret) || isWellFormedToken(secret) ? checks.load(secret) : undefined;
+    isApiKeyShape(secret) || isWellFormedToken(secret) || (deps.pageSessions === true && isWellFormedPageSession(secret))
+      ? checks.load(secret)
+      : undefined;
   return {
     verify,
     async require(secret) {

@@ -13,3 +13,4 @@ export * from './tcp-proxy';
 export * from './wait';
 export * from './redis-cluster';
 export * from './pgbouncer';
+export * from './webhook-receiver';

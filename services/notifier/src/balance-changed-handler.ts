@@ -2,26 +2,30 @@ import type pg from 'pg';
 import type { Logger } from '@platform/runtime';
 import { withTransaction } from '@platform/db';
 import { PoisonMessageError, type BalanceChanged, type EventHandler } from '@platform/events';
-import { alertMessageId, renderAlertEmail } from './domain/alert-email';
+import { alertMessageId, renderAlertEmail, type MailLinks } from './domain/alert-email';
 import { decideAlerts, type AlertKind } from './domain/alert-rules';
 import type { NotifierMetrics } from './metrics';
 import { serialByKey } from './serial-by-key';
 import { findPool, findRecipient, lockAlertState, markProcessed, saveAlertState } from './store/alert-store';
 import { enqueueMail } from './store/mail-outbox';
+import { queueCrossingWebhooks } from './webhook-events';
 
 export interface BalanceChangedHandlerDeps {
   pool: pg.Pool;
   logger: Logger;
   metrics: NotifierMetrics;
   mailFrom: string;
-  settingsUrl: string;
   /** The event queue this handler consumes (partition of the mail outbox). */
   queue: string;
   /** Called after a commit that queued e-mails, to send them now rather than at the next poll. */
   onMailQueued: () => void;
+  /** Called after a commit that queued webhooks. */
+  onWebhookQueued: () => void;
+  /** How the e-mails name the product and where they send the customer. */
+  mail: MailLinks;
 }
 
-type Outcome = { result: 'duplicate' } | { result: 'processed'; alerts: AlertKind[] };
+type Outcome = { result: 'duplicate' } | { result: 'processed'; alerts: AlertKind[]; webhooks: number };
 
 /**
  * Handles one balance.changed event in one transaction: record the event id (a second
@@ -48,6 +52,13 @@ export function createBalanceChangedHandler(deps: BalanceChangedHandlerDeps): Ev
         occurredAt: new Date(event.occurredAt),
       });
       await saveAlertState(client, event.accountId, pool.poolId, decision.state);
+      const webhooks = await queueCrossingWebhooks(client, {
+        event,
+        pool,
+        threshold: recipient.settings.threshold,
+        webhookEnabled: recipient.webhookEnabled,
+        crossings: decision.crossings,
+      });
       for (const kind of decision.alerts) {
         const mail = renderAlertEmail({
           kind,
@@ -55,7 +66,8 @@ export function createBalanceChangedHandler(deps: BalanceChangedHandlerDeps): Ev
           poolProducts: pool.products,
           credits: event.credits,
           threshold: recipient.settings.threshold,
-          settingsUrl: deps.settingsUrl,
+          account: { id: event.accountId, email: recipient.accountEmail },
+          ...deps.mail,
         });
         await enqueueMail(client, {
           queue: deps.queue,
@@ -68,7 +80,7 @@ export function createBalanceChangedHandler(deps: BalanceChangedHandlerDeps): Ev
           ...mail,
         });
       }
-      return { result: 'processed', alerts: decision.alerts };
+      return { result: 'processed', alerts: decision.alerts, webhooks };
     });
 
   return async (event, delivery) => {
@@ -91,5 +103,6 @@ export function createBalanceChangedHandler(deps: BalanceChangedHandlerDeps): Ev
       logger.info('alerts queued', { ...context, alerts: outcome.alerts, credits: event.credits });
       deps.onMailQueued();
     }
+    if (outcome.webhooks > 0) deps.onWebhookQueued();
   };
 }

@@ -21,7 +21,10 @@ describe('notifier config', () => {
     expect(config).toMatchObject({
       port: 8084,
       host: '127.0.0.1',
-      mailFrom: 'Account alerts <alerts@localhost>',
+      brandName: 'Account access',
+      mailFrom: 'Account access <alerts@localhost>',
+      topUpUrl: undefined,
+      webhookAllowInsecure: false,
       settingsUrl: 'http://127.0.0.1:8082/account/#alerts',
       exchange: 'balance.events',
       queue: 'notifier.balance-changed',
@@ -43,6 +46,17 @@ describe('notifier config', () => {
       deliveryLimit: 5,
     });
     expect(() => loadConfig({ ...required, AMQP_URL: 'amqp://a:5672', NOTIFIER_DELIVERY_LIMIT: '0' })).toThrow(/NOTIFIER_DELIVERY_LIMIT/);
+  });
+
+  it('when BRAND_NAME is set, then the e-mails carry it and so does the default sender; MAIL_FROM wins', () => {
+    const required = { DATABASE_URL: 'postgres://localhost/db', AMQP_URL: 'amqp://localhost', SMTP_URL: 'smtp://localhost:2525' };
+    expect(loadConfig({ ...required, BRAND_NAME: 'Acme <Data>' })).toMatchObject({
+      brandName: 'Acme <Data>',
+      mailFrom: 'Acme Data <alerts@localhost>',
+    });
+    expect(loadConfig({ ...required, BRAND_NAME: 'Acme', MAIL_FROM: 'Billing <billing@acme.test>' }).mailFrom).toBe(
+      'Billing <billing@acme.test>',
+    );
   });
 
   it('when USER_URL is set and SETTINGS_URL is not, then the settings URL is derived from it', () => {

@@ -16,7 +16,15 @@ function schema(requireInfrastructure: boolean) {
       AMQP_URL,
       SMTP_URL,
       OUTBOX_DIR: z.string().optional(),
-      MAIL_FROM: z.string().default('Account alerts <alerts@localhost>'),
+      BRAND_NAME: z.string().min(1).max(100).default('Account access'),
+      MAIL_FROM: z.string().optional(),
+      TOP_UP_URL: env.url(['https', 'http']).optional(),
+      WEBHOOK_ALLOW_INSECURE: env.bool(false),
+      NOTIFIER_WEBHOOK_POLL_MS: env.positiveInt(1000),
+      NOTIFIER_WEBHOOK_RETRY_INITIAL_MS: env.positiveInt(30_000),
+      NOTIFIER_WEBHOOK_RETRY_MAX_MS: env.positiveInt(6 * 3600_000),
+      // Longer than a delivery can take (10 s timeout), so that no other replica claims a row being sent.
+      NOTIFIER_WEBHOOK_LEASE_MS: z.coerce.number().int().min(15_000).default(60_000),
       USER_URL: z.string().url().default('http://127.0.0.1:8082'),
       SETTINGS_URL: z.string().url().optional(),
       BALANCE_EXCHANGE: z.string().default(BALANCE_EXCHANGE),
@@ -47,8 +55,21 @@ function schema(requireInfrastructure: boolean) {
       /** Undefined: e-mails go to `outboxDir` as `.eml` files (embedded). */
       smtpUrl: parsed.SMTP_URL,
       outboxDir: parsed.OUTBOX_DIR,
-      mailFrom: parsed.MAIL_FROM,
+      /** BRAND_NAME: the product's name in the e-mails (and, by default, their sender's). */
+      brandName: parsed.BRAND_NAME,
+      /** MAIL_FROM: the alerts' sender; default `<BRAND_NAME> <alerts@localhost>`. */
+      mailFrom: parsed.MAIL_FROM ?? `${parsed.BRAND_NAME.replace(/[<>",;\\]/g, '')} <alerts@localhost>`,
+      accountUrl: `${parsed.USER_URL.replace(/\/+$/, '')}/account/`,
       settingsUrl: parsed.SETTINGS_URL ?? `${parsed.USER_URL.replace(/\/+$/, '')}/account/#alerts`,
+      /** TOP_UP_URL: where the e-mails send a customer to buy credits (unset: they name no such action). */
+      topUpUrl: parsed.TOP_UP_URL,
+      /** Webhooks may go to http and to any address (WEBHOOK_ALLOW_INSECURE; development and tests only). */
+      webhookAllowInsecure: parsed.WEBHOOK_ALLOW_INSECURE,
+      /** Webhook dispatcher: poll, first retry (doubling up to the max) and claim lease (ms). */
+      webhookPollMs: parsed.NOTIFIER_WEBHOOK_POLL_MS,
+      webhookRetryInitialMs: parsed.NOTIFIER_WEBHOOK_RETRY_INITIAL_MS,
+      webhookRetryMaxMs: parsed.NOTIFIER_WEBHOOK_RETRY_MAX_MS,
+      webhookLeaseMs: parsed.NOTIFIER_WEBHOOK_LEASE_MS,
       exchange: parsed.BALANCE_EXCHANGE,
       queue: parsed.NOTIFIER_QUEUE,
       deadLetterQueue:

@@ -4,6 +4,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 export interface NotifierMetrics {
   events: Counter<'result'>;
   emails: Counter<'kind' | 'result'>;
+  webhooks: Counter<'result'>;
 }
 
 /**
@@ -34,6 +35,12 @@ export function createNotifierMetrics(registry: Registry, deadLetterDepth: () =>
       name: 'notifier_emails_total',
       help: 'Alert e-mail send attempts, by kind (low, zero) and result (sent, failed)',
       labelNames: ['kind', 'result'],
+      registers: [registry],
+    }),
+    webhooks: new Counter({
+      name: 'notifier_webhooks_total',
+      help: 'Balance webhook delivery attempts, by result (delivered, failed, given_up)',
+      labelNames: ['result'],
       registers: [registry],
     }),
   };

@@ -30,6 +30,7 @@ function startSweepers(deps: NotifierDeps, config: NotifierConfig): RetentionSwe
     }),
   ];
 }
+import { startWebhookDispatcher } from './webhook-dispatcher';
 
 export interface NotifierService extends RunningService {
   /** Resolves once the consumer is attached to its queue (it waits for RabbitMQ if it is down). */
@@ -41,6 +42,8 @@ export interface StartNotifierOptions {
   logger: Logger;
   /** Ready adapters (openInfrastructure); the service leaves them open at stop(). */
   infrastructure: NotifierInfrastructure;
+  /** Extra CA certificates (PEM) the webhook sender trusts: tests' self-signed receivers. */
+  webhookCa?: string;
 }
 
 /**
@@ -48,7 +51,7 @@ export interface StartNotifierOptions {
  * left unsent), the balance.changed consumer, the retention sweepers and the operations HTTP
  * listener. The user service's tables (accounts, notification_settings, products) must exist.
  */
-export async function startNotifierService({ config, logger, infrastructure }: StartNotifierOptions): Promise<NotifierService> {
+export async function startNotifierService({ config, logger, infrastructure, webhookCa }: StartNotifierOptions): Promise<NotifierService> {
   const deps = createDeps(logger, infrastructure);
   // The consumer starts after the app that reports it.
   const consuming: { subscription?: Subscription } = {};
@@ -73,14 +76,25 @@ export async function startNotifierService({ config, logger, infrastructure }: S
     retryMaxMs: config.mailRetryMaxMs,
     leaseMs: config.mailLeaseMs,
   });
+  const webhooks = startWebhookDispatcher({
+    pool: deps.pool,
+    logger,
+    metrics,
+    send: { allowInsecure: config.webhookAllowInsecure, ca: webhookCa },
+    pollMs: config.webhookPollMs,
+    leaseMs: config.webhookLeaseMs,
+    retryInitialMs: config.webhookRetryInitialMs,
+    retryMaxMs: config.webhookRetryMaxMs,
+  });
   const handler = createBalanceChangedHandler({
     pool: deps.pool,
     logger,
     metrics,
     mailFrom: config.mailFrom,
-    settingsUrl: config.settingsUrl,
+    mail: { brandName: config.brandName, accountUrl: config.accountUrl, settingsUrl: config.settingsUrl, topUpUrl: config.topUpUrl },
     queue: config.queue,
     onMailQueued: () => dispatcher.wake(),
+    onWebhookQueued: () => webhooks.wake(),
   });
   const consumer = deps.bus.consume(config.queue, BALANCE_CHANGED, handler, {
     prefetch: config.prefetch,
@@ -97,10 +111,11 @@ export async function startNotifierService({ config, logger, infrastructure }: S
     host: config.host,
     health,
     logger,
-    closers: [() => consumer.cancel(), () => dispatcher.stop(), stopSweepers],
+    closers: [() => consumer.cancel(), () => dispatcher.stop(), () => webhooks.stop(), stopSweepers],
   }).catch(async (error: unknown) => {
     await consumer.cancel();
     await dispatcher.stop();
+    await webhooks.stop();
     await stopSweepers();
     throw error;
   });
@@ -113,7 +128,7 @@ export interface RunNotifierOptions extends Omit<StartNotifierOptions, 'infrastr
 }
 
 /** The notifier on infrastructure of its own, opened from its configuration and closed at stop() (main.ts, tests). */
-export async function runNotifierService({ config, logger, given }: RunNotifierOptions): Promise<NotifierService> {
+export async function runNotifierService({ config, logger, given, webhookCa }: RunNotifierOptions): Promise<NotifierService> {
   const infrastructure = await openInfrastructure(config, {
     name: 'notifier',
     logger,
@@ -121,5 +136,7 @@ export async function runNotifierService({ config, logger, given }: RunNotifierO
     exchange: config.exchange,
     ...(given ? { given } : {}),
   });
-  return serveOn(infrastructure, (adapters) => startNotifierService({ config, logger, infrastructure: adapters }));
+  return serveOn(infrastructure, (adapters) =>
+    startNotifierService({ config, logger, infrastructure: adapters, ...(webhookCa === undefined ? {} : { webhookCa }) }),
+  );
 }

@@ -170,6 +170,19 @@ describe('notifier: alert e-mails through RabbitMQ and SMTP', () => {
     }
   });
 
+  it('when the settings name an alert e-mail, then the alert goes there and still names the account', async () => {
+    const account = await harness.account();
+    const alertsTo = `ops-${account.id}@example.test`;
+    await harness.pool.query('INSERT INTO notification_settings (account_id, alert_email) VALUES ($1, $2)', [account.id, alertsTo]);
+    const events = [aChange(account, 20, 5)];
+    await harness.publish(events[0]!);
+    await harness.settled(account, events);
+    const mails = harness.smtp.messages.filter((message) => JSON.stringify(message.to).includes(alertsTo));
+    expect(mails.map((mail) => mail.subject)).toEqual(['Low balance alert: WHOIS API has 5 credits left']);
+    expect(mails[0]?.text).toContain(`This alert is about your Account access account ${account.email} (account id ${account.id}).`);
+    expect(harness.mailsTo(account)).toEqual([]);
+  });
+
   it('when asked, then health, metrics and OpenAPI answer', async () => {
     await request(service.url).get('/health/live').expect(200, { status: 'ok' });
     await request(service.url).get('/health/ready').expect(200, { status: 'ready' });

@@ -29,6 +29,8 @@ export interface Harness {
   publisher: EventBus;
   config(overrides?: NodeJS.ProcessEnv): NotifierConfig;
   start(options?: { env?: NodeJS.ProcessEnv; given?: Partial<Adapters> }): Promise<NotifierService>;
+  /** Stops every notifier this harness started that still runs (a restart, with start()). */
+  stopAll(): Promise<void>;
   account(credits?: Record<number, number>): Promise<TestAccount>;
   publish(event: BalanceChanged): Promise<void>;
   /** Waits until the notifier has handled these events and sent every e-mail they queued. */
@@ -57,8 +59,16 @@ export function aChange(
   });
 }
 
-export async function createHarness(): Promise<Harness> {
-  const pool = createPool({ connectionString: testServers.databaseUrl, logger: silentLogger() });
+export interface HarnessOptions {
+  /** A database of the test's own (default: the shared test database). */
+  databaseUrl?: string;
+  /** The CA of a test's webhook receiver, trusted by the notifiers started here. */
+  webhookCa?: string;
+}
+
+export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const databaseUrl = options.databaseUrl ?? testServers.databaseUrl;
+  const pool = createPool({ connectionString: databaseUrl, logger: silentLogger() });
   await migrateUserSchema(pool);
   const smtp = await startSmtpCapture();
   const exchange = uniqueId('test.notifier.');
@@ -68,7 +78,7 @@ export async function createHarness(): Promise<Harness> {
 
   const config = (overrides: NodeJS.ProcessEnv = {}): NotifierConfig =>
     loadConfig({
-      DATABASE_URL: testServers.databaseUrl,
+      DATABASE_URL: databaseUrl,
       AMQP_URL: testServers.amqpUrl,
       SMTP_URL: smtp.url,
       NOTIFIER_PORT: '0',
@@ -99,10 +109,18 @@ export async function createHarness(): Promise<Harness> {
     publisher,
     config,
     async start({ env, given } = {}) {
-      const service = await runNotifierService({ config: config(env), logger: silentLogger(), ...(given ? { given } : {}) });
+      const service = await runNotifierService({
+        config: config(env),
+        logger: silentLogger(),
+        ...(given ? { given } : {}),
+        ...(options.webhookCa === undefined ? {} : { webhookCa: options.webhookCa }),
+      });
       services.push(service);
       await service.consuming;
       return service;
+    },
+    async stopAll() {
+      for (const service of services.splice(0)) await service.stop();
     },
     account: (credits = { 1: 100 }) => anAccount(pool, { credits }),
     publish: (event) => publisher.publish(BALANCE_CHANGED, event),

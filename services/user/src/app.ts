@@ -12,11 +12,13 @@ import { createDebitBatcher } from './domain/usage-batcher';
 import { openapi, userRoutes } from './openapi';
 import { accountPageDir, accountPageRoutes } from './routes/account-page.routes';
 import { adminConsoleDir, adminConsoleRoutes } from './routes/admin-console.routes';
+import { accountSessionRoutes } from './routes/account-session.routes';
 import { adminRoutes } from './routes/admin.routes';
 import { apiKeyRoutes } from './routes/api-key.routes';
 import { balanceRoutes } from './routes/balance.routes';
 import { notificationSettingsRoutes } from './routes/notification-settings.routes';
 import { usageHistoryRoutes } from './routes/usage-history.routes';
+import { webhookDeliveriesRoutes } from './routes/webhook-deliveries.routes';
 import { usageRoutes } from './routes/usage.routes';
 import { createBalanceReads } from './store/balances';
 import { createCatalogueReads } from './store/catalogue';
@@ -25,6 +27,7 @@ import { createUsageBatchStore } from './store/usage-batch';
 import { createUsageLedgerReads } from './store/usage-history';
 import { createOperatorStore } from './store/operator';
 import { createUserStore } from './store/user-store';
+import { createWebhookStore } from './store/webhooks';
 
 /** Committed answers kept in memory for replays (a replay usually follows its first copy within seconds). */
 const RECENT_ANSWERS = { maxEntries: 10_000, maxAgeMs: 60 * 60 * 1000 };
@@ -83,19 +86,24 @@ function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): {
   const store = createUserStore(deps.pool, deps.access);
   const catalogue = createCatalogueReads(deps.pool);
   const usage = usageRoutes(deps, usageRecorder(deps, config, usageRegistry), config.serviceJwtSecret, catalogue);
+  const webhooks = createWebhookStore(deps.pool);
   const others = [
     balanceRoutes(deps, { balances: createBalanceReads(deps.pool), catalogue }),
     apiKeyRoutes(deps, store),
-    notificationSettingsRoutes(deps, store),
+    notificationSettingsRoutes(deps, store, webhooks),
+    webhookDeliveriesRoutes(deps, webhooks),
     adminRoutes(
       { store, operator: createOperatorStore(deps.pool, deps.access), catalogue, ledger: createUsageLedgerReads(deps.pool) },
       config.adminTokens,
       deps.adminFailures,
     ),
     usageHistoryRoutes(deps, { catalogue, ledger: createUsageLedgerReads(deps.pool) }),
+    accountSessionRoutes(deps, store),
     accountPageRoutes({
       dir: accountPageDir(),
       authUrl: deps.accountPageAuthUrl,
+      topUpUrl: config.topUpUrl,
+      brandName: config.brandName,
       products: async () => (await catalogue.current()).products,
       logger: deps.logger,
     }),

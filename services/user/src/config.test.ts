@@ -42,6 +42,9 @@ describe('loadConfig', () => {
       accountPageAuthUrl: 'http://127.0.0.1:8081',
       accessRepairSweepMs: 5000,
       testPauseAt: undefined,
+      topUpUrl: undefined,
+      brandName: 'Account access',
+      webhookAllowInsecure: false,
     });
   });
 
@@ -49,6 +52,17 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...FULL, TEST_PAUSE_AT: 'usage-after-commit@3' }).testPauseAt).toBe('usage-after-commit@3');
     expect(() => loadConfig({ ...FULL, TEST_PAUSE_AT: 'Usage after commit' })).toThrow(/TEST_PAUSE_AT/);
     expect(loadConfig({ ...FULL, ACCESS_REPAIR_SWEEP_MS: '250' }).accessRepairSweepMs).toBe(250);
+  });
+
+  it('when TOP_UP_URL, BRAND_NAME and WEBHOOK_ALLOW_INSECURE are set, then the page and the webhooks use them', () => {
+    const config = loadConfig({
+      ...FULL,
+      TOP_UP_URL: 'https://billing.example.com/buy',
+      BRAND_NAME: 'Acme Data',
+      WEBHOOK_ALLOW_INSECURE: 'true',
+    });
+    expect(config).toMatchObject({ topUpUrl: 'https://billing.example.com/buy', brandName: 'Acme Data', webhookAllowInsecure: true });
+    expect(() => loadConfig({ ...FULL, TOP_UP_URL: 'javascript:alert(1)' })).toThrow(/TOP_UP_URL/);
   });
 
   it('when AUTH_URL is set, then the account page calls it; ACCOUNT_PAGE_AUTH_URL wins over it', () => {

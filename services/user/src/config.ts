@@ -59,6 +59,9 @@ function schema(requireInfrastructure: boolean, namedAdminTokens: boolean, envir
         LOG_LEVEL: env.logLevel(),
         AUTH_URL: z.string().url().default('http://127.0.0.1:8081'),
         ACCOUNT_PAGE_AUTH_URL: z.string().url().optional(),
+        TOP_UP_URL: env.url(['https', 'http']).optional(),
+        BRAND_NAME: z.string().max(100).default('Account access'),
+        WEBHOOK_ALLOW_INSECURE: env.bool(false),
         ACCESS_REPAIR_SWEEP_MS: env.positiveInt(5000),
         TEST_PAUSE_AT: z
           .string()
@@ -143,6 +146,12 @@ function schema(requireInfrastructure: boolean, namedAdminTokens: boolean, envir
         logLevel: parsed.LOG_LEVEL,
         /** The auth service's base URL as customers' browsers reach it, for the account page (ACCOUNT_PAGE_AUTH_URL, else AUTH_URL). */
         accountPageAuthUrl: parsed.ACCOUNT_PAGE_AUTH_URL ?? parsed.AUTH_URL,
+        /** The operator's billing page, where the account page sends a customer to buy credits (TOP_UP_URL; unset: none). */
+        topUpUrl: parsed.TOP_UP_URL,
+        /** The product's name on the account page (BRAND_NAME). */
+        brandName: parsed.BRAND_NAME,
+        /** Webhooks may go to http and to any address (WEBHOOK_ALLOW_INSECURE; development and tests only). */
+        webhookAllowInsecure: parsed.WEBHOOK_ALLOW_INSECURE,
         /**
          * How often the access records a killed process left unsettled are rewritten from Postgres
          * (ACCESS_REPAIR_SWEEP_MS; also once at start): its committed grants, its closing writes.

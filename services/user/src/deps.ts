@@ -13,7 +13,10 @@ import {
 import type { EventBus } from '@platform/events';
 import type { Adapters } from '@platform/infrastructure';
 import type { UserConfig } from './config';
+import { isAllowedTarget, sendWebhook } from '@platform/webhooks';
 import type { BalanceCommitHook } from './domain/balance-commit-hook';
+import type { TargetCheck } from './domain/notification-settings';
+import type { WebhookSender } from './domain/webhooks';
 import { createOutboxSignal, type OutboxSignal } from './outbox-signal';
 import { createPausePoint } from './pause-point';
 import { accessRecordsBalanceHook, repairIntents, type AccessRecordsDeps } from './store/access-records';
@@ -28,6 +31,8 @@ export interface UserSeams {
   balanceHook?: BalanceCommitHook;
   /** The auth URL the account page calls, when known only after start (`pnpm start` on port 0). */
   accountPageAuthUrl?: () => string;
+  /** Extra CA certificates (PEM) webhook test sends trust: tests' self-signed receivers. */
+  webhookCa?: string;
 }
 
 export interface UserDeps {
@@ -44,14 +49,20 @@ export interface UserDeps {
   /** Where the stores write access records (CONTRACT §3): closing writes and their repair, grants after commit. */
   access: AccessRecordsDeps;
   credentials: CredentialVerifier;
+  /** As `credentials`, and also account-page sessions: for the account's own pages and data only (CONTRACT §4.7). */
+  accountCredentials: CredentialVerifier;
   /** Failed admin-token attempts per client address, on the access store's Redis (in memory when the store is the embedded one). */
   adminFailures: FailureLimit;
+  /** Failed account-page sign-ins per client address (AUTH_FAILURES_PER_IP), as the token endpoint counts its own. */
+  pageSignInFailures: FailureLimit;
   /** Where the outbox relay publishes `balance.changed` events. */
   bus: EventBus;
   /** Rung after a request that may have written outbox events, so that the relay need not wait for its next poll. */
   outbox: OutboxSignal;
   /** Runs inside every usage batch, after its decisions and before its commit (see BalanceCommitHook). */
   balanceHook: BalanceCommitHook;
+  /** Balance webhooks (CONTRACT §6.1): whether a URL may be set, and the signed, SSRF-safe sender of test events. */
+  webhooks: { allowed: TargetCheck; send: WebhookSender };
   /** The auth service's base URL as customers' browsers reach it (the account page's sign-in and sign-out). */
   accountPageAuthUrl: () => string;
   /** Stops the access store's watch; the adapters are closed by whoever opened them. */
@@ -62,6 +73,7 @@ export interface UserDeps {
 export function createDeps(config: UserConfig, logger: Logger, infrastructure: UserInfrastructure, seams: UserSeams = {}): UserDeps {
   const { pool, usagePool, bus, redis } = infrastructure;
   const limitOptions = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:admin-fail` };
+  const pageLimitOptions = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:page-fail` };
   const store = redis.access;
   const watch = watchAccessStore(store, {
     reconcile: () => reconcileAll(pool, store),
@@ -84,11 +96,17 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
     watch,
     access,
     credentials: createCredentialVerifier({ access: watch.store }),
+    accountCredentials: createCredentialVerifier({ access: watch.store, pageSessions: true }),
     adminFailures: redis.client ? redisFailureLimit(redis.client, limitOptions) : memoryFailureLimit(limitOptions),
+    pageSignInFailures: redis.client ? redisFailureLimit(redis.client, pageLimitOptions) : memoryFailureLimit(pageLimitOptions),
     bus,
     outbox,
     balanceHook: seams.balanceHook ?? accessRecordsBalanceHook(access),
     accountPageAuthUrl: seams.accountPageAuthUrl ?? (() => config.accountPageAuthUrl),
+    webhooks: {
+      allowed: (url) => isAllowedTarget(url, { allowInsecure: config.webhookAllowInsecure }),
+      send: (request) => sendWebhook(request, { allowInsecure: config.webhookAllowInsecure, ca: seams.webhookCa }),
+    },
     close() {
       watch.stop();
       return Promise.resolve();

@@ -1,5 +1,6 @@
 import { openApiDocument } from '@platform/kernel';
 import { accountPageConfigRoute } from './routes/account-page.routes';
+import { openSessionRoute, readSessionRoute, revokeSessionRoute } from './routes/account-session.routes';
 import { changeCreditsRoute, createAccountRoute, showAccountRoute } from './routes/admin.routes';
 import { apiKeyRoute } from './routes/api-key.routes';
 import {
@@ -11,9 +12,10 @@ import {
   searchAccountsRoute,
 } from './routes/operator.routes';
 import { balanceRoute } from './routes/balance.routes';
-import { changeSettingsRoute, readSettingsRoute } from './routes/notification-settings.routes';
+import { changeSettingsRoute, readSettingsRoute, webhookTestRoute } from './routes/notification-settings.routes';
 import { usageHistoryRoute } from './routes/usage-history.routes';
 import { usageRoute } from './routes/usage.routes';
+import { webhookDeliveriesRoute } from './routes/webhook-deliveries.routes';
 import { securitySchemes } from './routes/schemas';
 
 /** Every route the user service declares, in the document's order (each is mounted from its declaration). */
@@ -22,6 +24,8 @@ export const userRoutes = [
   apiKeyRoute,
   readSettingsRoute,
   changeSettingsRoute,
+  webhookTestRoute,
+  webhookDeliveriesRoute,
   usageHistoryRoute,
   createAccountRoute,
   showAccountRoute,
@@ -34,6 +38,9 @@ export const userRoutes = [
   auditRoute,
   usageRoute,
   accountPageConfigRoute,
+  openSessionRoute,
+  readSessionRoute,
+  revokeSessionRoute,
 ];
 
 /** OpenAPI 3.1 description of the user service's public, admin and internal endpoints (served at /openapi.json), generated from its route declarations. */

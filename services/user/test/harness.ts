@@ -75,6 +75,8 @@ export interface HarnessOptions {
   /** Adapters of the test's own, used as they are (see openInfrastructure). */
   given?: Partial<Adapters>;
   balanceHook?: BalanceCommitHook;
+  /** The CA of a test's webhook receiver, trusted by the service's test sends. */
+  webhookCa?: string;
   logger?: Logger;
   /**
    * Where the outbox relay publishes. Default: a private in-process bus nobody consumes, so the
@@ -94,6 +96,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     logger,
     given: { ...options.given, ...(ownBus ? { bus: ownBus } : {}) },
     ...(options.balanceHook ? { balanceHook: options.balanceHook } : {}),
+    ...(options.webhookCa === undefined ? {} : { webhookCa: options.webhookCa }),
   }).catch(async (error: unknown) => {
     await ownBus?.close();
     throw error;

@@ -2,6 +2,8 @@ import { ACCESS_RESTRICTED, JSON_TYPE, startHarness, XML_DECLARATION, XML_TYPE, 
 
 const PATH = '/user-service/notification-settings';
 const DEFAULTS = { lowBalanceAlert: { enabled: true, threshold: 10 }, zeroBalanceAlert: { enabled: true } };
+/** The whole document: the alert settings, where e-mails go (the account's own address by default) and no webhook. */
+const doc = (account: { email: string }, alerts: object = DEFAULTS) => ({ ...alerts, email: account.email, webhook: null });
 const invalid = (field: string, words: string) => ({ code: 422, messages: { [field]: [`The selected ${words} is invalid.`] } });
 
 let h: Harness;
@@ -18,7 +20,9 @@ describe('GET /user-service/notification-settings', () => {
     const res = await h.http.get(PATH).query({ apiKey: account.apiKey });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe(JSON_TYPE);
-    expect(res.text).toBe('{"lowBalanceAlert":{"enabled":true,"threshold":10},"zeroBalanceAlert":{"enabled":true}}');
+    expect(res.text).toBe(
+      `{"lowBalanceAlert":{"enabled":true,"threshold":10},"zeroBalanceAlert":{"enabled":true},"email":"${account.email}","webhook":null}`,
+    );
   });
 
   it('when outputFormat is XML, then booleans render as true/false', async () => {
@@ -26,15 +30,15 @@ describe('GET /user-service/notification-settings', () => {
     const res = await h.http.get(PATH).query({ apiKey: account.apiKey, outputFormat: 'XML' });
     expect(res.headers['content-type']).toBe(XML_TYPE);
     expect(res.text).toBe(
-      `${XML_DECLARATION}<xml><lowBalanceAlert><enabled>true</enabled><threshold>10</threshold></lowBalanceAlert><zeroBalanceAlert><enabled>true</enabled></zeroBalanceAlert></xml>`,
+      `${XML_DECLARATION}<xml><lowBalanceAlert><enabled>true</enabled><threshold>10</threshold></lowBalanceAlert><zeroBalanceAlert><enabled>true</enabled></zeroBalanceAlert><email>${account.email}</email><webhook/></xml>`,
     );
   });
 
   it('when a token is presented in apiKey or as Bearer, then the settings are read', async () => {
     const account = await h.account({ 1: 10 });
     const token = await h.token(account);
-    expect((await h.http.get(PATH).query({ apiKey: token })).body).toEqual(DEFAULTS);
-    expect((await h.http.get(PATH).set('Authorization', `Bearer ${token}`)).body).toEqual(DEFAULTS);
+    expect((await h.http.get(PATH).query({ apiKey: token })).body).toEqual(doc(account));
+    expect((await h.http.get(PATH).set('Authorization', `Bearer ${token}`)).body).toEqual(doc(account));
   });
 
   it('when the credential is missing or wrong, then 401 (JSON, XML, WWW-Authenticate on Bearer)', async () => {
@@ -70,11 +74,11 @@ describe('POST /user-service/notification-settings', () => {
     const account = await h.account({ 1: 10 });
     const first = await h.http.post(PATH).send({ apiKey: account.apiKey, lowBalanceAlert: { threshold: 25 } });
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ lowBalanceAlert: { enabled: true, threshold: 25 }, zeroBalanceAlert: { enabled: true } });
+    expect(first.body).toEqual(doc(account, { lowBalanceAlert: { enabled: true, threshold: 25 }, zeroBalanceAlert: { enabled: true } }));
     const second = await h.http.post(PATH).send({ apiKey: account.apiKey, zeroBalanceAlert: { enabled: false } });
-    expect(second.body).toEqual({ lowBalanceAlert: { enabled: true, threshold: 25 }, zeroBalanceAlert: { enabled: false } });
+    expect(second.body).toEqual(doc(account, { lowBalanceAlert: { enabled: true, threshold: 25 }, zeroBalanceAlert: { enabled: false } }));
     const third = await h.http.post(PATH).send({ apiKey: account.apiKey, lowBalanceAlert: { enabled: false } });
-    expect(third.body).toEqual({ lowBalanceAlert: { enabled: false, threshold: 25 }, zeroBalanceAlert: { enabled: false } });
+    expect(third.body).toEqual(doc(account, { lowBalanceAlert: { enabled: false, threshold: 25 }, zeroBalanceAlert: { enabled: false } }));
     const read = await h.http.get(PATH).query({ apiKey: account.apiKey });
     expect(read.body).toEqual(third.body);
   });
@@ -86,7 +90,7 @@ describe('POST /user-service/notification-settings', () => {
       .query({ outputFormat: 'XML' })
       .send({ apiKey: account.apiKey, zeroBalanceAlert: { enabled: false } });
     expect(res.text).toBe(
-      `${XML_DECLARATION}<xml><lowBalanceAlert><enabled>true</enabled><threshold>10</threshold></lowBalanceAlert><zeroBalanceAlert><enabled>false</enabled></zeroBalanceAlert></xml>`,
+      `${XML_DECLARATION}<xml><lowBalanceAlert><enabled>true</enabled><threshold>10</threshold></lowBalanceAlert><zeroBalanceAlert><enabled>false</enabled></zeroBalanceAlert><email>${account.email}</email><webhook/></xml>`,
     );
   });
 
@@ -105,14 +109,14 @@ describe('POST /user-service/notification-settings', () => {
     const account = await h.account({ 1: 10 });
     const res = await h.http.post(PATH).send({ apiKey: account.apiKey });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual(DEFAULTS);
+    expect(res.body).toEqual(doc(account));
   });
 
   it('when settings change for one account, then another account keeps its own', async () => {
     const one = await h.account({ 1: 10 });
     const other = await h.account({ 1: 10 });
     await h.http.post(PATH).send({ apiKey: one.apiKey, lowBalanceAlert: { threshold: 99 } });
-    expect((await h.http.get(PATH).query({ apiKey: other.apiKey })).body).toEqual(DEFAULTS);
+    expect((await h.http.get(PATH).query({ apiKey: other.apiKey })).body).toEqual(doc(other));
   });
 
   it.each([0, 1_000_000_000, '0', '1000000000'])('when threshold is %p (a bound), then it is accepted', async (threshold) => {
@@ -143,7 +147,7 @@ describe('POST /user-service/notification-settings', () => {
       const res = await h.http.post(PATH).send({ apiKey: account.apiKey, lowBalanceAlert: { threshold, enabled: false } });
       expect(res.status).toBe(422);
       expect(res.body).toEqual(invalid('lowBalanceAlert.threshold', 'low balance alert.threshold'));
-      expect((await h.http.get(PATH).query({ apiKey: account.apiKey })).body).toEqual(DEFAULTS);
+      expect((await h.http.get(PATH).query({ apiKey: account.apiKey })).body).toEqual(doc(account));
     },
   );
 
@@ -171,14 +175,14 @@ describe('POST /user-service/notification-settings', () => {
     const account = await h.account({ 1: 10 });
     const res = await h.http.post(PATH).send({ apiKey: account.apiKey, lowBalanceAlert: null, zeroBalanceAlert: { enabled: false } });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ lowBalanceAlert: { enabled: true, threshold: 10 }, zeroBalanceAlert: { enabled: false } });
+    expect(res.body).toEqual(doc(account, { lowBalanceAlert: { enabled: true, threshold: 10 }, zeroBalanceAlert: { enabled: false } }));
   });
 
   it('when unknown members are posted, then they are ignored', async () => {
     const account = await h.account({ 1: 10 });
     const res = await h.http.post(PATH).send({ apiKey: account.apiKey, other: 1, lowBalanceAlert: { colour: 'red', threshold: 11 } });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ lowBalanceAlert: { enabled: true, threshold: 11 }, zeroBalanceAlert: { enabled: true } });
+    expect(res.body).toEqual(doc(account, { lowBalanceAlert: { enabled: true, threshold: 11 }, zeroBalanceAlert: { enabled: true } }));
   });
 
   it('when concurrent partial updates name different fields, then both survive', async () => {
@@ -188,9 +192,8 @@ describe('POST /user-service/notification-settings', () => {
       h.http.post(PATH).send({ apiKey: account.apiKey, zeroBalanceAlert: { enabled: false } }),
       h.http.post(PATH).send({ apiKey: account.apiKey, lowBalanceAlert: { enabled: false } }),
     ]);
-    expect((await h.http.get(PATH).query({ apiKey: account.apiKey })).body).toEqual({
-      lowBalanceAlert: { enabled: false, threshold: 77 },
-      zeroBalanceAlert: { enabled: false },
-    });
+    expect((await h.http.get(PATH).query({ apiKey: account.apiKey })).body).toEqual(
+      doc(account, { lowBalanceAlert: { enabled: false, threshold: 77 }, zeroBalanceAlert: { enabled: false } }),
+    );
   });
 });

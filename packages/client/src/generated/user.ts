@@ -434,6 +434,136 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/user-service/notification-settings/webhook-test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a test webhook
+     * @description Sends a signed `webhook.test` event to the account's webhook at once (not retried) and answers with the delivery.
+     */
+    post: {
+      parameters: {
+        query?: {
+          /** @description API key or access token; or send `Authorization: Bearer <token>` instead. */
+          apiKey?: string;
+          /** @description JSON (default) or XML, case-insensitive. */
+          outputFormat?: 'JSON' | 'XML';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The delivery: `delivered` for a 2xx within 10 s; `status` the receiver answered, or `error` */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['WebhookTestDelivery'];
+            'application/xml': components['schemas']['WebhookTestDelivery'];
+          };
+        };
+        /** @description Missing or bad credential */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description No webhook set */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/user-service/webhook-deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Webhook deliveries
+     * @description The last 50 delivery attempts of the account's balance webhooks, newest first.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description API key or access token; or send `Authorization: Bearer <token>` instead. */
+          apiKey?: string;
+          /** @description JSON (default) or XML, case-insensitive. */
+          outputFormat?: 'JSON' | 'XML';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Attempts (Cache-Control: no-store) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['WebhookDeliveries'];
+            'application/xml': components['schemas']['WebhookDeliveries'];
+          };
+        };
+        /** @description Missing or bad credential */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Bad outputFormat */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/user-service/usage-history': {
     parameters: {
       query?: never;
@@ -1341,6 +1471,9 @@ export interface paths {
           content: {
             'application/json': {
               authUrl: string;
+              brandName: string;
+              /** @description The operator's billing page (TOP_UP_URL), or null */
+              topUpUrl: string | null;
               products: {
                 id: number;
                 name: string;
@@ -1349,6 +1482,9 @@ export interface paths {
             };
             'application/xml': {
               authUrl: string;
+              brandName: string;
+              /** @description The operator's billing page (TOP_UP_URL), or null */
+              topUpUrl: string | null;
               products: {
                 id: number;
                 name: string;
@@ -1371,6 +1507,171 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/account/session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The signed-in account */
+    get: {
+      parameters: {
+        query?: {
+          /** @description JSON (default) or XML, case-insensitive. */
+          outputFormat?: 'JSON' | 'XML';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The account (Cache-Control: no-store) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              account: components['schemas']['SignedInAccount'];
+            };
+            'application/xml': {
+              account: components['schemas']['SignedInAccount'];
+            };
+          };
+        };
+        /** @description Missing or bad credential */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Sign the account page in
+     * @description The API key buys a page session (`ps_…`, one hour), also when every pool is at 0. The session is good for the account's own data (balance, usage history, notification settings, webhook deliveries) only: the token endpoint and every product refuse it, and a key rotation revokes it.
+     */
+    post: {
+      parameters: {
+        query?: {
+          /** @description The API key. */
+          apiKey?: string;
+          /** @description JSON (default) or XML, case-insensitive. */
+          outputFormat?: 'JSON' | 'XML';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Page session (Cache-Control: no-store) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              session: string;
+              expiresIn: number;
+              account: components['schemas']['SignedInAccount'];
+            };
+            'application/xml': {
+              session: string;
+              expiresIn: number;
+              account: components['schemas']['SignedInAccount'];
+            };
+          };
+        };
+        /** @description Missing or bad key */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Too many sign-ins for this key, or too many failed ones from this address */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/account/session/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Sign the account page out */
+    post: {
+      parameters: {
+        query?: {
+          /** @description JSON (default) or XML, case-insensitive. */
+          outputFormat?: 'JSON' | 'XML';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Revoked */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              revoked: boolean;
+            };
+            'application/xml': {
+              revoked: boolean;
+            };
+          };
+        };
+        /** @description Missing or bad credential */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;
@@ -1410,6 +1711,37 @@ export interface components {
       zeroBalanceAlert: {
         enabled: boolean;
       };
+      /** @description Where alert e-mails go (the account's e-mail unless set). */
+      email: string;
+      /** @description The balance webhook (CONTRACT §6.1), or null. */
+      webhook: {
+        url: string;
+        enabled: boolean;
+        /** @description The signing secret (`whsec_…`): only in the answer that set or changed the URL. */
+        secret?: string;
+      } | null;
+    };
+    WebhookTestDelivery: {
+      id: string;
+      /** @enum {string} */
+      type: 'webhook.test';
+      delivered: boolean;
+      status: number | null;
+      error: string | null;
+    };
+    WebhookDeliveries: {
+      data: {
+        /** @description `webhook-id`: the same for every attempt of one event */
+        id: string;
+        type: string;
+        attemptedAt: string;
+        /** @description The receiver's status code, or null */
+        status: number | null;
+        /** @description Why no status came (timeout, address not allowed, …), or null */
+        error: string | null;
+        /** @description When the next attempt is due; null: none (delivered or given up) */
+        nextRetryAt: string | null;
+      }[];
     };
     UsageHistory: {
       data: {
@@ -1458,6 +1790,10 @@ export interface components {
       accountId: number;
       productId: number;
       credits: number;
+    };
+    SignedInAccount: {
+      id: number;
+      email: string;
     };
   };
   responses: never;

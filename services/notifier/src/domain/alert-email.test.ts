@@ -1,97 +1,131 @@
-import { alertMessageId, renderAlertEmail } from './alert-email';
+import { alertMessageId, renderAlertEmail, type AlertEmailInput } from './alert-email';
 
 const settingsUrl = 'http://127.0.0.1:8082/account/#alerts';
+const accountUrl = 'http://127.0.0.1:8082/account/';
+const base = {
+  brandName: 'Acme Data',
+  accountUrl,
+  settingsUrl,
+  topUpUrl: undefined,
+  account: { id: 42, email: 'owner@example.com' },
+  threshold: 10,
+} satisfies Partial<AlertEmailInput>;
+const RESEARCH = [
+  'Domain Research Suite',
+  'Screenshot API',
+  'Brand Alert API',
+  'Registrant Alert API',
+  'Reverse WHOIS API',
+  'WHOIS History API',
+  'Reverse IP API',
+  'Reverse MX API',
+  'Reverse NS API',
+  'Subdomains Lookup API',
+  'Domains & Subdomains Discovery API',
+];
 
 describe('alert e-mail', () => {
-  it('when the alert is low, then the subject, text and HTML name the product, the credits left and the settings page', () => {
+  it('when the alert is low, then the subject, text and HTML name the product, the credits left, the account and the settings page', () => {
     const mail = renderAlertEmail({
+      ...base,
       kind: 'low',
       productName: 'WHOIS API',
       poolProducts: ['WHOIS API', 'Bulk WHOIS API'],
       credits: 7,
-      threshold: 10,
-      settingsUrl,
     });
     expect(mail.subject).toBe('Low balance alert: WHOIS API has 7 credits left');
     expect(mail.text).toContain('Your WHOIS API balance is low: 7 credits left (your alert threshold is 10).');
-    expect(mail.text).toContain('shared with Bulk WHOIS API');
+    expect(mail.text).toContain('This alert is about your Acme Data account owner@example.com (account id 42).');
+    expect(mail.text).toContain('(Shared with Bulk WHOIS API)');
     expect(mail.text).toContain(settingsUrl);
-    expect(mail.html).toContain('7 credits left');
+    expect(mail.html).toContain('Acme Data</td>');
+    expect(mail.html).toContain('owner@example.com');
     expect(mail.html).toContain(`href="${settingsUrl}"`);
   });
 
-  it('when rendered, then the HTML is laid out for mail clients: inline styles only, a button to the page, the pool in a table', () => {
-    const mail = renderAlertEmail({
-      kind: 'low',
-      productName: 'WHOIS API',
-      poolProducts: ['WHOIS API', 'Bulk WHOIS API'],
-      credits: 1234,
-      threshold: 2000,
-      settingsUrl,
-    });
+  it('when the pool is shared, then it is one row naming every product that shares it', () => {
+    const mail = renderAlertEmail({ ...base, kind: 'low', productName: 'Domain Research Suite', poolProducts: RESEARCH, credits: 45 });
+    const rows = [
+      ...mail.html.matchAll(/<tr><td[^>]*><strong>([^<]*)<\/strong><br><span[^>]*>([^<]*)<\/span><\/td><td[^>]*>([^<]*)<\/td><\/tr>/g),
+    ];
+    expect(rows.map((row) => [row[1], row[3]])).toEqual([['Domain Research Suite', '45']]);
+    expect(rows[0]?.[2]).toBe(`Shared with ${RESEARCH.slice(1).join(', ').replace('&', '&amp;')}`);
+    expect(mail.text.match(/45 credits left/g)).toHaveLength(2);
     expect(mail.html).not.toMatch(/<style|<link|<script|class=/);
-    expect(mail.html).toMatch(new RegExp(`<a href="${settingsUrl}" style="display:inline-block;[^"]*">Open your account page</a>`));
-    const cells = [...mail.html.matchAll(/<td[^>]*>([^<]*)<\/td><td[^>]*>([^<]*)<\/td>/g)].map((match) => [match[1], match[2]]);
-    expect(cells).toEqual([
-      ['WHOIS API', '1,234'],
-      ['Bulk WHOIS API', '1,234'],
-    ]);
-    expect(mail.html).toContain('These products share one balance');
   });
 
-  it('when rendered, then the plain text holds everything the HTML says', () => {
+  it('when TOP_UP_URL is set, then the button buys credits there', () => {
     const mail = renderAlertEmail({
+      ...base,
+      topUpUrl: 'https://billing.example.com/buy',
+      kind: 'zero',
+      productName: 'WHOIS API',
+      poolProducts: ['WHOIS API'],
+      credits: 0,
+    });
+    expect(mail.html).toMatch(/<a href="https:\/\/billing\.example\.com\/buy" style="display:inline-block;[^"]*">Buy credits<\/a>/);
+    expect(mail.text).toContain('Buy credits to keep your API calls running.\nhttps://billing.example.com/buy');
+    expect(mail.text).toContain(`Your balances and usage are on your account page:\n${accountUrl}`);
+    expect(mail.html).toContain(`<a href="${accountUrl}" style="color:#1d4ed8;">Open your account page</a>`);
+  });
+
+  it('when TOP_UP_URL is unset, then the plain text holds everything and names no top-up', () => {
+    const mail = renderAlertEmail({
+      ...base,
       kind: 'zero',
       productName: 'WHOIS API',
       poolProducts: ['WHOIS API', 'Bulk WHOIS API'],
       credits: 0,
-      threshold: 10,
-      settingsUrl,
     });
     expect(mail.text).toBe(
       [
         'Hello,',
         '',
-        'Your WHOIS API balance has reached 0: no credits left. API calls will be refused until you top up.',
+        'Your WHOIS API balance has reached 0: no credits left. API calls that use it are refused until credits are added.',
         '',
-        'These credits are shared with Bulk WHOIS API.',
+        'This alert is about your Acme Data account owner@example.com (account id 42).',
         '',
         '  WHOIS API: 0 credits left',
-        '  Bulk WHOIS API: 0 credits left',
+        '  (Shared with Bulk WHOIS API)',
         '',
-        'Top up your balance to keep your API calls running.',
+        'Your account page shows every balance and your usage.',
+        accountUrl,
         '',
         'To change these alerts or the threshold, open your account page:',
         settingsUrl,
         '',
         'You get this e-mail because zero-balance alerts are on for your account. You can turn them off on your account page.',
         '',
+        'Acme Data',
+        '',
       ].join('\n'),
     );
+    expect(`${mail.text}${mail.html}`).not.toMatch(/top up|buy/i);
+    expect(mail.html).toMatch(new RegExp(`<a href="${accountUrl}" style="display:inline-block;[^"]*">Open your account page</a>`));
   });
 
   it('when the alert is zero, then the subject begins with Zero balance alert', () => {
     const mail = renderAlertEmail({
+      ...base,
       kind: 'zero',
       productName: 'Domain Research Suite',
       poolProducts: ['Domain Research Suite'],
       credits: 0,
-      threshold: 10,
-      settingsUrl,
     });
     expect(mail.subject).toBe('Zero balance alert: Domain Research Suite has no credits left');
     expect(mail.text).toContain('no credits left');
-    expect(mail.text).not.toContain('shared with');
+    expect(mail.text).not.toContain('Shared with');
   });
 
   it('when a name holds HTML characters, then the HTML part escapes them', () => {
     const mail = renderAlertEmail({
+      ...base,
       kind: 'low',
       productName: 'Website Contacts & Categorization Database',
       poolProducts: [],
       credits: 1,
       threshold: 5,
-      settingsUrl: 'https://x.test/a?b=1&c=2',
+      accountUrl: 'https://x.test/a?b=1&c=2',
     });
     expect(mail.html).toContain('Website Contacts &amp; Categorization Database');
     expect(mail.html).toContain('href="https://x.test/a?b=1&amp;c=2"');

@@ -43,6 +43,11 @@ export interface BalanceChange {
 export interface AlertDecision {
   /** E-mails to send for this change, at most one of each kind. */
   alerts: AlertKind[];
+  /**
+   * The crossings this change makes, whether or not their e-mails are on: the balance webhooks'
+   * events (CONTRACT §6.1). `alerts` is these, less the alerts that are off.
+   */
+  crossings: AlertKind[];
   state: AlertState;
 }
 
@@ -52,20 +57,21 @@ export function decideAlerts(state: AlertState, settings: AlertSettings, change:
   // What the pool holds now, as far as we know: a stale change says nothing about the present.
   const current = stale && state.lastCredits !== null ? state.lastCredits : credits;
   const next: AlertState = { ...state };
-  const alerts: AlertKind[] = [];
+  const crossings: AlertKind[] = [];
 
   const crossedLow = previousCredits >= settings.threshold && credits < settings.threshold;
   if (crossedLow && current < settings.threshold) {
     // Disarmed also when the alert is off or the pool went straight to 0: the crossing is spent.
-    if (next.lowArmed && settings.lowEnabled && credits > 0 && current > 0) alerts.push('low');
+    if (next.lowArmed && credits > 0 && current > 0) crossings.push('low');
     next.lowArmed = false;
   }
 
   const reachedZero = previousCredits > 0 && credits === 0;
   if (reachedZero && current === 0) {
-    if (next.zeroArmed && settings.zeroEnabled) alerts.push('zero');
+    if (next.zeroArmed) crossings.push('zero');
     next.zeroArmed = false;
   }
+  const alerts = crossings.filter((kind) => (kind === 'low' ? settings.lowEnabled : settings.zeroEnabled));
 
   if (!stale) {
     if (credits >= settings.threshold) next.lowArmed = true;
@@ -73,5 +79,5 @@ export function decideAlerts(state: AlertState, settings: AlertSettings, change:
     next.lastOccurredAt = change.occurredAt;
     next.lastCredits = credits;
   }
-  return { alerts, state: next };
+  return { alerts, crossings, state: next };
 }

@@ -40,7 +40,11 @@ export async function saveAlertState(db: Queryable, accountId: number, poolId: n
 }
 
 export interface Recipient {
+  /** Where the alerts go (the settings' e-mail, else the account's). */
   email: string;
+  /** The account's own e-mail: names the account in the alerts. */
+  accountEmail: string;
+  webhookEnabled: boolean;
   settings: AlertSettings;
 }
 
@@ -50,6 +54,8 @@ export async function findRecipient(db: Queryable, accountId: number): Promise<R
   if (!contact) return undefined;
   return {
     email: contact.email,
+    accountEmail: contact.accountEmail,
+    webhookEnabled: contact.webhookEnabled,
     settings: {
       lowEnabled: contact.lowBalanceEnabled ?? DEFAULT_SETTINGS.lowEnabled,
       threshold: contact.lowBalanceThreshold ?? DEFAULT_SETTINGS.threshold,

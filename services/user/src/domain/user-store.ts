@@ -45,9 +45,18 @@ export type BalanceChangeResult =
   | { ok: true; previousCredits: number; credits: number; event: BalanceChanged | undefined }
   | { ok: false; reason: 'not_held' | 'too_large' };
 
+/** The balance webhook as stored (CONTRACT §6.1); the secret never leaves the service but once. */
+export interface WebhookSetting {
+  url: string;
+  enabled: boolean;
+}
+
 export interface NotificationSettings {
   lowBalanceAlert: { enabled: boolean; threshold: number };
   zeroBalanceAlert: { enabled: boolean };
+  /** Where alert e-mails go: the settings' address, else the account's. */
+  email: string;
+  webhook: WebhookSetting | null;
 }
 
 /** Fields to change; absent fields keep their stored (or default) value. */
@@ -55,7 +64,16 @@ export interface NotificationSettingsPatch {
   lowBalanceEnabled?: boolean;
   lowBalanceThreshold?: number;
   zeroBalanceEnabled?: boolean;
+  /** null: back to the account's e-mail. */
+  email?: string | null;
+  /** null: removes the webhook; `url` and `enabled` change what they name. */
+  webhook?: { url?: string; enabled?: boolean } | null;
 }
+
+/** The store's form of a patch: a webhook change is whole (its secret chosen by the domain). */
+export type StoredSettingsPatch = Omit<NotificationSettingsPatch, 'webhook'> & {
+  webhook?: (WebhookSetting & { secret: string | undefined }) | null;
+};
 
 /** The user service's queries, on the pool or on one transaction's connection. */
 export interface UserQueries {
@@ -79,7 +97,7 @@ export interface UserQueries {
   readNotificationSettings(accountId: number): Promise<NotificationSettings>;
   /** The audit row of an admin write or a key rotation (in its transaction); names the actor of later ledger rows. */
   audit(entry: AuditWrite): Promise<void>;
-  updateNotificationSettings(accountId: number, patch: NotificationSettingsPatch): Promise<NotificationSettings>;
+  updateNotificationSettings(accountId: number, patch: StoredSettingsPatch): Promise<NotificationSettings>;
 }
 
 /**

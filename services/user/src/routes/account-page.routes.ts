@@ -20,6 +20,8 @@ export const accountPageConfigRoute = declareRoute({
       description: 'Configuration (Cache-Control: no-cache)',
       body: z.object({
         authUrl: z.string(),
+        brandName: z.string(),
+        topUpUrl: z.string().nullable().openapi({ description: "The operator's billing page (TOP_UP_URL), or null" }),
         products: z.array(z.object({ id: z.number().int(), name: z.string(), poolId: z.number().int() })),
       }),
     },
@@ -47,6 +49,9 @@ export interface AccountPageOptions {
   dir: string | undefined;
   /** The auth service's base URL as the customer's browser reaches it (read per request: `pnpm start` learns it late). */
   authUrl: () => string;
+  /** TOP_UP_URL: where the page sends a customer to buy credits (undefined: nowhere). */
+  topUpUrl: string | undefined;
+  brandName: string;
   products: () => Promise<readonly Product[]>;
   logger: Logger;
 }
@@ -90,7 +95,12 @@ export function accountPageRoutes(options: AccountPageOptions): Router {
   mountRoute(router, accountPageConfigRoute, async (_req, res) => {
     const products = await options.products();
     res.setHeader('Cache-Control', 'no-cache');
-    res.json({ authUrl: options.authUrl(), products: products.map(({ id, name, poolId }) => ({ id, name, poolId })) });
+    res.json({
+      authUrl: options.authUrl(),
+      brandName: options.brandName,
+      topUpUrl: options.topUpUrl ?? null,
+      products: products.map(({ id, name, poolId }) => ({ id, name, poolId })),
+    });
   });
   const dir = options.dir;
   if (!dir) {

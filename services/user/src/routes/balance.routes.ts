@@ -37,7 +37,7 @@ export function balanceRoutes(deps: UserDeps, reads: { balances: BalanceReads; c
     const caller =
       secret !== undefined && isApiKeyShape(secret)
         ? await reads.balances.poolsByKey(hashSecret(secret))
-        : await deps.credentials.require(secret);
+        : await deps.accountCredentials.require(secret);
     if (!caller) throw new AppError('unauthenticated');
     const { productId } = request.input();
     const pools = 'pools' in caller ? caller.pools : await reads.balances.poolsOf(caller.accountId);

@@ -1,9 +1,12 @@
 import { Router } from 'express';
 import { declareRoute, mountRoute, publicEdge, respond } from '@platform/kernel';
 import { presentedCredential } from '@platform/credentials';
+import { z } from 'zod';
 import type { UserDeps } from '../deps';
 import { changeNotificationSettings } from '../domain/notification-settings';
 import type { UserStore } from '../domain/user-store';
+import { sendTestWebhook, type WebhookStore } from '../domain/webhooks';
+import { noStore } from './account-session.routes';
 import { apiKeyParam, customerSecurity, NotificationSettings, SettingsPatch } from './schemas';
 
 const PATH = '/user-service/notification-settings';
@@ -38,18 +41,54 @@ export const changeSettingsRoute = declareRoute({
   responses: { 200: settingsAnswer, 401: 'Missing or bad credential', 422: 'Bad value' },
 });
 
-export function notificationSettingsRoutes(deps: UserDeps, store: UserStore): Router {
+/** `POST /user-service/notification-settings/webhook-test` (CONTRACT §6.1): a `webhook.test` event at once. */
+export const webhookTestRoute = declareRoute({
+  cors: true,
+  methods: ['post'],
+  paths: [`${PATH}/webhook-test`],
+  edge: publicEdge,
+  summary: 'Send a test webhook',
+  description: "Sends a signed `webhook.test` event to the account's webhook at once (not retried) and answers with the delivery.",
+  security: customerSecurity,
+  params: { apiKey: apiKeyParam },
+  responses: {
+    200: {
+      description: 'The delivery: `delivered` for a 2xx within 10 s; `status` the receiver answered, or `error`',
+      body: z
+        .object({
+          id: z.string(),
+          type: z.literal('webhook.test'),
+          delivered: z.boolean(),
+          status: z.number().int().nullable(),
+          error: z.string().nullable(),
+        })
+        .openapi('WebhookTestDelivery'),
+    },
+    401: 'Missing or bad credential',
+    422: 'No webhook set',
+  },
+});
+
+export function notificationSettingsRoutes(deps: UserDeps, store: UserStore, webhooks: WebhookStore): Router {
   const router = Router();
   mountRoute(router, readSettingsRoute, async (req, res, request) => {
-    const principal = await deps.credentials.require(presentedCredential(req, request.params).secret);
+    noStore(res);
+    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params).secret);
     request.input();
-    respond(res, 200, await changeNotificationSettings(store, principal.accountId, {}));
+    respond(res, 200, await changeNotificationSettings(store, principal.accountId, {}, deps.webhooks.allowed));
   });
   // A POST changes what its JSON body names (an empty change reads) and answers the whole document.
   mountRoute(router, changeSettingsRoute, async (req, res, request) => {
-    const principal = await deps.credentials.require(presentedCredential(req, request.params).secret);
+    noStore(res);
+    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params).secret);
     const { document: patch } = request.input();
-    respond(res, 200, await changeNotificationSettings(store, principal.accountId, patch));
+    respond(res, 200, await changeNotificationSettings(store, principal.accountId, patch, deps.webhooks.allowed));
+  });
+  mountRoute(router, webhookTestRoute, async (req, res, request) => {
+    noStore(res);
+    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params).secret);
+    request.input();
+    respond(res, 200, await sendTestWebhook({ store: webhooks, send: deps.webhooks.send }, principal.accountId));
   });
   return router;
 }

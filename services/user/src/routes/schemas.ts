@@ -1,5 +1,5 @@
 /** The user service's wire schemas (zod, named as OpenAPI components) and the parameter schemas its routes share. */
-import { NUMERIC } from '@platform/wire';
+import { isMailboxAddress, NUMERIC } from '@platform/wire';
 import { z } from 'zod';
 import { MAX_ID } from '../domain/integer-field';
 import { MAX_THRESHOLD } from '../domain/notification-settings';
@@ -61,6 +61,18 @@ export const NotificationSettings = z
   .object({
     lowBalanceAlert: z.object({ enabled: z.boolean(), threshold: z.number().int().min(0).max(MAX_THRESHOLD) }),
     zeroBalanceAlert: z.object({ enabled: z.boolean() }),
+    email: z.string().openapi({ description: "Where alert e-mails go (the account's e-mail unless set)." }),
+    webhook: z
+      .object({
+        url: z.string(),
+        enabled: z.boolean(),
+        secret: z
+          .string()
+          .optional()
+          .openapi({ description: 'The signing secret (`whsec_…`): only in the answer that set or changed the URL.' }),
+      })
+      .nullable()
+      .openapi({ description: 'The balance webhook (CONTRACT §6.1), or null.' }),
   })
   .openapi('NotificationSettings');
 
@@ -88,11 +100,22 @@ export const SettingsPatch = z
   .object({
     lowBalanceAlert: z.object({ enabled: flag, threshold: integerMember(0, MAX_THRESHOLD).optional() }).nullish(),
     zeroBalanceAlert: z.object({ enabled: flag }).nullish(),
+    // Validated as the admin API's e-mails; null resets it to the account's e-mail.
+    email: z.string().max(254).refine(isMailboxAddress).nullable().optional(),
+    // null removes the webhook; the URL's own checks (DNS included) are the domain's.
+    webhook: z.object({ url: z.string().optional(), enabled: flag }).nullable().optional(),
   })
-  .transform(({ lowBalanceAlert: low, zeroBalanceAlert: zero }): NotificationSettingsPatch => {
+  .transform(({ lowBalanceAlert: low, zeroBalanceAlert: zero, email, webhook }): NotificationSettingsPatch => {
     const patch: NotificationSettingsPatch = {};
     if (low?.enabled != null) patch.lowBalanceEnabled = low.enabled;
     if (low?.threshold !== undefined) patch.lowBalanceThreshold = low.threshold;
     if (zero?.enabled != null) patch.zeroBalanceEnabled = zero.enabled;
+    if (email !== undefined) patch.email = email;
+    if (webhook === null) patch.webhook = null;
+    else if (webhook !== undefined) {
+      patch.webhook = {};
+      if (webhook.url !== undefined) patch.webhook.url = webhook.url;
+      if (webhook.enabled != null) patch.webhook.enabled = webhook.enabled;
+    }
     return patch;
   });

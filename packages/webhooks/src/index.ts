@@ -1,0 +1,4 @@
+export * from './payload';
+export * from './send';
+export * from './sign';
+export * from './target';

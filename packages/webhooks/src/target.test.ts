@@ -1,0 +1,54 @@
+import { isAllowedTarget, isRefusedAddress, parseTargetUrl } from './target';
+import { MAX_WEBHOOK_ATTEMPTS, webhookRetryDelayMs } from './payload';
+
+describe('webhook targets', () => {
+  it.each([
+    ['127.0.0.1', true],
+    ['10.1.2.3', true],
+    ['172.31.255.255', true],
+    ['192.168.0.1', true],
+    ['169.254.169.254', true],
+    ['224.0.0.251', true],
+    ['255.255.255.255', true],
+    ['0.0.0.0', true],
+    ['100.64.1.1', true],
+    ['::1', true],
+    ['::', true],
+    ['fe80::1', true],
+    ['fc00::1', true],
+    ['ff02::1', true],
+    ['::ffff:10.0.0.1', true],
+    ['not an address', true],
+    ['93.184.215.14', false],
+    ['2606:2800:21f:cb07:6820:80da:af6b:8b2c', false],
+  ])('%s refused: %p', (address, refused) => {
+    expect(isRefusedAddress(address)).toBe(refused);
+  });
+
+  it('when insecure targets are not allowed, then only https without credentials parses', () => {
+    expect(parseTargetUrl('https://example.com/a', { allowInsecure: false })?.hostname).toBe('example.com');
+    expect(parseTargetUrl('http://example.com/a', { allowInsecure: false })).toBeUndefined();
+    expect(parseTargetUrl('http://example.com/a', { allowInsecure: true })?.protocol).toBe('http:');
+    expect(parseTargetUrl('https://u:p@example.com/', { allowInsecure: true })).toBeUndefined();
+    expect(parseTargetUrl(`https://example.com/${'a'.repeat(2048)}`, { allowInsecure: false })).toBeUndefined();
+  });
+
+  it('when a name resolves, then every address it resolves to must be public', async () => {
+    const policy = { allowInsecure: false };
+    await expect(isAllowedTarget('https://hooks.example/', policy, () => Promise.resolve(['93.184.215.14']))).resolves.toBe(true);
+    await expect(isAllowedTarget('https://hooks.example/', policy, () => Promise.resolve(['93.184.215.14', '10.0.0.1']))).resolves.toBe(
+      false,
+    );
+    await expect(isAllowedTarget('https://hooks.example/', policy, () => Promise.reject(new Error('ENOTFOUND')))).resolves.toBe(false);
+    await expect(isAllowedTarget('https://hooks.example/', { allowInsecure: true }, () => Promise.resolve(['127.0.0.1']))).resolves.toBe(
+      true,
+    );
+  });
+
+  it('when attempts fail, then retries back off exponentially and span more than 24 hours before giving up', () => {
+    expect([1, 2, 3].map((attempt) => webhookRetryDelayMs(attempt))).toEqual([30_000, 60_000, 120_000]);
+    let total = 0;
+    for (let attempt = 1; attempt < MAX_WEBHOOK_ATTEMPTS; attempt += 1) total += webhookRetryDelayMs(attempt);
+    expect(total).toBeGreaterThan(24 * 3600_000);
+  });
+});

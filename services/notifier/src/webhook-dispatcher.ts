@@ -1,0 +1,76 @@
+import type pg from 'pg';
+import { startWorkerLoop, type Logger, type WorkerLoop } from '@platform/runtime';
+import { claimDueWebhooks, finishWebhook, recordWebhookAttempt, type ClaimedWebhook } from '@platform/accounts';
+import { MAX_WEBHOOK_ATTEMPTS, sendWebhook, webhookRetryDelayMs, type SendOptions, type WebhookOutcome } from '@platform/webhooks';
+import type { NotifierMetrics } from './metrics';
+
+export interface WebhookDispatcherOptions {
+  pool: pg.Pool;
+  logger: Logger;
+  metrics: NotifierMetrics;
+  /** The sender's rules (WEBHOOK_ALLOW_INSECURE) and, in tests, the CA of a self-signed receiver. */
+  send: SendOptions;
+  pollMs: number;
+  leaseMs: number;
+  retryInitialMs: number;
+  retryMaxMs: number;
+  /** Deliveries claimed per round (sent concurrently). */
+  batch?: number;
+}
+
+/**
+ * Sends the balance-webhook queue (CONTRACT §6.1): each round claims due deliveries under a lease
+ * (FOR UPDATE SKIP LOCKED: replicas never claim one row together), sends them, and marks each
+ * delivered (a 2xx: never sent again), due again after an exponential backoff, or given up after
+ * MAX_WEBHOOK_ATTEMPTS (over 24 h of retries). Every attempt is listed for the account. The window
+ * that remains: a crash after the receiver's 2xx and before the mark resends it after the lease,
+ * with the same `webhook-id`, which receivers deduplicate by (Standard Webhooks).
+ */
+export function startWebhookDispatcher(options: WebhookDispatcherOptions): WorkerLoop {
+  const { pool, logger, metrics } = options;
+
+  const attempt = async (webhook: ClaimedWebhook): Promise<void> => {
+    const outcome: WebhookOutcome =
+      webhook.url === undefined || webhook.secret === undefined
+        ? { delivered: false, status: undefined, error: 'webhook removed or disabled' }
+        : await sendWebhook(
+            { url: webhook.url, secret: webhook.secret, id: webhook.webhookId, timestamp: new Date(), body: webhook.body },
+            options.send,
+          );
+    const retry = !outcome.delivered && webhook.url !== undefined && webhook.attempts < MAX_WEBHOOK_ATTEMPTS;
+    const nextAttemptAt = retry
+      ? new Date(Date.now() + webhookRetryDelayMs(webhook.attempts, options.retryInitialMs, options.retryMaxMs))
+      : undefined;
+    await recordWebhookAttempt(pool, {
+      accountId: webhook.accountId,
+      webhookId: webhook.webhookId,
+      type: webhook.type,
+      status: outcome.status,
+      error: outcome.error,
+      nextRetryAt: nextAttemptAt,
+    });
+    // Listed first, then marked: whoever sees the delivery marked also finds its attempt listed.
+    await finishWebhook(pool, webhook.id, { delivered: outcome.delivered, nextAttemptAt });
+    const result = outcome.delivered ? 'delivered' : retry ? 'failed' : 'given_up';
+    metrics.webhooks.inc({ result });
+    const fields = { webhookId: webhook.webhookId, accountId: webhook.accountId, attempts: webhook.attempts, status: outcome.status };
+    if (outcome.delivered) logger.info('webhook delivered', fields);
+    else logger.warn(retry ? 'webhook not delivered, will retry' : 'webhook given up', { ...fields, error: outcome.error });
+  };
+
+  return startWorkerLoop({
+    name: 'webhook dispatcher',
+    pollMs: options.pollMs,
+    backoff: { initialMs: options.pollMs, maxMs: options.pollMs },
+    logger,
+    work: async () => {
+      const claimed = await claimDueWebhooks(pool, options.batch ?? 10, options.leaseMs);
+      await Promise.all(claimed.map(attempt));
+      return claimed.length > 0;
+    },
+    failure: (error) => ({
+      message: 'webhook queue unavailable, will retry',
+      fields: { error: error instanceof Error ? error.message : String(error) },
+    }),
+  });
+}

@@ -1,0 +1,221 @@
+/**
+ * Balance webhooks (CONTRACT §6.1) from the notifier to a real HTTPS receiver with a self-signed
+ * certificate only this test trusts: signed per Standard Webhooks (checked with the
+ * `standardwebhooks` library), on exactly the e-mail crossings whether or not the e-mails are on,
+ * one delivery per crossing under concurrent and repeated events and two replicas, retried after
+ * 500s and timeouts, and never sent again after a 2xx, across restarts.
+ */
+import type pg from 'pg';
+import {
+  createPrivateDatabase,
+  eventually,
+  startWebhookReceiver,
+  type PrivateDatabase,
+  type TestAccount,
+  type WebhookReceiver,
+} from '@platform/testing';
+import { generateWebhookSecret } from '@platform/webhooks';
+import type { BalanceChanged } from '@platform/events';
+import { aChange, createHarness, type Harness } from './harness';
+
+// The receiver is on loopback: the address rules are lifted, as in development.
+const ENV = { WEBHOOK_ALLOW_INSECURE: 'true', NOTIFIER_WEBHOOK_POLL_MS: '100', NOTIFIER_WEBHOOK_RETRY_INITIAL_MS: '200' };
+
+let database: PrivateDatabase;
+let receiver: WebhookReceiver;
+let harness: Harness;
+
+beforeAll(async () => {
+  database = await createPrivateDatabase('webhooks');
+  receiver = await startWebhookReceiver();
+  harness = await createHarness({ databaseUrl: database.url, webhookCa: receiver.ca });
+}, 60_000);
+
+afterAll(async () => {
+  await harness?.close();
+  await receiver?.close();
+  await database?.drop();
+});
+
+/** Sets the account's webhook (and its e-mail alerts) as the settings API stores them; answers the secret. */
+async function withWebhook(pool: pg.Pool, account: TestAccount, emails = true): Promise<string> {
+  const secret = generateWebhookSecret();
+  await pool.query(
+    `INSERT INTO notification_settings (account_id, low_balance_enabled, zero_balance_enabled, webhook_url, webhook_secret)
+     VALUES ($1, $2, $2, $3, $4)`,
+    [account.id, emails, `${receiver.url}?account=${account.id}`, secret],
+  );
+  return secret;
+}
+
+const requestsOf = (account: TestAccount) =>
+  receiver.received.filter((entry) => entry.headers['webhook-id'] !== undefined && JSON.parse(entry.body).data.accountId === account.id);
+
+async function deliveries(pool: pg.Pool, account: TestAccount) {
+  const result = await pool.query<{ webhook_id: string; attempts: number; delivered: boolean }>(
+    'SELECT webhook_id, attempts, delivered_at IS NOT NULL AS delivered FROM webhook_deliveries WHERE account_id = $1 ORDER BY id',
+    [account.id],
+  );
+  return result.rows;
+}
+
+async function attempts(pool: pg.Pool, account: TestAccount) {
+  const result = await pool.query<{ response_status: number | null; error: string | null; retry: boolean }>(
+    'SELECT response_status, error, next_retry_at IS NOT NULL AS retry FROM webhook_attempts WHERE account_id = $1 ORDER BY id',
+    [account.id],
+  );
+  return result.rows;
+}
+
+/** Waits until every queued delivery of the account is delivered, and answers them. */
+async function allDelivered(pool: pg.Pool, account: TestAccount, count: number, timeoutMs = 20_000) {
+  return eventually(
+    async () => {
+      const rows = await deliveries(pool, account);
+      return rows.length === count && rows.every((row) => row.delivered) ? rows : undefined;
+    },
+    timeoutMs,
+    `${count} webhooks of account ${account.id} delivered`,
+  );
+}
+
+describe('balance webhooks', () => {
+  it('when a pool goes low and then to 0 with the e-mails off, then one balance.low and one balance.zero, each verifying with standardwebhooks', async () => {
+    await harness.start({ env: ENV });
+    const account = await harness.account({ 1: 20 });
+    const secret = await withWebhook(harness.pool, account, false);
+    const events: BalanceChanged[] = [aChange(account, 25, 20), aChange(account, 20, 6), aChange(account, 6, 6), aChange(account, 6, 0)];
+    const [, low, , zero] = events as [BalanceChanged, BalanceChanged, BalanceChanged, BalanceChanged];
+    for (const event of events) await harness.publish(event);
+    // The same events again (a redelivery, a republished outbox row) change nothing.
+    for (const event of [low, zero]) await harness.publish(event);
+    await harness.settled(account, events);
+    await allDelivered(harness.pool, account, 2);
+
+    const received = requestsOf(account);
+    expect(received.map((entry) => entry.headers['webhook-id'])).toEqual([`msg_low_${low.id}`, `msg_zero_${zero.id}`]);
+    const payloads = received.map((entry) => receiver.verify(secret, entry));
+    expect(payloads).toEqual([
+      {
+        type: 'balance.low',
+        timestamp: low.occurredAt,
+        data: {
+          accountId: account.id,
+          productId: 1,
+          product: 'WHOIS API',
+          products: [1, 24],
+          previousCredits: 20,
+          credits: 6,
+          threshold: 10,
+        },
+      },
+      {
+        type: 'balance.zero',
+        timestamp: zero.occurredAt,
+        data: {
+          accountId: account.id,
+          productId: 1,
+          product: 'WHOIS API',
+          products: [1, 24],
+          previousCredits: 6,
+          credits: 0,
+          threshold: 10,
+        },
+      },
+    ]);
+    expect(received[0]?.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+    expect(received[0]?.headers['content-type']).toBe('application/json');
+    expect(() => receiver.verify(generateWebhookSecret(), received[0]!)).toThrow();
+    expect(harness.mailsTo(account)).toEqual([]);
+    expect(await attempts(harness.pool, account)).toEqual([
+      { response_status: 200, error: null, retry: false },
+      { response_status: 200, error: null, retry: false },
+    ]);
+  }, 60_000);
+
+  it('when the events of a race of debits arrive at once, out of order and twice, at two replicas, then one delivery per crossing', async () => {
+    await harness.start({ env: ENV });
+    const accounts = await Promise.all(Array.from({ length: 6 }, () => harness.account({ 1: 12 })));
+    const events: BalanceChanged[] = [];
+    for (const account of accounts) {
+      await withWebhook(harness.pool, account);
+      // Twelve debits of one credit, as concurrent usage calls commit them: 12 → 0.
+      for (let credits = 11; credits >= 0; credits -= 1) events.push(aChange(account, credits + 1, credits));
+    }
+    const shuffled = [...events, ...events.filter((_event, index) => index % 3 === 0)].sort(() => Math.random() - 0.5);
+    await Promise.all(shuffled.map((event) => harness.publish(event)));
+    for (const account of accounts) {
+      await harness.settled(
+        account,
+        events.filter((event) => event.accountId === account.id),
+      );
+      // The crossings are the e-mails' (a low line passed while the pool was already known to be
+      // at 0 is no low alert): one webhook per e-mail, the zero one always.
+      const kinds = harness.mailsTo(account).map((mail) => (mail.subject?.startsWith('Low') ? 'balance.low' : 'balance.zero'));
+      expect(kinds).toContain('balance.zero');
+      await allDelivered(harness.pool, account, kinds.length);
+      const types = requestsOf(account).map((entry) => JSON.parse(entry.body).type as string);
+      expect(types.sort()).toEqual(kinds.sort());
+    }
+  }, 90_000);
+
+  it('when the receiver answers 500 and the notifier restarts, then the event is retried under the same id and delivered once', async () => {
+    await harness.stopAll();
+    await harness.start({ env: ENV });
+    const account = await harness.account({ 1: 30 });
+    const secret = await withWebhook(harness.pool, account);
+    const failing = new Set<string>();
+    receiver.answer((_index, entry) => {
+      const id = entry.headers['webhook-id'] ?? '';
+      if (!entry.body.includes(`"accountId":${account.id},`) || failing.has(id)) return 200;
+      failing.add(id);
+      return 500;
+    });
+    const crossing = aChange(account, 30, 4);
+    await harness.publish(crossing);
+    await eventually(async () => ((await attempts(harness.pool, account)).length === 1 ? true : undefined), 20_000, 'the first attempt');
+    await harness.stopAll();
+
+    await harness.start({ env: ENV });
+    await allDelivered(harness.pool, account, 1);
+    const received = requestsOf(account);
+    expect(received.map((entry) => entry.answer)).toEqual([500, 200]);
+    expect(new Set(received.map((entry) => entry.headers['webhook-id']))).toEqual(new Set([`msg_low_${crossing.id}`]));
+    for (const entry of received) expect(receiver.verify(secret, entry).type).toBe('balance.low');
+    expect(await attempts(harness.pool, account)).toEqual([
+      { response_status: 500, error: null, retry: true },
+      { response_status: 200, error: null, retry: false },
+    ]);
+
+    // Another restart, and another account's crossing delivered after it: the delivered one is not sent again.
+    await harness.stopAll();
+    await harness.start({ env: ENV });
+    const other = await harness.account({ 1: 30 });
+    await withWebhook(harness.pool, other);
+    await harness.publish(aChange(other, 30, 3));
+    await allDelivered(harness.pool, other, 1);
+    expect(requestsOf(account)).toHaveLength(2);
+    expect(await deliveries(harness.pool, account)).toEqual([{ webhook_id: `msg_low_${crossing.id}`, attempts: 2, delivered: true }]);
+    receiver.answer(() => 200);
+  }, 90_000);
+
+  it('when the receiver does not answer within 10 s, then the attempt is a timeout and the retry delivers it', async () => {
+    await harness.start({ env: ENV });
+    const account = await harness.account({ 1: 30 });
+    await withWebhook(harness.pool, account);
+    let hung = false;
+    receiver.answer((_index, entry) => {
+      if (hung || !entry.body.includes(`"accountId":${account.id},`)) return 200;
+      hung = true;
+      return 'hang';
+    });
+    await harness.publish(aChange(account, 30, 2));
+    await allDelivered(harness.pool, account, 1, 40_000);
+    expect(requestsOf(account).map((entry) => entry.answer)).toEqual(['hang', 200]);
+    expect(await attempts(harness.pool, account)).toEqual([
+      { response_status: null, error: 'timeout', retry: true },
+      { response_status: 200, error: null, retry: false },
+    ]);
+    receiver.answer(() => 200);
+  }, 60_000);
+});

@@ -1,0 +1,46 @@
+import { AppError } from '@platform/wire';
+import { generatePageSession, hashSecret, isApiKeyShape, type IssueOutcome, type IssueRequest } from '@platform/credentials';
+
+/** How long a page session lives: as long as the page's token did (one hour). */
+export const PAGE_SESSION_SECONDS = 3600;
+/** Page sign-ins per key and minute, counted in the key's issuance window with its tokens. */
+const PAGE_SESSIONS_PER_MINUTE = 60;
+
+/** The ports a page sign-in needs: the access store's issuance and the account's e-mail. */
+export interface PageSessionPorts {
+  issue(request: IssueRequest): Promise<IssueOutcome>;
+  findAccount(accountId: number): Promise<{ id: number; email: string } | undefined>;
+}
+
+export interface PageSession {
+  session: string;
+  expiresIn: number;
+  account: { id: number; email: string };
+}
+
+/**
+ * Signs the account page in (CONTRACT §4.7): the API key buys a page session whatever the
+ * account's balance, so that a customer at 0 sees their account. The session sits in the access
+ * store beside the key's tokens, under the key's generation: a rotation revokes it like any
+ * token. Only the checks that accept page sessions (the account's own data) accept it.
+ */
+export async function openPageSession(ports: PageSessionPorts, apiKey: string | undefined, now = Date.now()): Promise<PageSession> {
+  if (apiKey === undefined || !isApiKeyShape(apiKey)) throw new AppError('unauthenticated');
+  const keyHash = hashSecret(apiKey);
+  const session = generatePageSession(keyHash);
+  const outcome = await ports.issue({
+    keyHash,
+    token: session,
+    issuedAt: Math.floor(now / 1000),
+    ttlSeconds: PAGE_SESSION_SECONDS,
+    limit: { points: PAGE_SESSIONS_PER_MINUTE, windowSeconds: 60 },
+    anyBalance: true,
+  });
+  if (outcome.outcome === 'limited') {
+    throw new AppError('rate_limited', { retryAfterSeconds: Math.max(1, Math.ceil(outcome.msBeforeNext / 1000)) });
+  }
+  if (outcome.outcome !== 'issued') throw new AppError('unauthenticated');
+  const account = await ports.findAccount(outcome.accountId);
+  if (!account) throw new AppError('unauthenticated');
+  return { session, expiresIn: PAGE_SESSION_SECONDS, account: { id: account.id, email: account.email } };
+}

@@ -1,0 +1,61 @@
+import { Router } from 'express';
+import { declareRoute, mountRoute, publicEdge, respond } from '@platform/kernel';
+import { presentedCredential } from '@platform/credentials';
+import { z } from 'zod';
+import type { UserDeps } from '../deps';
+import { LISTED_ATTEMPTS, type WebhookStore } from '../domain/webhooks';
+import { noStore } from './account-session.routes';
+import { apiKeyParam, customerSecurity } from './schemas';
+
+const WebhookDeliveries = z
+  .object({
+    data: z.array(
+      z.object({
+        id: z.string().openapi({ description: '`webhook-id`: the same for every attempt of one event' }),
+        type: z.string(),
+        attemptedAt: z.string(),
+        status: z.number().int().nullable().openapi({ description: "The receiver's status code, or null" }),
+        error: z.string().nullable().openapi({ description: 'Why no status came (timeout, address not allowed, …), or null' }),
+        nextRetryAt: z.string().nullable().openapi({ description: 'When the next attempt is due; null: none (delivered or given up)' }),
+      }),
+    ),
+  })
+  .openapi('WebhookDeliveries');
+
+/** `GET /user-service/webhook-deliveries` (CONTRACT §6.1): the account's last 50 attempts, newest first. */
+export const webhookDeliveriesRoute = declareRoute({
+  cors: true,
+  methods: ['get'],
+  paths: ['/user-service/webhook-deliveries'],
+  edge: publicEdge,
+  summary: 'Webhook deliveries',
+  description: `The last ${LISTED_ATTEMPTS} delivery attempts of the account's balance webhooks, newest first.`,
+  security: customerSecurity,
+  params: { apiKey: apiKeyParam },
+  responses: {
+    200: { description: 'Attempts (Cache-Control: no-store)', body: WebhookDeliveries },
+    401: 'Missing or bad credential',
+    422: 'Bad outputFormat',
+  },
+});
+
+export function webhookDeliveriesRoutes(deps: UserDeps, webhooks: WebhookStore): Router {
+  const router = Router();
+  mountRoute(router, webhookDeliveriesRoute, async (req, res, request) => {
+    noStore(res);
+    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params).secret);
+    request.input();
+    const attempts = await webhooks.listAttempts(principal.accountId, LISTED_ATTEMPTS);
+    respond(res, 200, {
+      data: attempts.map((attempt) => ({
+        id: attempt.id,
+        type: attempt.type,
+        attemptedAt: attempt.attemptedAt.toISOString(),
+        status: attempt.status,
+        error: attempt.error,
+        nextRetryAt: attempt.nextRetryAt?.toISOString() ?? null,
+      })),
+    });
+  });
+  return router;
+}
