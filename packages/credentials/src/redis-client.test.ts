@@ -1,4 +1,4 @@
-import { Cluster } from 'ioredis';
+import type { Cluster } from 'ioredis';
 import { silentLogger } from '@platform/testing';
 import { CLUSTER_NODE_TIMEOUT_MS, closeRedis, connectRedis, isCluster } from './redis-client';
 
