@@ -9,5 +9,6 @@ export * from './rabbitmq';
 export * from './redis';
 export * from './servers';
 export * from './smtp';
+export * from './smtp-sink';
 export * from './tcp-proxy';
 export * from './wait';
