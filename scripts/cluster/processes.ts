@@ -91,7 +91,7 @@ export async function stopProcess(pid: number, graceMs = 10_000): Promise<void> 
 export async function waitFor(probe: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (await probe().catch(() => false)) return;
+    if (await Promise.resolve().then(probe).catch(() => false)) return;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
