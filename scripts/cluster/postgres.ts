@@ -179,3 +179,14 @@ export function stopPostmasters(dir: string, nodes: number, signal: NodeJS.Signa
   }
   return pids;
 }
+
+/**
+ * Node `index` dies as a machine would: SIGKILL to its Patroni (so nobody renews the leader key
+ * or restarts Postgres) and to its postmaster's process group (Postgres and every backend).
+ * The other node's Patroni takes over once the leader key's ttl has passed.
+ */
+export function killPostgresNode(dir: string, patroniPid: number, index: number): void {
+  const postmaster = postmasterPid(dir, index);
+  signalGroup(patroniPid, 'SIGKILL');
+  if (postmaster !== undefined) signalGroup(postmaster, 'SIGKILL');
+}
