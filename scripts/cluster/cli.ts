@@ -44,7 +44,9 @@ async function main(): Promise<void> {
       return;
     }
     for (const entry of status.processes)
-      console.log(`  ${entry.name.padEnd(18)}pid ${String(entry.pid).padEnd(8)}${entry.port ? `port ${entry.port}  ` : ''}${entry.alive ? 'running' : 'DEAD'}`);
+      console.log(
+        `  ${entry.name.padEnd(18)}pid ${String(entry.pid).padEnd(8)}${entry.port ? `port ${entry.port}  ` : ''}${entry.alive ? 'running' : 'DEAD'}`,
+      );
     console.log(`\nPostgres primary: ${status.postgresPrimary === undefined ? 'none' : `patroni-${status.postgresPrimary}`}\n`);
     printState(status.state);
     if (status.processes.some((entry) => !entry.alive)) process.exitCode = 1;

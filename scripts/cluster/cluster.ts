@@ -7,7 +7,16 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { startHaproxy } from './haproxy';
 import { alive, httpStatus, postgresUser, startDetached, stopProcess, waitFor } from './processes';
-import { startEtcd, startPatroni, startPgbouncer, stopPostmasters, waitForEtcd, waitForPatroni, waitForPort, patroniRoles } from './postgres';
+import {
+  startEtcd,
+  startPatroni,
+  startPgbouncer,
+  stopPostmasters,
+  waitForEtcd,
+  waitForPatroni,
+  waitForPort,
+  patroniRoles,
+} from './postgres';
 import { clusterRabbitNodes, startRabbitNodes } from './rabbitmq';
 import { formRedis, redisEnv, startRedis, type RedisMode } from './redis';
 import { assertBuilt, capabilities, createDatabase, generatedSecrets, migrate, startServices, waitForServices } from './services';
@@ -21,7 +30,7 @@ export interface UpOptions {
   /** First port of the fixed layout; undefined: ports the OS reports free. */
   basePort?: number;
   /** Where the notifiers send e-mail; default: a mail catcher writing `<dir>/mail/*.eml`. */
-  smtpUrl?: string;
+  smtpUrl?: string | undefined;
   /** Extra variables for every service replica (e.g. faster outbox polling in tests). */
   serviceEnv?: Record<string, string>;
   log?: (line: string) => void;
@@ -42,16 +51,17 @@ async function startPostgres(state: ClusterState, logDir: string): Promise<void>
   await waitForEtcd(ports, logDir);
   record(state, ...startPatroni(dir, ports, logDir, runAs), startHaproxy(dir, ports, logDir));
   await waitForPatroni(ports, logDir);
-  await waitFor(
-    () => createDatabase(ports.postgresPrimary, DATABASE).then(() => true),
-    30_000,
-    'the database through HAProxy',
-  );
+  await waitFor(() => createDatabase(ports.postgresPrimary, DATABASE).then(() => true), 30_000, 'the database through HAProxy');
   record(state, startPgbouncer(dir, ports, logDir, runAs));
   await waitForPort(ports.pgbouncer, logDir, 'pgbouncer');
 }
 
-function serviceEnvironment(state: ClusterState, smtpUrl: string, redisMode: RedisMode, extra: Record<string, string>): Record<string, string> {
+function serviceEnvironment(
+  state: ClusterState,
+  smtpUrl: string,
+  redisMode: RedisMode,
+  extra: Record<string, string>,
+): Record<string, string> {
   const { ports } = state;
   const can = capabilities();
   const direct = `postgres://postgres@127.0.0.1:${ports.postgresPrimary}/${DATABASE}`;
@@ -103,8 +113,20 @@ export async function clusterUp(options: UpOptions = {}): Promise<ClusterState> 
     record(state, ...rabbit.processes, ...startRedis(dir, ports, logDir, redisMode));
     let smtpUrl = options.smtpUrl;
     if (smtpUrl === undefined) {
-      const args = ['--conditions=development', '--import', 'tsx', 'scripts/cluster/smtp-sink.ts', String(ports.smtp), path.join(dir, 'mail')];
-      record(state, { name: 'smtp', component: 'smtp', port: ports.smtp, pid: startDetached({ name: 'smtp', command: process.execPath, args, cwd: ROOT, logDir }) });
+      const args = [
+        '--conditions=development',
+        '--import',
+        'tsx',
+        'scripts/cluster/smtp-sink.ts',
+        String(ports.smtp),
+        path.join(dir, 'mail'),
+      ];
+      record(state, {
+        name: 'smtp',
+        component: 'smtp',
+        port: ports.smtp,
+        pid: startDetached({ name: 'smtp', command: process.execPath, args, cwd: ROOT, logDir }),
+      });
       smtpUrl = `smtp://127.0.0.1:${ports.smtp}`;
     }
     log('starting etcd, Patroni (2 Postgres nodes), HAProxy, pgbouncer; 3 RabbitMQ nodes; Redis');
@@ -117,7 +139,11 @@ export async function clusterUp(options: UpOptions = {}): Promise<ClusterState> 
     await waitForServices(replicas, logDir);
     await Promise.all(
       HTTP_SERVICES.map((service) =>
-        waitFor(async () => (await httpStatus(`http://127.0.0.1:${ports.front[service]}/health/ready`)) === 200, 30_000, `HAProxy's ${service} front`),
+        waitFor(
+          async () => (await httpStatus(`http://127.0.0.1:${ports.front[service]}/health/ready`)) === 200,
+          30_000,
+          `HAProxy's ${service} front`,
+        ),
       ),
     );
     state.urls = {
@@ -144,7 +170,12 @@ export async function clusterDown(options: { dir?: string; keepFiles?: boolean }
   const dir = path.resolve(options.dir ?? defaultStateDir());
   const state = readState(dir);
   if (!state) return false;
-  const tiers: Array<Array<ClusterProcess['component']>> = [['service', 'smtp'], ['haproxy', 'pgbouncer'], ['postgres'], ['etcd', 'rabbitmq', 'redis']];
+  const tiers: Array<Array<ClusterProcess['component']>> = [
+    ['service', 'smtp'],
+    ['haproxy', 'pgbouncer'],
+    ['postgres'],
+    ['etcd', 'rabbitmq', 'redis'],
+  ];
   for (const tier of tiers) {
     await Promise.all(state.processes.filter((entry) => tier.includes(entry.component)).map((entry) => stopProcess(entry.pid, 20_000)));
     if (tier.includes('postgres')) {

@@ -3,7 +3,7 @@
  * output in a log file of the state folder, so that `pnpm cluster up` can exit and a later
  * `down` (another process) finds and stops it by the pid written to the state file.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { openSync, closeSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
@@ -17,7 +17,11 @@ export interface RunAs {
 
 export function postgresUser(): RunAs | undefined {
   if (process.getuid?.() !== 0) return undefined;
-  const line = execFileSync('getent', ['passwd', 'postgres'], { encoding: 'utf8' }).trim();
+  // Debian's postgresql package creates the user in /etc/passwd.
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('postgres:'));
+  if (!line) throw new Error("no postgres user: install Debian's postgresql package, or run the cluster as a user other than root");
   const [, , uid, gid, , home] = line.split(':');
   return { uid: Number(uid), gid: Number(gid), home: home ?? '/var/lib/postgresql' };
 }
@@ -29,7 +33,7 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   logDir: string;
-  runAs?: RunAs;
+  runAs?: RunAs | undefined;
   /** Only PATH from this process's environment, then `env` (the services: nothing of a test runner's leaks in). */
   cleanEnv?: boolean;
 }
@@ -40,7 +44,11 @@ export function startDetached(options: StartOptions): number {
   try {
     const child = spawn(options.command, options.args, {
       cwd: options.cwd,
-      env: { ...(options.cleanEnv ? { PATH: process.env.PATH } : process.env), ...options.env, ...(options.runAs ? { HOME: options.runAs.home } : {}) },
+      env: {
+        ...(options.cleanEnv ? { PATH: process.env.PATH } : process.env),
+        ...options.env,
+        ...(options.runAs ? { HOME: options.runAs.home } : {}),
+      },
       detached: true,
       stdio: ['ignore', log, log],
       ...(options.runAs ? { uid: options.runAs.uid, gid: options.runAs.gid } : {}),
@@ -91,7 +99,12 @@ export async function stopProcess(pid: number, graceMs = 10_000): Promise<void> 
 export async function waitFor(probe: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (await Promise.resolve().then(probe).catch(() => false)) return;
+    if (
+      await Promise.resolve()
+        .then(probe)
+        .catch(() => false)
+    )
+      return;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -126,7 +139,10 @@ export async function httpStatus(url: string): Promise<number | undefined> {
 /** The last lines of a log of the state folder, for error messages. */
 export function tail(logDir: string, name: string, lines = 30): string {
   try {
-    return readFileSync(path.join(logDir, `${name}.log`), 'utf8').split('\n').slice(-lines).join('\n');
+    return readFileSync(path.join(logDir, `${name}.log`), 'utf8')
+      .split('\n')
+      .slice(-lines)
+      .join('\n');
   } catch {
     return '(no log)';
   }

@@ -21,7 +21,16 @@ export function startRedis(dir: string, ports: ClusterPorts, logDir: string, mod
     mkdirSync(nodeDir, { recursive: true });
     const clusterArgs =
       mode === 'cluster'
-        ? ['--cluster-enabled', 'yes', '--cluster-port', String(node.bus), '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '5000']
+        ? [
+            '--cluster-enabled',
+            'yes',
+            '--cluster-port',
+            String(node.bus),
+            '--cluster-config-file',
+            'nodes.conf',
+            '--cluster-node-timeout',
+            '5000',
+          ]
         : [];
     const name = `redis-${index + 1}`;
     const pid = startDetached({
@@ -48,7 +57,14 @@ export async function formRedis(ports: ClusterPorts, logDir: string, mode: Redis
     ),
   );
   if (mode !== 'cluster') return;
-  await run('redis-cli', ['--cluster', 'create', ...nodes.map((node) => `127.0.0.1:${node.port}`), '--cluster-replicas', '1', '--cluster-yes']);
+  await run('redis-cli', [
+    '--cluster',
+    'create',
+    ...nodes.map((node) => `127.0.0.1:${node.port}`),
+    '--cluster-replicas',
+    '1',
+    '--cluster-yes',
+  ]);
   await waitFor(
     async () => {
       const { stdout } = await run('redis-cli', ['-p', String(nodes[0]?.port), 'cluster', 'info']);

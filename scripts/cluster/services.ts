@@ -69,7 +69,16 @@ export function assertBuilt(): void {
 }
 
 export async function createDatabase(port: number, database: string): Promise<void> {
-  const { stdout } = await run('psql', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-Atc', `SELECT 1 FROM pg_database WHERE datname = '${database}'`]);
+  const { stdout } = await run('psql', [
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '-U',
+    'postgres',
+    '-Atc',
+    `SELECT 1 FROM pg_database WHERE datname = '${database}'`,
+  ]);
   if (stdout.trim() === '1') return;
   await run('psql', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-c', `CREATE DATABASE ${database}`]);
 }
@@ -107,11 +116,13 @@ export function startServices(ports: ClusterPorts, env: Record<string, string>, 
 export async function waitForServices(processes: ClusterProcess[], logDir: string): Promise<void> {
   await Promise.all(
     processes.map((replica) =>
-      waitFor(async () => (await httpStatus(`http://127.0.0.1:${replica.port}/health/ready`)) === 200, 120_000, `${replica.name} to be ready`).catch(
-        (error: Error) => {
-          throw new Error(`${error.message}\n${tail(logDir, replica.name)}`);
-        },
-      ),
+      waitFor(
+        async () => (await httpStatus(`http://127.0.0.1:${replica.port}/health/ready`)) === 200,
+        120_000,
+        `${replica.name} to be ready`,
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}\n${tail(logDir, replica.name)}`);
+      }),
     ),
   );
 }

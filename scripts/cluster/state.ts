@@ -62,8 +62,7 @@ export async function allocatePorts(base: number | undefined): Promise<ClusterPo
   };
   const pairs = async <K extends string>(keys: [K, K], offsets: number[], step: number) => {
     const out: Array<Record<K, number>> = [];
-    for (const offset of offsets)
-      out.push({ [keys[0]]: await at(offset), [keys[1]]: await at(offset + step) } as Record<K, number>);
+    for (const offset of offsets) out.push({ [keys[0]]: await at(offset), [keys[1]]: await at(offset + step) } as Record<K, number>);
     return out;
   };
   const list = async (offsets: number[]) => Promise.all(offsets.map(at));
@@ -92,7 +91,7 @@ export interface ClusterProcess {
   name: string;
   component: 'etcd' | 'postgres' | 'pgbouncer' | 'rabbitmq' | 'redis' | 'haproxy' | 'smtp' | 'service';
   pid: number;
-  port?: number;
+  port?: number | undefined;
 }
 
 export interface ClusterState {

@@ -26,7 +26,7 @@ async function settle(c: Cluster, debit: Debit, deadline: number): Promise<void>
       .then((reply) => reply.status)
       .catch((error: Error) => `no answer: ${error.message}`);
     debit.statuses.push(status);
-    if (status === 200 || typeof status === 'number' && status !== 503) return;
+    if (status === 200 || (typeof status === 'number' && status !== 503)) return;
     if (Date.now() > deadline) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -45,8 +45,12 @@ describe('the Postgres primary killed during a usage load', () => {
     const low = await Promise.all(Array.from({ length: 6 }, () => c.createAccount({ 1: 35 })));
     const zero = await Promise.all(Array.from({ length: 3 }, () => c.createAccount({ 1: 5 })));
     const debits: Debit[] = [
-      ...low.flatMap((account) => Array.from({ length: 30 }, () => ({ accountId: account.id, apiKey: account.apiKey, requestId: randomUUID(), statuses: [] }))),
-      ...zero.flatMap((account) => Array.from({ length: 5 }, () => ({ accountId: account.id, apiKey: account.apiKey, requestId: randomUUID(), statuses: [] }))),
+      ...low.flatMap((account) =>
+        Array.from({ length: 30 }, () => ({ accountId: account.id, apiKey: account.apiKey, requestId: randomUUID(), statuses: [] })),
+      ),
+      ...zero.flatMap((account) =>
+        Array.from({ length: 5 }, () => ({ accountId: account.id, apiKey: account.apiKey, requestId: randomUUID(), statuses: [] })),
+      ),
     ].sort(() => Math.random() - 0.5);
 
     const oldPrimary = (await patroniRoles(c.state.ports, 'primary')).indexOf(true);
@@ -61,7 +65,11 @@ describe('the Postgres primary killed during a usage load', () => {
 
     killPostgresNode(c.state.dir, c.pid(`patroni-${oldPrimary + 1}`), oldPrimary);
     const killedAt = Date.now();
-    await waitFor(async () => (await patroniRoles(c.state.ports, 'primary')).indexOf(true) === 1 - oldPrimary, 90_000, 'the standby to be promoted');
+    await waitFor(
+      async () => (await patroniRoles(c.state.ports, 'primary')).indexOf(true) === 1 - oldPrimary,
+      90_000,
+      'the standby to be promoted',
+    );
     const promotedAt = Date.now();
     await Promise.all(workers);
 
@@ -77,7 +85,8 @@ describe('the Postgres primary killed during a usage load', () => {
 
     const ledgers = await Promise.all([...low, ...zero].map((account) => ledgerByRequest(c.pool, account.id)));
     const ledger = new Map(ledgers.flatMap((rows) => [...rows]));
-    for (const debit of debits) expect({ id: debit.requestId, deltas: ledger.get(debit.requestId) }).toEqual({ id: debit.requestId, deltas: [-1] });
+    for (const debit of debits)
+      expect({ id: debit.requestId, deltas: ledger.get(debit.requestId) }).toEqual({ id: debit.requestId, deltas: [-1] });
     expect(ledger.size).toBe(debits.length);
     for (const account of low) expect((await c.balance(c.front('user'), account.apiKey)).json()).toMatchObject({ data: [{ credits: 5 }] });
     for (const account of zero) expect((await c.balance(c.front('user'), account.apiKey)).json()).toMatchObject({ data: [{ credits: 0 }] });

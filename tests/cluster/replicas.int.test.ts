@@ -21,12 +21,18 @@ describe('the contract through HAProxy', () => {
     const account = await createAccount({ 1: 12 });
 
     const minted = await token(front('auth'), account.apiKey);
-    expect({ status: minted.status, body: minted.json() }).toEqual({ status: 200, body: { accessToken: expect.any(String), expiresIn: 3600 } });
+    expect({ status: minted.status, body: minted.json() }).toEqual({
+      status: 200,
+      body: { accessToken: expect.any(String), expiresIn: 3600 },
+    });
     const accessToken = (minted.json() as { accessToken: string }).accessToken;
     // Round robin: consecutive reads land on both replicas, and both know the token.
     for (let read = 0; read < 4; read += 1) {
       const reply = await balance(front('user'), accessToken);
-      expect({ status: reply.status, body: reply.json() }).toEqual({ status: 200, body: { data: [{ product_id: 1, product: WHOIS, credits: 12 }] } });
+      expect({ status: reply.status, body: reply.json() }).toEqual({
+        status: 200,
+        body: { data: [{ product_id: 1, product: WHOIS, credits: 12 }] },
+      });
     }
 
     // Two notifiers consume the queue: the zero crossing is made once the low alert is out, since
@@ -39,7 +45,10 @@ describe('the contract through HAProxy', () => {
     expect((await token(front('auth'), account.apiKey)).status).toBe(401);
 
     const rotated = await rotate(front('user'), account.apiKey);
-    expect({ status: rotated.status, body: rotated.json() }).toEqual({ status: 200, body: { apiKey: expect.stringMatching(/^at_[A-Za-z0-9]{29}$/) } });
+    expect({ status: rotated.status, body: rotated.json() }).toEqual({
+      status: 200,
+      body: { apiKey: expect.stringMatching(/^at_[A-Za-z0-9]{29}$/) },
+    });
     expect((await rotate(front('user'), account.apiKey)).status).toBe(400);
 
     const categories = await call(front('categorization'), '/api/v2/categories');
@@ -109,7 +118,10 @@ describe('debits raced across replicas', () => {
       ),
     );
     const statuses = replies.map((reply) => reply.status);
-    expect({ granted: statuses.filter((status) => status === 200).length, refused: statuses.filter((status) => status === 403).length }).toEqual({
+    expect({
+      granted: statuses.filter((status) => status === 200).length,
+      refused: statuses.filter((status) => status === 403).length,
+    }).toEqual({
       granted: 100,
       refused: 100,
     });
@@ -117,7 +129,10 @@ describe('debits raced across replicas', () => {
     expect([0, 1].map((side) => statuses.filter((status, index) => status === 200 && index % 2 === side).length > 0)).toEqual([true, true]);
     expect((await balance(replica('user', 0), account.apiKey)).json()).toEqual({ data: [{ product_id: 1, product: WHOIS, credits: 0 }] });
     const ledger = await ledgerByRequest(pool, account.id);
-    expect({ rows: [...ledger.values()].flat().length, sum: [...ledger.values()].flat().reduce((a, b) => a + b, 0) }).toEqual({ rows: 100, sum: -100 });
+    expect({ rows: [...ledger.values()].flat().length, sum: [...ledger.values()].flat().reduce((a, b) => a + b, 0) }).toEqual({
+      rows: 100,
+      sum: -100,
+    });
   }, 60_000);
 });
 
@@ -148,7 +163,12 @@ describe('a user replica SIGKILLed under load', () => {
     };
     const readWorker = async (): Promise<void> => {
       while (running)
-        reads.push(await c.balance(c.front('user'), account.apiKey).then((reply) => reply.status, (error: Error) => `no answer: ${error.message}`));
+        reads.push(
+          await c.balance(c.front('user'), account.apiKey).then(
+            (reply) => reply.status,
+            (error: Error) => `no answer: ${error.message}`,
+          ),
+        );
     };
     const workers = [debitWorker(), debitWorker(), debitWorker(), readWorker(), readWorker(), readWorker()];
     await waitFor(() => debits.filter((entry) => entry.statuses[0] === 200).length >= 50, 30_000, 'debits before the kill');
@@ -164,17 +184,24 @@ describe('a user replica SIGKILLed under load', () => {
 
     // The fault hit: the replica is gone and HAProxy saw it down.
     expect(alive(victim)).toBe(false);
+    const backend = await c.haproxyServer('user', 'BACKEND');
+    console.log(`HAProxy user backend after the kill: ${JSON.stringify(backend)}`);
     expect(reads.filter((status) => status !== 200)).toEqual([]);
     // A debit whose answer was lost is sent again under its requestId, as a client does.
     const failed = debits.filter((entry) => entry.statuses[0] !== 200);
-    expect(failed.flatMap((entry) => entry.statuses).filter((status) => typeof status === 'number' && status !== 503 && status !== 502)).toEqual([]);
+    expect(
+      failed.flatMap((entry) => entry.statuses).filter((status) => typeof status === 'number' && status !== 503 && status !== 502),
+    ).toEqual([]);
     for (const entry of failed) await waitFor(async () => (await send(entry)) === 200, 10_000, `replay of ${entry.requestId}`);
 
     const ledger = await ledgerByRequest(c.pool, account.id);
-    for (const entry of debits) expect({ id: entry.requestId, deltas: ledger.get(entry.requestId) }).toEqual({ id: entry.requestId, deltas: [-entry.units] });
+    for (const entry of debits)
+      expect({ id: entry.requestId, deltas: ledger.get(entry.requestId) }).toEqual({ id: entry.requestId, deltas: [-entry.units] });
     expect(ledger.size).toBe(debits.length);
     const used = debits.reduce((sum, entry) => sum + entry.units, 0);
-    expect((await c.balance(c.front('user'), account.apiKey)).json()).toEqual({ data: [{ product_id: 1, product: WHOIS, credits: STARTING - used }] });
+    expect((await c.balance(c.front('user'), account.apiKey)).json()).toEqual({
+      data: [{ product_id: 1, product: WHOIS, credits: STARTING - used }],
+    });
 
     // Back to two replicas for whatever runs next.
     const restarted = restartReplica(c.state.ports, c.state.env, `${c.state.dir}/logs`, 'user-1');

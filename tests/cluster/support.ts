@@ -30,8 +30,16 @@ export interface Cluster {
   balance(base: string, credential: string): Promise<Reply>;
   rotate(base: string, apiKey: string): Promise<Reply>;
   debit(base: string, body: { credential: string; productId: number; units?: number; requestId: string }): Promise<Reply>;
-  /** HAProxy's view of a server (`status` column of its CSV statistics: UP, DOWN, …). */
-  haproxyServer(backend: string, server: string): Promise<Record<string, string>>;
+  /** HAProxy's view of a server or of a backend (server `BACKEND`), from its CSV statistics. */
+  haproxyServer(backend: string, server: string): Promise<HaproxyServer>;
+}
+
+export interface HaproxyServer {
+  /** UP, DOWN, … */
+  status: string;
+  /** Requests sent again (retries) and to another server (redispatches). */
+  retries: number;
+  redispatches: number;
 }
 
 export function useCluster(serviceEnv: Record<string, string> = {}): () => Cluster {
@@ -72,11 +80,15 @@ function makeCluster(state: ClusterState, smtp: SmtpCapture): Cluster {
     },
     async createAccount(credits) {
       const email = `${uniqueId('cluster')}@example.test`;
-      const reply = await call(`http://127.0.0.1:${state.ports.front.user}`, '/admin/v1/accounts', { headers: admin, json: { email, credits } });
+      const reply = await call(`http://127.0.0.1:${state.ports.front.user}`, '/admin/v1/accounts', {
+        headers: admin,
+        json: { email, credits },
+      });
       if (reply.status !== 201) throw new Error(`account not created: ${reply.status} ${reply.text}`);
       return { ...(reply.json() as { id: number; apiKey: string }), email };
     },
-    token: (base, apiKey) => call(base, '/oauth/token', { headers: seedBearer(apiKey), json: { grantType: 'access_token', expiresIn: 3600 } }),
+    token: (base, apiKey) =>
+      call(base, '/oauth/token', { headers: seedBearer(apiKey), json: { grantType: 'access_token', expiresIn: 3600 } }),
     balance: (base, credential) => call(base, '/user-service/account-balance', { query: { apiKey: credential, productId: '1' } }),
     rotate: (base, apiKey) => call(base, '/user-service/api-key/generate', { query: { currentApiKey: apiKey } }),
     debit: (base, body) => call(base, '/internal/v1/usage', { headers: bearer(jwt()), json: body }),
@@ -86,7 +98,9 @@ function makeCluster(state: ClusterState, smtp: SmtpCapture): Cluster {
       const names = (header ?? '').replace(/^# /, '').split(',');
       for (const row of rows) {
         const cells = row.split(',');
-        if (cells[0] === backend && cells[1] === server) return Object.fromEntries(names.map((name, index) => [name, cells[index] ?? '']));
+        if (cells[0] !== backend || cells[1] !== server) continue;
+        const column = (name: string): string => cells[names.indexOf(name)] ?? '';
+        return { status: column('status'), retries: Number(column('wretr')), redispatches: Number(column('wredis')) };
       }
       throw new Error(`no server ${backend}/${server} in HAProxy's statistics`);
     },
