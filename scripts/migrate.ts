@@ -1,4 +1,4 @@
-/** `pnpm migrate`: applies every service's pending migrations to DATABASE_URL. */
+/** `pnpm migrate`: applies every service's pending migrations to DATABASE_DIRECT_URL (else DATABASE_URL). */
 import { runMain } from '@platform/runtime';
 import { migrateFromEnvironment } from '@platform/db';
 import { categorizationMigrations } from '../services/categorization/src/migrations';

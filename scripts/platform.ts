@@ -52,7 +52,7 @@ export async function startPlatform(environment: NodeJS.ProcessEnv): Promise<Pla
     {
       name: 'platform',
       logger: logger('platform'),
-      needs: ['pool', 'usagePool', 'redis', 'bus', 'mailer'],
+      needs: ['pool', 'usagePool', 'directPool', 'redis', 'bus', 'mailer'],
       exchange: configs.user.balanceExchange,
       usagePoolMax: configs.user.usageBatchLanes,
       embedded: { postgres: () => startEmbeddedPostgres(path.join(dataDir, 'pg')) },

@@ -9,6 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import os from 'node:os';
+import { startPgbouncer } from '../../packages/testing/src/pgbouncer';
 import { ensureAccountPageBuilt } from '../../scripts/account-page-build';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -108,8 +110,28 @@ function build(): void {
   if (result.status !== 0) stop(`pnpm build failed; fix it before the tests run:\n${result.stdout}${result.stderr}`);
 }
 
+/**
+ * TEST_PGBOUNCER=1: the whole suite with its database URL on a pgbouncer in transaction mode
+ * (CONTRACT §1), started here in front of the test server and stopped when jest exits. The
+ * workers inherit TEST_DATABASE_URL (the pooler) and TEST_DATABASE_DIRECT_URL (the server).
+ */
+async function throughPgbouncer(): Promise<void> {
+  const target = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const bouncer = await startPgbouncer({
+    dir: path.join(os.tmpdir(), `aap-test-pgbouncer-${process.pid}`),
+    target,
+    poolSize: 10,
+    // Test files run in parallel, each with databases of its own: keep the server's 100 connections for others too.
+    maxUserConnections: 60,
+  });
+  process.env.TEST_DATABASE_DIRECT_URL = target;
+  process.env.TEST_DATABASE_URL = bouncer.url;
+  process.stderr.write(`TEST_PGBOUNCER: the tests reach Postgres through pgbouncer (transaction mode) on ${bouncer.url}\n`);
+}
+
 export default async function globalSetup(): Promise<void> {
   for (const server of servers()) await ensureRunning(server);
+  if (process.env.TEST_PGBOUNCER === '1') await throughPgbouncer();
   build();
   // The account page's Vite build (skipped when current): the browser tests and the deployed user service serve it.
   if (!ensureAccountPageBuilt((line) => process.stderr.write(`${line}\n`))) stop('the account page did not build; see above.');

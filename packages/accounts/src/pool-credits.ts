@@ -9,7 +9,6 @@ export interface PoolCredit {
 /** Every pool the account holds, by pool id, as last committed (one query, no lock). */
 export async function poolCreditsOf(db: Queryable, accountId: number): Promise<PoolCredit[]> {
   const result = await db.query<{ pool_id: number; credits: number }>({
-    name: 'accounts-pool-credits',
     text: 'SELECT pool_id, credits FROM pool_balances WHERE account_id = $1 ORDER BY pool_id',
     values: [accountId],
   });

@@ -8,6 +8,8 @@ export interface PoolOptions {
   connectionString: string;
   /** Embedded Postgres serves one connection at a time. */
   max?: number;
+  /** How long an idle connection is kept (default 30 s). */
+  idleTimeoutMs?: number;
   logger: Logger;
 }
 
@@ -28,7 +30,7 @@ export function createPool(options: PoolOptions): pg.Pool {
     connectionString: options.connectionString,
     types: { getTypeParser: typeParser },
     max: options.max ?? DEFAULT_POOL_MAX,
-    idleTimeoutMillis: 30_000,
+    idleTimeoutMillis: options.idleTimeoutMs ?? 30_000,
     connectionTimeoutMillis: 5_000,
   });
   pool.on('error', (error) => options.logger.warn('postgres idle client error', { error: error.message }));

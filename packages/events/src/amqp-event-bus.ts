@@ -1,11 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import amqp, { type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
+import type { ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { injectTraceContext, type Logger } from '@platform/runtime';
 import { AmqpSubscription, settleWithin, sleep, type Settings } from './amqp-subscription';
+import { amqpNodes, connectFirst, nodeName } from './amqp-nodes';
 import { BALANCE_EXCHANGE } from './balance-changed';
-import { backoffMs, EventBusUnavailableError, UnroutableEventError, validateEvent, type EventBus, type EventName } from './event-bus';
+import {
+  backoffMs,
+  EventBusUnavailableError,
+  UnroutableEventError,
+  validateEvent,
+  type EventBus,
+  type EventName,
+  type EventPayload,
+} from './event-bus';
 
 export interface AmqpEventBusOptions {
+  /** One node's URL, or a cluster's nodes comma-separated (AMQP_URL): the bus connects to the first that answers. */
   url: string;
   logger: Logger;
   /** Topic exchange the events go through. Default `balance.events`. */
@@ -28,11 +38,8 @@ export interface AmqpEventBusOptions {
 
 const PUBLISH_ID = 'x-publish-id';
 
-function withHeartbeat(url: string): string {
-  const parsed = new URL(url);
-  if (!parsed.searchParams.has('heartbeat')) parsed.searchParams.set('heartbeat', '10');
-  return parsed.toString();
-}
+/** A publish whose channel died before the broker confirmed it goes out again on the next connection, this often at most. */
+const RESENDS = 2;
 
 /**
  * RabbitMQ event bus: a durable topic exchange, persistent messages published on a confirm
@@ -43,7 +50,7 @@ function withHeartbeat(url: string): string {
 export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
   const exchange = options.exchange ?? BALANCE_EXCHANGE;
   const settings: Settings = {
-    url: withHeartbeat(options.url),
+    nodes: amqpNodes(options.url),
     logger: options.logger,
     exchange,
     deadLetterExchange: `${exchange}.dlx`,
@@ -67,19 +74,24 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
   let closed: Promise<void> | undefined;
   let connecting: Promise<void> | undefined;
   let connectedWaiters: Array<() => void> = [];
+  // The node the bus is (or was last) connected to, and the one the next connect tries first.
+  let connectedNode = 0;
+  let nextNode = 0;
 
   const dropConnection = (current: ChannelModel, reason: string): void => {
     if (model !== current) return;
     model = undefined;
     confirm = undefined;
     if (closing) return;
-    log.warn('amqp connection lost, reconnecting', { reason });
+    // Its node went away (or misbehaves): the next connect starts with another one.
+    nextNode = (connectedNode + 1) % settings.nodes.length;
+    log.warn('amqp connection lost, reconnecting', { reason, node: nodeName(settings.nodes[connectedNode] as string) });
     void current.close().catch(() => undefined);
     startConnecting();
   };
 
   const openOnce = async (): Promise<void> => {
-    const next = await amqp.connect(settings.url, { clientProperties: { connection_name: settings.connectionName } });
+    const { model: next, index } = await connectFirst(settings.nodes, nextNode, settings.connectionName);
     try {
       next.on('error', (error: Error) => log.warn('amqp connection error', { error: error.message }));
       next.on('close', () => dropConnection(next, 'connection closed'));
@@ -93,8 +105,11 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
       await channel.assertExchange(exchange, 'topic', { durable: true });
       model = next;
       confirm = channel;
+      connectedNode = index;
+      // Every consumer declares its topology again on the new node.
       for (const subscription of subscriptions) await subscription.attach(next);
     } catch (error) {
+      nextNode = (index + 1) % settings.nodes.length;
       model = undefined;
       confirm = undefined;
       await next.close().catch(() => undefined);
@@ -107,7 +122,7 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
       for (let attempt = 1; !closing; attempt += 1) {
         try {
           await openOnce();
-          log.info('amqp connected', { exchange });
+          log.info('amqp connected', { exchange, node: nodeName(settings.nodes[connectedNode] as string) });
           const waiters = connectedWaiters;
           connectedWaiters = [];
           for (const wake of waiters) wake();
@@ -151,9 +166,27 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
     return confirm;
   };
 
+  /**
+   * Publishes on the current channel. When that channel dies before the broker confirmed (its
+   * node went away), the message may or may not be stored: it goes out again on the next
+   * connection, so that an unconfirmed publish is never dropped (consumers deduplicate by id).
+   */
   const publishOnce = async (routingKey: EventName, payload: unknown): Promise<void> => {
     const event = validateEvent(routingKey, payload);
-    const channel = await publishChannel();
+    for (let resend = 0; ; resend += 1) {
+      const channel = await publishChannel();
+      try {
+        await publishOn(channel, routingKey, event);
+        return;
+      } catch (error) {
+        const channelLost = confirm !== channel && error instanceof EventBusUnavailableError;
+        if (!channelLost || closing || resend >= RESENDS) throw error;
+        log.warn('publish not confirmed before the connection was lost; sending it again', { eventId: event.id });
+      }
+    }
+  };
+
+  const publishOn = async (channel: ConfirmChannel, routingKey: EventName, event: EventPayload<EventName>): Promise<void> => {
     const publishId = randomUUID();
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {

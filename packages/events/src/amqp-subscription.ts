@@ -1,7 +1,9 @@
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Logger } from '@platform/runtime';
+import { declareQuorumQueue } from './amqp-queues';
 import {
   backoffMs,
+  DEFAULT_DELIVERY_LIMIT,
   DEFAULT_PREFETCH,
   deadLetterQueueOf,
   eventSchemas,
@@ -16,7 +18,8 @@ import {
 
 /** What the bus and its consumers share. */
 export interface Settings {
-  url: string;
+  /** AMQP_URL's nodes, in order. */
+  nodes: string[];
   logger: Logger;
   exchange: string;
   deadLetterExchange: string;
@@ -72,6 +75,7 @@ export class AmqpSubscription implements Subscription {
   private readonly abort = new AbortController();
   readonly deadLetterQueue: string;
   private readonly prefetch: number;
+  private readonly deliveryLimit: number;
 
   constructor(
     private readonly settings: Settings,
@@ -84,6 +88,7 @@ export class AmqpSubscription implements Subscription {
     this.ready = new Promise((resolve) => (this.resolveReady = resolve));
     this.deadLetterQueue = deadLetterQueueOf(queue, options);
     this.prefetch = options.prefetch ?? DEFAULT_PREFETCH;
+    this.deliveryLimit = options.deliveryLimit ?? DEFAULT_DELIVERY_LIMIT;
   }
 
   isActive(): boolean {
@@ -109,13 +114,31 @@ export class AmqpSubscription implements Subscription {
     });
     await channel.assertExchange(exchange, 'topic', { durable: true });
     await channel.assertExchange(deadLetterExchange, 'direct', { durable: true });
-    await channel.assertQueue(this.deadLetterQueue, { durable: true });
-    await channel.bindQueue(this.deadLetterQueue, deadLetterExchange, this.deadLetterQueue);
-    await channel.assertQueue(this.queue, {
-      durable: true,
-      arguments: { 'x-dead-letter-exchange': deadLetterExchange, 'x-dead-letter-routing-key': this.deadLetterQueue },
-    });
-    await channel.bindQueue(this.queue, exchange, this.bindingKey);
+    // Quorum queues: replicated over the cluster's nodes, so a consumer moves on with its node.
+    const { logger } = this.settings;
+    await declareQuorumQueue(
+      model,
+      this.deadLetterQueue,
+      { durable: true, arguments: { 'x-queue-type': 'quorum' } },
+      { exchange: deadLetterExchange, key: this.deadLetterQueue },
+      logger,
+    );
+    await declareQuorumQueue(
+      model,
+      this.queue,
+      {
+        durable: true,
+        arguments: {
+          'x-queue-type': 'quorum',
+          // A message redelivered this often (its handler kept failing) goes to the dead-letter queue.
+          'x-delivery-limit': this.deliveryLimit,
+          'x-dead-letter-exchange': deadLetterExchange,
+          'x-dead-letter-routing-key': this.deadLetterQueue,
+        },
+      },
+      { exchange, key: this.bindingKey },
+      logger,
+    );
     await channel.prefetch(this.prefetch);
     this.channel = channel;
     const reply = await channel.consume(this.queue, (message) => this.onMessage(channel, message), { noAck: false });

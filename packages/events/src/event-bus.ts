@@ -32,6 +32,12 @@ export interface ConsumeOptions {
   prefetch?: number;
   /** Queue that receives poison messages. Default `<queue>.dead`. */
   deadLetterQueue?: string;
+  /**
+   * Deliveries of one message before the broker dead-letters it (quorum queue `x-delivery-limit`):
+   * a handler that keeps failing is retried with backoff (500 ms doubling to 30 s), so the default
+   * 50 keeps a message about 25 minutes. Changing it re-creates the queue (declareQuorumQueue).
+   */
+  deliveryLimit?: number;
 }
 
 /** A running consumer. */
@@ -59,7 +65,10 @@ export interface EventBus {
    * `UnroutableEventError` otherwise, so that a caller (the outbox relay) can retry.
    */
   publish(routingKey: EventName, payload: unknown): Promise<void>;
-  /** Declares a durable queue bound to `bindingKey` (and its dead-letter queue) and consumes it. */
+  /**
+   * Declares a durable queue bound to `bindingKey` and its dead-letter queue (on RabbitMQ: quorum
+   * queues, with a delivery limit) and consumes it.
+   */
   consume<K extends EventName>(
     queue: string,
     bindingKey: K,
@@ -73,6 +82,7 @@ export interface EventBus {
 }
 
 export const DEFAULT_PREFETCH = 10;
+export const DEFAULT_DELIVERY_LIMIT = 50;
 
 export function deadLetterQueueOf(queue: string, options: ConsumeOptions): string {
   return options.deadLetterQueue ?? `${queue}.dead`;

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import { ConfigError, type Logger } from '@platform/runtime';
 import { closeRedis, connectRedis, createMemoryAccessStore, createRedisAccessStore, type AccessStore } from '@platform/credentials';
-import { createPool } from '@platform/db';
+import { createPool, DEFAULT_POOL_MAX } from '@platform/db';
 import { createAmqpEventBus, createInProcessEventBus, type EventBus } from '@platform/events';
 import type { InfrastructureConfig } from './config';
 import { createFileMailer, createSmtpMailer, type Mailer } from './mailer';
@@ -19,6 +19,11 @@ export interface Adapters {
   pool: pg.Pool;
   /** The user service's usage batches: a pool of their own (usagePoolMax), the one pool when embedded. */
   usagePool: pg.Pool;
+  /**
+   * Migrations: DATABASE_DIRECT_URL (one connection, closed when idle) when it is set, else the
+   * main pool. Never a pooler in transaction mode when the operator says where the server is.
+   */
+  directPool: pg.Pool;
   redis: RedisAdapter;
   bus: EventBus;
   mailer: Mailer;
@@ -46,8 +51,9 @@ export interface OpenInfrastructureOptions<N extends Need> {
   needs: readonly N[];
   /** The topic exchange of the AMQP bus (BALANCE_EXCHANGE). */
   exchange?: string;
-  /** Size of the main pool (default 10). */
+  /** The main pool's most connections, below DATABASE_POOL_MAX (the auth service needs 2). */
   poolMax?: number;
+  /** The usage pool's connections (default 1), taken from DATABASE_POOL_MAX: the main pool gets the rest. */
   usagePoolMax?: number;
   /** Adapters opened elsewhere (a test's own bus or store), used as they are and left open. */
   given?: Partial<Adapters>;
@@ -68,11 +74,54 @@ function missingVariables(config: InfrastructureConfig, wants: (need: Need) => b
   const missing = (need: Need[], set: boolean, variable: string) =>
     need.some(wants) && !set && !embedded ? [`${variable}: Required`] : [];
   return [
-    ...missing(['pool', 'usagePool'], config.databaseUrl !== undefined, 'DATABASE_URL'),
+    ...missing(['pool', 'usagePool', 'directPool'], config.databaseUrl !== undefined, 'DATABASE_URL'),
     ...missing(['redis'], config.redisUrl !== undefined, 'REDIS_URL'),
     ...missing(['bus'], config.amqpUrl !== undefined, 'AMQP_URL'),
     ...missing(['mailer'], config.smtpUrl !== undefined || config.outboxDir !== undefined, 'SMTP_URL'),
   ];
+}
+
+/** DATABASE_POOL_MAX split among a process's pools: the usage pool's lanes first, the main pool the rest. */
+function poolSizes(
+  config: InfrastructureConfig,
+  options: OpenInfrastructureOptions<Need>,
+  usage: boolean,
+): { main: number; usage: number } {
+  const budget = config.databasePoolMax ?? DEFAULT_POOL_MAX;
+  const usageMax = usage ? (options.usagePoolMax ?? 1) : 0;
+  if (usage && usageMax >= budget) {
+    throw new ConfigError(
+      `invalid configuration: DATABASE_POOL_MAX: must be more than the usage pool's ${usageMax} connections (USAGE_BATCH_LANES)`,
+    );
+  }
+  return { main: Math.min(options.poolMax ?? budget, budget - usageMax), usage: usageMax };
+}
+
+/** The real pools: main and usage through DATABASE_URL, the direct one for migrations. */
+function openPools(
+  config: InfrastructureConfig,
+  options: OpenInfrastructureOptions<Need>,
+  wants: (need: Need) => boolean,
+  closers: Array<() => Promise<void>>,
+): Partial<Adapters> {
+  const { logger } = options;
+  const url = config.databaseUrl ?? '';
+  const sizes = poolSizes(config, options, wants('usagePool'));
+  const open = (connectionString: string, max: number, idleTimeoutMs?: number): pg.Pool => {
+    const pool = createPool({ connectionString, logger, max, ...(idleTimeoutMs ? { idleTimeoutMs } : {}) });
+    closers.push(() => pool.end());
+    return pool;
+  };
+  const opened: Partial<Adapters> = {};
+  if (wants('pool')) opened.pool = open(url, sizes.main);
+  if (wants('usagePool')) opened.usagePool = open(url, sizes.usage);
+  if (wants('directPool')) {
+    // Used at start, by the migrations: its one connection closes a second after them. Without
+    // DATABASE_DIRECT_URL the migrations share the main pool (they keep no session state).
+    opened.directPool =
+      config.databaseDirectUrl === undefined ? (opened.pool ?? open(url, sizes.main)) : open(config.databaseDirectUrl, 1, 1000);
+  }
+  return opened;
 }
 
 /**
@@ -84,7 +133,10 @@ export async function openInfrastructure<N extends Need>(
   options: OpenInfrastructureOptions<N>,
 ): Promise<Infrastructure<N>> {
   const given = options.given ?? {};
-  const wants = (need: Need): boolean => (options.needs as readonly Need[]).includes(need) && given[need] === undefined;
+  const needed = (need: Need): boolean => (options.needs as readonly Need[]).includes(need);
+  // Without DATABASE_DIRECT_URL the migrations use the main pool, also a given one.
+  const directIsGivenPool = config.databaseDirectUrl === undefined && given.directPool === undefined && given.pool !== undefined;
+  const wants = (need: Need): boolean => needed(need) && given[need] === undefined && !(need === 'directPool' && directIsGivenPool);
   const missing = missingVariables(config, wants, options.embedded !== undefined);
   if (missing.length > 0) throw new ConfigError(`invalid configuration: ${missing.join('; ')}`);
 
@@ -97,26 +149,17 @@ export async function openInfrastructure<N extends Need>(
     closers.length = 0;
   };
   try {
-    if (wants('pool') || wants('usagePool')) {
+    if (wants('pool') || wants('usagePool') || wants('directPool')) {
       if (config.databaseUrl === undefined && options.embedded) {
         const engine = await options.embedded.postgres();
         closers.push(() => engine.close());
         // PGlite serves one connection at a time: everything shares this one-connection pool.
         const shared = createPool({ connectionString: engine.url, max: 1, logger });
         closers.push(() => shared.end());
-        opened.pool = shared;
-        opened.usagePool = shared;
+        Object.assign(opened, { pool: shared, usagePool: shared, directPool: shared });
         embedded.push('postgres');
       } else {
-        const url = config.databaseUrl ?? '';
-        const pool = createPool({ connectionString: url, logger, ...(options.poolMax ? { max: options.poolMax } : {}) });
-        closers.push(() => pool.end());
-        opened.pool = pool;
-        if (wants('usagePool')) {
-          const usagePool = createPool({ connectionString: url, logger, ...(options.usagePoolMax ? { max: options.usagePoolMax } : {}) });
-          closers.push(() => usagePool.end());
-          opened.usagePool = usagePool;
-        }
+        Object.assign(opened, openPools(config, options, wants, closers));
       }
     }
     if (wants('redis')) {
@@ -155,6 +198,7 @@ export async function openInfrastructure<N extends Need>(
     await close();
     throw error;
   }
+  if (needed('directPool') && directIsGivenPool && given.pool) opened.directPool = given.pool;
   if (opened.bus && config.amqpUrl === undefined) embedded.push('event bus');
   if (opened.mailer && config.smtpUrl === undefined) embedded.push('mail outbox');
   // Every need is opened or given (checked above); Pick<Adapters, N> cannot be built field by field.

@@ -29,6 +29,47 @@ describe('openInfrastructure', () => {
     await infrastructure.close();
   });
 
+  it('when DATABASE_POOL_MAX is set, then the process opens that many connections at most, the usage lanes out of it', async () => {
+    const config = { databaseUrl: testServers.databaseUrl, databasePoolMax: 4 };
+    const infrastructure = await openInfrastructure(config, {
+      name: 'test',
+      logger,
+      needs: ['pool', 'usagePool', 'directPool'],
+      usagePoolMax: 1,
+    });
+    try {
+      expect(infrastructure.pool.options.max).toBe(3);
+      expect(infrastructure.usagePool.options.max).toBe(1);
+      // Without DATABASE_DIRECT_URL the migrations use the main pool: no connection more.
+      expect(infrastructure.directPool).toBe(infrastructure.pool);
+    } finally {
+      await infrastructure.close();
+    }
+    const auth = await openInfrastructure(config, { name: 'test', logger, needs: ['pool'], poolMax: 2 });
+    expect(auth.pool.options.max).toBe(2);
+    await auth.close();
+    await expect(
+      openInfrastructure({ ...config, databasePoolMax: 2 }, { name: 'test', logger, needs: ['pool', 'usagePool'], usagePoolMax: 2 }),
+    ).rejects.toThrow("invalid configuration: DATABASE_POOL_MAX: must be more than the usage pool's 2 connections (USAGE_BATCH_LANES)");
+  });
+
+  it('when DATABASE_DIRECT_URL is set, then the migrations get a pool of their own on it, of one connection', async () => {
+    const direct = new URL(testServers.databaseUrl);
+    direct.searchParams.set('application_name', 'direct');
+    const infrastructure = await openInfrastructure(
+      { databaseUrl: testServers.databaseUrl, databaseDirectUrl: direct.toString() },
+      { name: 'test', logger, needs: ['pool', 'directPool'] },
+    );
+    try {
+      expect(infrastructure.directPool).not.toBe(infrastructure.pool);
+      expect(infrastructure.directPool.options.max).toBe(1);
+      const name = await infrastructure.directPool.query<{ name: string }>('SELECT current_setting($1) AS name', ['application_name']);
+      expect(name.rows).toEqual([{ name: 'direct' }]);
+    } finally {
+      await infrastructure.close();
+    }
+  });
+
   it('when adapters are given, then they are used as they are, need no URL, and are left open by close()', async () => {
     const pool = createPool({ connectionString: testServers.databaseUrl, logger, max: 1 });
     const access = createMemoryAccessStore();

@@ -70,6 +70,22 @@ export const env = {
       .refine((value) => protocols.some((protocol) => value.startsWith(`${protocol}:`)), {
         message: `must be a ${protocols.join(' or ')} URL`,
       }),
+  /**
+   * One URL or several, comma-separated (AMQP_URL: the nodes of a cluster, tried in order). The
+   * value stays the string as given (spaces around commas dropped); each entry is checked like `url`.
+   */
+  urlList: (protocols: string[]) =>
+    z
+      .string()
+      .transform((value) => value.split(',').map((entry) => entry.trim()))
+      .refine(
+        (entries) =>
+          entries.every((entry) => z.string().url().safeParse(entry).success && protocols.some((p) => entry.startsWith(`${p}:`))),
+        {
+          message: `must be a ${protocols.join(' or ')} URL, or several separated by commas`,
+        },
+      )
+      .transform((entries) => entries.join(',')),
   secret: (minLength: number) => z.string().min(minLength, `must be at least ${minLength} characters`),
   /** `true`/`false`/`1`/`0`, any case (`TRUST_PROXY=TRUE` is not worth a failed start). */
   bool: (fallback: boolean) =>

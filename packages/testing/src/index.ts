@@ -12,3 +12,4 @@ export * from './smtp';
 export * from './smtp-sink';
 export * from './tcp-proxy';
 export * from './wait';
+export * from './pgbouncer';

@@ -1,6 +1,8 @@
 /** Real servers the integration tests use; CI and developer machines run them locally. */
 export const testServers = {
   databaseUrl: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+  /** The server itself when databaseUrl is a pooler (TEST_PGBOUNCER=1 sets both). */
+  databaseDirectUrl: process.env.TEST_DATABASE_DIRECT_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
   redisUrl: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
   amqpUrl: process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
 };

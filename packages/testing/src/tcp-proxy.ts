@@ -8,6 +8,8 @@ import { once } from 'node:events';
 export interface TcpProxy {
   port: number;
   url(template: string): string;
+  /** Connections accepted so far (refused ones not counted). */
+  accepted(): number;
   cut(): void;
   restore(): void;
   close(): Promise<void>;
@@ -16,11 +18,13 @@ export interface TcpProxy {
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   let open = true;
+  let accepted = 0;
   const server = net.createServer((client) => {
     if (!open) {
       client.destroy();
       return;
     }
+    accepted += 1;
     const upstream = net.connect(targetPort, targetHost);
     sockets.add(client);
     sockets.add(upstream);
@@ -41,6 +45,7 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   return {
     port: address.port,
     url: (template) => template.replace(/:(\d+)(\/|$)/, `:${address.port}$2`),
+    accepted: () => accepted,
     cut() {
       open = false;
       for (const socket of sockets) socket.destroy();

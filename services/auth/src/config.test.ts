@@ -15,6 +15,8 @@ describe('loadConfig', () => {
       port: 8081,
       host: '127.0.0.1',
       databaseUrl: complete.DATABASE_URL,
+      databaseDirectUrl: undefined,
+      databasePoolMax: 10,
       redisUrl: complete.REDIS_URL,
       redisKeyPrefix: 'aap:',
       adminToken: 'admin-token-0123456789',

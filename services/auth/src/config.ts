@@ -5,12 +5,14 @@ import { infrastructureVariables, standaloneOnly } from '@platform/infrastructur
 /** The auth service's variables, and the configuration they make: its type is this schema's output. */
 function schema(requireInfrastructure: boolean) {
   const needed = standaloneOnly(requireInfrastructure);
-  const { DATABASE_URL, REDIS_URL } = infrastructureVariables(requireInfrastructure);
+  const { DATABASE_URL, DATABASE_DIRECT_URL, DATABASE_POOL_MAX, REDIS_URL } = infrastructureVariables(requireInfrastructure);
   return z
     .object({
       AUTH_PORT: env.port(8081),
       HOST: z.string().default('127.0.0.1'),
       DATABASE_URL,
+      DATABASE_DIRECT_URL,
+      DATABASE_POOL_MAX,
       REDIS_URL,
       REDIS_KEY_PREFIX: env.keyPrefix(),
       ADMIN_TOKEN: needed(env.secret(16)),
@@ -27,6 +29,10 @@ function schema(requireInfrastructure: boolean) {
       host: parsed.HOST,
       /** Read by openInfrastructure only. */
       databaseUrl: parsed.DATABASE_URL,
+      /** Unused by auth (it migrates nothing); accepted so that every service reads the same variables. */
+      databaseDirectUrl: parsed.DATABASE_DIRECT_URL,
+      /** Auth's pool is 2 connections, fewer when this is lower. */
+      databasePoolMax: parsed.DATABASE_POOL_MAX,
       redisUrl: parsed.REDIS_URL,
       redisKeyPrefix: parsed.REDIS_KEY_PREFIX,
       /** Accepted as a Bearer caller of the introspection endpoint; undefined disables that caller. */

@@ -8,11 +8,14 @@ import { readTaxonomyFile, writeTaxonomy } from './taxonomy-import';
 
 const USAGE = 'usage: pnpm admin categories import <file>';
 
-const cliEnv = z.object({ DATABASE_URL: env.url(['postgres', 'postgresql']) });
+const cliEnv = z.object({
+  DATABASE_URL: env.url(['postgres', 'postgresql']),
+  DATABASE_DIRECT_URL: env.url(['postgres', 'postgresql']).optional(),
+});
 
 /**
  * `pnpm admin categories import <file>`: checks the whole file (a malformed one fails with the
- * line and the reason, before anything is touched), then connects with DATABASE_URL, applies the
+ * line and the reason, before anything is touched), then connects with DATABASE_DIRECT_URL (else DATABASE_URL), applies the
  * migrations, imports and prints a JSON summary. Replicas pick the change up by their poll.
  */
 export async function runCategoriesCli(
@@ -24,11 +27,11 @@ export async function runCategoriesCli(
   if (command !== 'import' || rest.length !== 1 || rest[0] === undefined || rest[0] === '') throw new Error(USAGE);
   // pnpm runs scripts from the repository root; INIT_CWD is where the operator typed the command.
   const file = path.resolve(environment.INIT_CWD ?? process.cwd(), rest[0]);
-  const { DATABASE_URL } = parseEnv(cliEnv, environment);
+  const { DATABASE_URL, DATABASE_DIRECT_URL } = parseEnv(cliEnv, environment);
   const parsed = await readTaxonomyFile(file);
 
   const logger = createLogger({ service: 'categorization-cli', level: 'warn', stream: process.stderr });
-  const pool = createPool({ connectionString: DATABASE_URL, logger, max: 2 });
+  const pool = createPool({ connectionString: DATABASE_DIRECT_URL ?? DATABASE_URL, logger, max: 2 });
   try {
     await applyMigrations(pool, logger);
     const summary = await writeTaxonomy(createCategoryStore(pool), file, parsed);

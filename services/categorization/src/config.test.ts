@@ -13,6 +13,8 @@ describe('loadConfig', () => {
       port: 8083,
       host: '127.0.0.1',
       databaseUrl: undefined,
+      databaseDirectUrl: undefined,
+      databasePoolMax: 10,
       redisUrl: undefined,
       redisKeyPrefix: 'aap:',
       adminToken: undefined,

@@ -12,12 +12,14 @@ export const DEFAULT_TAXONOMY_FILE = path.resolve(__dirname, '../data/content-ta
 /** The service's variables, and the configuration they make: its type is this schema's output. */
 function schema(requireInfrastructure: boolean) {
   const needed = standaloneOnly(requireInfrastructure);
-  const { DATABASE_URL, REDIS_URL } = infrastructureVariables(requireInfrastructure);
+  const { DATABASE_URL, DATABASE_DIRECT_URL, DATABASE_POOL_MAX, REDIS_URL } = infrastructureVariables(requireInfrastructure);
   return z
     .object({
       CATEGORIZATION_PORT: env.port(8083),
       HOST: z.string().default('127.0.0.1'),
       DATABASE_URL,
+      DATABASE_DIRECT_URL,
+      DATABASE_POOL_MAX,
       REDIS_URL,
       REDIS_KEY_PREFIX: env.keyPrefix(),
       ADMIN_TOKEN: needed(env.secret(16)),
@@ -33,6 +35,8 @@ function schema(requireInfrastructure: boolean) {
       host: values.HOST,
       /** Read by openInfrastructure only; undefined only in the embedded quickstart. */
       databaseUrl: values.DATABASE_URL,
+      databaseDirectUrl: values.DATABASE_DIRECT_URL,
+      databasePoolMax: values.DATABASE_POOL_MAX,
       redisUrl: values.REDIS_URL,
       redisKeyPrefix: values.REDIS_KEY_PREFIX,
       /** Guards the admin API; when unset (embedded only) every admin call is refused. */

@@ -16,8 +16,8 @@ import type { CategorizationConfig } from './config';
 import { createCategoryStore, type CategoryStore } from './store/category-store';
 
 /** The adapters the categorization service runs on (openInfrastructure opens them; never URLs). */
-export type CategorizationInfrastructure = Pick<Adapters, 'pool' | 'redis'>;
-export const CATEGORIZATION_NEEDS = ['pool', 'redis'] as const;
+export type CategorizationInfrastructure = Pick<Adapters, 'pool' | 'directPool' | 'redis'>;
+export const CATEGORIZATION_NEEDS = ['pool', 'directPool', 'redis'] as const;
 
 export interface CategorizationDeps {
   pool: pg.Pool;

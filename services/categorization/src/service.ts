@@ -22,7 +22,7 @@ export async function startCategorizationService(options: StartCategorizationOpt
   const { config, logger } = options;
   const deps = createDeps(config, logger, options.infrastructure);
   try {
-    await applyMigrations(deps.pool, logger);
+    await applyMigrations(options.infrastructure.directPool, logger);
     await importTaxonomyIfMissing(deps.store, config.iabTaxonomyFile, logger);
     await deps.catalog.refresh();
     deps.catalog.start();

@@ -5,12 +5,14 @@ import { infrastructureVariables } from '@platform/infrastructure';
 
 /** The notifier's variables, and the configuration they make: its type is this schema's output. */
 function schema(requireInfrastructure: boolean) {
-  const { DATABASE_URL, AMQP_URL, SMTP_URL } = infrastructureVariables(requireInfrastructure);
+  const { DATABASE_URL, DATABASE_DIRECT_URL, DATABASE_POOL_MAX, AMQP_URL, SMTP_URL } = infrastructureVariables(requireInfrastructure);
   return z
     .object({
       NOTIFIER_PORT: env.port(8084),
       HOST: z.string().default('127.0.0.1'),
       DATABASE_URL,
+      DATABASE_DIRECT_URL,
+      DATABASE_POOL_MAX,
       AMQP_URL,
       SMTP_URL,
       OUTBOX_DIR: z.string().optional(),
@@ -33,6 +35,8 @@ function schema(requireInfrastructure: boolean) {
       host: parsed.HOST,
       /** Read by openInfrastructure only; undefined only in the embedded quickstart. */
       databaseUrl: parsed.DATABASE_URL,
+      databaseDirectUrl: parsed.DATABASE_DIRECT_URL,
+      databasePoolMax: parsed.DATABASE_POOL_MAX,
       amqpUrl: parsed.AMQP_URL,
       /** Undefined: e-mails go to `outboxDir` as `.eml` files (embedded). */
       smtpUrl: parsed.SMTP_URL,

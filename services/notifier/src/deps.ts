@@ -4,8 +4,8 @@ import type { EventBus } from '@platform/events';
 import type { Adapters, Mailer } from '@platform/infrastructure';
 
 /** The adapters the notifier runs on (openInfrastructure opens them; never URLs). */
-export type NotifierInfrastructure = Pick<Adapters, 'pool' | 'bus' | 'mailer'>;
-export const NOTIFIER_NEEDS = ['pool', 'bus', 'mailer'] as const;
+export type NotifierInfrastructure = Pick<Adapters, 'pool' | 'directPool' | 'bus' | 'mailer'>;
+export const NOTIFIER_NEEDS = ['pool', 'directPool', 'bus', 'mailer'] as const;
 
 export interface NotifierDeps {
   logger: Logger;

@@ -30,7 +30,7 @@ export async function startNotifierService({ config, logger, infrastructure }: S
   const deps = createDeps(logger, infrastructure);
   // The consumer starts after the app that reports it.
   const consuming: { subscription?: Subscription } = {};
-  await migrate(deps.pool, [notifierMigrations], logger);
+  await migrate(infrastructure.directPool, [notifierMigrations], logger);
   const { app, health, metrics } = createApp(
     deps,
     {

@@ -15,6 +15,8 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       port: 8082,
       databaseUrl: FULL.DATABASE_URL,
+      databaseDirectUrl: undefined,
+      databasePoolMax: 10,
       redisUrl: FULL.REDIS_URL,
       redisKeyPrefix: 'aap:',
       amqpUrl: FULL.AMQP_URL,
@@ -112,6 +114,38 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...FULL, USAGE_BATCH_MAX_SIZE: '0', USAGE_BATCH_LANES: '0' })).toThrow(
       /USAGE_BATCH_MAX_SIZE.*USAGE_BATCH_LANES|USAGE_BATCH_LANES.*USAGE_BATCH_MAX_SIZE/,
     );
+  });
+
+  it('when the database is behind a pooler, then DATABASE_DIRECT_URL and DATABASE_POOL_MAX are read; a pool no larger than the usage lanes is refused', () => {
+    expect(
+      loadConfig({
+        ...FULL,
+        DATABASE_URL: 'postgres://app@pgbouncer:6432/app',
+        DATABASE_DIRECT_URL: 'postgres://app@pg:5432/app',
+        DATABASE_POOL_MAX: '4',
+      }),
+    ).toMatchObject({
+      databaseUrl: 'postgres://app@pgbouncer:6432/app',
+      databaseDirectUrl: 'postgres://app@pg:5432/app',
+      databasePoolMax: 4,
+    });
+    expect(() => loadConfig({ ...FULL, DATABASE_POOL_MAX: '2', USAGE_BATCH_LANES: '2' })).toThrow(
+      'invalid configuration: DATABASE_POOL_MAX: must be more than USAGE_BATCH_LANES (the usage batches take that many of its connections)',
+    );
+    expect(() => loadConfig({ ...FULL, DATABASE_POOL_MAX: '0' })).toThrow(/DATABASE_POOL_MAX/);
+    expect(() => loadConfig({ ...FULL, DATABASE_DIRECT_URL: 'http://pg:5432/app' })).toThrow(
+      /DATABASE_DIRECT_URL: must be a postgres or postgresql URL/,
+    );
+  });
+
+  it('when AMQP_URL lists several nodes, then the list is kept in order; a bad entry is refused', () => {
+    expect(loadConfig({ ...FULL, AMQP_URL: 'amqp://a:5672, amqp://b:5672,amqps://c:5671' }).amqpUrl).toBe(
+      'amqp://a:5672,amqp://b:5672,amqps://c:5671',
+    );
+    expect(() => loadConfig({ ...FULL, AMQP_URL: 'amqp://a:5672,redis://b:6379' })).toThrow(
+      'invalid configuration: AMQP_URL: must be a amqp or amqps URL, or several separated by commas',
+    );
+    expect(() => loadConfig({ ...FULL, AMQP_URL: 'amqp://a:5672,' })).toThrow(/AMQP_URL/);
   });
 
   it('when infrastructure is not required (embedded quickstart), then the URLs may be absent and empty values count as unset', () => {

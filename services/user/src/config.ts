@@ -9,89 +9,100 @@ const JWT_SECRET_MIN = 32;
 /** The user service's variables, and the configuration they make: its type is this schema's output. */
 function schema(requireInfrastructure: boolean) {
   const needed = standaloneOnly(requireInfrastructure);
-  const { DATABASE_URL, REDIS_URL, AMQP_URL } = infrastructureVariables(requireInfrastructure);
-  return z
-    .object({
-      HOST: z.string().default('127.0.0.1'),
-      USER_PORT: env.port(8082),
-      DATABASE_URL,
-      REDIS_URL,
-      REDIS_KEY_PREFIX: env.keyPrefix(),
-      AMQP_URL,
-      BALANCE_EXCHANGE: z.string().min(1).default(BALANCE_EXCHANGE),
-      OUTBOX_POLL_MS: env.positiveInt(500),
-      OUTBOX_WAKE_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(50),
-      OUTBOX_RETRY_INITIAL_MS: env.positiveInt(500),
-      OUTBOX_RETRY_MAX_MS: env.positiveInt(10_000),
-      OUTBOX_RETENTION_HOURS: z.coerce.number().int().min(0).default(24),
-      OUTBOX_SWEEP_MS: env.positiveInt(10_000),
-      USAGE_BATCH_MAX_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
-      USAGE_BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).max(1000).default(0),
-      USAGE_BATCH_LANES: z.coerce.number().int().min(1).max(64).default(1),
-      // CONTRACT §9: a requestId is remembered for at least 24 hours.
-      USAGE_REQUEST_RETENTION_HOURS: z.coerce.number().int().min(24).default(25),
-      USAGE_REQUEST_SWEEP_MS: env.positiveInt(10_000),
-      ADMIN_TOKEN: needed(env.secret(ADMIN_TOKEN_MIN)),
-      SERVICE_JWT_SECRET: needed(env.secret(JWT_SECRET_MIN)),
-      TRUST_PROXY: env.trustProxy(),
-      AUTH_FAILURES_PER_IP: env.positiveInt(30),
-      METRICS_TOKEN: env.optionalSecret(16),
-      LOG_LEVEL: env.logLevel(),
-      AUTH_URL: z.string().url().default('http://127.0.0.1:8081'),
-      ACCOUNT_PAGE_AUTH_URL: z.string().url().optional(),
-    })
-    .transform((parsed) => ({
-      host: parsed.HOST,
-      port: parsed.USER_PORT,
-      /** Read by openInfrastructure only; undefined only in the embedded quickstart. */
-      databaseUrl: parsed.DATABASE_URL,
-      redisUrl: parsed.REDIS_URL,
-      redisKeyPrefix: parsed.REDIS_KEY_PREFIX,
-      amqpUrl: parsed.AMQP_URL,
-      /** Topic exchange the relay publishes `balance.changed` to (BALANCE_EXCHANGE). */
-      balanceExchange: parsed.BALANCE_EXCHANGE,
-      /** How often the relay looks for unpublished events when nothing woke it (OUTBOX_POLL_MS). */
-      outboxPollMs: parsed.OUTBOX_POLL_MS,
-      /**
-       * How long the relay lets a commit's wake wait for others (OUTBOX_WAKE_DELAY_MS): under load
-       * one round then publishes the events of several usage batches. 0: at once.
-       */
-      outboxWakeDelayMs: parsed.OUTBOX_WAKE_DELAY_MS,
-      /** Relay backoff after a failed publish: initial, doubling up to max (OUTBOX_RETRY_INITIAL_MS / _MAX_MS). */
-      outboxRetryInitialMs: parsed.OUTBOX_RETRY_INITIAL_MS,
-      outboxRetryMaxMs: parsed.OUTBOX_RETRY_MAX_MS,
-      /** How long a published event stays in the outbox before it is swept (OUTBOX_RETENTION_HOURS; 0: at the next sweep). */
-      outboxRetentionHours: parsed.OUTBOX_RETENTION_HOURS,
-      /** Pause between sweeps of published events (OUTBOX_SWEEP_MS). */
-      outboxSweepMs: parsed.OUTBOX_SWEEP_MS,
-      /** Usage debits per batch (one transaction) at most (USAGE_BATCH_MAX_SIZE). */
-      usageBatchMaxSize: parsed.USAGE_BATCH_MAX_SIZE,
-      /** How long the first debit reaching an idle batch lane waits for others (USAGE_BATCH_MAX_WAIT_MS; 0: the rest of the event-loop turn). */
-      usageBatchMaxWaitMs: parsed.USAGE_BATCH_MAX_WAIT_MS,
-      /**
-       * Usage batches committing at once (USAGE_BATCH_LANES); one pool is always in one lane. One
-       * by default: on two cores, two lanes halved the batches of usage-many-accounts and cost
-       * ~15 % more CPU per debit. More lanes suit more cores.
-       */
-      usageBatchLanes: parsed.USAGE_BATCH_LANES,
-      /** How long a usage requestId's answer is kept, at least 24 h (USAGE_REQUEST_RETENTION_HOURS). */
-      usageRequestRetentionHours: parsed.USAGE_REQUEST_RETENTION_HOURS,
-      /** Pause between sweeps of expired usage requestIds (USAGE_REQUEST_SWEEP_MS). */
-      usageRequestSweepMs: parsed.USAGE_REQUEST_SWEEP_MS,
-      /** Guards the admin API; the embedded quickstart generates one when unset. */
-      adminToken: parsed.ADMIN_TOKEN,
-      /** Verifies service JWTs on the internal usage API. */
-      serviceJwtSecret: parsed.SERVICE_JWT_SECRET,
-      /** Which proxies may name the client address (TRUST_PROXY). */
-      trustProxy: parsed.TRUST_PROXY,
-      /** Failed admin-token attempts allowed per client address and minute (AUTH_FAILURES_PER_IP). */
-      authFailuresPerIp: parsed.AUTH_FAILURES_PER_IP,
-      /** Bearer token `/metrics` requires; undefined leaves it open. */
-      metricsToken: parsed.METRICS_TOKEN,
-      logLevel: parsed.LOG_LEVEL,
-      /** The auth service's base URL as customers' browsers reach it, for the account page (ACCOUNT_PAGE_AUTH_URL, else AUTH_URL). */
-      accountPageAuthUrl: parsed.ACCOUNT_PAGE_AUTH_URL ?? parsed.AUTH_URL,
-    }));
+  const { DATABASE_URL, DATABASE_DIRECT_URL, DATABASE_POOL_MAX, REDIS_URL, AMQP_URL } = infrastructureVariables(requireInfrastructure);
+  return (
+    z
+      .object({
+        HOST: z.string().default('127.0.0.1'),
+        USER_PORT: env.port(8082),
+        DATABASE_URL,
+        DATABASE_DIRECT_URL,
+        DATABASE_POOL_MAX,
+        REDIS_URL,
+        REDIS_KEY_PREFIX: env.keyPrefix(),
+        AMQP_URL,
+        BALANCE_EXCHANGE: z.string().min(1).default(BALANCE_EXCHANGE),
+        OUTBOX_POLL_MS: env.positiveInt(500),
+        OUTBOX_WAKE_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(50),
+        OUTBOX_RETRY_INITIAL_MS: env.positiveInt(500),
+        OUTBOX_RETRY_MAX_MS: env.positiveInt(10_000),
+        OUTBOX_RETENTION_HOURS: z.coerce.number().int().min(0).default(24),
+        OUTBOX_SWEEP_MS: env.positiveInt(10_000),
+        USAGE_BATCH_MAX_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+        USAGE_BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).max(1000).default(0),
+        USAGE_BATCH_LANES: z.coerce.number().int().min(1).max(64).default(1),
+        // CONTRACT §9: a requestId is remembered for at least 24 hours.
+        USAGE_REQUEST_RETENTION_HOURS: z.coerce.number().int().min(24).default(25),
+        USAGE_REQUEST_SWEEP_MS: env.positiveInt(10_000),
+        ADMIN_TOKEN: needed(env.secret(ADMIN_TOKEN_MIN)),
+        SERVICE_JWT_SECRET: needed(env.secret(JWT_SECRET_MIN)),
+        TRUST_PROXY: env.trustProxy(),
+        AUTH_FAILURES_PER_IP: env.positiveInt(30),
+        METRICS_TOKEN: env.optionalSecret(16),
+        LOG_LEVEL: env.logLevel(),
+        AUTH_URL: z.string().url().default('http://127.0.0.1:8081'),
+        ACCOUNT_PAGE_AUTH_URL: z.string().url().optional(),
+      })
+      // The usage lanes' connections come out of the process's DATABASE_POOL_MAX (openInfrastructure).
+      .refine((parsed) => parsed.DATABASE_POOL_MAX > parsed.USAGE_BATCH_LANES, {
+        message: 'must be more than USAGE_BATCH_LANES (the usage batches take that many of its connections)',
+        path: ['DATABASE_POOL_MAX'],
+      })
+      .transform((parsed) => ({
+        host: parsed.HOST,
+        port: parsed.USER_PORT,
+        /** Read by openInfrastructure only; undefined only in the embedded quickstart. */
+        databaseUrl: parsed.DATABASE_URL,
+        databaseDirectUrl: parsed.DATABASE_DIRECT_URL,
+        databasePoolMax: parsed.DATABASE_POOL_MAX,
+        redisUrl: parsed.REDIS_URL,
+        redisKeyPrefix: parsed.REDIS_KEY_PREFIX,
+        amqpUrl: parsed.AMQP_URL,
+        /** Topic exchange the relay publishes `balance.changed` to (BALANCE_EXCHANGE). */
+        balanceExchange: parsed.BALANCE_EXCHANGE,
+        /** How often the relay looks for unpublished events when nothing woke it (OUTBOX_POLL_MS). */
+        outboxPollMs: parsed.OUTBOX_POLL_MS,
+        /**
+         * How long the relay lets a commit's wake wait for others (OUTBOX_WAKE_DELAY_MS): under load
+         * one round then publishes the events of several usage batches. 0: at once.
+         */
+        outboxWakeDelayMs: parsed.OUTBOX_WAKE_DELAY_MS,
+        /** Relay backoff after a failed publish: initial, doubling up to max (OUTBOX_RETRY_INITIAL_MS / _MAX_MS). */
+        outboxRetryInitialMs: parsed.OUTBOX_RETRY_INITIAL_MS,
+        outboxRetryMaxMs: parsed.OUTBOX_RETRY_MAX_MS,
+        /** How long a published event stays in the outbox before it is swept (OUTBOX_RETENTION_HOURS; 0: at the next sweep). */
+        outboxRetentionHours: parsed.OUTBOX_RETENTION_HOURS,
+        /** Pause between sweeps of published events (OUTBOX_SWEEP_MS). */
+        outboxSweepMs: parsed.OUTBOX_SWEEP_MS,
+        /** Usage debits per batch (one transaction) at most (USAGE_BATCH_MAX_SIZE). */
+        usageBatchMaxSize: parsed.USAGE_BATCH_MAX_SIZE,
+        /** How long the first debit reaching an idle batch lane waits for others (USAGE_BATCH_MAX_WAIT_MS; 0: the rest of the event-loop turn). */
+        usageBatchMaxWaitMs: parsed.USAGE_BATCH_MAX_WAIT_MS,
+        /**
+         * Usage batches committing at once (USAGE_BATCH_LANES); one pool is always in one lane. One
+         * by default: on two cores, two lanes halved the batches of usage-many-accounts and cost
+         * ~15 % more CPU per debit. More lanes suit more cores.
+         */
+        usageBatchLanes: parsed.USAGE_BATCH_LANES,
+        /** How long a usage requestId's answer is kept, at least 24 h (USAGE_REQUEST_RETENTION_HOURS). */
+        usageRequestRetentionHours: parsed.USAGE_REQUEST_RETENTION_HOURS,
+        /** Pause between sweeps of expired usage requestIds (USAGE_REQUEST_SWEEP_MS). */
+        usageRequestSweepMs: parsed.USAGE_REQUEST_SWEEP_MS,
+        /** Guards the admin API; the embedded quickstart generates one when unset. */
+        adminToken: parsed.ADMIN_TOKEN,
+        /** Verifies service JWTs on the internal usage API. */
+        serviceJwtSecret: parsed.SERVICE_JWT_SECRET,
+        /** Which proxies may name the client address (TRUST_PROXY). */
+        trustProxy: parsed.TRUST_PROXY,
+        /** Failed admin-token attempts allowed per client address and minute (AUTH_FAILURES_PER_IP). */
+        authFailuresPerIp: parsed.AUTH_FAILURES_PER_IP,
+        /** Bearer token `/metrics` requires; undefined leaves it open. */
+        metricsToken: parsed.METRICS_TOKEN,
+        logLevel: parsed.LOG_LEVEL,
+        /** The auth service's base URL as customers' browsers reach it, for the account page (ACCOUNT_PAGE_AUTH_URL, else AUTH_URL). */
+        accountPageAuthUrl: parsed.ACCOUNT_PAGE_AUTH_URL ?? parsed.AUTH_URL,
+      }))
+  );
 }
 
 export type UserConfig = z.infer<ReturnType<typeof schema>>;

@@ -19,8 +19,8 @@ import { accessRecordsBalanceHook, createAccessRepair } from './store/access-rec
 import type { AccessRecordsDeps } from './store/user-store';
 
 /** The adapters the user service runs on (openInfrastructure opens them; never URLs). */
-export type UserInfrastructure = Pick<Adapters, 'pool' | 'usagePool' | 'redis' | 'bus'>;
-export const USER_NEEDS = ['pool', 'usagePool', 'redis', 'bus'] as const;
+export type UserInfrastructure = Pick<Adapters, 'pool' | 'usagePool' | 'directPool' | 'redis' | 'bus'>;
+export const USER_NEEDS = ['pool', 'usagePool', 'directPool', 'redis', 'bus'] as const;
 
 /** Seams beside the adapters (tests, the quickstart). */
 export interface UserSeams {

@@ -70,7 +70,7 @@ export async function startUserService({ config, logger, infrastructure, ...seam
   const deps = createDeps(config, logger, infrastructure, seams);
   const stops: StopWorker[] = [];
   try {
-    await migrate(deps.pool, [userMigrations], logger);
+    await migrate(infrastructure.directPool, [userMigrations], logger);
     // Reconciled (or known to be) before the first request; the watch retries if it could not.
     await deps.watch.start();
     const { app, health } = createApp(deps, config);

@@ -7,15 +7,14 @@ import type { BalanceReads } from '../domain/balance';
 import type { BalanceChange, BalanceChangeResult, PoolCredits, ProductBalance } from '../domain/user-store';
 import { catalogue, catalogueProduct, reloadCatalogue } from './catalogue';
 
-// The hot reads are named (prepared once per connection: no parse and plan per request), and
-// products come from the kept catalogue, so a balance is one primary-key range read.
+// Products come from the kept catalogue, so a balance is one primary-key range read. No query is
+// a named prepared statement: DATABASE_URL may be a pooler in transaction mode (CONTRACT §1).
 const POOL_CREDITS = 'SELECT pool_id, credits FROM pool_balances WHERE account_id = $1';
 const POOL_CREDIT = 'SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_id = $2';
 
 /** The pools an account holds, with their credits (any order). */
 async function readPoolCredits(db: Queryable, accountId: number): Promise<PoolCredits[]> {
   const result = await db.query<{ pool_id: number; credits: number }>({
-    name: 'user-pool-credits',
     text: POOL_CREDITS,
     values: [accountId],
   });
@@ -60,7 +59,6 @@ function batchesOf(db: Queryable): Batches {
     byAccount: readBatch(
       async (accountIds) => {
         const result = await db.query<{ account_id: number; pool_id: number; credits: number }>({
-          name: 'user-pool-credits-of-accounts',
           text: POOL_CREDITS_OF_ACCOUNTS,
           values: [accountIds],
         });
@@ -79,7 +77,6 @@ function batchesOf(db: Queryable): Batches {
     byKey: readBatch(
       async (keyHashes) => {
         const result = await db.query<{ key_hash: string; account_id: number; pool_id: number | null; credits: number | null }>({
-          name: 'user-pool-credits-by-keys',
           text: POOL_CREDITS_BY_KEYS,
           values: [keyHashes],
         });
@@ -139,7 +136,7 @@ export async function readProductBalance(
 ): Promise<{ product: 'unknown' } | { product: 'known'; balance: ProductBalance | undefined }> {
   const product = await catalogueProduct(db, productId);
   if (!product) return { product: 'unknown' };
-  const result = await db.query<{ credits: number }>({ name: 'user-pool-credit', text: POOL_CREDIT, values: [accountId, product.poolId] });
+  const result = await db.query<{ credits: number }>({ text: POOL_CREDIT, values: [accountId, product.poolId] });
   const row = result.rows[0];
   return {
     product: 'known',

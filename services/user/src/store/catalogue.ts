@@ -1,7 +1,7 @@
 import type { Queryable } from '@platform/db';
 import type { Catalogue, CatalogueReads, Product } from '../domain/catalogue';
 
-const CATALOGUE = { name: 'user-catalogue', text: 'SELECT id, name, pool_id FROM products ORDER BY id' };
+const CATALOGUE = { text: 'SELECT id, name, pool_id FROM products ORDER BY id' };
 
 function catalogueOf(rows: ReadonlyArray<{ id: number; name: string; pool_id: number }>): Catalogue {
   const products = rows.map((row): Product => ({ id: row.id, name: row.name, poolId: row.pool_id }));

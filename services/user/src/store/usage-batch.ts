@@ -78,7 +78,6 @@ async function lockAndRead(
   requestIds: readonly string[],
 ): Promise<{ credits: Map<string, number>; known: Map<string, StoredAnswer> }> {
   const result = await db.query<LockAndReadRow>({
-    name: 'user-usage-lock-and-read',
     text: LOCK_AND_READ,
     values: [keys.map((key) => key.accountId), keys.map((key) => key.poolId), requestIds],
   });
@@ -126,7 +125,6 @@ function eventsOf(changes: readonly PoolBalance[]): BalanceChanged[] {
 
 async function write(db: Queryable, { pools, grants, changes }: BatchWrites): Promise<number> {
   const result = await db.query({
-    name: 'user-usage-write-batch',
     text: WRITE,
     // The objects as they are: json_to_recordset picks the members it names and ignores the rest.
     values: [JSON.stringify(grants), JSON.stringify(pools), BALANCE_CHANGED, JSON.stringify(eventsOf(changes)), currentTraceparent()],

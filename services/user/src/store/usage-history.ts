@@ -16,7 +16,6 @@ SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
 /** The account's usage per UTC day and product since `from`, ordered by day, then product id; optionally of one product. */
 async function readDailyUsage(db: Queryable, accountId: number, from: Date, productId: number | undefined): Promise<DailyUsage[]> {
   const result = await db.query<{ day: string; product_id: number; used: string }>({
-    name: 'user-daily-usage',
     text: DAILY_USAGE,
     values: [accountId, from, productId ?? null],
   });

@@ -1,0 +1,276 @@
+/**
+ * CONTRACT §1 "Scale-out engines": DATABASE_URL may be a pooler in transaction mode. Every
+ * service runs here with DATABASE_URL on Debian's pgbouncer (1.18, pool_mode = transaction, a few
+ * server connections shared by all of them), DATABASE_DIRECT_URL on the server itself, and the
+ * customer's flows run end to end: token, balance, rotation, concurrent usage debits, the outbox
+ * relay's publish, the notifier's alerts, the category list. A named prepared statement, a session
+ * advisory lock or a session SET through DATABASE_URL fails here: the next transaction of the same
+ * client runs on another server connection.
+ */
+import { readdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import amqp from 'amqplib';
+import type { Pool } from 'pg';
+import type { RunningService } from '@platform/runtime';
+import { closeRedis, connectRedis, createRedisAccessStore } from '@platform/credentials';
+import { createPool, migrateFromEnvironment } from '@platform/db';
+import {
+  anAccount,
+  createPrivateDatabase,
+  deleteKeys,
+  deleteTopology,
+  eventually,
+  silentLogger,
+  startPgbouncer,
+  startSmtpCapture,
+  startTcpProxy,
+  testServers,
+  uniqueId,
+  type Pgbouncer,
+  type PrivateDatabase,
+  type SmtpCapture,
+  type TcpProxy,
+  type TestAccount,
+} from '@platform/testing';
+import { categorizationMigrations } from '../../services/categorization/src/migrations';
+import { notifierMigrations } from '../../services/notifier/src/migrations';
+import { userMigrations } from '../../services/user/src/migrations';
+import { loadConfig as loadAuthConfig, runAuthService } from '../../services/auth/src';
+import { loadConfig as loadCategorizationConfig, runCategorizationService } from '../../services/categorization/src';
+import { loadConfig as loadNotifierConfig, runNotifierService } from '../../services/notifier/src';
+import { loadConfig as loadUserConfig, runUserService } from '../../services/user/src';
+import { ADMIN_TOKEN, SERVICE_JWT_SECRET, bearer, call, seedBearer, serviceJwt } from '../contract/support';
+
+const logger = silentLogger();
+const prefix = `test:pooler:${uniqueId()}:`;
+const exchange = uniqueId('test.pooler.');
+const queue = `${exchange}.balance-changed`;
+
+let bouncer: Pgbouncer;
+let database: PrivateDatabase;
+let direct: TcpProxy;
+let smtp: SmtpCapture;
+let pool: Pool;
+const services: RunningService[] = [];
+const urls = { user: '', auth: '', categorization: '' };
+let account: (credits: Record<number, number>) => Promise<TestAccount>;
+let cleanup: () => Promise<void>;
+
+const migrationFiles = (dir: string): number => readdirSync(dir).filter((name) => name.endsWith('.sql')).length;
+
+beforeAll(async () => {
+  database = await createPrivateDatabase('pooler');
+  bouncer = await startPgbouncer({
+    dir: path.join(os.tmpdir(), uniqueId('aap-pgbouncer-')),
+    target: testServers.databaseDirectUrl,
+    poolSize: 4,
+  });
+  // The direct URL goes through a proxy that counts its connections: the migrations must use it.
+  direct = await startTcpProxy(Number(new URL(testServers.databaseDirectUrl).port || 5432));
+  smtp = await startSmtpCapture();
+  const env = {
+    DATABASE_URL: bouncer.urlOf(database.url),
+    DATABASE_DIRECT_URL: direct.url(database.url),
+    DATABASE_POOL_MAX: '6',
+    REDIS_URL: testServers.redisUrl,
+    REDIS_KEY_PREFIX: prefix,
+    AMQP_URL: testServers.amqpUrl,
+    BALANCE_EXCHANGE: exchange,
+    ADMIN_TOKEN,
+    SERVICE_JWT_SECRET,
+    USER_PORT: '0',
+    AUTH_PORT: '0',
+    AUTH_URL: 'http://auth.pooler.test',
+    CATEGORIZATION_PORT: '0',
+    NOTIFIER_PORT: '0',
+    AUTH_FAILURES_PER_IP: '100000',
+    TOKEN_RATE_PER_ACCOUNT: '100000',
+    USAGE_BATCH_LANES: '2',
+    OUTBOX_POLL_MS: '100',
+  };
+  const user = await runUserService({ config: loadUserConfig(env), logger });
+  services.push(user);
+  urls.user = user.url;
+  const notifier = await runNotifierService({
+    config: loadNotifierConfig({ ...env, SMTP_URL: smtp.url, USER_URL: user.url, NOTIFIER_QUEUE: queue, NOTIFIER_MAIL_POLL_MS: '100' }),
+    logger,
+  });
+  services.push(notifier);
+  await notifier.consuming;
+  const categorization = await runCategorizationService({ config: loadCategorizationConfig(env), logger });
+  services.push(categorization);
+  urls.categorization = categorization.url;
+  const auth = await runAuthService({ config: loadAuthConfig(env), logger });
+  services.push(auth);
+  urls.auth = auth.url;
+
+  pool = createPool({ connectionString: bouncer.urlOf(database.url), max: 4, logger });
+  const redis = await connectRedis(testServers.redisUrl, logger);
+  const access = createRedisAccessStore(redis, { keyPrefix: prefix });
+  account = (credits) => anAccount(pool, { credits, access });
+  cleanup = async () => {
+    await deleteKeys(redis, prefix);
+    await closeRedis(redis);
+  };
+}, 120_000);
+
+afterAll(async () => {
+  for (const service of services.reverse()) await service.stop().catch(() => undefined);
+  await cleanup?.().catch(() => undefined);
+  await pool?.end();
+  await smtp?.close();
+  await direct?.close();
+  await deleteTopology(testServers.amqpUrl, { queues: [queue, `${queue}.dead`], exchanges: [exchange, `${exchange}.dlx`] });
+  await bouncer?.stop();
+  await database?.drop();
+}, 60_000);
+
+const token = async (apiKey: string): Promise<{ status: number; accessToken?: string }> => {
+  const reply = await call(urls.auth, '/oauth/token', { headers: seedBearer(apiKey), json: { grantType: 'access_token' } });
+  return { status: reply.status, ...(reply.json() as { accessToken?: string }) };
+};
+const balance = async (apiKey: string): Promise<{ status: number; credits: number[] }> => {
+  const reply = await call(urls.user, '/user-service/account-balance', { query: { apiKey } });
+  const body = reply.json() as { data?: Array<{ credits: number }> };
+  return { status: reply.status, credits: (body.data ?? []).map((item) => item.credits) };
+};
+const debit = (credential: string, requestId = uniqueId('pooler-')): Promise<number> =>
+  call(urls.user, '/internal/v1/usage', {
+    headers: bearer(serviceJwt()),
+    json: { credential, productId: 1, units: 1, requestId },
+  }).then((reply) => reply.status);
+
+describe('every service with DATABASE_URL on pgbouncer in transaction mode', () => {
+  it('when the services start, then their migrations went through DATABASE_DIRECT_URL and are complete', async () => {
+    // user, categorization and notifier each migrate at start, each on a connection of its own.
+    expect(direct.accepted()).toBeGreaterThanOrEqual(3);
+    const applied = await pool.query<{ user: number; categorization: number; notifier: number }>(
+      `SELECT (SELECT count(*)::int FROM pgmigrations_user) AS user,
+              (SELECT count(*)::int FROM pgmigrations_categorization) AS categorization,
+              (SELECT count(*)::int FROM pgmigrations_notifier) AS notifier`,
+    );
+    expect(applied.rows).toEqual([
+      {
+        user: migrationFiles(userMigrations.dir),
+        categorization: migrationFiles(categorizationMigrations.dir),
+        notifier: migrationFiles(notifierMigrations.dir),
+      },
+    ]);
+  });
+
+  it('when pnpm migrate runs through the pooler alone, three at once, then each migration is applied once', async () => {
+    const fresh = await createPrivateDatabase('pooler_migrate');
+    try {
+      const environment = { DATABASE_URL: bouncer.urlOf(fresh.url), LOG_LEVEL: 'error' };
+      const sets = [userMigrations, categorizationMigrations, notifierMigrations];
+      await Promise.all([1, 2, 3].map(() => migrateFromEnvironment(environment, sets)));
+      const check = createPool({ connectionString: fresh.url, max: 1, logger });
+      try {
+        const runs = await check.query<{ runs: number }>(
+          'SELECT count(*)::int AS runs FROM pgmigrations_user GROUP BY name HAVING count(*) > 1',
+        );
+        expect(runs.rows).toEqual([]);
+        const products = await check.query<{ count: number }>('SELECT count(*)::int AS count FROM products');
+        expect(products.rows).toEqual([{ count: 40 }]);
+      } finally {
+        await check.end();
+      }
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  it('when a customer takes a token, reads the balance and rotates the key, then every answer is right', async () => {
+    const customer = await account({ 1: 50 });
+    const issued = await token(customer.apiKey);
+    expect(issued.status).toBe(200);
+    expect(await balance(customer.apiKey)).toEqual({ status: 200, credits: expect.arrayContaining([50]) as unknown });
+    expect((await balance(issued.accessToken as string)).status).toBe(200);
+    const rotated = await call(urls.user, '/user-service/api-key/generate', { query: { currentApiKey: customer.apiKey } });
+    expect(rotated.status).toBe(200);
+    const newKey = (rotated.json() as { apiKey: string }).apiKey;
+    expect((await token(newKey)).status).toBe(200);
+    expect((await balance(customer.apiKey)).status).toBe(401);
+    expect((await token(customer.apiKey)).status).toBe(401);
+  });
+
+  it('when debits race on two accounts past their low and zero thresholds, then exactly the credits are debited and each alert is sent once', async () => {
+    const [first, second] = await Promise.all([account({ 1: 30 }), account({ 1: 20 })]);
+    const a = first as TestAccount;
+    const b = second as TestAccount;
+    // Balance reads and debits of both accounts at once, more than the pooler's server connections.
+    const statuses = await Promise.all([
+      ...Array.from({ length: 40 }, () => debit(a.apiKey)),
+      ...Array.from({ length: 30 }, () => debit(b.apiKey)),
+      ...Array.from({ length: 20 }, async () => (await balance(a.apiKey)).status),
+    ]);
+    const count = (status: number, from: number, to: number): number => statuses.slice(from, to).filter((s) => s === status).length;
+    expect({ aOk: count(200, 0, 40), aRefused: count(403, 0, 40), bOk: count(200, 40, 70), bRefused: count(403, 40, 70) }).toEqual({
+      aOk: 30,
+      aRefused: 10,
+      bOk: 20,
+      bRefused: 10,
+    });
+    expect(statuses.slice(70)).toEqual(Array.from({ length: 20 }, () => 200));
+    expect((await balance(a.apiKey)).credits).toContain(0);
+    const ledger = await pool.query<{ account_id: number; debits: number; total: number }>(
+      `SELECT account_id, count(*)::int AS debits, sum(-delta)::int AS total FROM credit_ledger
+        WHERE account_id = ANY($1::int[]) AND cause = 'usage' GROUP BY account_id ORDER BY account_id`,
+      [[a.id, b.id].sort((x, y) => x - y)],
+    );
+    expect(ledger.rows).toEqual(
+      [
+        { account_id: a.id, debits: 30, total: 30 },
+        { account_id: b.id, debits: 20, total: 20 },
+      ].sort((x, y) => x.account_id - y.account_id),
+    );
+    // The relay publishes through the pooler, the notifier decides through it: a low and a zero alert each.
+    const mails = await eventually(
+      () => {
+        const to = [...mailsTo(a.email), ...mailsTo(b.email)];
+        return to.length >= 4 ? to : undefined;
+      },
+      20_000,
+      'four alert e-mails',
+    );
+    await eventually(
+      async () => {
+        const pending = await pool.query<{ pending: number }>(
+          'SELECT count(*)::int AS pending FROM outbox_events WHERE published_at IS NULL',
+        );
+        return pending.rows[0]?.pending === 0 ? true : undefined;
+      },
+      20_000,
+      'the outbox to drain',
+    );
+    await eventually(async () => ((await queueDepth()) === 0 ? true : undefined), 20_000, 'the notifier queue to drain');
+    const subjects = (email: string): string[] =>
+      mailsTo(email)
+        .map((mail) => (mail.subject ?? '').split(':')[0] ?? '')
+        .sort();
+    expect(mails.length).toBe(4);
+    expect(subjects(a.email)).toEqual([expect.stringMatching(/^Low balance alert/), expect.stringMatching(/^Zero balance alert/)]);
+    expect(subjects(b.email)).toEqual([expect.stringMatching(/^Low balance alert/), expect.stringMatching(/^Zero balance alert/)]);
+  }, 60_000);
+
+  it('when the category list is asked for, then the categorization service answers it from its tables', async () => {
+    const reply = await call(urls.categorization, '/api/v2/categories');
+    expect(reply.status).toBe(200);
+    expect((reply.json() as unknown[]).length).toBeGreaterThan(100);
+  });
+});
+
+function mailsTo(email: string): SmtpCapture['messages'] {
+  return smtp.messages.filter((mail) => mail.to !== undefined && JSON.stringify(mail.to).includes(email));
+}
+
+async function queueDepth(): Promise<number> {
+  const connection = await amqp.connect(testServers.amqpUrl);
+  try {
+    const channel = await connection.createChannel();
+    return (await channel.checkQueue(queue)).messageCount;
+  } finally {
+    await connection.close();
+  }
+}
