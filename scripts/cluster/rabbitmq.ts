@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { alive, portOpen, startDetached, tail, waitFor } from './processes';
+import { alive, portOpen, signalGroup, startDetached, tail, waitFor } from './processes';
 import type { ClusterPorts, ClusterProcess } from './state';
 
 const run = promisify(execFile);
@@ -117,4 +117,20 @@ export function rabbitPid(dir: string, index: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** How many client connections each node holds (asked of `node`, which must be running). */
+export async function connectionsByNode(home: string, node: string): Promise<Record<string, number>> {
+  const listed = JSON.parse(await rabbitmqctl(home, node, ['list_connections', 'node', '--formatter', 'json'])) as Array<{ node: string }>;
+  const counts: Record<string, number> = {};
+  for (const connection of listed) counts[connection.node] = (counts[connection.node] ?? 0) + 1;
+  return counts;
+}
+
+/** Node `index` dies: SIGKILL to its Erlang VM and to the script that started it. */
+export function killRabbitNode(dir: string, index: number, serverPid: number): number | undefined {
+  const vm = rabbitPid(dir, index);
+  if (vm !== undefined) process.kill(vm, 'SIGKILL');
+  signalGroup(serverPid, 'SIGKILL');
+  return vm;
 }
