@@ -70,8 +70,9 @@ function serviceEnvironment(
   return {
     ...generatedSecrets(),
     // Through pgbouncer (transaction mode) only once the services keep no session state on
-    // DATABASE_URL and take DATABASE_DIRECT_URL for the rest; before that, HAProxy directly.
-    DATABASE_URL: can.pooler ? pooled : direct,
+    // DATABASE_URL and take DATABASE_DIRECT_URL for the rest; before that (or with
+    // CLUSTER_PGBOUNCER=0), HAProxy directly.
+    DATABASE_URL: can.pooler && process.env.CLUSTER_PGBOUNCER !== '0' ? pooled : direct,
     DATABASE_DIRECT_URL: direct,
     ...redisEnv(ports, redisMode),
     AMQP_URL: can.amqpList ? amqp.join(',') : (amqp[0] as string),

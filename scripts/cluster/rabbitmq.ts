@@ -119,11 +119,11 @@ export function rabbitPid(dir: string, index: number): number | undefined {
   }
 }
 
-/** How many client connections each node holds (asked of `node`, which must be running). */
-export async function connectionsByNode(home: string, node: string): Promise<Record<string, number>> {
-  const listed = JSON.parse(await rabbitmqctl(home, node, ['list_connections', 'node', '--formatter', 'json'])) as Array<{ node: string }>;
-  const counts: Record<string, number> = {};
-  for (const connection of listed) counts[connection.node] = (counts[connection.node] ?? 0) + 1;
+/** How many client connections each node holds, by the node's AMQP port (asked of `node`, which must be running). */
+export async function connectionsByPort(home: string, node: string): Promise<Record<number, number>> {
+  const listed = JSON.parse(await rabbitmqctl(home, node, ['list_connections', 'port', '--formatter', 'json'])) as Array<{ port: number }>;
+  const counts: Record<number, number> = {};
+  for (const { port } of listed) counts[port] = (counts[port] ?? 0) + 1;
   return counts;
 }
 
