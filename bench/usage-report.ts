@@ -1,6 +1,6 @@
 import { DEFAULT_TURNS, type UsageBenchOptions, type UsageBenchReport } from './usage-scenarios';
 
-/** The report as a Markdown table (the README's performance section shows one). */
+/** The report as a Markdown table (docs/benchmarks.md shows them). */
 export function formatUsageReport(report: UsageBenchReport, options: Pick<UsageBenchOptions, 'seconds' | 'turns' | 'connections'>): string {
   const turns = options.turns ?? DEFAULT_TURNS;
   const lines = [

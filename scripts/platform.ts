@@ -20,6 +20,8 @@ export interface Platform {
   adminToken: string;
   /** Whether the admin token was generated here (ADMIN_TOKEN unset); a given one is never printed. */
   adminTokenGenerated: boolean;
+  /** The service-JWT secret when generated here (SERVICE_JWT_SECRET unset); a given one is never printed. */
+  generatedServiceJwtSecret: string | undefined;
   /** Which components run embedded in this process. */
   embedded: string[];
   dataDir: string;
@@ -86,8 +88,25 @@ export async function startPlatform(environment: NodeJS.ProcessEnv): Promise<Pla
     urls: { auth: auth.url, user: user.url, categorization: categorization.url, notifier: notifier.url },
     adminToken: env.ADMIN_TOKEN as string,
     adminTokenGenerated: !environment.ADMIN_TOKEN,
+    generatedServiceJwtSecret: environment.SERVICE_JWT_SECRET ? undefined : env.SERVICE_JWT_SECRET,
     embedded: infrastructure.embedded,
     dataDir,
     stop,
   };
+}
+
+/**
+ * The variables the README's walk-through and `pnpm admin` need, as `NAME=value` pairs: the
+ * services' addresses, and the admin token and service-JWT secret only when generated here (a
+ * given secret is already in the caller's environment and is never printed).
+ */
+export function walkThroughExports(platform: Platform): string[] {
+  const loopback = (url: string): string => url.replace('//0.0.0.0:', '//127.0.0.1:');
+  return [
+    `AUTH_URL=${loopback(platform.urls.auth)}`,
+    `USER_URL=${loopback(platform.urls.user)}`,
+    `CATEGORIZATION_URL=${loopback(platform.urls.categorization)}`,
+    ...(platform.adminTokenGenerated ? [`ADMIN_TOKEN=${platform.adminToken}`] : []),
+    ...(platform.generatedServiceJwtSecret === undefined ? [] : [`SERVICE_JWT_SECRET=${platform.generatedServiceJwtSecret}`]),
+  ];
 }

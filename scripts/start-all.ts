@@ -2,7 +2,7 @@
 import '@platform/tracing/register'; // first: with tracing on, the instrumentations must load before what they patch
 import { createLogger, exitOnSignals, runMain } from '@platform/runtime';
 import { ensureAccountPageBuilt } from './account-page-build';
-import { startPlatform } from './platform';
+import { startPlatform, walkThroughExports } from './platform';
 
 runMain(async () => {
   // The user service serves the page's build; from source, build it first when it is missing or old.
@@ -19,6 +19,9 @@ runMain(async () => {
     // Printed once for the operator only when generated here; a given token is never printed (§1).
     `  admin token     ${platform.adminTokenGenerated ? `${platform.adminToken} (generated; set ADMIN_TOKEN to choose one)` : 'from ADMIN_TOKEN'}`,
     `  data folder     ${platform.dataDir} (stop, then delete it to start afresh)`,
+    '',
+    'For the README walk-through and pnpm admin, in another shell:',
+    `  export ${walkThroughExports(platform).join(' ')}`,
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -10,7 +10,6 @@
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import amqp from 'amqplib';
 import type { Pool } from 'pg';
 import type { RunningService } from '@platform/runtime';
 import { closeRedis, connectRedis, createRedisAccessStore } from '@platform/credentials';
@@ -21,6 +20,7 @@ import {
   deleteKeys,
   deleteTopology,
   eventually,
+  queueDepth,
   silentLogger,
   startPgbouncer,
   startSmtpCapture,
@@ -196,9 +196,7 @@ describe('every service with DATABASE_URL on pgbouncer in transaction mode', () 
   });
 
   it('when debits race on two accounts past their low and zero thresholds, then exactly the credits are debited and each alert is sent once', async () => {
-    const [first, second] = await Promise.all([account({ 1: 30 }), account({ 1: 20 })]);
-    const a = first as TestAccount;
-    const b = second as TestAccount;
+    const [a, b] = await Promise.all([account({ 1: 30 }), account({ 1: 20 })]);
     // Balance reads and debits of both accounts at once, more than the pooler's server connections.
     const statuses = await Promise.all([
       ...Array.from({ length: 40 }, () => debit(a.apiKey)),
@@ -244,7 +242,11 @@ describe('every service with DATABASE_URL on pgbouncer in transaction mode', () 
       20_000,
       'the outbox to drain',
     );
-    await eventually(async () => ((await queueDepth()) === 0 ? true : undefined), 20_000, 'the notifier queue to drain');
+    await eventually(
+      async () => ((await queueDepth(testServers.amqpUrl, queue)) === 0 ? true : undefined),
+      20_000,
+      'the notifier queue to drain',
+    );
     const subjects = (email: string): string[] =>
       mailsTo(email)
         .map((mail) => (mail.subject ?? '').split(':')[0] ?? '')
@@ -263,14 +265,4 @@ describe('every service with DATABASE_URL on pgbouncer in transaction mode', () 
 
 function mailsTo(email: string): SmtpCapture['messages'] {
   return smtp.messages.filter((mail) => mail.to !== undefined && JSON.stringify(mail.to).includes(email));
-}
-
-async function queueDepth(): Promise<number> {
-  const connection = await amqp.connect(testServers.amqpUrl);
-  try {
-    const channel = await connection.createChannel();
-    return (await channel.checkQueue(queue)).messageCount;
-  } finally {
-    await connection.close();
-  }
 }

@@ -52,7 +52,7 @@ async function move(channel: ConfirmChannel, from: string, to: string): Promise<
   for (;;) {
     const message = await channel.get(from, { noAck: false });
     if (message === false) return moved;
-    channel.sendToQueue(to, message.content, message.properties as Options.Publish);
+    channel.sendToQueue(to, message.content, message.properties);
     await channel.waitForConfirms();
     channel.ack(message);
     moved += 1;
@@ -102,7 +102,8 @@ export async function declareQuorumQueue(
     try {
       await channel.unbindQueue(parking, binding.exchange, binding.key);
       const moved = await move(channel, parking, queue);
-      await channel.deleteQueue(parking, { ifEmpty: true });
+      // Unbound and emptied: nothing reaches it any more (quorum queues refuse if-empty deletes).
+      await channel.deleteQueue(parking);
       logger.info('quorum queue upgrade finished', { queue, moved });
     } finally {
       await channel.close().catch(() => undefined);

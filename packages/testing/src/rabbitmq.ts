@@ -35,3 +35,14 @@ export async function bindTransientQueue(
     await connection.close();
   }
 }
+
+/** Messages ready in a queue of the shared RabbitMQ (not counting those delivered and unacknowledged). */
+export async function queueDepth(url: string, queue: string): Promise<number> {
+  const connection = await amqp.connect(url);
+  try {
+    const channel = await connection.createChannel();
+    return (await channel.checkQueue(queue)).messageCount;
+  } finally {
+    await connection.close();
+  }
+}

@@ -27,7 +27,19 @@ describe('notifier config', () => {
       queue: 'notifier.balance-changed',
       deadLetterQueue: 'notifier.balance-changed.dead',
       prefetch: 10,
+      deliveryLimit: 50,
+      databasePoolMax: 10,
+      databaseDirectUrl: undefined,
     });
+  });
+
+  it('when AMQP_URL lists the nodes of a cluster and the delivery limit is set, then both are read', () => {
+    const required = { DATABASE_URL: 'postgres://localhost/db', SMTP_URL: 'smtp://localhost:2525' };
+    expect(loadConfig({ ...required, AMQP_URL: 'amqp://a:5672,amqp://b:5672', NOTIFIER_DELIVERY_LIMIT: '5' })).toMatchObject({
+      amqpUrl: 'amqp://a:5672,amqp://b:5672',
+      deliveryLimit: 5,
+    });
+    expect(() => loadConfig({ ...required, AMQP_URL: 'amqp://a:5672', NOTIFIER_DELIVERY_LIMIT: '0' })).toThrow(/NOTIFIER_DELIVERY_LIMIT/);
   });
 
   it('when USER_URL is set and SETTINGS_URL is not, then the settings URL is derived from it', () => {

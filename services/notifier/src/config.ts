@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { env, parseEnv } from '@platform/runtime';
-import { BALANCE_EXCHANGE, NOTIFIER_DEAD_LETTER_QUEUE, NOTIFIER_QUEUE } from '@platform/events';
+import { BALANCE_EXCHANGE, DEFAULT_DELIVERY_LIMIT, NOTIFIER_DEAD_LETTER_QUEUE, NOTIFIER_QUEUE } from '@platform/events';
 import { infrastructureVariables } from '@platform/infrastructure';
 
 /** The notifier's variables, and the configuration they make: its type is this schema's output. */
@@ -23,6 +23,7 @@ function schema(requireInfrastructure: boolean) {
       NOTIFIER_QUEUE: z.string().default(NOTIFIER_QUEUE),
       NOTIFIER_DEAD_LETTER_QUEUE: z.string().optional(),
       NOTIFIER_PREFETCH: z.coerce.number().int().min(1).max(1000).default(10),
+      NOTIFIER_DELIVERY_LIMIT: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_DELIVERY_LIMIT),
       NOTIFIER_MAIL_POLL_MS: env.positiveInt(1000),
       NOTIFIER_MAIL_RETRY_INITIAL_MS: env.positiveInt(1000),
       NOTIFIER_MAIL_RETRY_MAX_MS: env.positiveInt(300_000),
@@ -49,6 +50,8 @@ function schema(requireInfrastructure: boolean) {
         parsed.NOTIFIER_DEAD_LETTER_QUEUE ??
         (parsed.NOTIFIER_QUEUE === NOTIFIER_QUEUE ? NOTIFIER_DEAD_LETTER_QUEUE : `${parsed.NOTIFIER_QUEUE}.dead`),
       prefetch: parsed.NOTIFIER_PREFETCH,
+      /** Deliveries of one event before the broker dead-letters it (the quorum queue's x-delivery-limit; NOTIFIER_DELIVERY_LIMIT). */
+      deliveryLimit: parsed.NOTIFIER_DELIVERY_LIMIT,
       /** How often unsent e-mails are retried, and the SMTP backoff (ms). */
       mailPollMs: parsed.NOTIFIER_MAIL_POLL_MS,
       mailRetryInitialMs: parsed.NOTIFIER_MAIL_RETRY_INITIAL_MS,

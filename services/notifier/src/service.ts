@@ -63,6 +63,7 @@ export async function startNotifierService({ config, logger, infrastructure }: S
   const consumer = deps.bus.consume(config.queue, BALANCE_CHANGED, handler, {
     prefetch: config.prefetch,
     deadLetterQueue: config.deadLetterQueue,
+    deliveryLimit: config.deliveryLimit,
   });
   consuming.subscription = consumer;
   const running = await serve({

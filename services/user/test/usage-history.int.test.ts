@@ -274,7 +274,7 @@ describe('usage history query', () => {
       await client.query('SET LOCAL enable_seqscan = off');
       const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${DAILY_USAGE}`, [1, new Date(Date.now() - 30 * DAY_MS), null]);
       // Which of the account's indexes serves depends on the statistics of a shared test table (the
-      // partial usage index, index-only, on a vacuumed ledger: see the README's performance notes);
+      // partial usage index, index-only, on a vacuumed ledger: see docs/resilience.md);
       // what must hold is a range read of one account's time window, never a scan of the ledger.
       const text = plan.rows.map((line) => line['QUERY PLAN']).join('\n');
       expect(text).toMatch(/Index Cond: \(\(account_id = 1\) AND \(created_at >= /);
