@@ -70,7 +70,17 @@ const sharedLayers = [
 ];
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', '.data/**', 'jest.config.js', 'jest.cluster.config.js', 'eslint.config.mjs'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      'coverage/**',
+      '.data/**',
+      'jest.config.js',
+      'jest.cluster.config.js',
+      'eslint.config.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
