@@ -67,11 +67,15 @@ export async function formRedis(ports: ClusterPorts, logDir: string, mode: Redis
   ]);
   await waitFor(
     async () => {
-      const { stdout } = await run('redis-cli', ['-p', String(nodes[0]?.port), 'cluster', 'info']);
-      return stdout.includes('cluster_state:ok');
+      const { stdout: info } = await run('redis-cli', ['-p', String(nodes[0]?.port), 'cluster', 'info']);
+      // Every replica known as one: `create` assigns them just after the slots.
+      const { stdout: members } = await run('redis-cli', ['-p', String(nodes[0]?.port), 'cluster', 'nodes']);
+      return (
+        info.includes('cluster_state:ok') && members.split('\n').filter((line) => line.includes(' slave ')).length === nodes.length / 2
+      );
     },
     30_000,
-    'the Redis Cluster to be ok',
+    'the Redis Cluster to be ok with a replica per master',
   );
 }
 
