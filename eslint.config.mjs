@@ -85,7 +85,17 @@ const everyTestRuns = {
 };
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', '.data/**', 'jest.config.js', 'eslint.config.mjs'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      'coverage/**',
+      '.data/**',
+      'jest.config.js',
+      'jest.cluster.config.js',
+      'eslint.config.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

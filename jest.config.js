@@ -14,6 +14,8 @@ module.exports = {
     '<rootDir>/tests/**/*.test.ts',
     '<rootDir>/bench/**/*.test.ts',
   ],
+  // The local cluster's fault tests run on their own, one file at a time: `pnpm test:cluster`.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/tests/cluster/'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },

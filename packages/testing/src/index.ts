@@ -9,6 +9,7 @@ export * from './rabbitmq';
 export * from './redis';
 export * from './servers';
 export * from './smtp';
+export * from './smtp-sink';
 export * from './tcp-proxy';
 export * from './wait';
 export * from './redis-cluster';

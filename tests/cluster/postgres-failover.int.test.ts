@@ -1,0 +1,51 @@
+/**
+ * The Postgres primary killed during a usage load (CONTRACT §1, "Scale-out engines"): Patroni
+ * promotes the synchronous standby, HAProxy moves to it, and the services, the outbox relay and
+ * the notifiers go on without a restart. Every debit answered 200 is in the ledger once, requests
+ * caught in the switch answer 503 (never 500), and every alert is sent exactly once.
+ */
+import { alive, waitFor } from '../../scripts/cluster/processes';
+import { killPostgresNode, patroniRoles } from '../../scripts/cluster/postgres';
+import { crossingLoad, expectAlertsOnce, expectExactAccounting } from './load';
+import { useCluster } from './support';
+
+const cluster = useCluster({ OUTBOX_POLL_MS: '200' });
+
+describe('the Postgres primary killed during a usage load', () => {
+  test('then a standby takes over, every debit answered 200 is in the ledger once, the switch answers 503 only, and every alert goes out once', async () => {
+    const c = cluster();
+    const servicePids = c.state.processes.filter((entry) => entry.component === 'service').map((entry) => entry.pid);
+    const load = await crossingLoad(c);
+    const oldPrimary = (await patroniRoles(c.state.ports, 'primary')).indexOf(true);
+    expect(oldPrimary).toBeGreaterThanOrEqual(0);
+    const running = load.run(6, 150_000);
+    await waitFor(() => load.granted() >= 50, 60_000, 'debits before the kill');
+
+    killPostgresNode(c.state.dir, c.pid(`patroni-${oldPrimary + 1}`), oldPrimary);
+    const killedAt = Date.now();
+    await waitFor(
+      async () => (await patroniRoles(c.state.ports, 'primary')).indexOf(true) === 1 - oldPrimary,
+      90_000,
+      'the standby to be promoted',
+    );
+    const promotedAt = Date.now();
+    await running;
+
+    // The fault hit: the old primary's Patroni is gone, the other node is primary, and requests
+    // were caught in the switch.
+    expect(alive(c.pid(`patroni-${oldPrimary + 1}`))).toBe(false);
+    const answers = load.debits.flatMap((debit) => debit.statuses);
+    expect(answers.filter((status) => status !== 200 && status !== 503)).toEqual([]);
+    expect(answers.filter((status) => status === 503).length).toBeGreaterThan(0);
+    expect(load.debits.filter((debit) => !debit.statuses.includes(200)).map((debit) => debit.requestId)).toEqual([]);
+    // No service restarted.
+    expect(servicePids.filter((pid) => !alive(pid))).toEqual([]);
+
+    await expectExactAccounting(c, load);
+    // The relay and the notifiers resumed on the new primary.
+    await expectAlertsOnce(c, load);
+    // Some alerts were sent after the switch (the notifiers and the relay work on the new primary).
+    expect(c.smtp.messages.filter((mail) => (mail.date?.getTime() ?? 0) >= promotedAt - 1000).length).toBeGreaterThan(0);
+    expect(promotedAt).toBeGreaterThan(killedAt);
+  }, 240_000);
+});
