@@ -89,7 +89,7 @@ describe('Kubernetes, compose, Dockerfile and the services agree', () => {
       // Every container port (the user service's `internal` one too) is a port of the Service, by name.
       const service = object('Service', name)?.spec?.ports ?? [];
       expect(service).toEqual(
-        (deployed.ports ?? []).map((port) => expect.objectContaining({ port: port.containerPort, targetPort: port.name })),
+        (deployed.ports ?? []).map((port): unknown => expect.objectContaining({ port: port.containerPort, targetPort: port.name })),
       );
     },
   );

@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import { unavailable } from '@platform/kernel';
 import { withTransaction, type Queryable } from '@platform/db';
 import type {
   AccountSearch,
