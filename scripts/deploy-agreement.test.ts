@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { DockerfileParser } from 'dockerfile-ast';
-import { compose, composeEnvironment, renderK8s, ROOT, SECRET_ENV, SERVICE_NAMES, SERVICES } from './deploy-files';
+import { compose, composeEnvironment, OPTIONAL_SECRET_ENV, renderK8s, ROOT, SECRET_ENV, SERVICE_NAMES, SERVICES } from './deploy-files';
 
 interface Probe {
   httpGet: { path: string; port: string | number };
@@ -140,17 +140,18 @@ describe('Kubernetes, compose, Dockerfile and the services agree', () => {
     for (const name of SERVICE_NAMES) {
       const deployed = container('Deployment', name);
       expect(deployed.envFrom).toEqual([{ configMapRef: { name: 'platform-config' } }]);
-      // The keys it takes (scripts/k8s-manifests.test.ts checks they are the ones it reads); METRICS_TOKEN is optional.
+      // The keys it takes (scripts/k8s-manifests.test.ts checks they are the ones it reads); OPTIONAL_SECRET_ENV's are optional.
       const keys = (deployed.env ?? []).flatMap((variable) =>
         variable.valueFrom?.secretKeyRef ? [variable.valueFrom.secretKeyRef.key] : [],
       );
       expect(keys.length).toBeGreaterThan(0);
-      for (const key of keys) expect({ key, known: [...secretKeys, 'METRICS_TOKEN'].includes(key) }).toEqual({ key, known: true });
+      for (const key of keys)
+        expect({ key, known: [...secretKeys, ...Object.keys(OPTIONAL_SECRET_ENV)].includes(key) }).toEqual({ key, known: true });
     }
   });
 
   it('when compose gives a service a variable, then k8s gives it too', () => {
-    const k8sNames = new Set([...Object.keys(configMap), ...secretKeys]);
+    const k8sNames = new Set([...Object.keys(configMap), ...secretKeys, ...Object.keys(OPTIONAL_SECRET_ENV)]);
     for (const name of SERVICE_NAMES)
       for (const variable of Object.keys(composeEnvironment(name)))
         expect({ variable, inK8s: k8sNames.has(variable) }).toEqual({ variable, inK8s: true });

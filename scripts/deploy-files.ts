@@ -46,6 +46,13 @@ export const SECRET_ENV = {
   SERVICE_JWT_SECRET: 'b'.repeat(64),
 };
 
+/** Keys of the Secret a service reads when the operator adds them (k8s/README.md), with stand-in values. */
+export const OPTIONAL_SECRET_ENV = {
+  METRICS_TOKEN: 'm'.repeat(32),
+  DATABASE_DIRECT_URL: 'postgres://app:pw@postgres-primary:5432/platform',
+  ADMIN_TOKENS: `ops=${'c'.repeat(40)}`,
+};
+
 export interface ComposeService {
   build?: { context: string; args: Record<string, string> };
   image?: string;

@@ -15,7 +15,7 @@ import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPol
 import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
 import { PodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor';
 import { parseAllDocuments, parse } from 'yaml';
-import { renderK8s, ROOT, SECRET_ENV, SERVICE_NAMES, SERVICES, type ServiceName } from './deploy-files';
+import { OPTIONAL_SECRET_ENV, renderK8s, ROOT, SECRET_ENV, SERVICE_NAMES, SERVICES, type ServiceName } from './deploy-files';
 import { loadConfig as loadUserConfig } from '../services/user/src/config';
 
 const K8S = path.join(ROOT, 'k8s');
@@ -69,7 +69,7 @@ const find = (kind: string, name: string): Manifest | undefined => manifests().f
 const containerOf = (name: string): Container => find('Deployment', name)?.spec?.template?.spec.containers[0] as Container;
 
 /** The optional secrets an operator may add to the Secret (k8s/README.md), with stand-in values. */
-const OPTIONAL_SECRETS = { METRICS_TOKEN: 'm'.repeat(32) };
+const OPTIONAL_SECRETS = OPTIONAL_SECRET_ENV;
 
 /** Whether `service`'s configuration reads the secret `key`: changing it changes (or breaks) what loads. */
 function readsSecret(service: ServiceName, key: string): boolean {
@@ -329,9 +329,11 @@ describe('Kubernetes overlay ha (a Redis Cluster, REDIS_CLUSTER_NODES)', () => {
     const env: Record<string, string> = {};
     for (const entry of entries) {
       const ref = entry.valueFrom?.secretKeyRef;
-      env[entry.name] = ref
-        ? (secrets[`${ref.name}/${ref.key}`] ?? '')
+      // A key the Secret does not hold leaves the variable unset (optional keys).
+      const value = ref
+        ? secrets[`${ref.name}/${ref.key}`]
         : (entry.value ?? '').replace(/\$\(([A-Z_]+)\)/g, (_, name: string) => env[name] ?? '');
+      if (value !== undefined) env[entry.name] = value;
     }
     return env;
   };
@@ -356,7 +358,8 @@ describe('Kubernetes overlay ha (a Redis Cluster, REDIS_CLUSTER_NODES)', () => {
         .map((m) => [m.metadata.name, m.spec?.template?.spec.containers[0] as Container & { env?: EnvEntry[] }]),
     );
     for (const name of ['auth', 'user', 'categorization'] as const) {
-      const env = expand(containers.get(name)?.env ?? [], { 'redis-cluster/redis-password': 'chart-password' });
+      const platformSecrets = Object.fromEntries(Object.entries(secrets).map(([key, value]) => [`platform-secrets/${key}`, value]));
+      const env = expand(containers.get(name)?.env ?? [], { ...platformSecrets, 'redis-cluster/redis-password': 'chart-password' });
       const config = SERVICES[name].config({ ...data, ...secrets, ...env }) as { redisUrl?: string; redisClusterNodes?: unknown[] };
       expect(config.redisUrl).toBeUndefined();
       expect(config.redisClusterNodes).toEqual(
@@ -371,6 +374,6 @@ describe('Kubernetes overlay ha (a Redis Cluster, REDIS_CLUSTER_NODES)', () => {
         /REDIS_CLUSTER_NODES: set REDIS_URL or REDIS_CLUSTER_NODES, not both/,
       );
     }
-    expect(containers.get('notifier')?.env).toBeUndefined();
+    expect(containers.get('notifier')?.env).toEqual(find('Deployment', 'notifier')?.spec?.template?.spec.containers[0]?.env);
   });
 });
