@@ -29,7 +29,7 @@ import {
 import { loadConfig as loadAuthConfig, runAuthService } from '../../services/auth/src';
 
 const ROOT = path.resolve(__dirname, '../..');
-const ADMIN_TOKEN = 'access-grants-test-admin-token';
+const ADMIN_TOKEN = 'access-grants-test-admin-token-of-32-characters-or-more';
 const SERVICE_JWT_SECRET = 'access-grants-test-service-jwt-secret-0123456789';
 /** Ports the processes of this file listen on: a range no other test uses, so a ready check never reaches another process. */
 const PORTS = { from: 21_100, to: 21_199 };

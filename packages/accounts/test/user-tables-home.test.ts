@@ -32,13 +32,18 @@ function sourceFiles(dir: string): string[] {
 
 /** `folder/file:line` of every line of production code under the folder whose SQL names a user table. */
 function queriesOfUserTables(folder: string): string[] {
-  const files = sourceFiles(path.join(ROOT, folder)).filter((file) => !file.endsWith('.test.ts'));
+  const files = sourceFiles(path.join(ROOT, folder)).filter(
+    (file) => !file.endsWith('.test.ts') && !MEASURES_THE_TABLES.has(path.relative(ROOT, file)),
+  );
   return files.flatMap((file) =>
     readFileSync(file, 'utf8')
       .split('\n')
       .flatMap((line, index) => (SQL_NAMING_A_USER_TABLE.test(line) ? [`${path.relative(ROOT, file)}:${index + 1}`] : [])),
   );
 }
+
+// Benchmarks that measure the tables themselves: they seed a million accounts, or read the outbox's backlog.
+const MEASURES_THE_TABLES = new Set(['bench/operator-search.ts', 'bench/outbox-backlog.ts']);
 
 // Each unit's src/, and the repository's own commands (scripts/, bench/).
 const units = ['packages', 'services'].flatMap((group) => readdirSync(path.join(ROOT, group)).map((name) => `${group}/${name}`));
