@@ -140,12 +140,13 @@ describe('Kubernetes, compose, Dockerfile and the services agree', () => {
     for (const name of SERVICE_NAMES) {
       const deployed = container('Deployment', name);
       expect(deployed.envFrom).toEqual([{ configMapRef: { name: 'platform-config' } }]);
-      // The keys it takes (scripts/k8s-manifests.test.ts checks they are the ones it reads); METRICS_TOKEN is optional.
+      // The keys it takes (scripts/k8s-manifests.test.ts checks they are the ones it reads); METRICS_TOKEN and SERVICE_JWT_SECRET_PREVIOUS are optional.
       const keys = (deployed.env ?? []).flatMap((variable) =>
         variable.valueFrom?.secretKeyRef ? [variable.valueFrom.secretKeyRef.key] : [],
       );
       expect(keys.length).toBeGreaterThan(0);
-      for (const key of keys) expect({ key, known: [...secretKeys, 'METRICS_TOKEN'].includes(key) }).toEqual({ key, known: true });
+      for (const key of keys)
+        expect({ key, known: [...secretKeys, 'METRICS_TOKEN', 'SERVICE_JWT_SECRET_PREVIOUS'].includes(key) }).toEqual({ key, known: true });
     }
   });
 

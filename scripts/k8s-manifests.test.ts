@@ -69,7 +69,7 @@ const find = (kind: string, name: string): Manifest | undefined => manifests().f
 const containerOf = (name: string): Container => find('Deployment', name)?.spec?.template?.spec.containers[0] as Container;
 
 /** The optional secrets an operator may add to the Secret (k8s/README.md), with stand-in values. */
-const OPTIONAL_SECRETS = { METRICS_TOKEN: 'm'.repeat(32) };
+const OPTIONAL_SECRETS = { METRICS_TOKEN: 'm'.repeat(32), SERVICE_JWT_SECRET_PREVIOUS: 'p'.repeat(48) };
 
 /** Whether `service`'s configuration reads the secret `key`: changing it changes (or breaks) what loads. */
 function readsSecret(service: ServiceName, key: string): boolean {

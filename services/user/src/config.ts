@@ -35,6 +35,8 @@ function schema(requireInfrastructure: boolean) {
       USAGE_REQUEST_SWEEP_MS: env.positiveInt(10_000),
       ADMIN_TOKEN: needed(env.secret(ADMIN_TOKEN_MIN)),
       SERVICE_JWT_SECRET: needed(env.secret(JWT_SECRET_MIN)),
+      // Accepted beside SERVICE_JWT_SECRET while a rotation rolls out (docs/operations.md).
+      SERVICE_JWT_SECRET_PREVIOUS: env.optionalSecret(JWT_SECRET_MIN),
       TRUST_PROXY: env.trustProxy(),
       AUTH_FAILURES_PER_IP: env.positiveInt(30),
       METRICS_TOKEN: env.optionalSecret(16),
@@ -86,6 +88,8 @@ function schema(requireInfrastructure: boolean) {
       adminToken: parsed.ADMIN_TOKEN,
       /** Verifies service JWTs on the internal usage API. */
       serviceJwtSecret: parsed.SERVICE_JWT_SECRET,
+      /** The secret before the last rotation, still accepted for service JWTs (SERVICE_JWT_SECRET_PREVIOUS). */
+      previousServiceJwtSecret: parsed.SERVICE_JWT_SECRET_PREVIOUS,
       /** Which proxies may name the client address (TRUST_PROXY). */
       trustProxy: parsed.TRUST_PROXY,
       /** Failed admin-token attempts allowed per client address and minute (AUTH_FAILURES_PER_IP). */
