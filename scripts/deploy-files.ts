@@ -51,6 +51,7 @@ export const OPTIONAL_SECRET_ENV = {
   METRICS_TOKEN: 'm'.repeat(32),
   DATABASE_DIRECT_URL: 'postgres://app:pw@postgres-primary:5432/platform',
   ADMIN_TOKENS: `ops=${'c'.repeat(40)}`,
+  SERVICE_JWT_SECRET_PREVIOUS: 'p'.repeat(48),
 };
 
 export interface ComposeService {

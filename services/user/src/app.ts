@@ -85,7 +85,8 @@ function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): {
   if (config.serviceJwtSecret === undefined) throw new ConfigError('invalid configuration: SERVICE_JWT_SECRET: Required');
   const store = createUserStore(deps.pool, deps.access);
   const catalogue = createCatalogueReads(deps.pool);
-  const usage = usageRoutes(deps, usageRecorder(deps, config, usageRegistry), config.serviceJwtSecret, catalogue);
+  const recorder = usageRecorder(deps, config, usageRegistry);
+  const usage = usageRoutes(deps, recorder, config.serviceJwtSecret, catalogue, config.previousServiceJwtSecret);
   const webhooks = createWebhookStore(deps.pool);
   const others = [
     balanceRoutes(deps, { balances: createBalanceReads(deps.pool), catalogue }),

@@ -53,6 +53,8 @@ function schema(requireInfrastructure: boolean, namedAdminTokens: boolean, envir
         ADMIN_TOKEN: adminTokenNeeded(env.secret(ADMIN_TOKEN_MIN)),
         ADMIN_TOKENS: namedSecretsVariable(ADMIN_TOKEN_MIN),
         SERVICE_JWT_SECRET: needed(env.secret(JWT_SECRET_MIN)),
+        // Accepted beside SERVICE_JWT_SECRET while a rotation rolls out (docs/operations.md).
+        SERVICE_JWT_SECRET_PREVIOUS: env.optionalSecret(JWT_SECRET_MIN),
         TRUST_PROXY: env.trustProxy(),
         AUTH_FAILURES_PER_IP: env.positiveInt(30),
         METRICS_TOKEN: env.optionalSecret(16),
@@ -137,6 +139,8 @@ function schema(requireInfrastructure: boolean, namedAdminTokens: boolean, envir
         adminTokens: [...(parsed.ADMIN_TOKEN === undefined ? [] : [{ name: 'admin', token: parsed.ADMIN_TOKEN }]), ...parsed.ADMIN_TOKENS],
         /** Verifies service JWTs on the internal usage API. */
         serviceJwtSecret: parsed.SERVICE_JWT_SECRET,
+        /** The secret before the last rotation, still accepted for service JWTs (SERVICE_JWT_SECRET_PREVIOUS). */
+        previousServiceJwtSecret: parsed.SERVICE_JWT_SECRET_PREVIOUS,
         /** Which proxies may name the client address (TRUST_PROXY). */
         trustProxy: parsed.TRUST_PROXY,
         /** Failed admin-token attempts allowed per client address and minute (AUTH_FAILURES_PER_IP). */

@@ -44,4 +44,19 @@ describe('service JWT check', () => {
     const check = createServiceJwtCheck(SECRET);
     expect(refusal(() => check({ get: () => undefined } as unknown as Request))?.message).toBe(INVALID_SERVICE_TOKEN);
   });
+
+  it('when a rotation rolls out, then JWTs of the new and of the previous secret are both accepted, any other refused', () => {
+    const previous = `${SECRET}-previous`;
+    const check = createServiceJwtCheck(SECRET, Date.now, previous);
+    const sign = (secret: string) => signServiceJwt({ issuer: 'product-1', audience: 'user', secret, ttlSeconds: 60 });
+    expect(check(withBearer(sign(SECRET))).iss).toBe('product-1');
+    expect(check(withBearer(sign(previous))).iss).toBe('product-1');
+    expect(refusal(() => check(withBearer(sign(`${SECRET}-other`))))?.message).toBe(INVALID_SERVICE_TOKEN);
+  });
+
+  it('when the rotation is over (no previous secret), then a JWT of the old secret is refused', () => {
+    const check = createServiceJwtCheck(SECRET);
+    const old = signServiceJwt({ issuer: 'product-1', audience: 'user', secret: `${SECRET}-previous`, ttlSeconds: 60 });
+    expect(refusal(() => check(withBearer(old)))?.code).toBe('unauthenticated');
+  });
 });

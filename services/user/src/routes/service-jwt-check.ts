@@ -12,8 +12,24 @@ const MAX_KEPT = 1000;
 // As verifyServiceJwt: an `exp` this many seconds past is still accepted (clock skew).
 const CLOCK_SKEW_SECONDS = 5;
 
-/** Checks `Authorization: Bearer <service JWT>` (CONTRACT §7), remembering the JWTs that verified until they expire. */
-export function createServiceJwtCheck(secret: string, now: () => number = Date.now): (req: Request) => ServiceJwtClaims {
+/**
+ * Checks `Authorization: Bearer <service JWT>` (CONTRACT §7), remembering the JWTs that verified
+ * until they expire. `previous` (SERVICE_JWT_SECRET_PREVIOUS) is accepted beside `secret` while a
+ * rotation rolls out: product apps move to the new secret one by one, none is refused meanwhile.
+ */
+export function createServiceJwtCheck(secret: string, now: () => number = Date.now, previous?: string): (req: Request) => ServiceJwtClaims {
+  const secrets = previous === undefined ? [secret] : [secret, previous];
+  const verify = (token: string): ServiceJwtClaims => {
+    let failure: unknown;
+    for (const candidate of secrets) {
+      try {
+        return verifyServiceJwt(token, { audience: 'user', secret: candidate, now });
+      } catch (error) {
+        failure = error;
+      }
+    }
+    throw failure;
+  };
   const verified = new Map<string, ServiceJwtClaims>();
   return (req) => {
     const token = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1] ?? '';
@@ -23,7 +39,7 @@ export function createServiceJwtCheck(secret: string, now: () => number = Date.n
     if (kept) verified.delete(token);
     let claims: ServiceJwtClaims;
     try {
-      claims = verifyServiceJwt(token, { audience: 'user', secret, now });
+      claims = verify(token);
     } catch (error) {
       throw new AppError('unauthenticated', { message: INVALID_SERVICE_TOKEN, cause: error });
     }

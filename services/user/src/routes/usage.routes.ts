@@ -49,9 +49,15 @@ const isRecord = (value: unknown): value is Record<string, unknown> => value !==
  * the batch has committed (200, 403; 409 for a reused requestId). JSON only, code/messages
  * envelope, no WWW-Authenticate (CONTRACT §9), like the admin API.
  */
-export function usageRoutes(deps: UserDeps, usage: UsageRecorder, serviceJwtSecret: string, catalogue: CatalogueReads): Router {
+export function usageRoutes(
+  deps: UserDeps,
+  usage: UsageRecorder,
+  serviceJwtSecret: string,
+  catalogue: CatalogueReads,
+  previousServiceJwtSecret?: string,
+): Router {
   const router = Router();
-  const requireServiceJwt = createServiceJwtCheck(serviceJwtSecret);
+  const requireServiceJwt = createServiceJwtCheck(serviceJwtSecret, Date.now, previousServiceJwtSecret);
   const product = catalogue.product;
   mountRoute(router, usageRoute, async (req, res) => {
     const state = locals(res);
