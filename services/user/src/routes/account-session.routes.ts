@@ -11,7 +11,7 @@ const PATH = '/account/session';
 const SignedInAccount = z.object({ id: z.number().int(), email: z.string() }).openapi('SignedInAccount');
 const sessionSecurity = [{ credential: [] }];
 
-/** Answers that carry a credential or the account's own data are never stored (CONTRACT §2). */
+/** Answers that carry a credential are never stored (CONTRACT §2); routes that answer account data declare `accountData` instead. */
 export function noStore(res: Response): void {
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('X-Content-Type-Options', 'nosniff');

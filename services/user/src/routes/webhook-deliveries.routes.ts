@@ -4,7 +4,6 @@ import { presentedCredential } from '@platform/credentials';
 import { z } from 'zod';
 import type { UserDeps } from '../deps';
 import { LISTED_ATTEMPTS, type WebhookStore } from '../domain/webhooks';
-import { noStore } from './account-session.routes';
 import { apiKeyParam, customerSecurity } from './schemas';
 
 const WebhookDeliveries = z
@@ -28,6 +27,7 @@ export const webhookDeliveriesRoute = declareRoute({
   methods: ['get'],
   paths: ['/user-service/webhook-deliveries'],
   edge: publicEdge,
+  accountData: true,
   summary: 'Webhook deliveries',
   description: `The last ${LISTED_ATTEMPTS} delivery attempts of the account's balance webhooks, newest first.`,
   security: customerSecurity,
@@ -42,7 +42,6 @@ export const webhookDeliveriesRoute = declareRoute({
 export function webhookDeliveriesRoutes(deps: UserDeps, webhooks: WebhookStore): Router {
   const router = Router();
   mountRoute(router, webhookDeliveriesRoute, async (req, res, request) => {
-    noStore(res);
     const principal = await deps.accountCredentials.require(presentedCredential(req, request.params).secret);
     request.input();
     const attempts = await webhooks.listAttempts(principal.accountId, LISTED_ATTEMPTS);
