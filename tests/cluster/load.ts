@@ -13,6 +13,8 @@ export interface Debit {
   requestId: string;
   /** Every answer, in order: a client sends a debit again under its requestId until it is 200. */
   statuses: Array<number | string>;
+  /** When each attempt was sent and answered (ms since the epoch), in the order of `statuses`. */
+  spans: Array<{ sentAt: number; answeredAt: number }>;
 }
 
 interface Account {
@@ -33,11 +35,13 @@ export interface CrossingLoad {
 
 async function settle(c: Cluster, debit: Debit, deadline: number): Promise<void> {
   for (;;) {
+    const sentAt = Date.now();
     const status = await c
       .debit(c.front('user'), { credential: debit.apiKey, productId: 1, requestId: debit.requestId })
       .then((reply) => reply.status)
       .catch((error: Error) => `no answer: ${error.message}`);
     debit.statuses.push(status);
+    debit.spans.push({ sentAt, answeredAt: Date.now() });
     if (status === 200 || (typeof status === 'number' && status !== 503) || Date.now() > deadline) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -47,7 +51,13 @@ export async function crossingLoad(c: Cluster): Promise<CrossingLoad> {
   const low = await Promise.all(Array.from({ length: 6 }, () => c.createAccount({ 1: 35 })));
   const zero = await Promise.all(Array.from({ length: 3 }, () => c.createAccount({ 1: 5 })));
   const debitsOf = (account: Account, count: number): Debit[] =>
-    Array.from({ length: count }, () => ({ accountId: account.id, apiKey: account.apiKey, requestId: randomUUID(), statuses: [] }));
+    Array.from({ length: count }, () => ({
+      accountId: account.id,
+      apiKey: account.apiKey,
+      requestId: randomUUID(),
+      statuses: [],
+      spans: [],
+    }));
   const debits = [...low.flatMap((account) => debitsOf(account, 30)), ...zero.flatMap((account) => debitsOf(account, 5))].sort(
     () => Math.random() - 0.5,
   );
