@@ -42,7 +42,7 @@ fail() {
   exit 1
 }
 cli() { node --conditions=development --import tsx scripts/compose-smoke/cli.ts "$@"; }
-pnpm() { if command -v pnpm >/dev/null; then command pnpm "$@"; else npx --yes pnpm@10 "$@"; fi; }
+pnpm() { if type -P pnpm >/dev/null; then command pnpm "$@"; else npx --yes pnpm@10 "$@"; fi; }
 
 # --- tools -------------------------------------------------------------------------------------
 
