@@ -10,10 +10,7 @@ module.exports = {
   ...base,
   globalSetup: undefined,
   testMatch: ['<rootDir>/tests/cluster/**/*.test.ts'],
-  // rabbitmq-node.int.test.ts fails today (docs/cluster.md, "Known failure"): after the node's
-  // loss the outbox relays reconnect, get one nack, log "will retry" and never publish again.
-  // CLUSTER_TEST_RABBITMQ=1 runs it; it joins the CI run once that is fixed.
-  testPathIgnorePatterns: ['/node_modules/', ...(process.env.CLUSTER_TEST_RABBITMQ === '1' ? [] : ['/tests/cluster/rabbitmq-node'])],
+  testPathIgnorePatterns: ['/node_modules/'],
   testTimeout: 120000,
   maxWorkers: 1,
 };

@@ -30,6 +30,9 @@ export interface AmqpEventBusOptions {
 
 const PUBLISH_ID = 'x-publish-id';
 
+/** A publish the broker answered with a negative confirm (basic.nack), as opposed to one lost with its channel. */
+class NackedError extends EventBusUnavailableError {}
+
 /** A publish whose channel died before the broker confirmed it goes out again on the next connection, this often at most. */
 const RESENDS = 2;
 
@@ -82,19 +85,65 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
     startConnecting();
   };
 
+  // Publish channels replaced after a nack (see renewPublishChannel): their close drops nothing.
+  const retired = new WeakSet<ConfirmChannel>();
+  let renewing: { channel: ConfirmChannel; done: Promise<void> } | undefined;
+
+  const openPublishChannel = async (current: ChannelModel): Promise<ConfirmChannel> => {
+    const channel = await current.createConfirmChannel();
+    channel.on('error', (error: Error) => log.warn('amqp publish channel error', { error: error.message }));
+    channel.on('close', () => {
+      if (!retired.has(channel)) dropConnection(current, 'publish channel closed');
+    });
+    channel.on('return', (message: ConsumeMessage) => {
+      const id = (message.properties.headers as Record<string, unknown> | undefined)?.[PUBLISH_ID];
+      if (typeof id === 'string') returned.add(id);
+    });
+    await channel.assertExchange(exchange, 'topic', { durable: true });
+    return channel;
+  };
+
+  /**
+   * The broker nacked a publish on `channel`: the publish channel is replaced by a fresh one on
+   * the same connection. A channel keeps its own view of each quorum queue it published to (its
+   * leader); opened while a queue's leader was on a node that just died (the connection moved
+   * on before the queue elected a new leader), RabbitMQ's channel keeps refusing every publish
+   * to that queue, while a channel opened afterwards reaches the new leader.
+   */
+  const renewPublishChannel = (channel: ConfirmChannel): Promise<void> => {
+    const current = model;
+    if (!current || closing || confirm !== channel) return renewing?.done ?? Promise.resolve();
+    if (renewing?.channel === channel) return renewing.done;
+    const done = openPublishChannel(current).then(
+      (fresh) => {
+        if (model !== current || closing) {
+          retired.add(fresh);
+          void fresh.close().catch(() => undefined);
+          return;
+        }
+        confirm = fresh;
+        retired.add(channel);
+        log.info('amqp publish channel renewed after a refused publish', { node: nodeName(settings.nodes[connectedNode] as string) });
+        // Its unconfirmed publishes fail as 'channel closed' and go out again on the new one.
+        void channel.close().catch(() => undefined);
+      },
+      (error: unknown) =>
+        dropConnection(current, `publish channel renewal failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
+    const entry = { channel, done };
+    renewing = entry;
+    void done.finally(() => {
+      if (renewing === entry) renewing = undefined;
+    });
+    return done;
+  };
+
   const openOnce = async (): Promise<void> => {
     const { model: next, index } = await connectFirst(settings.nodes, nextNode, settings.connectionName);
     try {
       next.on('error', (error: Error) => log.warn('amqp connection error', { error: error.message }));
       next.on('close', () => dropConnection(next, 'connection closed'));
-      const channel = await next.createConfirmChannel();
-      channel.on('error', (error: Error) => log.warn('amqp publish channel error', { error: error.message }));
-      channel.on('close', () => dropConnection(next, 'publish channel closed'));
-      channel.on('return', (message: ConsumeMessage) => {
-        const id = (message.properties.headers as Record<string, unknown> | undefined)?.[PUBLISH_ID];
-        if (typeof id === 'string') returned.add(id);
-      });
-      await channel.assertExchange(exchange, 'topic', { durable: true });
+      const channel = await openPublishChannel(next);
       model = next;
       confirm = channel;
       connectedNode = index;
@@ -172,6 +221,11 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
         await publishOn(channel, routingKey, message.body, firstId);
         return;
       } catch (error) {
+        if (error instanceof NackedError) {
+          // Refused by the broker: the caller retries (with its backoff) on a fresh channel.
+          await renewPublishChannel(channel);
+          throw error;
+        }
         const channelLost = confirm !== channel && error instanceof EventBusUnavailableError;
         if (!channelLost || closing || resend >= RESENDS) throw error;
         log.warn('publish not confirmed before the connection was lost; sending it again', { eventId: firstId });
@@ -206,7 +260,12 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
           (error: unknown) => {
             clearTimeout(timer);
             const wasReturned = returned.delete(publishId);
-            if (error) reject(new EventBusUnavailableError('RabbitMQ refused or lost the message', { cause: error }));
+            if (error)
+              reject(
+                error instanceof Error && error.message === 'message nacked'
+                  ? new NackedError('RabbitMQ refused or lost the message', { cause: error })
+                  : new EventBusUnavailableError('RabbitMQ refused or lost the message', { cause: error }),
+              );
             else if (wasReturned) reject(new UnroutableEventError(`no queue is bound to ${exchange} for ${routingKey}`));
             else resolve();
           },
