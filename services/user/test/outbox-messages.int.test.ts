@@ -10,7 +10,11 @@ import { observeExchange, type ExchangeObserver } from './rabbitmq';
 /** The bound of these tests: about 10 events per message (an event is ~190 bytes). */
 const MAX_BYTES = 2048;
 const none = (): Promise<void> => Promise.resolve();
-const noHook: BalanceCommitHook = { begin: () => ({ beforeCommit: none, afterCommit: none, afterRollback: none }) };
+const noHook: BalanceCommitHook = {
+  needsTransaction: () => false,
+  begin: () => ({ beforeCommit: none, afterCommit: none, afterRollback: none }),
+  committedAlone: none,
+};
 
 interface Row {
   id: string;

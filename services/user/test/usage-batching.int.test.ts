@@ -14,6 +14,9 @@ function recordingHook(check: (accounts: readonly AccountBalances[], reads: Batc
   const hook = {
     failing: false,
     calls: [] as AccountBalances[][],
+    // Every batch in its transaction, so that the hook sees each one inside it.
+    needsTransaction: () => true,
+    committedAlone: () => Promise.resolve(),
     begin: () => ({
       async beforeCommit(accounts: readonly AccountBalances[], reads: BatchReads) {
         hook.calls.push([...accounts]);

@@ -33,7 +33,15 @@ export interface BatchReads {
  * batch emptied is marked empty in Redis before the debit that emptied it answers).
  */
 export interface BalanceCommitHook {
+  /**
+   * Whether `beforeCommit` has anything to write for these balances. When it has not, a batch
+   * may commit as one statement without a transaction of its own (no locks held across round
+   * trips), and then only `committedAlone` runs.
+   */
+  needsTransaction(accounts: readonly AccountBalances[]): boolean;
   begin(): BatchSideEffects;
+  /** After a batch for which `needsTransaction` was false committed (as one statement), before its debits are answered. */
+  committedAlone(accounts: readonly AccountBalances[]): Promise<void>;
 }
 
 export interface BatchSideEffects {

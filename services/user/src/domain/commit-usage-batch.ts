@@ -18,7 +18,7 @@ function poolsOf(debits: readonly Debit[]): PoolKey[] {
 }
 
 /**
- * One batch, one transaction: lock the batch's pools and read the answers its requestIds
+ * One batch, one transaction (unless it needs none: withoutTransaction below): lock the batch's pools and read the answers its requestIds
  * already have (one statement), decide every debit in order, write the pools, ledger rows,
  * answers and events (one statement), run the balance hook, commit. The outcomes are returned
  * only after COMMIT: a 200 means the debit is committed (CONTRACT §9).
@@ -28,6 +28,27 @@ function poolsOf(debits: readonly Debit[]): PoolKey[] {
  * taken by the write: the batch rolls back and decides again, and then sees that answer.
  */
 export function createBatchCommit(store: UsageBatchStore, hook: BalanceCommitHook): (debits: Debit[]) => Promise<DebitOutcome[]> {
+  /**
+   * Most batches change no pool to or from 0, so nothing must happen inside their transaction:
+   * they are read without locks and written as one statement that is its own transaction, and
+   * that writes only if nothing it was decided on has changed (two round trips instead of BEGIN,
+   * lock and read, write, COMMIT; no pool lock held while the service decides). Undefined when
+   * the batch needs the transaction, or when something changed meanwhile: then it takes the
+   * locked path, which decides again.
+   */
+  const withoutTransaction = async (debits: Debit[]): Promise<DebitOutcome[] | undefined> => {
+    const { credits, known } = await store.read(
+      poolsOf(debits),
+      debits.map((debit) => debit.requestId),
+    );
+    const decision = decideBatch(debits, credits, known);
+    const accounts = balancesByAccount(decision.balances);
+    if (hook.needsTransaction(accounts)) return undefined;
+    if (decision.grants.length > 0 && !(await store.writeIfUnchanged(decision))) return undefined;
+    await hook.committedAlone(accounts);
+    return decision.outcomes;
+  };
+
   const attempt = async (debits: Debit[]): Promise<DebitOutcome[]> => {
     let hooked: AccountBalances[] | undefined;
     const effects = hook.begin();
@@ -59,6 +80,8 @@ export function createBatchCommit(store: UsageBatchStore, hook: BalanceCommitHoo
   };
 
   return async (debits) => {
+    const outcomes = await withoutTransaction(debits);
+    if (outcomes) return outcomes;
     for (let round = 1; ; round += 1) {
       try {
         return await attempt(debits);

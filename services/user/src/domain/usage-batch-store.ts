@@ -69,6 +69,17 @@ export interface UsageBatchQueries {
 }
 
 export interface UsageBatchStore {
+  /** What `lockAndRead` reads, without a transaction and without locks. */
+  read(
+    keys: readonly PoolKey[],
+    requestIds: readonly string[],
+  ): Promise<{ credits: Map<string, number>; known: Map<string, StoredAnswer> }>;
+  /**
+   * Writes a batch decided on `read` as one statement that is its own transaction, if every pool
+   * it changes still holds its `previousCredits` and every grant's requestId is still free.
+   * Resolves true once committed; false when something changed meanwhile, and then nothing was written.
+   */
+  writeIfUnchanged(writes: BatchWrites): Promise<boolean>;
   /** Runs fn in one transaction (COMMIT when it resolves, ROLLBACK when it throws); a deadlock is retried. */
   transaction<T>(fn: (tx: UsageBatchQueries) => Promise<T>): Promise<T>;
 }

@@ -125,6 +125,13 @@ export interface PoolChange {
   credits: number;
 }
 
+/** A pool that reaches 0 closes access (its credit bit is cleared before the commit). */
+const closesAccess = ({ previousCredits, credits }: Pick<PoolChange, 'previousCredits' | 'credits'>): boolean =>
+  previousCredits > 0 && credits === 0;
+/** A pool that leaves 0 opens access (a grant, written after the commit). */
+const opensAccess = ({ previousCredits, credits }: Pick<PoolChange, 'previousCredits' | 'credits'>): boolean =>
+  previousCredits === 0 && credits > 0;
+
 export function accessEffects(access: AccessRecordsDeps): AccessEffects {
   const closed = new Map<number, string[]>();
   const granted = new Set<number>();
@@ -165,9 +172,9 @@ export function accessEffects(access: AccessRecordsDeps): AccessEffects {
     async creditChanged({ accountId, poolId, previousCredits, credits }, tx) {
       if (previousCredits === credits) return;
       changedCredits = true;
-      if (previousCredits > 0 && credits === 0)
+      if (closesAccess({ previousCredits, credits }))
         await close(accountId, async () => access.writer.setPoolCredit(await tx.activeKeys(), poolId, false));
-      else if (previousCredits === 0 && credits > 0) await tx.grant();
+      else if (opensAccess({ previousCredits, credits })) await tx.grant();
     },
     async committed() {
       // Its events are committed: the relay publishes them now rather than at its next poll.
@@ -256,6 +263,12 @@ export function startAccessRepairSweeper(access: AccessRecordsDeps, intervalMs: 
  */
 export function accessRecordsBalanceHook(access: AccessRecordsDeps): BalanceCommitHook {
   return {
+    needsTransaction: (accounts) => accounts.some(({ pools }) => pools.some((pool) => closesAccess(pool) || opensAccess(pool))),
+    committedAlone(accounts) {
+      // Its events are committed: the relay publishes them now rather than at its next poll.
+      if (accounts.some(({ pools }) => pools.some((pool) => pool.previousCredits !== pool.credits))) access.wake();
+      return Promise.resolve();
+    },
     begin() {
       const effects = accessEffects(access);
       return {

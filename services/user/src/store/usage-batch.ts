@@ -14,21 +14,28 @@ import {
 } from '../domain/usage-batch-store';
 import type { PoolCredits } from '../domain/user-store';
 import type { PausePoint } from '../pause-point';
-import { writeCreditChanges } from './credit-writes';
+import { writeCreditChanges, writeCreditChangesIfUnchanged, type CreditWrites } from './credit-writes';
 
 // ORDER BY before FOR UPDATE: the rows are locked in key order, the one order every batch
-// uses. The pools come first, then the kept answers (kind 'a').
-const LOCK_AND_READ = `
-WITH locked AS (
+// uses. The pools come first, then the kept answers (kind 'a'). Without the lock: the read of a
+// batch that commits without a transaction (writeCreditChangesIfUnchanged checks it at the write).
+const readPoolsAndAnswers = (lock: boolean): string => `
+WITH pools AS (
   SELECT b.account_id, b.pool_id, b.credits
     FROM pool_balances b
-    JOIN unnest($1::int[], $2::int[]) AS k(account_id, pool_id) ON b.account_id = k.account_id AND b.pool_id = k.pool_id
+    JOIN unnest($1::int[], $2::int[]) AS k(account_id, pool_id) ON b.account_id = k.account_id AND b.pool_id = k.pool_id${
+      lock
+        ? `
    ORDER BY b.account_id, b.pool_id
-     FOR UPDATE OF b
+     FOR UPDATE OF b`
+        : ''
+    }
 )
-SELECT 'p' AS kind, account_id, pool_id, credits, NULL AS request_id, NULL AS request_digest, NULL::int AS product_id FROM locked
+SELECT 'p' AS kind, account_id, pool_id, credits, NULL AS request_id, NULL AS request_digest, NULL::int AS product_id FROM pools
 UNION ALL
 SELECT 'a', account_id, NULL, credits, request_id, request_digest, product_id FROM usage_requests WHERE request_id = ANY($3::text[])`;
+const LOCK_AND_READ = readPoolsAndAnswers(true);
+const READ = readPoolsAndAnswers(false);
 
 const ACCOUNT_POOLS = 'SELECT account_id, pool_id, credits FROM pool_balances WHERE account_id = ANY($1::int[])';
 
@@ -46,13 +53,14 @@ interface LockAndReadRow {
   product_id: number | null;
 }
 
-async function lockAndRead(
+async function readPools(
   db: Queryable,
+  text: string,
   keys: readonly PoolKey[],
   requestIds: readonly string[],
 ): Promise<{ credits: Map<string, number>; known: Map<string, StoredAnswer> }> {
   const result = await db.query<LockAndReadRow>({
-    text: LOCK_AND_READ,
+    text,
     values: [keys.map((key) => key.accountId), keys.map((key) => key.poolId), requestIds],
   });
   const credits = new Map<string, number>();
@@ -97,9 +105,9 @@ function eventsOf(changes: readonly PoolBalance[]): BalanceChanged[] {
   });
 }
 
-/** The batch through the one credit write path: a ledger row and an answer per grant, the events. */
-function write(db: Queryable, { pools, grants, changes }: BatchWrites): Promise<number> {
-  return writeCreditChanges(db, {
+/** The batch as the one credit write path takes it: a ledger row and an answer per grant, the events. */
+function creditWrites({ pools, grants, changes }: BatchWrites): CreditWrites & { pools: readonly PoolBalance[] } {
+  return {
     pools,
     entries: grants.map((grant) => ({
       accountId: grant.accountId,
@@ -112,7 +120,7 @@ function write(db: Queryable, { pools, grants, changes }: BatchWrites): Promise<
       digest: grant.digest,
     })),
     events: eventsOf(changes),
-  });
+  };
 }
 
 async function accountPools(db: Queryable, accountIds: readonly number[]): Promise<Map<number, PoolCredits[]>> {
@@ -128,8 +136,8 @@ async function accountPools(db: Queryable, accountIds: readonly number[]): Promi
 
 function bind(db: Queryable): UsageBatchQueries {
   return {
-    lockAndRead: (keys, requestIds) => lockAndRead(db, keys, requestIds),
-    write: (writes) => write(db, writes),
+    lockAndRead: (keys, requestIds) => readPools(db, LOCK_AND_READ, keys, requestIds),
+    write: (writes) => writeCreditChanges(db, creditWrites(writes)),
     accountPools: (accountIds) => accountPools(db, accountIds),
     activeKeys: (accountId) => activeKeysForUpdate(db, accountId),
   };
@@ -143,6 +151,12 @@ const isRetryable = (error: unknown): boolean => {
 /** `pause`: test-only (TEST_PAUSE_AT `usage-after-commit`: a batch committed, its debits not answered). */
 export function createUsageBatchStore(pool: pg.Pool, pause?: PausePoint): UsageBatchStore {
   return {
+    read: (keys, requestIds) => readPools(pool, READ, keys, requestIds),
+    async writeIfUnchanged(writes) {
+      const written = await writeCreditChangesIfUnchanged(pool, creditWrites(writes));
+      if (written && pause) await pause('usage-after-commit');
+      return written;
+    },
     async transaction(fn) {
       for (let attempt = 1; ; attempt += 1) {
         try {

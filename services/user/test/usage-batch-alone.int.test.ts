@@ -1,0 +1,202 @@
+/**
+ * A usage batch that changes no pool to or from 0 commits without a transaction of its own: it
+ * is read without locks and written as one statement that writes only if nothing it was decided
+ * on has changed. Real Postgres (a database of its own); what changes "meanwhile" is written by
+ * the test on another connection between the batch's read and its write.
+ */
+import { randomUUID } from 'node:crypto';
+import { createPrivateDatabase, type PrivateDatabase } from '@platform/testing';
+import type { AccountBalances, BalanceCommitHook } from '../src/domain/balance-commit-hook';
+import { createBatchCommit } from '../src/domain/commit-usage-batch';
+import type { Debit } from '../src/domain/usage-batch';
+import type { UsageBatchStore } from '../src/domain/usage-batch-store';
+import { accessRecordsBalanceHook, type AccessRecordsDeps } from '../src/store/access-records';
+import { createUsageBatchStore } from '../src/store/usage-batch';
+import { startHarness, testConfig, type Harness } from './harness';
+
+let db: PrivateDatabase;
+let h: Harness;
+
+beforeAll(async () => {
+  db = await createPrivateDatabase('usage_alone');
+  h = await startHarness({ config: testConfig({ DATABASE_URL: db.url }) });
+});
+
+afterAll(async () => {
+  await h?.stop();
+  await db?.drop();
+});
+
+/** What the batch did: its store's calls, and whether its one-statement write took. */
+interface Spied {
+  store: UsageBatchStore;
+  transactions: number;
+  writesAlone: boolean[];
+}
+
+/** The real store, counted; `meanwhile` runs after the unlocked read and before the batch writes. */
+function spiedStore(meanwhile?: () => Promise<void>): Spied {
+  const real = createUsageBatchStore(h.pool);
+  const spied: Spied = {
+    transactions: 0,
+    writesAlone: [],
+    store: {
+      async read(keys, requestIds) {
+        const read = await real.read(keys, requestIds);
+        await meanwhile?.();
+        return read;
+      },
+      async writeIfUnchanged(writes) {
+        const written = await real.writeIfUnchanged(writes);
+        spied.writesAlone.push(written);
+        return written;
+      },
+      transaction(fn) {
+        spied.transactions += 1;
+        return real.transaction(fn);
+      },
+    },
+  };
+  return spied;
+}
+
+/** A hook that records which side effects ran; a batch needs its transaction when a pool reaches 0. */
+function recordingHook() {
+  const seen = { inTransaction: [] as AccountBalances[][], alone: [] as AccountBalances[][] };
+  const hook: BalanceCommitHook = {
+    needsTransaction: (accounts) => accounts.some(({ pools }) => pools.some((pool) => pool.previousCredits > 0 && pool.credits === 0)),
+    begin: () => ({
+      beforeCommit: (accounts) => {
+        seen.inTransaction.push([...accounts]);
+        return Promise.resolve();
+      },
+      afterCommit: () => Promise.resolve(),
+      afterRollback: () => Promise.resolve(),
+    }),
+    committedAlone: (accounts) => {
+      seen.alone.push([...accounts]);
+      return Promise.resolve();
+    },
+  };
+  return { hook, seen };
+}
+
+const debit = (accountId: number, units = 1, requestId = randomUUID()): Debit => ({
+  requestId,
+  digest: `digest-${requestId}`,
+  accountId,
+  poolId: 1,
+  productId: 1,
+  units,
+});
+
+async function credits(accountId: number): Promise<number> {
+  const result = await h.pool.query('SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_id = 1', [accountId]);
+  return Number(result.rows[0]?.credits);
+}
+
+async function written(accountId: number): Promise<{ ledger: number; answers: number; events: number }> {
+  const result = await h.pool.query<{ ledger: number; answers: number; events: number }>(
+    `SELECT (SELECT count(*)::int FROM credit_ledger WHERE account_id = $1 AND cause = 'usage') AS ledger,
+            (SELECT count(*)::int FROM usage_requests WHERE account_id = $1) AS answers,
+            (SELECT count(*)::int FROM outbox_event_list WHERE (payload->>'accountId')::int = $1) AS events`,
+    [accountId],
+  );
+  return result.rows[0] as { ledger: number; answers: number; events: number };
+}
+
+describe('usage batches without a transaction of their own', () => {
+  it('when no pool reaches 0, then the batch is one statement (no transaction), and writes its pools, ledger rows, answers and event', async () => {
+    const [a, b] = await Promise.all([h.account({ 1: 100 }), h.account({ 1: 100 })]);
+    const spied = spiedStore();
+    const { hook, seen } = recordingHook();
+    const outcomes = await createBatchCommit(spied.store, hook)([debit(a.id, 3), debit(b.id, 2), debit(a.id, 4)]);
+
+    expect(outcomes.map((outcome) => (outcome.kind === 'granted' ? outcome.answer.credits : outcome.kind))).toEqual([97, 98, 93]);
+    expect(spied).toMatchObject({ transactions: 0, writesAlone: [true] });
+    expect(seen.inTransaction).toEqual([]);
+    expect(seen.alone).toHaveLength(1);
+    expect([await credits(a.id), await credits(b.id)]).toEqual([93, 98]);
+    expect(await written(a.id)).toEqual({ ledger: 2, answers: 2, events: 1 });
+    expect(await written(b.id)).toEqual({ ledger: 1, answers: 1, events: 1 });
+  });
+
+  it('when a batch takes a pool to 0, then it commits in its transaction, with the hook run inside it', async () => {
+    const account = await h.account({ 1: 5 });
+    const spied = spiedStore();
+    const { hook, seen } = recordingHook();
+    const outcomes = await createBatchCommit(spied.store, hook)([debit(account.id, 5)]);
+
+    expect(outcomes.map((outcome) => outcome.kind)).toEqual(['granted']);
+    expect(spied).toMatchObject({ transactions: 1, writesAlone: [] });
+    expect(seen.inTransaction).toEqual([
+      [{ accountId: account.id, pools: [{ accountId: account.id, poolId: 1, previousCredits: 5, credits: 0 }] }],
+    ]);
+    expect(seen.alone).toEqual([]);
+    expect(await credits(account.id)).toBe(0);
+  });
+
+  it('when the pool changes between the read and the write, then the write takes nothing, and the batch decides again under locks from the new credits', async () => {
+    const account = await h.account({ 1: 100 });
+    const spied = spiedStore(async () => {
+      await h.pool.query('UPDATE pool_balances SET credits = credits + 50 WHERE account_id = $1 AND pool_id = 1', [account.id]);
+    });
+    const { hook } = recordingHook();
+    const outcomes = await createBatchCommit(spied.store, hook)([debit(account.id, 10)]);
+
+    expect(outcomes).toEqual([{ kind: 'granted', answer: { accountId: account.id, productId: 1, credits: 140 } }]);
+    expect(spied).toMatchObject({ transactions: 1, writesAlone: [false] });
+    expect(await credits(account.id)).toBe(140);
+    // One debit, written once: the refused statement left nothing behind.
+    expect(await written(account.id)).toEqual({ ledger: 1, answers: 1, events: 1 });
+  });
+
+  it('when another replica commits one of the requestIds meanwhile, then the write takes nothing, and the batch answers that debit as a replay', async () => {
+    const account = await h.account({ 1: 100 });
+    const replayed = debit(account.id, 1);
+    const spied = spiedStore(async () => {
+      await h.pool.query('UPDATE pool_balances SET credits = 99 WHERE account_id = $1 AND pool_id = 1', [account.id]);
+      await h.pool.query(
+        'INSERT INTO usage_requests (request_id, account_id, request_digest, product_id, credits) VALUES ($1, $2, $3, 1, 99)',
+        [replayed.requestId, account.id, replayed.digest],
+      );
+    });
+    const { hook } = recordingHook();
+    const outcomes = await createBatchCommit(spied.store, hook)([replayed, debit(account.id, 2)]);
+
+    expect(outcomes).toEqual([
+      { kind: 'replayed', answer: { accountId: account.id, productId: 1, credits: 99 } },
+      { kind: 'granted', answer: { accountId: account.id, productId: 1, credits: 97 } },
+    ]);
+    expect(spied).toMatchObject({ transactions: 1, writesAlone: [false] });
+    expect(await credits(account.id)).toBe(97);
+  });
+
+  it('when every debit of a batch is refused, then nothing is written and no transaction is opened', async () => {
+    const account = await h.account({ 1: 2 });
+    const spied = spiedStore();
+    const { hook } = recordingHook();
+    const outcomes = await createBatchCommit(spied.store, hook)([debit(account.id, 3)]);
+
+    expect(outcomes).toEqual([{ kind: 'exhausted' }]);
+    expect(spied).toMatchObject({ transactions: 0, writesAlone: [] });
+    expect(await written(account.id)).toEqual({ ledger: 0, answers: 0, events: 0 });
+  });
+});
+
+describe('the access records decide which batches need their transaction', () => {
+  const hook = accessRecordsBalanceHook({} as AccessRecordsDeps);
+  const pools = (previousCredits: number, credits: number): AccountBalances[] => [
+    { accountId: 1, pools: [{ accountId: 1, poolId: 1, previousCredits, credits }] },
+  ];
+
+  it.each([
+    [5, 0, true],
+    [0, 5, true],
+    [5, 3, false],
+    [5, 5, false],
+    [0, 0, false],
+  ])('when a pool goes from %i to %i, then needsTransaction is %s', (previousCredits, credits, expected) => {
+    expect(hook.needsTransaction(pools(previousCredits, credits))).toBe(expected);
+  });
+});
