@@ -1,12 +1,16 @@
 import { DEFAULT_TURNS, type UsageBenchOptions, type UsageBenchReport } from './usage-scenarios';
 
 /** The report as a Markdown table (docs/benchmarks.md shows them). */
-export function formatUsageReport(report: UsageBenchReport, options: Pick<UsageBenchOptions, 'seconds' | 'turns' | 'connections'>): string {
+export function formatUsageReport(
+  report: UsageBenchReport,
+  options: Pick<UsageBenchOptions, 'seconds' | 'turns' | 'connections' | 'queueType'>,
+): string {
   const turns = options.turns ?? DEFAULT_TURNS;
   const lines = [
     `${options.seconds} s of load per scenario, ${options.connections} connections; user service in its own process on the real Postgres, Redis, RabbitMQ;`,
     `bare express measured as long, in ${turns} turns alternating with the scenario's (bare first); CPU per request from /proc (Postgres and RabbitMQ: every process of the`,
-    'server on this machine; load: autocannon, in the bench process), machine: cores busy during the load',
+    'server on this machine; load: autocannon, in the bench process), machine: cores busy during the load;',
+    `events routed to a ${options.queueType === 'quorum' ? "quorum queue (durable, as the notifier's)" : 'classic queue in memory'}, no consumer`,
     '',
     '| scenario | debits/s | bare express req/s | × bare | p50 ms | p99 ms | bare p99 ms | p99 ÷ bare p99 | CPU µs/req (bare) | Postgres · RabbitMQ · load µs/req (bare load) | machine cores (bare) | answers | credits debited | accounting | outbox backlog max: events (messages) |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',

@@ -18,7 +18,8 @@ import autocannon from 'autocannon';
 import { signServiceJwt } from '@platform/credentials';
 import { BALANCE_CHANGED } from '@platform/events';
 import {
-  bindTransientQueue,
+  bindBenchQueue,
+  type BenchQueueType,
   createPrivateDatabase,
   deleteTopology,
   freePort,
@@ -51,6 +52,8 @@ export interface UsageBenchOptions {
   barePid?: number | undefined;
   /** Extra environment for the user service (e.g. USAGE_BATCH_MAX_WAIT_MS). */
   userEnv?: NodeJS.ProcessEnv;
+  /** The queue the service's events are routed to: in memory (default), or a quorum queue as the notifier's. */
+  queueType?: BenchQueueType;
   /** Writes a V8 CPU profile of the user service into this folder. */
   cpuProfileDir?: string;
   /** Scenario names to run (default all). */
@@ -303,7 +306,7 @@ async function startBare(): Promise<ServiceProcess> {
 export async function runUsageBench(options: UsageBenchOptions): Promise<UsageBenchReport> {
   const exchange = uniqueId('bench.balance.');
   const queue = uniqueId('bench.balance-changed.');
-  await bindTransientQueue(options.amqpUrl, exchange, queue, BALANCE_CHANGED);
+  await bindBenchQueue(options.amqpUrl, exchange, queue, BALANCE_CHANGED, { type: options.queueType ?? 'classic' });
   const database = await createPrivateDatabase('bench_usage', options.databaseUrl);
   try {
     return await runWithUserService(options, database.url, exchange);

@@ -1,7 +1,7 @@
 /**
  * `pnpm bench:usage`: only the usage API scenarios (bench/usage-scenarios.ts); `pnpm bench` runs them too.
  *   pnpm bench:usage [--seconds 10] [--turns 4] [--connections 50] [--cpu-prof <dir>] [--only usage-one-pool,usage-replay]
- *                    [--user-env USAGE_BATCH_LANES=4,USAGE_BATCH_MAX_WAIT_MS=1]
+ *                    [--user-env USAGE_BATCH_LANES=4,USAGE_BATCH_MAX_WAIT_MS=1] [--queue classic|quorum]
  * BENCH_DATABASE_URL / BENCH_AMQP_URL / BENCH_REDIS_URL name the servers; BENCH_SERVER_PIDS
  * (`postgres=<postmaster pid>,rabbitmq=<beam.smp pid>`) counts only their CPU (docs/benchmarks.md).
  */
@@ -20,6 +20,8 @@ async function main(): Promise<void> {
   if (!Number.isInteger(turns) || turns < 1) throw new Error('--turns: a whole number of at least 1');
   const only = option('only')?.split(',');
   const cpuProfileDir = option('cpu-prof');
+  const queueType = option('queue') ?? 'classic';
+  if (queueType !== 'classic' && queueType !== 'quorum') throw new Error('--queue: classic or quorum');
   const userEnv: NodeJS.ProcessEnv = {};
   for (const pair of option('user-env')?.split(',') ?? []) {
     // At the first '=' only: a value may hold one (NODE_OPTIONS=--max-semi-space-size=64).
@@ -37,8 +39,9 @@ async function main(): Promise<void> {
     ...(only ? { only } : {}),
     ...(cpuProfileDir ? { cpuProfileDir } : {}),
     userEnv,
+    queueType,
   });
-  process.stdout.write(`\n${formatUsageReport(report, { seconds, turns, connections })}`);
+  process.stdout.write(`\n${formatUsageReport(report, { seconds, turns, connections, queueType })}`);
   if (report.scenarios.some((row) => !row.accountingOk)) process.exitCode = 1;
 }
 

@@ -12,24 +12,31 @@ export async function deleteTopology(url: string, names: { queues?: string[]; ex
   }
 }
 
+/** A benchmark queue's kind: `classic`, non-durable (in memory); `quorum`, as the notifier's queues (replicated, on disk). */
+export type BenchQueueType = 'classic' | 'quorum';
+
 /**
  * Binds a queue of its own to `exchange` (declared as the event bus declares it), so that
- * publishes to it are routable: non-durable (the broker keeps it in memory) and capped at
- * `maxLength` messages (the oldest are dropped). For a benchmark whose outbox relay must really
- * publish, with no consumer. Delete it with deleteTopology.
+ * publishes to it are routable, capped at `maxLength` messages (the oldest are dropped). For a
+ * benchmark whose outbox relay must really publish, with no consumer. Delete it with deleteTopology.
  */
-export async function bindTransientQueue(
+export async function bindBenchQueue(
   url: string,
   exchange: string,
   queue: string,
   routingKey: string,
-  maxLength = 1000,
+  { type = 'classic', maxLength = 1000 }: { type?: BenchQueueType; maxLength?: number } = {},
 ): Promise<void> {
   const connection = await amqp.connect(url);
   try {
     const channel = await connection.createChannel();
     await channel.assertExchange(exchange, 'topic', { durable: true });
-    await channel.assertQueue(queue, { durable: false, arguments: { 'x-max-length': maxLength } });
+    await channel.assertQueue(
+      queue,
+      type === 'quorum'
+        ? { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-max-length': maxLength, 'x-overflow': 'drop-head' } }
+        : { durable: false, arguments: { 'x-max-length': maxLength } },
+    );
     await channel.bindQueue(queue, exchange, routingKey);
   } finally {
     await connection.close();
