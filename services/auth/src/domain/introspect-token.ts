@@ -3,7 +3,8 @@ import { isWellFormedToken, verifyServiceJwt, type AccessStore } from '@platform
 import { authenticateAccount, type AccountCredential, type FindActiveKey } from './account-auth';
 
 /** Who asks: a trusted caller (service JWT or admin token) or an account (only its own tokens). */
-export type IntrospectionCaller = { kind: 'service'; name: string } | { kind: 'admin'; name: string } | { kind: 'account'; accountId: number };
+export type IntrospectionCaller =
+  { kind: 'service'; name: string } | { kind: 'admin'; name: string } | { kind: 'account'; accountId: number };
 
 /** What the caller presented on the introspection endpoint. */
 export type PresentedCaller = { kind: 'bearer'; value: string } | { kind: 'account'; credential: AccountCredential } | { kind: 'none' };
