@@ -19,9 +19,12 @@ interface Page {
   extraInputs: string[];
 }
 
+/** The pages' shared DOM helpers (@platform/page-dom), bundled into both. */
+const PAGE_DOM = path.join(ROOT, 'packages/page-dom/src');
+
 const PAGES: Page[] = [
-  { name: 'the account page', dir: ACCOUNT_PAGE_DIR, extraInputs: [path.join(ROOT, 'packages/client/src')] },
-  { name: 'the operator console', dir: path.join(ROOT, 'packages/admin-console'), extraInputs: [] },
+  { name: 'the account page', dir: ACCOUNT_PAGE_DIR, extraInputs: [path.join(ROOT, 'packages/client/src'), PAGE_DOM] },
+  { name: 'the operator console', dir: path.join(ROOT, 'packages/admin-console'), extraInputs: [PAGE_DOM] },
 ];
 
 /** What a page is built from: its own files (and the packages it imports). */

@@ -7,16 +7,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { startHaproxy } from './haproxy';
 import { alive, httpStatus, postgresUser, startDetached, stopProcess, waitFor } from './processes';
-import {
-  startEtcd,
-  startPatroni,
-  startPgbouncer,
-  stopPostmasters,
-  waitForEtcd,
-  waitForPatroni,
-  waitForPort,
-  patroniRoles,
-} from './postgres';
+import { startEtcd, startClusterPgbouncer, startPatroni, stopPostmasters, waitForEtcd, waitForPatroni, patroniRoles } from './postgres';
 import { clusterRabbitNodes, startRabbitNodes } from './rabbitmq';
 import { formRedis, redisEnv, startRedis, type RedisMode } from './redis';
 import { assertBuilt, capabilities, createDatabase, generatedSecrets, migrate, startServices, waitForServices } from './services';
@@ -52,8 +43,7 @@ async function startPostgres(state: ClusterState, logDir: string): Promise<void>
   record(state, ...startPatroni(dir, ports, logDir, runAs), startHaproxy(dir, ports, logDir));
   await waitForPatroni(ports, logDir);
   await waitFor(() => createDatabase(ports.postgresPrimary, DATABASE).then(() => true), 30_000, 'the database through HAProxy');
-  record(state, startPgbouncer(dir, ports, logDir, runAs));
-  await waitForPort(ports.pgbouncer, logDir, 'pgbouncer');
+  record(state, await startClusterPgbouncer(dir, ports, logDir));
 }
 
 function serviceEnvironment(

@@ -7,7 +7,8 @@
 import { chownSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { alive, httpStatus, portOpen, signalGroup, startDetached, tail, waitFor, type RunAs } from './processes';
+import { startPgbouncer } from '@platform/testing';
+import { alive, httpStatus, signalGroup, startDetached, tail, waitFor, type RunAs } from './processes';
 import type { ClusterPorts, ClusterProcess } from './state';
 
 /** The newest Debian Postgres installed (`/usr/lib/postgresql/<major>/bin`). */
@@ -122,40 +123,22 @@ export async function waitForPatroni(ports: ClusterPorts, logDir: string): Promi
   });
 }
 
-export function startPgbouncer(dir: string, ports: ClusterPorts, logDir: string, runAs: RunAs | undefined): ClusterProcess {
-  const bouncerDir = ownedDir(path.join(dir, 'pgbouncer'), runAs);
-  const userlist = path.join(bouncerDir, 'userlist.txt');
-  writeFileSync(userlist, '"postgres" ""\n');
-  const config = path.join(bouncerDir, 'pgbouncer.ini');
-  writeFileSync(
-    config,
-    [
-      '[databases]',
-      `* = host=127.0.0.1 port=${ports.postgresPrimary}`,
-      '[pgbouncer]',
-      'listen_addr = 127.0.0.1',
-      `listen_port = ${ports.pgbouncer}`,
-      'unix_socket_dir =',
-      'auth_type = trust',
-      `auth_file = ${userlist}`,
-      'pool_mode = transaction',
-      'max_client_conn = 1000',
-      'default_pool_size = 40',
-      // A failover closes every server connection: log in again at once, not after 15 s.
-      'server_login_retry = 1',
-      'server_connect_timeout = 3',
-      'ignore_startup_parameters = extra_float_digits,options',
-      '',
-    ].join('\n'),
-  );
-  const pid = startDetached({ name: 'pgbouncer', command: 'pgbouncer', args: [config], cwd: bouncerDir, logDir, runAs });
-  return { name: 'pgbouncer', component: 'pgbouncer', pid, port: ports.pgbouncer };
-}
-
-export async function waitForPort(port: number, logDir: string, name: string): Promise<void> {
-  await waitFor(() => portOpen(port), 30_000, `${name} on port ${port}`).catch((error: Error) => {
-    throw new Error(`${error.message}\n${tail(logDir, name)}`);
+/**
+ * pgbouncer in front of HAProxy's primary front, written and started by the tests' own starter
+ * (`startPgbouncer` of @platform/testing), its log in `<logDir>/pgbouncer.log`. It outlives
+ * `pnpm cluster up`: `down` stops it by the pid recorded in the state file.
+ */
+export async function startClusterPgbouncer(dir: string, ports: ClusterPorts, logDir: string): Promise<ClusterProcess> {
+  const bouncer = await startPgbouncer({
+    dir: path.join(dir, 'pgbouncer'),
+    port: ports.pgbouncer,
+    target: `postgres://postgres@127.0.0.1:${ports.postgresPrimary}/postgres`,
+    // The server connections both replicas of every service share.
+    poolSize: 40,
+    logFile: path.join(logDir, 'pgbouncer.log'),
+    keepAfterExit: true,
   });
+  return { name: 'pgbouncer', component: 'pgbouncer', pid: bouncer.pid, port: bouncer.port };
 }
 
 /** The pid of node `index`'s postmaster (`postmaster.pid`), while it runs. */

@@ -1,5 +1,5 @@
+import { byId } from '@platform/page-dom';
 import type { SignedInAccount } from './api';
-import { byId } from './dom';
 
 /** The header names the signed-in account: its e-mail and id (CONTRACT §4.7). */
 export function showSignedIn(account: SignedInAccount): void {

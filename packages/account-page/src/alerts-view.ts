@@ -1,6 +1,7 @@
 import { ApiError, type NotificationSettings } from '@platform/client';
+import { byId } from '@platform/page-dom';
 import { readSettings, saveSettings } from './api';
-import { byId, showFieldError } from './dom';
+import { showFieldError } from './dom';
 import { describeFailure, fieldMessages } from './messages';
 
 const THRESHOLD_FIELD = 'lowBalanceAlert.threshold';

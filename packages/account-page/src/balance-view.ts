@@ -1,5 +1,5 @@
+import { byId, element } from '@platform/page-dom';
 import type { BalanceRow, PageConfig } from './api';
-import { byId, element } from './dom';
 import { formatCredits } from './messages';
 import { poolsOf, poolStatus, type PoolStatus } from './pools';
 

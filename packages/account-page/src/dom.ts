@@ -1,23 +1,4 @@
-/** The element with this id; the page's markup (index.html) has every id the scripts use. */
-export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
-  const element = document.getElementById(id);
-  if (!element) throw new Error(`the page has no #${id}`);
-  return element as T;
-}
-
-/** A new element with text content or children. */
-export function element<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  options: { text?: string; className?: string; attributes?: Record<string, string> } = {},
-  children: Node[] = [],
-): HTMLElementTagNameMap[K] {
-  const created = document.createElement(tag);
-  if (options.text !== undefined) created.textContent = options.text;
-  if (options.className !== undefined) created.className = options.className;
-  for (const [name, value] of Object.entries(options.attributes ?? {})) created.setAttribute(name, value);
-  created.append(...children);
-  return created;
-}
+import { byId } from '@platform/page-dom';
 
 /** Shows messages under a field (or hides the slot when there are none) and marks the field invalid for assistive technology. */
 export function showFieldError(slotId: string, messages: readonly string[], field?: HTMLElement): void {
@@ -28,12 +9,4 @@ export function showFieldError(slotId: string, messages: readonly string[], fiel
     if (messages.length > 0) field.setAttribute('aria-invalid', 'true');
     else field.removeAttribute('aria-invalid');
   }
-}
-
-/** The banner at the top of the page: an error sentence, or a note such as "You are signed out." */
-export function showNotice(text: string | undefined, kind: 'error' | 'info' = 'error'): void {
-  const notice = byId('notice');
-  notice.textContent = text ?? '';
-  notice.hidden = text === undefined;
-  notice.className = `notice ${kind}`;
 }

@@ -1,6 +1,7 @@
 import { ApiError } from '@platform/client';
+import { byId } from '@platform/page-dom';
 import { rotateKey } from './api';
-import { byId, showFieldError } from './dom';
+import { showFieldError } from './dom';
 import { describeFailure } from './messages';
 
 /** Opens the confirmation: what replacing the key does, and the current key (only the key may replace itself). */

@@ -1,9 +1,10 @@
 import { ApiError } from '@platform/client';
+import { byId, showNotice } from '@platform/page-dom';
 import './styles.css';
 import { loadAlerts, submitAlerts } from './alerts-view';
 import { closeSession, loadPageConfig, openSession, readBalance, readSignedIn, readUsageHistory, type PageConfig } from './api';
 import { renderBalance } from './balance-view';
-import { byId, showFieldError, showNotice } from './dom';
+import { showFieldError } from './dom';
 import { closeRotation, confirmRotation, copyNewKey, hideNewKey, openRotation, showNewKey } from './key-view';
 import { describeFailure, SESSION_ENDED, type Action } from './messages';
 import { clearSession, loadSession, saveSession } from './session';

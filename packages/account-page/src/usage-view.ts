@@ -1,7 +1,7 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { byId, element } from '@platform/page-dom';
 import type { UsageRow } from './api';
-import { byId, element } from './dom';
 import { formatCredits } from './messages';
 import { datesWithUsage, usageSeries, type UsageSeries } from './usage-series';
 

@@ -1,6 +1,7 @@
 import { ApiError } from '@platform/client';
+import { byId, element } from '@platform/page-dom';
 import { readDeliveries, readWebhook, saveWebhook, sendTestWebhook, type DeliveryAttempt, type WebhookSettings } from './api';
-import { byId, element, showFieldError } from './dom';
+import { showFieldError } from './dom';
 import { describeFailure, fieldMessages } from './messages';
 
 const URL_FIELD = 'webhook.url';

@@ -1,23 +1,4 @@
-/** The element with this id; index.html has every id the scripts use. */
-export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
-  const element = document.getElementById(id);
-  if (!element) throw new Error(`the console has no #${id}`);
-  return element as T;
-}
-
-/** A new element with text content (never HTML: account data is shown as text only) or children. */
-export function element<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  options: { text?: string; className?: string; attributes?: Record<string, string> } = {},
-  children: Node[] = [],
-): HTMLElementTagNameMap[K] {
-  const created = document.createElement(tag);
-  if (options.text !== undefined) created.textContent = options.text;
-  if (options.className !== undefined) created.className = options.className;
-  for (const [name, value] of Object.entries(options.attributes ?? {})) created.setAttribute(name, value);
-  created.append(...children);
-  return created;
-}
+import { byId, element } from '@platform/page-dom';
 
 /** A table of rows of cells (strings, or nodes such as buttons); `text` names the left-aligned columns. */
 export function table(caption: string, headings: string[], rows: Array<Array<string | Node>>, text: number[] = []): HTMLTableElement {
@@ -57,14 +38,6 @@ export function showFieldError(slotId: string, message: string | undefined, fiel
   slot.hidden = message === undefined;
   if (field && message !== undefined) field.setAttribute('aria-invalid', 'true');
   else field?.removeAttribute('aria-invalid');
-}
-
-/** The banner at the top: an error, or a note such as "Top-up done." */
-export function showNotice(text: string | undefined, kind: 'error' | 'info' = 'error'): void {
-  const notice = byId('notice');
-  notice.textContent = text ?? '';
-  notice.hidden = text === undefined;
-  notice.className = `notice ${kind}`;
 }
 
 /** Asks before a change, saying what it will do; resolves whether the operator confirmed. */

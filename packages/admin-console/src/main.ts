@@ -3,9 +3,10 @@
  * service's admin API with the operator's admin token, kept in sessionStorage only. Every change
  * asks for confirmation and says what it will do.
  */
+import { byId, showNotice } from '@platform/page-dom';
 import './styles.css';
 import { api, ApiError, session, type AccountDetails } from './api';
-import { byId, confirmAction, showFieldError, showNotice } from './dom';
+import { confirmAction, showFieldError } from './dom';
 import { renderAccount, renderAudit, renderLedger, renderResults, renderUsage } from './views';
 
 const state: {

@@ -1,5 +1,6 @@
+import { byId, element } from '@platform/page-dom';
 import type { Account, AccountDetails, AuditRow, DailyUsage, LedgerRow } from './api';
-import { byId, element, table, utc } from './dom';
+import { table, utc } from './dom';
 
 const number = new Intl.NumberFormat('en-US');
 

@@ -2,13 +2,18 @@
  * The package as a customer gets it: `pnpm pack` (which builds dist/ first), the tarball
  * installed into a fresh Node project with `npm install --offline` (the package has no runtime
  * dependency, so no registry is asked), then the README's example and the installed CLI run
- * there against the running platform. Nothing here resolves to the workspace's sources.
+ * there against the running platform. The same tarball then goes into a fresh web project with
+ * Vite (from the npm registry), whose dev server serves a page that Debian's Chromium opens: the
+ * client calls the platform from the browser, across origins. Nothing here resolves to the
+ * workspace's sources.
  */
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { launchBrowser, type Browser } from '../../../tests/browser/browser.js';
 import { startTestPlatform, type TestPlatform } from './platform.js';
+import { createViteProject, startViteDevServer, type ViteDevServer } from './vite-project.js';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const PACKAGE = path.join(ROOT, 'packages/client');
@@ -60,6 +65,7 @@ describe('the packed @platform/client in a fresh project', () => {
   let work: string;
   let project: string;
   let packed: Record<string, unknown>;
+  let tarballPath: string;
 
   beforeAll(async () => {
     platform = await startTestPlatform();
@@ -68,10 +74,11 @@ describe('the packed @platform/client in a fresh project', () => {
     expect(pack.status).toBe(0);
     const tarball = readdirSync(work).find((file) => file.endsWith('.tgz'));
     expect(tarball).toBe('platform-client-0.1.0.tgz');
+    tarballPath = path.join(work, tarball ?? '');
     project = path.join(work, 'project');
     mkdirSync(project);
     writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'fresh-project', private: true, type: 'module' }));
-    const install = spawnSync('npm', ['install', '--offline', '--no-audit', '--no-fund', path.join(work, tarball ?? '')], {
+    const install = spawnSync('npm', ['install', '--offline', '--no-audit', '--no-fund', tarballPath], {
       cwd: project,
       encoding: 'utf8',
     });
@@ -134,5 +141,46 @@ describe('the packed @platform/client in a fresh project', () => {
       status: 0,
       out: [{ productId: 1, productName: 'WHOIS API', credits: 5 }],
     });
+  });
+
+  describe("under Vite's dev server, in Chromium", () => {
+    let vite: ViteDevServer | undefined;
+    let browser: Browser | undefined;
+
+    beforeAll(async () => {
+      const web = path.join(work, 'web');
+      createViteProject(web, tarballPath);
+      vite = await startViteDevServer(web);
+      browser = await launchBrowser();
+    }, 150_000);
+
+    afterAll(async () => {
+      await browser?.close();
+      await vite?.stop();
+    });
+
+    it('when a page imports the installed package, then the client takes a token and reads the platform across origins', async () => {
+      const account = await platform.anAccount({ '7': 9 });
+      const page = await (browser as Browser).context.newPage();
+      const pageErrors: string[] = [];
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+      const query = new URLSearchParams({ apiKey: account.apiKey, ...platform.clientUrls });
+      await page.goto(`${(vite as ViteDevServer).url}?${query.toString()}`);
+      const result = page.locator('#result[data-state]');
+      await result.waitFor({ timeout: 20_000 });
+      expect({ state: await result.getAttribute('data-state'), pageErrors }).toEqual({ state: 'done', pageErrors: [] });
+      expect(JSON.parse((await result.textContent()) ?? '')).toEqual({
+        balance: [{ productId: 7, productName: 'Email Verification API', credits: 9 }],
+        categories: 698,
+        first: { id: 'IAB-603', name: '3-D Graphics', parent: 'IAB-602' },
+        // The second list came as a 304 on the first's ETag: the browser let the client read ETag and send If-None-Match.
+        sameList: true,
+        refused: { status: 422, code: 422, messages: { productId: ['The selected product id is invalid.'] } },
+      });
+      // The client came from the installed tarball, as Vite's dependency optimizer bundled it, not from the workspace.
+      const served = await page.evaluate(() => performance.getEntriesByType('resource').map((entry) => entry.name));
+      expect(served.some((name) => name.includes('/node_modules/.vite/deps/@platform_client.js'))).toBe(true);
+      await page.close();
+    }, 45_000);
   });
 });

@@ -76,21 +76,29 @@ function namedTokens(tokens: string | readonly NamedAdminToken[] | undefined): r
 }
 
 /**
+ * The name of the admin token `presented` is, or undefined when it is none of `tokens`. SHA-256
+ * digests are compared in constant time against every token (no early exit), so neither a token,
+ * its length nor which one matched leaks through timing.
+ */
+export function adminTokenMatcher(tokens: readonly NamedAdminToken[]): (presented: string) => string | undefined {
+  const expected = tokens.map(({ name, token }) => ({ name, digest: secretDigest(token) }));
+  return (presented) => {
+    let found: string | undefined;
+    for (const candidate of expected) if (secretsEqual(presented, candidate.digest) && found === undefined) found = candidate.name;
+    return found;
+  };
+}
+
+/**
  * Guards an admin API (CONTRACT §7): `Authorization: Bearer <admin token>` before anything else;
- * it enters the admin routes' edge (`adminEdge`: JSON only, no WWW-Authenticate). SHA-256 digests
- * are compared in constant time against every token (no early exit), so neither a token, its
- * length nor which one matched leaks through timing. No token refuses every call.
+ * it enters the admin routes' edge (`adminEdge`: JSON only, no WWW-Authenticate). Tokens are
+ * compared as `adminTokenMatcher` does. No token refuses every call.
  */
 export function requireAdminToken(
   tokens: string | readonly NamedAdminToken[] | undefined,
   options: AdminGuardOptions = {},
 ): RequestHandler {
-  const expected = namedTokens(tokens).map(({ name, token }) => ({ name, digest: secretDigest(token) }));
-  const match = (presented: string): string | undefined => {
-    let found: string | undefined;
-    for (const candidate of expected) if (secretsEqual(presented, candidate.digest) && found === undefined) found = candidate.name;
-    return found;
-  };
+  const match = adminTokenMatcher(namedTokens(tokens));
   return (req, res, next) => {
     enterRoute(res, adminEdge);
     void blocked(req, res, options.failures).then(async (limited) => {

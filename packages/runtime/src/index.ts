@@ -9,3 +9,4 @@ export * from './secret-compare';
 export * from './trace-context';
 export * from './worker-loop';
 export * from './named-secrets';
+export * from './admin-token-variables';

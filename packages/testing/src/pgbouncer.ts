@@ -22,11 +22,20 @@ export interface PgbouncerOptions {
   poolSize?: number;
   /** Server connections of one user over every database (default 0: no cap). */
   maxUserConnections?: number;
+  /** Where pgbouncer logs (created, writable by the user it runs as); default `<dir>/pgbouncer.log`. */
+  logFile?: string;
+  /**
+   * Leave it running when this process exits (the local cluster's: `pnpm cluster down` stops it by
+   * its pid). Default: a process exit stops it and removes `dir`.
+   */
+  keepAfterExit?: boolean;
 }
 
 /** A pgbouncer in transaction mode in front of a Postgres server (CONTRACT §1, "Scale-out engines"). */
 export interface Pgbouncer {
   port: number;
+  /** The daemon's pid (from its pid file). */
+  pid: number;
   /** The target's database through pgbouncer. */
   url: string;
   /** Any database URL on the target server, rewritten to go through pgbouncer. */
@@ -47,7 +56,7 @@ async function handOver(dir: string): Promise<void> {
   await chown(dir, Number(uid), Number(gid));
 }
 
-function configOf(options: PgbouncerOptions, port: number, dir: string): string {
+function configOf(options: PgbouncerOptions, port: number, dir: string, logFile: string): string {
   const target = new URL(options.target);
   return [
     '[databases]',
@@ -66,8 +75,11 @@ function configOf(options: PgbouncerOptions, port: number, dir: string): string 
     'max_client_conn = 2000',
     // Server connections to a test's dropped database go away soon.
     'server_idle_timeout = 5',
-    'ignore_startup_parameters = extra_float_digits',
-    `logfile = ${path.join(dir, 'pgbouncer.log')}`,
+    // A server that went away (a restart, the cluster's failover) is logged into again at once, not after 15 s.
+    'server_login_retry = 1',
+    'server_connect_timeout = 3',
+    'ignore_startup_parameters = extra_float_digits,options',
+    `logfile = ${logFile}`,
     `pidfile = ${path.join(dir, 'pgbouncer.pid')}`,
     '',
   ].join('\n');
@@ -104,7 +116,8 @@ function alive(pid: number): boolean {
 /**
  * Starts Debian's pgbouncer (1.18) as a daemon in transaction mode, `auth_type = trust`, in front
  * of `target`'s server; as the `postgres` user when this process is root. Resolves once it
- * accepts connections. A process exit stops it too.
+ * accepts connections. A process exit stops it too, unless `keepAfterExit`. The one place that
+ * writes pgbouncer's config and starts it: the tests' and the local cluster's (scripts/cluster).
  */
 export async function startPgbouncer(options: PgbouncerOptions): Promise<Pgbouncer> {
   const dir = path.resolve(options.dir);
@@ -113,11 +126,12 @@ export async function startPgbouncer(options: PgbouncerOptions): Promise<Pgbounc
   const port = options.port ?? (await freePort());
   const user = decodeURIComponent(new URL(options.target).username || 'postgres');
   const ini = path.join(dir, 'pgbouncer.ini');
+  const logFile = path.resolve(options.logFile ?? path.join(dir, 'pgbouncer.log'));
   await writeFile(path.join(dir, 'userlist.txt'), `"${user}" ""\n`);
-  await writeFile(ini, configOf(options, port, dir));
+  await writeFile(ini, configOf(options, port, dir, logFile));
+  await writeFile(logFile, '', { flag: 'a' });
   await handOver(dir);
-  for (const file of ['userlist.txt', 'pgbouncer.ini']) await handOver(path.join(dir, file));
-  const logFile = path.join(dir, 'pgbouncer.log');
+  for (const file of [path.join(dir, 'userlist.txt'), ini, logFile]) await handOver(file);
   const log = (): Promise<string> => readFile(logFile, 'utf8').catch(() => '');
   const command = asRoot() ? ['runuser', ['-u', 'postgres', '--', PGBOUNCER_BIN, '-d', ini]] : [PGBOUNCER_BIN, ['-d', ini]];
   await run(command[0] as string, command[1] as string[]);
@@ -129,7 +143,7 @@ export async function startPgbouncer(options: PgbouncerOptions): Promise<Pgbounc
     if (alive(pid)) process.kill(pid, 'SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   };
-  process.once('exit', killOnExit);
+  if (!options.keepAfterExit) process.once('exit', killOnExit);
   const urlOf = (databaseUrl: string): string => {
     const url = new URL(databaseUrl);
     url.hostname = '127.0.0.1';
@@ -139,6 +153,7 @@ export async function startPgbouncer(options: PgbouncerOptions): Promise<Pgbounc
   let stopped: Promise<void> | undefined;
   return {
     port,
+    pid,
     url: urlOf(options.target),
     urlOf,
     log,

@@ -1,5 +1,6 @@
 import type { Express } from 'express';
 import { Counter } from 'prom-client';
+import { adminTokenMatcher } from '@platform/credentials';
 import { corsEndpoints, createHttpApp } from '@platform/kernel';
 import { Health } from '@platform/runtime';
 import type { AuthConfig } from './config';
@@ -48,7 +49,7 @@ export function createApp(deps: AuthDeps, config: AuthConfig): { app: Express; h
   introspectRevokeRoutes(http.app, {
     access: deps.access,
     findKey: (keyHash) => deps.access.findKey(keyHash),
-    adminToken: config.adminToken,
+    matchAdminToken: adminTokenMatcher(config.adminTokens),
     serviceJwtSecret: config.serviceJwtSecret,
     now: deps.now,
     limits: deps.limits,

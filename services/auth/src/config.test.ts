@@ -19,7 +19,7 @@ describe('loadConfig', () => {
       databasePoolMax: 10,
       redisUrl: complete.REDIS_URL,
       redisKeyPrefix: 'aap:',
-      adminToken: 'admin-token-0123456789-0123456789abcdef',
+      adminTokens: [{ name: 'admin', token: 'admin-token-0123456789-0123456789abcdef' }],
       serviceJwtSecret: complete.SERVICE_JWT_SECRET,
       publicUrl: 'https://auth.example.test',
       tokenRatePerAccount: 600,
@@ -62,7 +62,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ AUTH_PORT: '9001' }, { requireInfrastructure: false })).toMatchObject({
       databaseUrl: undefined,
       redisUrl: undefined,
-      adminToken: undefined,
+      adminTokens: [],
       serviceJwtSecret: undefined,
       publicUrl: 'http://127.0.0.1:9001',
     });
@@ -109,5 +109,38 @@ describe('loadConfig', () => {
       'invalid configuration: REDIS_CLUSTER_NODES: must be comma-separated host:port seed nodes (or redis:// URLs)',
     );
     expect(() => loadConfig(withoutUrl)).toThrow('invalid configuration: REDIS_URL: Required');
+  });
+
+  describe('admin tokens (CONTRACT §7, as the user service reads them)', () => {
+    const ops = 'o'.repeat(32);
+
+    test('when ADMIN_TOKENS names tokens beside ADMIN_TOKEN, then each acts under its name, admin first', () => {
+      expect(loadConfig({ ...complete, ADMIN_TOKENS: `ops=${ops}, audit=${'a'.repeat(40)}` }).adminTokens).toEqual([
+        { name: 'admin', token: complete.ADMIN_TOKEN },
+        { name: 'ops', token: ops },
+        { name: 'audit', token: 'a'.repeat(40) },
+      ]);
+    });
+
+    test('when ADMIN_TOKENS stands instead of ADMIN_TOKEN, then ADMIN_TOKEN is not required', () => {
+      const { ADMIN_TOKEN: _unused, ...rest } = complete;
+      expect(loadConfig({ ...rest, ADMIN_TOKENS: `ops=${ops}` }).adminTokens).toEqual([{ name: 'ops', token: ops }]);
+    });
+
+    test.each([
+      ['a short token', `ops=${'o'.repeat(31)}`, 'ADMIN_TOKENS: the token named ops must be at least 32 characters'],
+      ['an entry without a name', 'o'.repeat(32), 'ADMIN_TOKENS: entry 1 must be name=token'],
+      ['the name admin beside ADMIN_TOKEN', `admin=${ops}`, 'ADMIN_TOKENS: names admin or repeats ADMIN_TOKEN'],
+    ])('when ADMIN_TOKENS has %s, then the start stops and no token is printed', (_what, spec, message) => {
+      let error: unknown;
+      try {
+        loadConfig({ ...complete, ADMIN_TOKENS: spec });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toContain(message);
+      expect((error as Error).message).not.toContain('o'.repeat(31));
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, parseEnv } from '@platform/runtime';
+import { adminTokenVariables, adminTokensOf, checkAdminTokens, env, parseEnv } from '@platform/runtime';
 import { infrastructureVariables, standaloneOnly } from '@platform/infrastructure';
 
 /** The auth service's variables, and the configuration they make: its type is this schema's output. */
@@ -19,7 +19,8 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
       REDIS_URL,
       REDIS_CLUSTER_NODES,
       REDIS_KEY_PREFIX: env.keyPrefix(),
-      ADMIN_TOKEN: needed(env.secret(32)),
+      // The introspection endpoint's admin callers: ADMIN_TOKENS may stand instead of ADMIN_TOKEN (CONTRACT §7).
+      ...adminTokenVariables(requireInfrastructure, environment),
       SERVICE_JWT_SECRET: needed(env.secret(32)),
       AUTH_URL: needed(env.url(['http', 'https'])),
       TOKEN_RATE_PER_ACCOUNT: env.positiveInt(600),
@@ -28,6 +29,7 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
       METRICS_TOKEN: env.optionalSecret(16),
       LOG_LEVEL: env.logLevel(),
     })
+    .superRefine(checkAdminTokens)
     .transform((parsed) => ({
       port: parsed.AUTH_PORT,
       host: parsed.HOST,
@@ -41,8 +43,8 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
       /** A Redis Cluster's seed nodes (REDIS_CLUSTER_NODES), in place of REDIS_URL; read by openInfrastructure only. */
       redisClusterNodes: parsed.REDIS_CLUSTER_NODES,
       redisKeyPrefix: parsed.REDIS_KEY_PREFIX,
-      /** Accepted as a Bearer caller of the introspection endpoint; undefined disables that caller. */
-      adminToken: parsed.ADMIN_TOKEN,
+      /** Accepted as Bearer callers of the introspection endpoint (ADMIN_TOKEN as `admin`, then ADMIN_TOKENS); none disables that caller. */
+      adminTokens: adminTokensOf(parsed),
       /** HS256 secret of service JWTs (audience `auth`); undefined disables service callers. */
       serviceJwtSecret: parsed.SERVICE_JWT_SECRET,
       /**
@@ -64,7 +66,7 @@ export type AuthConfig = z.infer<ReturnType<typeof schema>>;
 
 /**
  * Reads the auth service's variables. With `requireInfrastructure` (every start except the
- * embedded quickstart) DATABASE_URL, REDIS_URL, ADMIN_TOKEN, SERVICE_JWT_SECRET and AUTH_URL are required;
+ * embedded quickstart) DATABASE_URL, REDIS_URL, ADMIN_TOKEN (or ADMIN_TOKENS), SERVICE_JWT_SECRET and AUTH_URL are required;
  * every problem is reported together in one ConfigError.
  */
 export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructure = true } = {}): AuthConfig {

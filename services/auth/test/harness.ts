@@ -39,7 +39,8 @@ export interface AuthHarness {
 }
 
 export interface HarnessOptions {
-  env?: Record<string, string>;
+  /** Variables over the harness's own; an undefined one is left unset (e.g. ADMIN_TOKEN). */
+  env?: Record<string, string | undefined>;
   /** Postgres URL of the service's pool (e.g. through a TCP proxy); default the test server. */
   databaseUrl?: string;
   logger?: Logger;

@@ -64,4 +64,12 @@ describe('loadConfig', () => {
       }),
     ).toThrow(/DATABASE_URL: must be a postgres or postgresql URL; CATEGORY_REFRESH_INTERVAL_MS: /);
   });
+
+  it('when ADMIN_TOKENS stands instead of ADMIN_TOKEN, then ADMIN_TOKEN is not required and each token acts under its name', () => {
+    const ops = 'o'.repeat(32);
+    expect(loadConfig({ DATABASE_URL: 'postgres://h/db', REDIS_URL: 'redis://r', ADMIN_TOKENS: `ops=${ops}` }).adminTokens).toEqual([
+      { name: 'ops', token: ops },
+    ]);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://h/db', REDIS_URL: 'redis://r' })).toThrow(/ADMIN_TOKEN: Required/);
+  });
 });

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { env, namedSecretsVariable, parseEnv } from '@platform/runtime';
-import { infrastructureVariables, standaloneOnly } from '@platform/infrastructure';
+import { adminTokenVariables, adminTokensOf, checkAdminTokens, env, parseEnv } from '@platform/runtime';
+import { infrastructureVariables } from '@platform/infrastructure';
 
 /**
  * Default IAB_TAXONOMY_FILE: the copy of the IAB Content Taxonomy 2.2 that ships with the service
@@ -11,7 +11,6 @@ export const DEFAULT_TAXONOMY_FILE = path.resolve(__dirname, '../data/content-ta
 
 /** The service's variables, and the configuration they make: its type is this schema's output. */
 function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv = {}) {
-  const needed = standaloneOnly(requireInfrastructure);
   const { DATABASE_URL, DATABASE_DIRECT_URL, DATABASE_POOL_MAX, REDIS_URL, REDIS_CLUSTER_NODES } = infrastructureVariables(
     requireInfrastructure,
     environment,
@@ -26,8 +25,8 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
       REDIS_URL,
       REDIS_CLUSTER_NODES,
       REDIS_KEY_PREFIX: env.keyPrefix(),
-      ADMIN_TOKEN: needed(env.secret(32)),
-      ADMIN_TOKENS: namedSecretsVariable(32),
+      // ADMIN_TOKENS may stand instead of ADMIN_TOKEN (CONTRACT §7).
+      ...adminTokenVariables(requireInfrastructure, environment),
       IAB_TAXONOMY_FILE: z.string().optional(),
       CATEGORY_REFRESH_INTERVAL_MS: env.positiveInt(2000),
       TRUST_PROXY: env.trustProxy(),
@@ -35,6 +34,7 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
       METRICS_TOKEN: env.optionalSecret(16),
       LOG_LEVEL: env.logLevel(),
     })
+    .superRefine(checkAdminTokens)
     .transform((values) => ({
       port: values.CATEGORIZATION_PORT,
       host: values.HOST,
@@ -46,9 +46,8 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
       /** A Redis Cluster's seed nodes (REDIS_CLUSTER_NODES), in place of REDIS_URL; read by openInfrastructure only. */
       redisClusterNodes: values.REDIS_CLUSTER_NODES,
       redisKeyPrefix: values.REDIS_KEY_PREFIX,
-      /** Guards the admin API; when unset (embedded only) every admin call is refused. */
-      /** ADMIN_TOKEN (name `admin`) and the named ADMIN_TOKENS; the admin API takes any of them (CONTRACT §7). */
-      adminTokens: [...(values.ADMIN_TOKEN === undefined ? [] : [{ name: 'admin', token: values.ADMIN_TOKEN }]), ...values.ADMIN_TOKENS],
+      /** ADMIN_TOKEN (name `admin`) and the named ADMIN_TOKENS; the admin API takes any of them (CONTRACT §7); none (embedded only) refuses every admin call. */
+      adminTokens: adminTokensOf(values),
       /** Absolute path of the IAB Content Taxonomy 2.2 TSV, imported at start when IAB rows are missing. */
       iabTaxonomyFile: values.IAB_TAXONOMY_FILE === undefined ? DEFAULT_TAXONOMY_FILE : path.resolve(values.IAB_TAXONOMY_FILE),
       /** How often a replica checks whether the categories changed. */
@@ -66,7 +65,7 @@ export type CategorizationConfig = z.infer<ReturnType<typeof schema>>;
 
 /**
  * Reads the service's configuration from an environment (CONTRACT §1, docs/conventions.md). With
- * `requireInfrastructure` DATABASE_URL, REDIS_URL and ADMIN_TOKEN must be set; every bad or
+ * `requireInfrastructure` DATABASE_URL, REDIS_URL and ADMIN_TOKEN (or ADMIN_TOKENS) must be set; every bad or
  * missing variable is reported in one ConfigError. A relative IAB_TAXONOMY_FILE is taken from
  * the working directory.
  */

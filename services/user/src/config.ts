@@ -1,17 +1,13 @@
 import { z } from 'zod';
-import { env, namedSecretsVariable, parseEnv } from '@platform/runtime';
+import { adminTokenVariables, adminTokensOf, checkAdminTokens, env, parseEnv } from '@platform/runtime';
 import { BALANCE_EXCHANGE } from '@platform/events';
 import { infrastructureVariables, standaloneOnly } from '@platform/infrastructure';
 
-/** CONTRACT §7: every admin token is at least 32 characters. */
-const ADMIN_TOKEN_MIN = 32;
 const JWT_SECRET_MIN = 32;
 
 /** The user service's variables, and the configuration they make: its type is this schema's output. */
-function schema(requireInfrastructure: boolean, namedAdminTokens: boolean, environment: NodeJS.ProcessEnv = {}) {
+function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv = {}) {
   const needed = standaloneOnly(requireInfrastructure);
-  // ADMIN_TOKENS may stand instead of ADMIN_TOKEN (CONTRACT §7).
-  const adminTokenNeeded = standaloneOnly(requireInfrastructure && !namedAdminTokens);
   const { DATABASE_URL, DATABASE_DIRECT_URL, DATABASE_POOL_MAX, REDIS_URL, REDIS_CLUSTER_NODES, AMQP_URL } = infrastructureVariables(
     requireInfrastructure,
     environment,
@@ -50,8 +46,8 @@ function schema(requireInfrastructure: boolean, namedAdminTokens: boolean, envir
         // CONTRACT §9: a requestId is remembered for at least 24 hours.
         USAGE_REQUEST_RETENTION_HOURS: z.coerce.number().int().min(24).default(25),
         USAGE_REQUEST_SWEEP_MS: env.positiveInt(10_000),
-        ADMIN_TOKEN: adminTokenNeeded(env.secret(ADMIN_TOKEN_MIN)),
-        ADMIN_TOKENS: namedSecretsVariable(ADMIN_TOKEN_MIN),
+        // ADMIN_TOKENS may stand instead of ADMIN_TOKEN (CONTRACT §7).
+        ...adminTokenVariables(requireInfrastructure, environment),
         SERVICE_JWT_SECRET: needed(env.secret(JWT_SECRET_MIN)),
         // Accepted beside SERVICE_JWT_SECRET while a rotation rolls out (docs/operations.md).
         SERVICE_JWT_SECRET_PREVIOUS: env.optionalSecret(JWT_SECRET_MIN),
@@ -75,17 +71,7 @@ function schema(requireInfrastructure: boolean, namedAdminTokens: boolean, envir
         message: 'must be more than USAGE_BATCH_LANES (the usage batches take that many of its connections)',
         path: ['DATABASE_POOL_MAX'],
       })
-      .superRefine((parsed, context) => {
-        if (
-          parsed.ADMIN_TOKEN !== undefined &&
-          parsed.ADMIN_TOKENS.some((named) => named.name === 'admin' || named.token === parsed.ADMIN_TOKEN)
-        )
-          context.addIssue({
-            code: z.ZodIssueCode.custom,
-            path: ['ADMIN_TOKENS'],
-            message: 'names admin or repeats ADMIN_TOKEN (whose name is admin)',
-          });
-      })
+      .superRefine(checkAdminTokens)
       .transform((parsed) => ({
         host: parsed.HOST,
         port: parsed.USER_PORT,
@@ -136,7 +122,7 @@ function schema(requireInfrastructure: boolean, namedAdminTokens: boolean, envir
         /** Pause between sweeps of expired usage requestIds (USAGE_REQUEST_SWEEP_MS). */
         usageRequestSweepMs: parsed.USAGE_REQUEST_SWEEP_MS,
         /** Every admin token (the embedded quickstart generates ADMIN_TOKEN when unset) with the name it acts under: ADMIN_TOKEN as `admin`, then ADMIN_TOKENS. */
-        adminTokens: [...(parsed.ADMIN_TOKEN === undefined ? [] : [{ name: 'admin', token: parsed.ADMIN_TOKEN }]), ...parsed.ADMIN_TOKENS],
+        adminTokens: adminTokensOf(parsed),
         /** Verifies service JWTs on the internal usage API. */
         serviceJwtSecret: parsed.SERVICE_JWT_SECRET,
         /** The secret before the last rotation, still accepted for service JWTs (SERVICE_JWT_SECRET_PREVIOUS). */
@@ -169,16 +155,11 @@ function schema(requireInfrastructure: boolean, namedAdminTokens: boolean, envir
 
 export type UserConfig = z.infer<ReturnType<typeof schema>>;
 
-/** Whether ADMIN_TOKENS is set (then ADMIN_TOKEN may be left unset). */
-function namedAdminTokensIn(environment: NodeJS.ProcessEnv): boolean {
-  return (environment.ADMIN_TOKENS ?? '').trim() !== '';
-}
-
 /**
  * The user service's configuration. With `requireInfrastructure` (every mode but the embedded
  * quickstart) DATABASE_URL, REDIS_URL, AMQP_URL, ADMIN_TOKEN (or ADMIN_TOKENS) and SERVICE_JWT_SECRET are
  * required, reported together in one ConfigError.
  */
 export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructure = true } = {}): UserConfig {
-  return parseEnv(schema(requireInfrastructure, namedAdminTokensIn(environment), environment), environment);
+  return parseEnv(schema(requireInfrastructure, environment), environment);
 }

@@ -1,9 +1,10 @@
 import { AppError } from '@platform/wire';
-import { isWellFormedToken, verifyServiceJwt, constantTimeEqual, type AccessStore } from '@platform/credentials';
+import { isWellFormedToken, verifyServiceJwt, type AccessStore } from '@platform/credentials';
 import { authenticateAccount, type AccountCredential, type FindActiveKey } from './account-auth';
 
 /** Who asks: a trusted caller (service JWT or admin token) or an account (only its own tokens). */
-export type IntrospectionCaller = { kind: 'service'; name: string } | { kind: 'admin' } | { kind: 'account'; accountId: number };
+export type IntrospectionCaller =
+  { kind: 'service'; name: string } | { kind: 'admin'; name: string } | { kind: 'account'; accountId: number };
 
 /** What the caller presented on the introspection endpoint. */
 export type PresentedCaller = { kind: 'bearer'; value: string } | { kind: 'account'; credential: AccountCredential } | { kind: 'none' };
@@ -15,7 +16,8 @@ export type Introspection =
 export interface IntrospectionDeps {
   access: AccessStore;
   findKey: FindActiveKey;
-  adminToken: string | undefined;
+  /** The name of the admin token presented (ADMIN_TOKEN's is `admin`), or undefined when it is none (`adminTokenMatcher`). */
+  matchAdminToken: (presented: string) => string | undefined;
   serviceJwtSecret: string | undefined;
   /** Milliseconds since the epoch. */
   now: () => number;
@@ -27,7 +29,8 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 export async function authenticateIntrospectionCaller(presented: PresentedCaller, deps: IntrospectionDeps): Promise<IntrospectionCaller> {
   switch (presented.kind) {
     case 'bearer': {
-      if (deps.adminToken !== undefined && constantTimeEqual(presented.value, deps.adminToken)) return { kind: 'admin' };
+      const admin = deps.matchAdminToken(presented.value);
+      if (admin !== undefined) return { kind: 'admin', name: admin };
       if (deps.serviceJwtSecret !== undefined && JWT_SHAPE.test(presented.value)) {
         const claims = verifyServiceJwt(presented.value, { audience: 'auth', secret: deps.serviceJwtSecret, now: deps.now });
         return { kind: 'service', name: claims.iss };

@@ -43,7 +43,7 @@ function callerLabel(caller: IntrospectionCaller): Record<string, unknown> {
     case 'service':
       return { caller: 'service', issuer: caller.name };
     case 'admin':
-      return { caller: 'admin' };
+      return { caller: 'admin', actor: caller.name };
     case 'account':
       return { caller: 'account', accountId: caller.accountId };
   }
