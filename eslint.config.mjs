@@ -84,6 +84,23 @@ const everyTestRuns = {
   },
 };
 
+// The message of whatever was thrown is `errorMessage(error)` from @platform/runtime, written once.
+// The operator console (a browser bundle) and the published client depend on no workspace
+// package, so each keeps its own single copy. Proved to fire by scripts/layers.test.ts.
+const oneErrorMessage = {
+  ignores: ['packages/runtime/src/error-message.ts', 'packages/admin-console/**', 'packages/client/**'],
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector:
+          "ConditionalExpression[test.operator='instanceof'][test.right.name='Error'][consequent.property.name='message'][alternate.callee.name='String']",
+        message: "use errorMessage(error) from '@platform/runtime'.",
+      },
+    ],
+  },
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -122,6 +139,7 @@ export default tseslint.config(
     },
   },
   everyTestRuns,
+  oneErrorMessage,
   ...layers,
   ...sharedLayers,
   prettier,

@@ -5,7 +5,8 @@ import path from 'node:path';
 // routes/ never import store/; @platform/wire imports neither runtime nor kernel; @platform/runtime
 // never imports kernel) must keep firing: each case lints a text as if it were a file of
 // that layer, with the repository's own ESLint configuration, and checks what it reports. The same
-// for the rule that every test runs (no .only, .skip, .todo, x- or f-prefixed tests).
+// for the rule that every test runs (no .only, .skip, .todo, x- or f-prefixed tests) and for the
+// one way to write the message of a thrown value (errorMessage).
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -71,6 +72,14 @@ const CASES: Record<string, Case> = {
   kernelImportsRuntime: {
     as: 'packages/kernel/src/cors.ts',
     code: "import type { Logger } from '@platform/runtime';\nexport type L = Logger;\n",
+  },
+  inlineErrorMessage: {
+    as: 'services/user/src/outbox-relay.ts',
+    code: 'export const text = (error: unknown): string => (error instanceof Error ? error.message : String(error));\n',
+  },
+  errorMessageHelper: {
+    as: 'packages/runtime/src/error-message.ts',
+    code: 'export const text = (error: unknown): string => (error instanceof Error ? error.message : String(error));\n',
   },
   // The forbidden calls are assembled, so that a search of the repository for focused or skipped
   // tests finds only real ones, not these samples the lint rule must refuse.
@@ -140,11 +149,15 @@ describe('layering lint rule', () => {
     expect(found[name]).toContain('no-restricted-properties');
   });
 
+  it('when the message of a thrown value is written inline, then no-restricted-syntax reports it', () => {
+    expect(found.inlineErrorMessage).toContain('no-restricted-syntax');
+  });
+
   it('when a test is skipped by its x prefix, then no-restricted-globals reports it', () => {
     expect(found.skippedByPrefix).toContain('no-restricted-globals');
   });
 
-  it.each(['domainImportsDomain', 'storeImportsDomain', 'runtimeImportsWire', 'kernelImportsRuntime', 'everyTest'])(
+  it.each(['domainImportsDomain', 'storeImportsDomain', 'runtimeImportsWire', 'kernelImportsRuntime', 'everyTest', 'errorMessageHelper'])(
     'when %s (the allowed direction), then nothing is reported',
     (name) => {
       expect(found[name]).toEqual([]);

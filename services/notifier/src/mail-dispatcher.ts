@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import {
+  errorMessage,
   extractTraceContext,
   inSpan,
   outsideTrace,
@@ -60,7 +61,7 @@ export function startMailDispatcher(options: MailDispatcherOptions): MailDispatc
         headers: { 'X-Alert-Kind': mail.kind },
       });
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       span.setStatus({ code: SpanStatusCode.ERROR, message });
       const retryInMs = backoffMs(mail.attempts, retryInitialMs, retryMaxMs);
       metrics.emails.inc({ kind: mail.kind, result: 'failed' });
@@ -111,7 +112,7 @@ export function startMailDispatcher(options: MailDispatcherOptions): MailDispatc
       }),
     failure: (error) => ({
       message: 'mail outbox unavailable, will retry',
-      fields: { error: error instanceof Error ? error.message : String(error) },
+      fields: { error: errorMessage(error) },
     }),
   });
 }

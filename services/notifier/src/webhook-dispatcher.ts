@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { startWorkerLoop, type Logger, type WorkerLoop } from '@platform/runtime';
+import { errorMessage, startWorkerLoop, type Logger, type WorkerLoop } from '@platform/runtime';
 import { claimDueWebhooks, finishWebhook, recordWebhookAttempt, type ClaimedWebhook } from '@platform/accounts';
 import { MAX_WEBHOOK_ATTEMPTS, sendWebhook, webhookRetryDelayMs, type SendOptions, type WebhookOutcome } from '@platform/webhooks';
 import type { NotifierMetrics } from './metrics';
@@ -70,7 +70,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
     },
     failure: (error) => ({
       message: 'webhook queue unavailable, will retry',
-      fields: { error: error instanceof Error ? error.message : String(error) },
+      fields: { error: errorMessage(error) },
     }),
   });
 }
