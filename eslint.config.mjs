@@ -13,9 +13,13 @@ const layer = (folder, rules) => ({
   ignores: ['**/*.test.ts'],
   rules: { 'no-restricted-imports': ['error', rules] },
 });
+const KERNEL_ABOVE = 'the HTTP kernel is for routes and the app; AppError and unavailable() come from @platform/wire.';
 const layers = [
   layer('domain', {
-    paths: [...DRIVERS, 'express'].map((name) => ({ name, message: 'domain/ declares a port; store/ implements it with the driver.' })),
+    paths: [
+      ...[...DRIVERS, 'express'].map((name) => ({ name, message: 'domain/ declares a port; store/ implements it with the driver.' })),
+      { name: '@platform/kernel', message: `domain/ never picks an HTTP status: ${KERNEL_ABOVE}` },
+    ],
     patterns: [
       { regex: folderPattern('store'), message: 'domain/ must not import store/: declare the port in domain/ and implement it in store/.' },
       { regex: folderPattern('routes'), message: 'domain/ must not import routes/.' },
@@ -27,17 +31,21 @@ const layers = [
     patterns: [{ regex: folderPattern('store'), message: 'routes/ call the domain (its ports), never store/.' }],
   }),
   layer('store', {
+    paths: [{ name: '@platform/kernel', message: `store/ holds SQL and Redis commands: ${KERNEL_ABOVE}` }],
     patterns: [{ regex: folderPattern('routes'), message: 'store/ implements domain ports; it never imports routes/.' }],
   }),
 ];
 
 // The shared packages point one way too: @platform/wire (what goes on the wire) imports neither
 // the process runtime nor the express kernel (nor express); @platform/runtime may import wire, never
-// the kernel; @platform/kernel may import both. Tests included. Proved by scripts/layers.test.ts.
+// the kernel; @platform/credentials may import both, never the kernel; @platform/kernel may import
+// all three. Tests included. Proved by scripts/layers.test.ts.
 // The same package reached by a relative path (`../../kernel/src/http`).
 const byPath = (pkg, message) => ({ regex: `(^|/)packages/${pkg}(/|$)|^(\\.\\./)+${pkg}(/|$)`, message });
 const WIRE_ALONE = '@platform/wire is the pure wire contract: it imports neither runtime nor kernel.';
 const RUNTIME_BELOW_KERNEL = '@platform/runtime (process concerns) never imports the express kernel.';
+const CREDENTIALS_BELOW_KERNEL =
+  '@platform/credentials (keys, tokens, the access store) never imports the express kernel; the admin guard lives in the kernel.';
 const sharedLayers = [
   {
     files: ['packages/wire/**/*.ts'],
@@ -63,6 +71,18 @@ const sharedLayers = [
         {
           paths: [{ name: '@platform/kernel', message: RUNTIME_BELOW_KERNEL }],
           patterns: [byPath('kernel', RUNTIME_BELOW_KERNEL)],
+        },
+      ],
+    },
+  },
+  {
+    files: ['packages/credentials/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: '@platform/kernel', message: CREDENTIALS_BELOW_KERNEL }],
+          patterns: [byPath('kernel', CREDENTIALS_BELOW_KERNEL)],
         },
       ],
     },

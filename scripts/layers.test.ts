@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
-// The layering rule of eslint.config.mjs (domain/ never imports store/, drivers or express;
-// routes/ never import store/; @platform/wire imports neither runtime nor kernel; @platform/runtime
-// never imports kernel) must keep firing: each case lints a text as if it were a file of
+// The layering rule of eslint.config.mjs (domain/ never imports store/, drivers, express or the
+// kernel; routes/ never import store/; store/ never imports the kernel; @platform/wire imports
+// neither runtime nor kernel; @platform/runtime and @platform/credentials never import kernel) must keep firing: each case lints a text as if it were a file of
 // that layer, with the repository's own ESLint configuration, and checks what it reports. The same
 // for the rule that every test runs (no .only, .skip, .todo, x- or f-prefixed tests) and for the
 // one way to write the message of a thrown value (errorMessage).
@@ -44,6 +44,30 @@ const CASES: Record<string, Case> = {
   storeImportsDomain: {
     as: 'services/user/src/store/accounts.ts',
     code: "import type { AccountRecord } from '../domain/user-store';\nexport type A = AccountRecord;\n",
+  },
+  storeImportsKernel: {
+    as: 'services/auth/src/store/unavailable.ts',
+    code: "import { unavailable } from '@platform/kernel';\nexport const down = unavailable;\n",
+  },
+  domainImportsKernel: {
+    as: 'services/user/src/domain/integer-field.ts',
+    code: "import { unavailable } from '@platform/kernel';\nexport const down = unavailable;\n",
+  },
+  storeImportsWire: {
+    as: 'services/auth/src/store/unavailable.ts',
+    code: "import { unavailable } from '@platform/wire';\nexport const down = unavailable;\n",
+  },
+  credentialsImportKernel: {
+    as: 'packages/credentials/src/verify.ts',
+    code: "import type { RouteEdge } from '@platform/kernel';\nexport type E = RouteEdge;\n",
+  },
+  credentialsReachKernelByPath: {
+    as: 'packages/credentials/src/secrets.ts',
+    code: "import type { RouteEdge } from '../../kernel/src/route-edge';\nexport type E = RouteEdge;\n",
+  },
+  kernelImportsCredentials: {
+    as: 'packages/kernel/src/admin-token.ts',
+    code: "import type { FailureLimit } from '@platform/credentials';\nexport type F = FailureLimit;\n",
   },
   wireImportsRuntime: {
     as: 'packages/wire/src/xml.ts',
@@ -136,6 +160,10 @@ describe('layering lint rule', () => {
     'domainImportsDb',
     'domainImportsExpress',
     'routesImportStore',
+    'storeImportsKernel',
+    'domainImportsKernel',
+    'credentialsImportKernel',
+    'credentialsReachKernelByPath',
     'wireImportsRuntime',
     'wireImportsKernel',
     'wireImportsExpress',
@@ -157,10 +185,16 @@ describe('layering lint rule', () => {
     expect(found.skippedByPrefix).toContain('no-restricted-globals');
   });
 
-  it.each(['domainImportsDomain', 'storeImportsDomain', 'runtimeImportsWire', 'kernelImportsRuntime', 'everyTest', 'errorMessageHelper'])(
-    'when %s (the allowed direction), then nothing is reported',
-    (name) => {
-      expect(found[name]).toEqual([]);
-    },
-  );
+  it.each([
+    'domainImportsDomain',
+    'storeImportsDomain',
+    'runtimeImportsWire',
+    'kernelImportsRuntime',
+    'storeImportsWire',
+    'kernelImportsCredentials',
+    'everyTest',
+    'errorMessageHelper',
+  ])('when %s (the allowed direction), then nothing is reported', (name) => {
+    expect(found[name]).toEqual([]);
+  });
 });

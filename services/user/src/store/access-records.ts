@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Redis } from 'ioredis';
-import { unavailable } from '@platform/kernel';
+import { unavailable } from '@platform/wire';
 import { errorMessage as message, startWorkerLoop, type Logger } from '@platform/runtime';
 import { reconcileAccount } from '@platform/accounts';
 import type { AccessWriter } from '@platform/credentials';

@@ -1,8 +1,10 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { adminEdge, enterRoute, locals } from '@platform/kernel';
 import { AppError } from '@platform/wire';
 import { errorMessage, secretDigest, secretsEqual } from '@platform/runtime';
-import type { FailureLimit } from './failure-limit';
+import type { FailureLimit } from '@platform/credentials';
+import { locals } from './request-state';
+import { adminEdge } from './route-edge';
+import { enterRoute } from './route-handler';
 
 /** Every admin token is at least this long (CONTRACT §7): a shorter one is a start-up error. */
 export const ADMIN_TOKEN_MIN_LENGTH = 32;
