@@ -4,7 +4,8 @@ import tseslint from 'typescript-eslint';
 
 // One direction in every service (docs/conventions.md): routes -> domain <- store. `domain/`
 // declares the ports it needs and never reaches a driver, the HTTP framework or the store;
-// `store/` implements those ports; `routes/` call the domain. Tests are exempt (a domain test may
+// `store/` implements those ports; `routes/` (and `entry-points/`: consumers, dispatchers) call
+// the domain. Tests are exempt (a domain test may
 // drive a real store). Proved to fire by scripts/layers.test.ts.
 const DRIVERS = ['pg', 'ioredis', 'amqplib', 'nodemailer', '@platform/db'];
 const folderPattern = (name) => `(^|/)${name}(/|$)`;
@@ -29,6 +30,11 @@ const layers = [
   layer('routes', {
     paths: DRIVERS.map((name) => ({ name, message: 'routes/ call the domain; queries live in store/.' })),
     patterns: [{ regex: folderPattern('store'), message: 'routes/ call the domain (its ports), never store/.' }],
+  }),
+  // Like routes, for messages and timers: consumers and dispatchers call the domain through its ports.
+  layer('entry-points', {
+    paths: DRIVERS.map((name) => ({ name, message: 'entry-points/ call the domain and its ports; queries live in store/.' })),
+    patterns: [{ regex: folderPattern('store'), message: 'entry-points/ call the domain (its ports), never store/.' }],
   }),
   layer('store', {
     paths: [{ name: '@platform/kernel', message: `store/ holds SQL and Redis commands: ${KERNEL_ABOVE}` }],

@@ -2,11 +2,12 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 // The layering rule of eslint.config.mjs (domain/ never imports store/, drivers, express or the
-// kernel; routes/ never import store/; store/ never imports the kernel; @platform/wire imports
-// neither runtime nor kernel; @platform/runtime and @platform/credentials never import kernel) must keep firing: each case lints a text as if it were a file of
-// that layer, with the repository's own ESLint configuration, and checks what it reports. The same
-// for the rule that every test runs (no .only, .skip, .todo, x- or f-prefixed tests) and for the
-// one way to write the message of a thrown value (errorMessage).
+// kernel; routes/ and entry-points/ never import store/ or drivers; store/ never imports the
+// kernel; @platform/wire imports neither runtime nor kernel; @platform/runtime and
+// @platform/credentials never import kernel) must keep firing: each case lints a text as if it
+// were a file of that layer, with the repository's own ESLint configuration, and checks what it
+// reports. The same for the rule that every test runs (no .only, .skip, .todo, x- or f-prefixed
+// tests) and for the one way to write the message of a thrown value (errorMessage).
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -36,6 +37,18 @@ const CASES: Record<string, Case> = {
   routesImportStore: {
     as: 'services/user/src/routes/balance-view.ts',
     code: "import { readBalances } from '../store/balances';\nexport const read = readBalances;\n",
+  },
+  entryPointImportsStore: {
+    as: 'services/notifier/src/entry-points/mail-dispatcher.ts',
+    code: "import { claimDueMail } from '../store/mail-outbox';\nexport const claim = claimDueMail;\n",
+  },
+  entryPointImportsDriver: {
+    as: 'services/notifier/src/entry-points/webhook-dispatcher.ts',
+    code: "import type { Pool } from 'pg';\nexport type Db = Pool;\n",
+  },
+  entryPointImportsDomain: {
+    as: 'services/notifier/src/entry-points/balance-changed-handler.ts',
+    code: "import type { NotifierStore } from '../domain/notifier-store';\nexport type S = NotifierStore;\n",
   },
   domainImportsDomain: {
     as: 'services/user/src/domain/integer-field.ts',
@@ -160,6 +173,8 @@ describe('layering lint rule', () => {
     'domainImportsDb',
     'domainImportsExpress',
     'routesImportStore',
+    'entryPointImportsStore',
+    'entryPointImportsDriver',
     'storeImportsKernel',
     'domainImportsKernel',
     'credentialsImportKernel',
@@ -187,6 +202,7 @@ describe('layering lint rule', () => {
 
   it.each([
     'domainImportsDomain',
+    'entryPointImportsDomain',
     'storeImportsDomain',
     'runtimeImportsWire',
     'kernelImportsRuntime',

@@ -3,10 +3,11 @@ import { openInfrastructure, serveOn, type Adapters } from '@platform/infrastruc
 import { migrate, startRetentionSweeper, type RetentionSweeper } from '@platform/db';
 import { BALANCE_CHANGED, type Subscription } from '@platform/events';
 import { createApp } from './app';
-import { createBalanceChangedHandler } from './balance-changed-handler';
 import type { NotifierConfig } from './config';
 import { createDeps, NOTIFIER_NEEDS, type NotifierDeps, type NotifierInfrastructure } from './deps';
-import { startMailDispatcher } from './mail-dispatcher';
+import { createBalanceChangedHandler } from './entry-points/balance-changed-handler';
+import { startMailDispatcher } from './entry-points/mail-dispatcher';
+import { startWebhookDispatcher } from './entry-points/webhook-dispatcher';
 import { notifierMigrations } from './migrations';
 import { deleteProcessedEvents, deleteSentMail } from './store/retention';
 
@@ -30,7 +31,6 @@ function startSweepers(deps: NotifierDeps, config: NotifierConfig): RetentionSwe
     }),
   ];
 }
-import { startWebhookDispatcher } from './webhook-dispatcher';
 
 export interface NotifierService extends RunningService {
   /** Resolves once the consumer is attached to its queue (it waits for RabbitMQ if it is down). */
@@ -65,7 +65,7 @@ export async function startNotifierService({ config, logger, infrastructure, web
     { metricsToken: config.metricsToken },
   );
   const dispatcher = startMailDispatcher({
-    pool: deps.pool,
+    outbox: deps.store.mail,
     mailer: deps.mailer,
     logger,
     metrics,
@@ -77,7 +77,7 @@ export async function startNotifierService({ config, logger, infrastructure, web
     leaseMs: config.mailLeaseMs,
   });
   const webhooks = startWebhookDispatcher({
-    pool: deps.pool,
+    queue: deps.store.webhooks,
     logger,
     metrics,
     send: { allowInsecure: config.webhookAllowInsecure, ca: webhookCa },
@@ -87,7 +87,7 @@ export async function startNotifierService({ config, logger, infrastructure, web
     retryMaxMs: config.webhookRetryMaxMs,
   });
   const handler = createBalanceChangedHandler({
-    pool: deps.pool,
+    store: deps.store,
     logger,
     metrics,
     mailFrom: config.mailFrom,
