@@ -4,7 +4,8 @@ import tseslint from 'typescript-eslint';
 
 // One direction in every service (docs/conventions.md): routes -> domain <- store. `domain/`
 // declares the ports it needs and never reaches a driver, the HTTP framework or the store;
-// `store/` implements those ports; `routes/` call the domain. Tests are exempt (a domain test may
+// `store/` implements those ports; `routes/` (and `entry-points/`: consumers, dispatchers) call
+// the domain. Tests are exempt (a domain test may
 // drive a real store). Proved to fire by scripts/layers.test.ts.
 const DRIVERS = ['pg', 'ioredis', 'amqplib', 'nodemailer', '@platform/db'];
 const folderPattern = (name) => `(^|/)${name}(/|$)`;
@@ -13,9 +14,13 @@ const layer = (folder, rules) => ({
   ignores: ['**/*.test.ts'],
   rules: { 'no-restricted-imports': ['error', rules] },
 });
+const KERNEL_ABOVE = 'the HTTP kernel is for routes and the app; AppError and unavailable() come from @platform/wire.';
 const layers = [
   layer('domain', {
-    paths: [...DRIVERS, 'express'].map((name) => ({ name, message: 'domain/ declares a port; store/ implements it with the driver.' })),
+    paths: [
+      ...[...DRIVERS, 'express'].map((name) => ({ name, message: 'domain/ declares a port; store/ implements it with the driver.' })),
+      { name: '@platform/kernel', message: `domain/ never picks an HTTP status: ${KERNEL_ABOVE}` },
+    ],
     patterns: [
       { regex: folderPattern('store'), message: 'domain/ must not import store/: declare the port in domain/ and implement it in store/.' },
       { regex: folderPattern('routes'), message: 'domain/ must not import routes/.' },
@@ -26,18 +31,27 @@ const layers = [
     paths: DRIVERS.map((name) => ({ name, message: 'routes/ call the domain; queries live in store/.' })),
     patterns: [{ regex: folderPattern('store'), message: 'routes/ call the domain (its ports), never store/.' }],
   }),
+  // Like routes, for messages and timers: consumers and dispatchers call the domain through its ports.
+  layer('entry-points', {
+    paths: DRIVERS.map((name) => ({ name, message: 'entry-points/ call the domain and its ports; queries live in store/.' })),
+    patterns: [{ regex: folderPattern('store'), message: 'entry-points/ call the domain (its ports), never store/.' }],
+  }),
   layer('store', {
+    paths: [{ name: '@platform/kernel', message: `store/ holds SQL and Redis commands: ${KERNEL_ABOVE}` }],
     patterns: [{ regex: folderPattern('routes'), message: 'store/ implements domain ports; it never imports routes/.' }],
   }),
 ];
 
 // The shared packages point one way too: @platform/wire (what goes on the wire) imports neither
 // the process runtime nor the express kernel (nor express); @platform/runtime may import wire, never
-// the kernel; @platform/kernel may import both. Tests included. Proved by scripts/layers.test.ts.
+// the kernel; @platform/credentials may import both, never the kernel; @platform/kernel may import
+// all three. Tests included. Proved by scripts/layers.test.ts.
 // The same package reached by a relative path (`../../kernel/src/http`).
 const byPath = (pkg, message) => ({ regex: `(^|/)packages/${pkg}(/|$)|^(\\.\\./)+${pkg}(/|$)`, message });
 const WIRE_ALONE = '@platform/wire is the pure wire contract: it imports neither runtime nor kernel.';
 const RUNTIME_BELOW_KERNEL = '@platform/runtime (process concerns) never imports the express kernel.';
+const CREDENTIALS_BELOW_KERNEL =
+  '@platform/credentials (keys, tokens, the access store) never imports the express kernel; the admin guard lives in the kernel.';
 const sharedLayers = [
   {
     files: ['packages/wire/**/*.ts'],
@@ -67,6 +81,18 @@ const sharedLayers = [
       ],
     },
   },
+  {
+    files: ['packages/credentials/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: '@platform/kernel', message: CREDENTIALS_BELOW_KERNEL }],
+          patterns: [byPath('kernel', CREDENTIALS_BELOW_KERNEL)],
+        },
+      ],
+    },
+  },
 ];
 
 // Every test runs in CI: no focused, skipped or todo test (a skipped test passes silently). `.ci/run`
@@ -81,6 +107,23 @@ const everyTestRuns = {
       ),
     ],
     'no-restricted-globals': ['error', ...['fit', 'fdescribe', 'xit', 'xtest', 'xdescribe'].map((name) => ({ name, message: NOT_RUN }))],
+  },
+};
+
+// The message of whatever was thrown is `errorMessage(error)` from @platform/runtime, written once.
+// The operator console (a browser bundle) and the published client depend on no workspace
+// package, so each keeps its own single copy. Proved to fire by scripts/layers.test.ts.
+const oneErrorMessage = {
+  ignores: ['packages/runtime/src/error-message.ts', 'packages/admin-console/**', 'packages/client/**'],
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector:
+          "ConditionalExpression[test.operator='instanceof'][test.right.name='Error'][consequent.property.name='message'][alternate.callee.name='String']",
+        message: "use errorMessage(error) from '@platform/runtime'.",
+      },
+    ],
   },
 };
 
@@ -122,6 +165,7 @@ export default tseslint.config(
     },
   },
   everyTestRuns,
+  oneErrorMessage,
   ...layers,
   ...sharedLayers,
   prettier,

@@ -8,8 +8,9 @@
  *   pnpm bench:operator-search [--accounts 1000000] [--seconds 20] [--connections 10]
  */
 import autocannon from 'autocannon';
-import { createPool } from '@platform/db';
-import { createPrivateDatabase, migrateUserSchema, silentLogger, testServers, uniqueId } from '@platform/testing';
+import { createPool, migrate } from '@platform/db';
+import { userMigrations } from '@platform/user/migrations';
+import { createPrivateDatabase, silentLogger, testServers, uniqueId } from '@platform/testing';
 import { runMain } from '@platform/runtime';
 import { loadConfig, runUserService } from '../services/user/src';
 
@@ -34,7 +35,7 @@ runMain(async () => {
   const pool = createPool({ connectionString: db.url, logger: silentLogger(), max: 2 });
   const service: { stop: () => Promise<void> } = { stop: () => Promise.resolve() };
   try {
-    await migrateUserSchema(pool);
+    await migrate(pool, [userMigrations], silentLogger());
     const started = Date.now();
     await pool.query(
       `INSERT INTO accounts (email, created_at)

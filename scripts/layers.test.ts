@@ -1,11 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
-// The layering rule of eslint.config.mjs (domain/ never imports store/, drivers or express;
-// routes/ never import store/; @platform/wire imports neither runtime nor kernel; @platform/runtime
-// never imports kernel) must keep firing: each case lints a text as if it were a file of
-// that layer, with the repository's own ESLint configuration, and checks what it reports. The same
-// for the rule that every test runs (no .only, .skip, .todo, x- or f-prefixed tests).
+// The layering rule of eslint.config.mjs (domain/ never imports store/, drivers, express or the
+// kernel; routes/ and entry-points/ never import store/ or drivers; store/ never imports the
+// kernel; @platform/wire imports neither runtime nor kernel; @platform/runtime and
+// @platform/credentials never import kernel) must keep firing: each case lints a text as if it
+// were a file of that layer, with the repository's own ESLint configuration, and checks what it
+// reports. The same for the rule that every test runs (no .only, .skip, .todo, x- or f-prefixed
+// tests) and for the one way to write the message of a thrown value (errorMessage).
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -36,6 +38,18 @@ const CASES: Record<string, Case> = {
     as: 'services/user/src/routes/balance-view.ts',
     code: "import { readBalances } from '../store/balances';\nexport const read = readBalances;\n",
   },
+  entryPointImportsStore: {
+    as: 'services/notifier/src/entry-points/mail-dispatcher.ts',
+    code: "import { claimDueMail } from '../store/mail-outbox';\nexport const claim = claimDueMail;\n",
+  },
+  entryPointImportsDriver: {
+    as: 'services/notifier/src/entry-points/webhook-dispatcher.ts',
+    code: "import type { Pool } from 'pg';\nexport type Db = Pool;\n",
+  },
+  entryPointImportsDomain: {
+    as: 'services/notifier/src/entry-points/balance-changed-handler.ts',
+    code: "import type { NotifierStore } from '../domain/notifier-store';\nexport type S = NotifierStore;\n",
+  },
   domainImportsDomain: {
     as: 'services/user/src/domain/integer-field.ts',
     code: "import type { Product } from './catalogue';\nexport type P = Product;\n",
@@ -43,6 +57,30 @@ const CASES: Record<string, Case> = {
   storeImportsDomain: {
     as: 'services/user/src/store/accounts.ts',
     code: "import type { AccountRecord } from '../domain/user-store';\nexport type A = AccountRecord;\n",
+  },
+  storeImportsKernel: {
+    as: 'services/auth/src/store/unavailable.ts',
+    code: "import { unavailable } from '@platform/kernel';\nexport const down = unavailable;\n",
+  },
+  domainImportsKernel: {
+    as: 'services/user/src/domain/integer-field.ts',
+    code: "import { unavailable } from '@platform/kernel';\nexport const down = unavailable;\n",
+  },
+  storeImportsWire: {
+    as: 'services/auth/src/store/unavailable.ts',
+    code: "import { unavailable } from '@platform/wire';\nexport const down = unavailable;\n",
+  },
+  credentialsImportKernel: {
+    as: 'packages/credentials/src/verify.ts',
+    code: "import type { RouteEdge } from '@platform/kernel';\nexport type E = RouteEdge;\n",
+  },
+  credentialsReachKernelByPath: {
+    as: 'packages/credentials/src/secrets.ts',
+    code: "import type { RouteEdge } from '../../kernel/src/route-edge';\nexport type E = RouteEdge;\n",
+  },
+  kernelImportsCredentials: {
+    as: 'packages/kernel/src/admin-token.ts',
+    code: "import type { FailureLimit } from '@platform/credentials';\nexport type F = FailureLimit;\n",
   },
   wireImportsRuntime: {
     as: 'packages/wire/src/xml.ts',
@@ -71,6 +109,14 @@ const CASES: Record<string, Case> = {
   kernelImportsRuntime: {
     as: 'packages/kernel/src/cors.ts',
     code: "import type { Logger } from '@platform/runtime';\nexport type L = Logger;\n",
+  },
+  inlineErrorMessage: {
+    as: 'services/user/src/outbox-relay.ts',
+    code: 'export const text = (error: unknown): string => (error instanceof Error ? error.message : String(error));\n',
+  },
+  errorMessageHelper: {
+    as: 'packages/runtime/src/error-message.ts',
+    code: 'export const text = (error: unknown): string => (error instanceof Error ? error.message : String(error));\n',
   },
   // The forbidden calls are assembled, so that a search of the repository for focused or skipped
   // tests finds only real ones, not these samples the lint rule must refuse.
@@ -127,6 +173,12 @@ describe('layering lint rule', () => {
     'domainImportsDb',
     'domainImportsExpress',
     'routesImportStore',
+    'entryPointImportsStore',
+    'entryPointImportsDriver',
+    'storeImportsKernel',
+    'domainImportsKernel',
+    'credentialsImportKernel',
+    'credentialsReachKernelByPath',
     'wireImportsRuntime',
     'wireImportsKernel',
     'wireImportsExpress',
@@ -140,14 +192,25 @@ describe('layering lint rule', () => {
     expect(found[name]).toContain('no-restricted-properties');
   });
 
+  it('when the message of a thrown value is written inline, then no-restricted-syntax reports it', () => {
+    expect(found.inlineErrorMessage).toContain('no-restricted-syntax');
+  });
+
   it('when a test is skipped by its x prefix, then no-restricted-globals reports it', () => {
     expect(found.skippedByPrefix).toContain('no-restricted-globals');
   });
 
-  it.each(['domainImportsDomain', 'storeImportsDomain', 'runtimeImportsWire', 'kernelImportsRuntime', 'everyTest'])(
-    'when %s (the allowed direction), then nothing is reported',
-    (name) => {
-      expect(found[name]).toEqual([]);
-    },
-  );
+  it.each([
+    'domainImportsDomain',
+    'entryPointImportsDomain',
+    'storeImportsDomain',
+    'runtimeImportsWire',
+    'kernelImportsRuntime',
+    'storeImportsWire',
+    'kernelImportsCredentials',
+    'everyTest',
+    'errorMessageHelper',
+  ])('when %s (the allowed direction), then nothing is reported', (name) => {
+    expect(found[name]).toEqual([]);
+  });
 });

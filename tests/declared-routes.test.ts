@@ -19,6 +19,7 @@ import { loadConfig as loadCategorizationConfig } from '../services/categorizati
 import type { CategorizationDeps } from '../services/categorization/src/deps';
 import { openapi as categorizationDocument } from '../services/categorization/src/openapi';
 import { createApp as createNotifierApp } from '../services/notifier/src/app';
+import { loadConfig as loadNotifierConfig } from '../services/notifier/src/config';
 import type { NotifierDeps } from '../services/notifier/src/deps';
 import { openapi as notifierDocument } from '../services/notifier/src/openapi';
 import { createApp as createUserApp } from '../services/user/src/app';
@@ -92,7 +93,7 @@ describe('every mounted route is declared and documented', () => {
     ],
     [
       'notifier',
-      () => createNotifierApp(standInDeps<NotifierDeps>(), { isConsuming: () => true, deadLetterDepth: () => Promise.resolve(0) }).app,
+      () => createNotifierApp(standInDeps<NotifierDeps>(), loadNotifierConfig(ENV, { requireInfrastructure: false })).app,
       notifierDocument,
     ],
   ])(

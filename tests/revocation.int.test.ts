@@ -6,19 +6,11 @@
 import request from 'supertest';
 import type { Pool } from 'pg';
 import type { RunningService } from '@platform/runtime';
-import { createPool } from '@platform/db';
+import { createPool, migrate } from '@platform/db';
+import { userMigrations } from '@platform/user/migrations';
 import { createInProcessEventBus } from '@platform/events';
 import { closeRedis, connectRedis, createRedisAccessStore, type AccessStore } from '@platform/credentials';
-import {
-  anAccount,
-  deleteKeys,
-  migrateUserSchema,
-  silentLogger,
-  startTcpProxy,
-  testServers,
-  uniqueId,
-  type TcpProxy,
-} from '@platform/testing';
+import { anAccount, deleteKeys, silentLogger, startTcpProxy, testServers, uniqueId, type TcpProxy } from '@platform/testing';
 import { loadConfig as loadAuthConfig, runAuthService } from '../services/auth/src';
 import { loadConfig as loadCategorizationConfig, runCategorizationService } from '../services/categorization/src';
 import { loadConfig as loadUserConfig, runUserService } from '../services/user/src';
@@ -41,7 +33,7 @@ describe('revocation across auth, user and categorization', () => {
   beforeAll(async () => {
     proxy = await startTcpProxy(REDIS_PORT);
     pool = createPool({ connectionString: testServers.databaseUrl, max: 4, logger: silentLogger() });
-    await migrateUserSchema(pool);
+    await migrate(pool, [userMigrations], silentLogger());
     const env = {
       DATABASE_URL: testServers.databaseUrl,
       REDIS_URL: `redis://127.0.0.1:${proxy.port}`,

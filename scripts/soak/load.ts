@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { signServiceJwt } from '@platform/credentials';
+import { errorMessage } from '@platform/runtime';
 
 export interface Targets {
   auth: string;
@@ -126,7 +127,7 @@ export class MixedLoad {
       const status = await work();
       if (status !== 200 && status !== 304) this.report.unexpected.push({ operation: name, status });
     } catch (error) {
-      this.report.unexpected.push({ operation: name, status: error instanceof Error ? error.message : String(error) });
+      this.report.unexpected.push({ operation: name, status: errorMessage(error) });
     } finally {
       this.inFlight -= 1;
     }

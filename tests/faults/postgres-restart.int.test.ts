@@ -8,6 +8,7 @@ import { signServiceJwt } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { deleteKeys, eventually, silentLogger, startPrivatePostgres, uniqueId, type PrivatePostgres } from '@platform/testing';
 import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '../../services/user/test/harness';
+import { errorMessage } from '@platform/runtime';
 
 interface Debit {
   requestId: string;
@@ -44,7 +45,7 @@ describe('Postgres restarted during a stream of debits', () => {
       debit.statuses.push(response.status);
       return response.status;
     } catch (error) {
-      const failure = `no answer: ${error instanceof Error ? error.message : String(error)}`;
+      const failure = `no answer: ${errorMessage(error)}`;
       debit.statuses.push(failure);
       return failure;
     }

@@ -19,6 +19,7 @@ import {
   type TcpProxy,
 } from '@platform/testing';
 import { platformUrl, startChild, type ChildService } from './child-process';
+import { errorMessage } from '@platform/runtime';
 
 const ADMIN_TOKEN = `redis-cut-admin-token-${uniqueId()}-0123456789`;
 
@@ -30,7 +31,7 @@ async function status(url: string, init: RequestInit = {}): Promise<Status> {
     await response.arrayBuffer();
     return response.status;
   } catch (error) {
-    return `no answer: ${error instanceof Error ? error.message : String(error)}`;
+    return `no answer: ${errorMessage(error)}`;
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
-import { createPool } from '@platform/db';
-import { anAccount, migrateUserSchema, silentLogger, testServers } from '@platform/testing';
+import { createPool, migrate } from '@platform/db';
+import { userMigrations } from '@platform/user/migrations';
+import { anAccount, silentLogger, testServers } from '@platform/testing';
 import { createMemoryAccessStore, generateApiKey, hashSecret, type AccessStore } from '@platform/credentials';
 import { activeKeysForUpdate, reconcileAccount, reconcileAll } from '../src';
 
@@ -10,7 +11,7 @@ let pool: Pool;
 let access: AccessStore;
 beforeAll(async () => {
   pool = createPool({ connectionString: testServers.databaseUrl, logger: silentLogger(), max: 4 });
-  await migrateUserSchema(pool);
+  await migrate(pool, [userMigrations], silentLogger());
 });
 beforeEach(() => {
   access = createMemoryAccessStore();

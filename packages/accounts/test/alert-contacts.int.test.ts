@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
-import { createPool } from '@platform/db';
-import { anAccount, migrateUserSchema, silentLogger, testServers } from '@platform/testing';
+import { createPool, migrate } from '@platform/db';
+import { userMigrations } from '@platform/user/migrations';
+import { anAccount, silentLogger, testServers } from '@platform/testing';
 import { alertContact, productPool } from '../src';
 
 // The notifier's reads, against the user service's own migrations.
@@ -8,7 +9,7 @@ import { alertContact, productPool } from '../src';
 let pool: Pool;
 beforeAll(async () => {
   pool = createPool({ connectionString: testServers.databaseUrl, logger: silentLogger(), max: 2 });
-  await migrateUserSchema(pool);
+  await migrate(pool, [userMigrations], silentLogger());
 });
 afterAll(async () => {
   await pool.end();

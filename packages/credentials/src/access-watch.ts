@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { Logger } from '@platform/runtime';
+import { errorMessage, type Logger } from '@platform/runtime';
 import type { AccessStore } from './access-store';
 
 /** Thrown by a watched store while it may not answer (CONTRACT §3: 503, revoke too much, never too little). */
@@ -109,7 +109,7 @@ export function watchAccessStore(inner: AccessStore, options: AccessWatchOptions
     running ??= attempt()
       .catch((error: unknown) => {
         if (stopped) return;
-        options.logger.warn('access store check failed; retrying', { error: error instanceof Error ? error.message : String(error) });
+        options.logger.warn('access store check failed; retrying', { error: errorMessage(error) });
         clearTimeout(retry);
         retry = setTimeout(() => void check(), retryMs);
         retry.unref();

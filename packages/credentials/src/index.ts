@@ -1,7 +1,6 @@
 export * from './access-layout';
 export * from './access-store';
 export * from './access-watch';
-export * from './admin-token';
 export * from './failure-limit';
 export * from './memory-access-store';
 export * from './redis-access-store';

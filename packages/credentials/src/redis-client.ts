@@ -1,5 +1,5 @@
 import { Cluster, Redis } from 'ioredis';
-import type { Logger } from '@platform/runtime';
+import { errorMessage, type Logger } from '@platform/runtime';
 
 /**
  * The client every store takes: one Redis server or a Redis Cluster. Both speak the same
@@ -100,11 +100,7 @@ export async function connectRedis(target: RedisTarget | string, logger: Logger)
     if (reported) logger.info('redis available again');
     reported = false;
   });
-  await redis
-    .connect()
-    .catch((error: unknown) =>
-      logger.warn('redis not reachable at start', { error: error instanceof Error ? error.message : String(error) }),
-    );
+  await redis.connect().catch((error: unknown) => logger.warn('redis not reachable at start', { error: errorMessage(error) }));
   return redis;
 }
 

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { startWorkerLoop, type Logger } from '@platform/runtime';
+import { errorMessage, startWorkerLoop, type Logger } from '@platform/runtime';
 import type { Queryable } from './pool';
 
 export interface RetentionSweeperOptions {
@@ -56,7 +56,7 @@ export function startRetentionSweeper(options: RetentionSweeperOptions): Retenti
     },
     failure: (error) => ({
       message: `${options.name} sweep failed, will retry`,
-      fields: { error: error instanceof Error ? error.message : String(error) },
+      fields: { error: errorMessage(error) },
     }),
   });
 

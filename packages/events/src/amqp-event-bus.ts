@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
-import { injectTraceContext, type Logger } from '@platform/runtime';
+import { errorMessage, injectTraceContext, type Logger } from '@platform/runtime';
 import { AmqpSubscription, settleWithin, sleep, type Settings } from './amqp-subscription';
 import { amqpNodes, connectFirst, nodeName } from './amqp-nodes';
 import { BALANCE_EXCHANGE } from './balance-changed';
@@ -127,8 +127,7 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
         // Its unconfirmed publishes fail as 'channel closed' and go out again on the new one.
         void channel.close().catch(() => undefined);
       },
-      (error: unknown) =>
-        dropConnection(current, `publish channel renewal failed: ${error instanceof Error ? error.message : String(error)}`),
+      (error: unknown) => dropConnection(current, `publish channel renewal failed: ${errorMessage(error)}`),
     );
     const entry = { channel, done };
     renewing = entry;
@@ -170,7 +169,7 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
           return;
         } catch (error) {
           const delay = backoffMs(attempt, settings.reconnectInitialMs, settings.reconnectMaxMs);
-          log.warn('amqp connect failed', { attempt, retryInMs: delay, error: error instanceof Error ? error.message : String(error) });
+          log.warn('amqp connect failed', { attempt, retryInMs: delay, error: errorMessage(error) });
           await sleep(delay, stopReconnecting.signal);
         }
       }
@@ -185,9 +184,7 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
     // A lone consumer channel died (e.g. its queue was deleted): rebuild it after a pause.
     void sleep(settings.reconnectInitialMs, stopReconnecting.signal)
       .then(() => (model === current && !closing ? subscription.attach(current) : undefined))
-      .catch((error: unknown) =>
-        dropConnection(current, `consumer re-attach failed: ${error instanceof Error ? error.message : String(error)}`),
-      );
+      .catch((error: unknown) => dropConnection(current, `consumer re-attach failed: ${errorMessage(error)}`));
   };
 
   const publishChannel = async (): Promise<ConfirmChannel> => {
@@ -294,11 +291,7 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
       subscriptions.add(subscription);
       const current = model;
       if (current) {
-        subscription
-          .attach(current)
-          .catch((error: unknown) =>
-            dropConnection(current, `consumer attach failed: ${error instanceof Error ? error.message : String(error)}`),
-          );
+        subscription.attach(current).catch((error: unknown) => dropConnection(current, `consumer attach failed: ${errorMessage(error)}`));
       }
       return {
         ready: subscription.ready,

@@ -1,4 +1,5 @@
 import amqp, { type ChannelModel } from 'amqplib';
+import { errorMessage } from '@platform/runtime';
 
 /** How long one node may take to accept a connection before the next one is tried. */
 const CONNECT_TIMEOUT_MS = 5000;
@@ -43,7 +44,7 @@ export async function connectFirst(nodes: readonly string[], first: number, conn
       const model = await amqp.connect(node, { clientProperties: { connection_name: connectionName }, timeout: CONNECT_TIMEOUT_MS });
       return { model, index };
     } catch (error) {
-      failures.push(`${nodeName(node)}: ${error instanceof Error ? error.message : String(error)}`);
+      failures.push(`${nodeName(node)}: ${errorMessage(error)}`);
     }
   }
   throw new Error(`no RabbitMQ node answered (${failures.join('; ')})`);

@@ -1,8 +1,8 @@
 import { types } from 'node:util';
-import { AppError } from '@platform/wire';
+import { AppError, unavailable } from '@platform/wire';
 
-/** Seconds a client should wait after a 503 (CONTRACT: `Retry-After`). */
-export const RETRY_AFTER_SECONDS = 5;
+// The routes' HTTP vocabulary: @platform/wire defines it, stores and credential checks take it from there.
+export { unavailable };
 
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
@@ -61,11 +61,6 @@ export function isDependencyFailure(error: unknown, depth = 0): boolean {
   const inner = (error as { errors?: unknown }).errors;
   if (Array.isArray(inner)) return inner.some((each) => isDependencyFailure(each, depth + 1));
   return isDependencyFailure(error.cause, depth + 1);
-}
-
-/** The contract's 503 (retry later) for a dependency that failed, with the failure as its cause. */
-export function unavailable(cause?: unknown): AppError {
-  return new AppError('unavailable', { retryAfterSeconds: RETRY_AFTER_SECONDS, cause });
 }
 
 /**

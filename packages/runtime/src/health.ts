@@ -1,4 +1,5 @@
 import { redactText } from './redact';
+import { errorMessage } from './error-message';
 
 /** A named readiness check: resolves when the dependency answers, rejects otherwise. */
 export type ReadinessCheck = () => Promise<void>;
@@ -17,7 +18,7 @@ async function withTimeout(check: ReadinessCheck): Promise<string> {
         .then(check)
         .then(
           () => 'ok',
-          (error: unknown) => `failed: ${redactText(error instanceof Error ? error.message : String(error))}`,
+          (error: unknown) => `failed: ${redactText(errorMessage(error))}`,
         ),
       timeout,
     ]);

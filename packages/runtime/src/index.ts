@@ -1,4 +1,5 @@
 export * from './config';
+export * from './error-message';
 export * from './health';
 export * from './lifecycle';
 export * from './logger';

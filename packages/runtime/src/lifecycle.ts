@@ -3,6 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Health } from './health';
 import { flushTraces } from './trace-context';
 import type { Logger } from './logger';
+import { errorMessage } from './error-message';
 
 /** Something that runs until stopped: an HTTP service, a consumer, a relay. */
 export interface RunningService {
@@ -120,7 +121,7 @@ export function exitOnSignals(services: () => RunningService[], logger: Logger, 
 /** Runs a main function; a start-up failure prints one clear line and exits 1. */
 export function runMain(main: () => Promise<void>): void {
   main().catch((error: unknown) => {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     process.stderr.write(`${message}\n`);
     process.exit(1);
   });

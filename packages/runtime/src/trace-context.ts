@@ -1,4 +1,5 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { errorMessage } from './error-message';
 
 /**
  * Trace context across the platform's asynchronous hops (outbox row, RabbitMQ headers, the
@@ -61,7 +62,7 @@ export async function inSpan<T>(tracer: string, name: string, options: SpanOptio
   try {
     return await context.with(trace.setSpan(parent, span), () => fn(span));
   } catch (error) {
-    span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+    span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
     throw error;
   } finally {
     span.end();

@@ -1,3 +1,4 @@
+import { errorMessage } from './error-message';
 import type { Logger } from './logger';
 
 /** Log fields of a failure: its message plus whatever the loop adds (an event id, a count). */
@@ -52,9 +53,6 @@ export interface WorkerLoop {
   /** Lets the running round finish, starts no other; resolves once the loop is idle. Safe to call twice. */
   stop(): Promise<void>;
 }
-
-/** The message of whatever was thrown. */
-const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** The pause after the `failures`-th failure in a row: initial · 2^(failures-1), capped, less up to `jitter` of it. */
 export function backoffDelayMs(backoff: WorkerLoopBackoff, failures: number, random: () => number = Math.random): number {

@@ -1,14 +1,7 @@
 import type { Pool } from 'pg';
-import { migrate } from '@platform/db';
-import { userMigrations } from '@platform/user/migrations';
 import { accessRecordsOf } from '@platform/accounts';
 import { generateApiKey, hashSecret, type AccessWriter } from '@platform/credentials';
-import { silentLogger } from './logs';
 import { uniqueId } from './servers';
-
-export async function migrateUserSchema(pool: Pool): Promise<void> {
-  await migrate(pool, [userMigrations], silentLogger());
-}
 
 export interface TestAccount {
   id: number;

@@ -4,4 +4,5 @@ export * from './errors';
 export { parseOutputFormat, type OutputFormat } from './output-format';
 export * from './params';
 export * from './render';
+export * from './unavailable';
 export * from './xml';

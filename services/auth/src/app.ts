@@ -1,7 +1,6 @@
 import type { Express } from 'express';
 import { Counter } from 'prom-client';
-import { adminTokenMatcher } from '@platform/credentials';
-import { corsEndpoints, createHttpApp } from '@platform/kernel';
+import { adminTokenMatcher, corsEndpoints, createHttpApp } from '@platform/kernel';
 import { Health } from '@platform/runtime';
 import type { AuthConfig } from './config';
 import type { AuthDeps } from './deps';

@@ -13,6 +13,12 @@ export const AUTH_NEEDS = ['pool', 'redis'] as const;
 /** A small pool: it only reconciles. */
 export const AUTH_POOL_MAX = 2;
 
+/** Seams beside the adapters (tests). */
+export interface AuthSeams {
+  /** Milliseconds since the epoch. Default Date.now. */
+  now?: () => number;
+}
+
 export interface AuthDeps {
   logger: Logger;
   /** Key records and tokens; every failure (and a store not reconciled yet) is a 503. */
@@ -32,9 +38,9 @@ const WINDOW_SECONDS = 60;
 
 /**
  * The auth service's parts over ready adapters: the access store (and, on Redis, the failure
- * counters; in memory when the store is the embedded one). `now`: milliseconds since the epoch (tests).
+ * counters; in memory when the store is the embedded one).
  */
-export function createDeps(config: AuthConfig, logger: Logger, infrastructure: AuthInfrastructure, now: () => number = Date.now): AuthDeps {
+export function createDeps(config: AuthConfig, logger: Logger, infrastructure: AuthInfrastructure, seams: AuthSeams = {}): AuthDeps {
   const { pool, redis } = infrastructure;
   const store = redis.access;
   const watch = watchAccessStore(store, {
@@ -54,7 +60,7 @@ export function createDeps(config: AuthConfig, logger: Logger, infrastructure: A
     watch,
     limits: createAttemptLimits({ failuresByAddress }),
     issuanceLimit: { points: config.tokenRatePerAccount, windowSeconds: WINDOW_SECONDS },
-    now,
+    now: seams.now ?? Date.now,
     readiness: { redis: () => watch.check() },
     close() {
       watch.stop();

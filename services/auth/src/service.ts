@@ -2,23 +2,21 @@ import { serve, type Logger, type RunningService } from '@platform/runtime';
 import { openInfrastructure, serveOn, type Adapters } from '@platform/infrastructure';
 import { createApp } from './app';
 import type { AuthConfig } from './config';
-import { AUTH_NEEDS, AUTH_POOL_MAX, createDeps, type AuthInfrastructure } from './deps';
+import { AUTH_NEEDS, AUTH_POOL_MAX, createDeps, type AuthInfrastructure, type AuthSeams } from './deps';
 
-export interface StartAuthServiceOptions {
+export interface StartAuthServiceOptions extends AuthSeams {
   config: AuthConfig;
   logger: Logger;
   /** Ready adapters (openInfrastructure); the service leaves them open at stop(). */
   infrastructure: AuthInfrastructure;
-  /** Milliseconds since the epoch (tests). */
-  now?: () => number;
 }
 
 /**
  * Serves the auth service. It owns no tables (it reads the user service's to reconcile its Redis
  * records, and the user service migrates them), so there is nothing to migrate here. stop() drains HTTP.
  */
-export async function startAuthService({ config, logger, infrastructure, now }: StartAuthServiceOptions): Promise<RunningService> {
-  const deps = createDeps(config, logger, infrastructure, now);
+export async function startAuthService({ config, logger, infrastructure, ...seams }: StartAuthServiceOptions): Promise<RunningService> {
+  const deps = createDeps(config, logger, infrastructure, seams);
   try {
     // Reconciled (or known to be) before the first request; if Redis or Postgres is not there
     // yet, the service starts not ready and the watch retries.
@@ -31,13 +29,15 @@ export async function startAuthService({ config, logger, infrastructure, now }: 
   }
 }
 
-export interface RunAuthServiceOptions extends Omit<StartAuthServiceOptions, 'infrastructure'> {
+export interface RunAuthServiceOptions extends AuthSeams {
+  config: AuthConfig;
+  logger: Logger;
   /** Adapters opened elsewhere (a test's pool or store), used as they are and left open. */
   given?: Partial<Adapters>;
 }
 
 /** The auth service on infrastructure of its own, opened from its configuration and closed at stop() (main.ts, tests). */
-export async function runAuthService({ config, logger, given, ...rest }: RunAuthServiceOptions): Promise<RunningService> {
+export async function runAuthService({ config, logger, given, ...seams }: RunAuthServiceOptions): Promise<RunningService> {
   const infrastructure = await openInfrastructure(config, {
     name: 'auth',
     logger,
@@ -45,5 +45,5 @@ export async function runAuthService({ config, logger, given, ...rest }: RunAuth
     poolMax: AUTH_POOL_MAX,
     ...(given ? { given } : {}),
   });
-  return serveOn(infrastructure, (adapters) => startAuthService({ config, logger, infrastructure: adapters, ...rest }));
+  return serveOn(infrastructure, (adapters) => startAuthService({ config, logger, infrastructure: adapters, ...seams }));
 }

@@ -3,17 +3,9 @@ import type { Pool } from 'pg';
 import type { Logger, RunningService } from '@platform/runtime';
 import { accessRecordsOf } from '@platform/accounts';
 import { accessLayout, createRedisAccessStore, hashSecret, tokenShardTag, type AccessStore } from '@platform/credentials';
-import { createPool } from '@platform/db';
-import {
-  anAccount,
-  migrateUserSchema,
-  silentLogger,
-  testServers,
-  uniqueId,
-  deleteKeys,
-  type AccountOptions,
-  type TestAccount,
-} from '@platform/testing';
+import { createPool, migrate } from '@platform/db';
+import { userMigrations } from '@platform/user/migrations';
+import { anAccount, silentLogger, testServers, uniqueId, deleteKeys, type AccountOptions, type TestAccount } from '@platform/testing';
 import { loadConfig, runAuthService } from '../src';
 
 export const ADMIN_TOKEN = 'admin-token-for-auth-tests-0123456789';
@@ -49,7 +41,7 @@ export interface HarnessOptions {
 /** A Postgres pool on the test database, with the user schema migrated. */
 export async function testPool(databaseUrl = testServers.databaseUrl): Promise<Pool> {
   const pool = createPool({ connectionString: databaseUrl, logger: silentLogger(), max: 5 });
-  await migrateUserSchema(pool);
+  await migrate(pool, [userMigrations], silentLogger());
   return pool;
 }
 

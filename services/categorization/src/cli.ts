@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { createLogger, env, parseEnv } from '@platform/runtime';
-import { createPool } from '@platform/db';
+import { createPool, migrate } from '@platform/db';
 import { createCategoryStore } from './store/category-store';
-import { applyMigrations } from './store/migrations';
+import { categorizationMigrations } from './migrations';
 import { readTaxonomyFile, writeTaxonomy } from './taxonomy-import';
 
 const USAGE = 'usage: pnpm admin categories import <file>';
@@ -33,7 +33,7 @@ export async function runCategoriesCli(
   const logger = createLogger({ service: 'categorization-cli', level: 'warn', stream: process.stderr });
   const pool = createPool({ connectionString: DATABASE_DIRECT_URL ?? DATABASE_URL, logger, max: 2 });
   try {
-    await applyMigrations(pool, logger);
+    await migrate(pool, [categorizationMigrations], logger);
     const summary = await writeTaxonomy(createCategoryStore(pool), file, parsed);
     out.write(`${JSON.stringify(summary)}\n`);
   } finally {

@@ -1,12 +1,13 @@
 import { serve, type Logger, type RunningService } from '@platform/runtime';
 import { openInfrastructure, serveOn, type Adapters } from '@platform/infrastructure';
+import { migrate } from '@platform/db';
 import { createApp } from './app';
 import type { CategorizationConfig } from './config';
 import { CATEGORIZATION_NEEDS, createDeps, type CategorizationInfrastructure } from './deps';
-import { applyMigrations } from './store/migrations';
+import { categorizationMigrations } from './migrations';
 import { importTaxonomyIfMissing } from './taxonomy-import';
 
-export interface StartCategorizationOptions {
+export interface StartCategorizationServiceOptions {
   config: CategorizationConfig;
   logger: Logger;
   /** Ready adapters (openInfrastructure); the service leaves them open at stop(). */
@@ -18,11 +19,14 @@ export interface StartCategorizationOptions {
  * IAB row is stored, loads the category list into memory, starts the version poller and
  * listens. stop() drains HTTP and stops the poller.
  */
-export async function startCategorizationService(options: StartCategorizationOptions): Promise<RunningService> {
-  const { config, logger } = options;
-  const deps = createDeps(config, logger, options.infrastructure);
+export async function startCategorizationService({
+  config,
+  logger,
+  infrastructure,
+}: StartCategorizationServiceOptions): Promise<RunningService> {
+  const deps = createDeps(config, logger, infrastructure);
   try {
-    await applyMigrations(options.infrastructure.directPool, logger);
+    await migrate(infrastructure.directPool, [categorizationMigrations], logger);
     await importTaxonomyIfMissing(deps.store, config.iabTaxonomyFile, logger);
     await deps.catalog.refresh();
     deps.catalog.start();
@@ -45,13 +49,15 @@ export async function startCategorizationService(options: StartCategorizationOpt
   }
 }
 
-export interface RunCategorizationOptions extends Omit<StartCategorizationOptions, 'infrastructure'> {
+export interface RunCategorizationServiceOptions {
+  config: CategorizationConfig;
+  logger: Logger;
   /** Adapters opened elsewhere (a test's pool or store), used as they are and left open. */
   given?: Partial<Adapters>;
 }
 
 /** The service on infrastructure of its own, opened from its configuration and closed at stop() (main.ts, tests). */
-export async function runCategorizationService({ config, logger, given }: RunCategorizationOptions): Promise<RunningService> {
+export async function runCategorizationService({ config, logger, given }: RunCategorizationServiceOptions): Promise<RunningService> {
   const infrastructure = await openInfrastructure(config, {
     name: 'categorization',
     logger,

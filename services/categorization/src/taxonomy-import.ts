@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { Logger } from '@platform/runtime';
+import { errorMessage, type Logger } from '@platform/runtime';
 import { parseTaxonomy, type ParsedTaxonomy, type SkippedLines } from './domain/taxonomy-file';
 import type { CategoryStore, IabImportResult } from './store/category-store';
 
@@ -21,7 +21,7 @@ export async function readTaxonomyFile(file: string): Promise<ParsedTaxonomy> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw new Error(`cannot read the IAB taxonomy file ${file} (set IAB_TAXONOMY_FILE): ${reason}`, { cause: error });
   }
   return parseTaxonomy(text);

@@ -3,10 +3,10 @@ import { Redis } from 'ioredis';
 import type pg from 'pg';
 import type { RunningService } from '@platform/runtime';
 import { createRedisAccessStore, generateAccessToken, type AccessStore } from '@platform/credentials';
-import { createPool } from '@platform/db';
+import { createPool, migrate } from '@platform/db';
+import { userMigrations } from '@platform/user/migrations';
 import {
   anAccount,
-  migrateUserSchema,
   silentLogger,
   testServers,
   uniqueId,
@@ -72,7 +72,7 @@ export interface Credentials {
 
 export async function credentialsFor(config: CategorizationConfig): Promise<Credentials> {
   const pool = createPool({ connectionString: testServers.databaseUrl, logger: silentLogger(), max: 2 });
-  await migrateUserSchema(pool);
+  await migrate(pool, [userMigrations], silentLogger());
   const redis = new Redis(testServers.redisUrl);
   const access = createRedisAccessStore(redis, { keyPrefix: config.redisKeyPrefix });
   const account = await anAccount(pool, { credits: { 1: 10 }, access });

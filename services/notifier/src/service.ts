@@ -1,71 +1,48 @@
 import { serve, type Logger, type RunningService } from '@platform/runtime';
 import { openInfrastructure, serveOn, type Adapters } from '@platform/infrastructure';
-import { migrate, startRetentionSweeper, type RetentionSweeper } from '@platform/db';
-import { BALANCE_CHANGED, type Subscription } from '@platform/events';
+import { migrate, startRetentionSweeper } from '@platform/db';
+import { BALANCE_CHANGED } from '@platform/events';
 import { createApp } from './app';
-import { createBalanceChangedHandler } from './balance-changed-handler';
 import type { NotifierConfig } from './config';
-import { createDeps, NOTIFIER_NEEDS, type NotifierDeps, type NotifierInfrastructure } from './deps';
-import { startMailDispatcher } from './mail-dispatcher';
+import { createDeps, NOTIFIER_NEEDS, type NotifierDeps, type NotifierInfrastructure, type NotifierSeams } from './deps';
+import { createBalanceChangedHandler } from './entry-points/balance-changed-handler';
+import { startMailDispatcher } from './entry-points/mail-dispatcher';
+import { startWebhookDispatcher } from './entry-points/webhook-dispatcher';
+import type { NotifierMetrics } from './metrics';
 import { notifierMigrations } from './migrations';
 import { deleteProcessedEvents, deleteSentMail } from './store/retention';
-
-const HOUR_MS = 60 * 60 * 1000;
-
-/** The sweepers that keep the notifier's tables bounded: handled event ids and sent e-mails. */
-function startSweepers(deps: NotifierDeps, config: NotifierConfig): RetentionSweeper[] {
-  const common = { pool: deps.pool, logger: deps.logger, intervalMs: config.sweepMs };
-  return [
-    startRetentionSweeper({
-      ...common,
-      name: 'processed event',
-      retentionMs: config.processedEventRetentionHours * HOUR_MS,
-      deleteExpired: deleteProcessedEvents,
-    }),
-    startRetentionSweeper({
-      ...common,
-      name: 'sent mail',
-      retentionMs: config.mailRetentionHours * HOUR_MS,
-      deleteExpired: deleteSentMail,
-    }),
-  ];
-}
-import { startWebhookDispatcher } from './webhook-dispatcher';
 
 export interface NotifierService extends RunningService {
   /** Resolves once the consumer is attached to its queue (it waits for RabbitMQ if it is down). */
   consuming: Promise<void>;
 }
 
-export interface StartNotifierOptions {
+export interface StartNotifierServiceOptions extends NotifierSeams {
   config: NotifierConfig;
   logger: Logger;
   /** Ready adapters (openInfrastructure); the service leaves them open at stop(). */
   infrastructure: NotifierInfrastructure;
-  /** Extra CA certificates (PEM) the webhook sender trusts: tests' self-signed receivers. */
-  webhookCa?: string;
 }
 
+/** Stops one background worker (drain, then close). */
+type StopWorker = () => Promise<void>;
+
+const HOUR_MS = 60 * 60 * 1000;
+
 /**
- * Starts the notifier: migrations, the mail dispatcher (which also sends what an earlier run
- * left unsent), the balance.changed consumer, the retention sweepers and the operations HTTP
- * listener. The user service's tables (accounts, notification_settings, products) must exist.
+ * Background workers that run beside the HTTP listener: the mail dispatcher (which also sends
+ * what an earlier run left unsent), the webhook dispatcher, the balance.changed consumer and the
+ * sweepers of handled event ids and sent e-mails. Their stop functions run after HTTP has
+ * drained, consumer first.
  */
-export async function startNotifierService({ config, logger, infrastructure, webhookCa }: StartNotifierOptions): Promise<NotifierService> {
-  const deps = createDeps(logger, infrastructure);
-  // The consumer starts after the app that reports it.
-  const consuming: { subscription?: Subscription } = {};
-  await migrate(infrastructure.directPool, [notifierMigrations], logger);
-  const { app, health, metrics } = createApp(
-    deps,
-    {
-      isConsuming: () => consuming.subscription?.isActive() ?? false,
-      deadLetterDepth: () => consuming.subscription?.deadLetterDepth() ?? Promise.reject(new Error('not consuming')),
-    },
-    { metricsToken: config.metricsToken },
-  );
+function startWorkers(
+  deps: NotifierDeps,
+  config: NotifierConfig,
+  metrics: NotifierMetrics,
+): { stops: StopWorker[]; consuming: Promise<void> } {
+  const { logger } = deps;
   const dispatcher = startMailDispatcher({
-    pool: deps.pool,
+    outbox: deps.store.mail,
     mailer: deps.mailer,
     logger,
     metrics,
@@ -77,17 +54,17 @@ export async function startNotifierService({ config, logger, infrastructure, web
     leaseMs: config.mailLeaseMs,
   });
   const webhooks = startWebhookDispatcher({
-    pool: deps.pool,
+    queue: deps.store.webhooks,
     logger,
     metrics,
-    send: { allowInsecure: config.webhookAllowInsecure, ca: webhookCa },
+    send: deps.webhookSend,
     pollMs: config.webhookPollMs,
     leaseMs: config.webhookLeaseMs,
     retryInitialMs: config.webhookRetryInitialMs,
     retryMaxMs: config.webhookRetryMaxMs,
   });
   const handler = createBalanceChangedHandler({
-    pool: deps.pool,
+    store: deps.store,
     logger,
     metrics,
     mailFrom: config.mailFrom,
@@ -101,9 +78,44 @@ export async function startNotifierService({ config, logger, infrastructure, web
     deadLetterQueue: config.deadLetterQueue,
     deliveryLimit: config.deliveryLimit,
   });
-  consuming.subscription = consumer;
-  const sweepers = startSweepers(deps, config);
+  deps.consumer.attach(consumer);
+  const common = { pool: deps.pool, logger, intervalMs: config.sweepMs };
+  const sweepers = [
+    startRetentionSweeper({
+      ...common,
+      name: 'processed event',
+      retentionMs: config.processedEventRetentionHours * HOUR_MS,
+      deleteExpired: deleteProcessedEvents,
+    }),
+    startRetentionSweeper({
+      ...common,
+      name: 'sent mail',
+      retentionMs: config.mailRetentionHours * HOUR_MS,
+      deleteExpired: deleteSentMail,
+    }),
+  ];
   const stopSweepers = (): Promise<void> => Promise.all(sweepers.map((sweeper) => sweeper.stop())).then(() => undefined);
+  return {
+    stops: [() => consumer.cancel(), () => dispatcher.stop(), () => webhooks.stop(), stopSweepers],
+    consuming: consumer.ready,
+  };
+}
+
+/**
+ * Applies the notifier migrations, then serves; stop() drains HTTP and stops the workers. The user
+ * service's tables (accounts, notification_settings, products) must exist.
+ */
+export async function startNotifierService({
+  config,
+  logger,
+  infrastructure,
+  ...seams
+}: StartNotifierServiceOptions): Promise<NotifierService> {
+  const deps = createDeps(config, logger, infrastructure, seams);
+  await migrate(infrastructure.directPool, [notifierMigrations], logger);
+  // The consumer starts after the app that reports it.
+  const { app, health, metrics } = createApp(deps, config);
+  const { stops, consuming } = startWorkers(deps, config, metrics);
   const running = await serve({
     name: 'notifier',
     app,
@@ -111,24 +123,24 @@ export async function startNotifierService({ config, logger, infrastructure, web
     host: config.host,
     health,
     logger,
-    closers: [() => consumer.cancel(), () => dispatcher.stop(), () => webhooks.stop(), stopSweepers],
+    closers: [...stops, () => deps.close()],
   }).catch(async (error: unknown) => {
-    await consumer.cancel();
-    await dispatcher.stop();
-    await webhooks.stop();
-    await stopSweepers();
+    for (const stop of stops) await stop();
+    await deps.close();
     throw error;
   });
-  return { ...running, consuming: consumer.ready };
+  return { ...running, consuming };
 }
 
-export interface RunNotifierOptions extends Omit<StartNotifierOptions, 'infrastructure'> {
+export interface RunNotifierServiceOptions extends NotifierSeams {
+  config: NotifierConfig;
+  logger: Logger;
   /** Adapters opened elsewhere (a test's bus or mailer), used as they are and left open. */
   given?: Partial<Adapters>;
 }
 
 /** The notifier on infrastructure of its own, opened from its configuration and closed at stop() (main.ts, tests). */
-export async function runNotifierService({ config, logger, given, webhookCa }: RunNotifierOptions): Promise<NotifierService> {
+export async function runNotifierService({ config, logger, given, ...seams }: RunNotifierServiceOptions): Promise<NotifierService> {
   const infrastructure = await openInfrastructure(config, {
     name: 'notifier',
     logger,
@@ -136,7 +148,5 @@ export async function runNotifierService({ config, logger, given, webhookCa }: R
     exchange: config.exchange,
     ...(given ? { given } : {}),
   });
-  return serveOn(infrastructure, (adapters) =>
-    startNotifierService({ config, logger, infrastructure: adapters, ...(webhookCa === undefined ? {} : { webhookCa }) }),
-  );
+  return serveOn(infrastructure, (adapters) => startNotifierService({ config, logger, infrastructure: adapters, ...seams }));
 }

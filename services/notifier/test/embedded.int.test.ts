@@ -1,9 +1,10 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createPool } from '@platform/db';
+import { createPool, migrate } from '@platform/db';
+import { userMigrations } from '@platform/user/migrations';
 import { BALANCE_CHANGED, createInProcessEventBus } from '@platform/events';
-import { anAccount, eventually, migrateUserSchema, silentLogger, testServers, uniqueId } from '@platform/testing';
+import { anAccount, eventually, silentLogger, testServers, uniqueId } from '@platform/testing';
 import { loadConfig } from '../src/config';
 import { runNotifierService } from '../src/service';
 import { aChange } from './harness';
@@ -14,7 +15,7 @@ describe('notifier: embedded mode (in-process bus, e-mails as files)', () => {
     const bus = createInProcessEventBus();
     const outbox = await mkdtemp(path.join(os.tmpdir(), 'notifier-outbox-'));
     try {
-      await migrateUserSchema(pool);
+      await migrate(pool, [userMigrations], silentLogger());
       const config = loadConfig(
         {
           NOTIFIER_PORT: '0',

@@ -1,10 +1,10 @@
 import type pg from 'pg';
-import { createPool } from '@platform/db';
+import { createPool, migrate } from '@platform/db';
+import { userMigrations } from '@platform/user/migrations';
 import { BALANCE_CHANGED, createAmqpEventBus, type BalanceChanged, type EventBus } from '@platform/events';
 import {
   anAccount,
   eventually,
-  migrateUserSchema,
   silentLogger,
   startSmtpCapture,
   testServers,
@@ -69,7 +69,7 @@ export interface HarnessOptions {
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const databaseUrl = options.databaseUrl ?? testServers.databaseUrl;
   const pool = createPool({ connectionString: databaseUrl, logger: silentLogger() });
-  await migrateUserSchema(pool);
+  await migrate(pool, [userMigrations], silentLogger());
   const smtp = await startSmtpCapture();
   const exchange = uniqueId('test.notifier.');
   const names = { exchange, queue: `${exchange}.balance-changed`, deadLetterQueue: `${exchange}.balance-changed.dead` };

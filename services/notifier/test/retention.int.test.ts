@@ -7,8 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { createPool, migrate, startRetentionSweeper } from '@platform/db';
+import { userMigrations } from '@platform/user/migrations';
 import { createInProcessEventBus } from '@platform/events';
-import { createPrivateDatabase, eventually, migrateUserSchema, silentLogger, testServers, type PrivateDatabase } from '@platform/testing';
+import { createPrivateDatabase, eventually, silentLogger, testServers, type PrivateDatabase } from '@platform/testing';
 import { loadConfig } from '../src/config';
 import { notifierMigrations } from '../src/migrations';
 import { runNotifierService } from '../src/service';
@@ -45,7 +46,7 @@ describe('notifier retention', () => {
   beforeEach(async () => {
     db = await createPrivateDatabase('notifier_retention');
     pool = createPool({ connectionString: db.url, logger: silentLogger(), max: 2 });
-    await migrateUserSchema(pool);
+    await migrate(pool, [userMigrations], silentLogger());
     await migrate(pool, [notifierMigrations], silentLogger());
   });
 

@@ -21,7 +21,7 @@ import { usageHistoryRoutes } from './routes/usage-history.routes';
 import { webhookDeliveriesRoutes } from './routes/webhook-deliveries.routes';
 import { usageRoutes } from './routes/usage.routes';
 import { createBalanceReads } from './store/balances';
-import { createCatalogueReads } from './store/catalogue';
+import { createCatalogueReads, keptCatalogue } from './store/catalogue';
 import { countPendingEvents } from './store/outbox';
 import { createUsageBatchStore } from './store/usage-batch';
 import { createUsageLedgerReads } from './store/usage-history';
@@ -83,13 +83,14 @@ function usageRecorder(deps: UserDeps, config: UserConfig, registry: Registry): 
 function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): { usage: Router; others: Router[] } {
   if (config.adminTokens.length === 0) throw new ConfigError('invalid configuration: ADMIN_TOKEN: Required');
   if (config.serviceJwtSecret === undefined) throw new ConfigError('invalid configuration: SERVICE_JWT_SECRET: Required');
-  const store = createUserStore(deps.pool, deps.access);
-  const catalogue = createCatalogueReads(deps.pool);
+  const kept = keptCatalogue();
+  const store = createUserStore(deps.pool, deps.access, kept);
+  const catalogue = createCatalogueReads(deps.pool, kept);
   const recorder = usageRecorder(deps, config, usageRegistry);
   const usage = usageRoutes(deps, recorder, config.serviceJwtSecret, catalogue, config.previousServiceJwtSecret);
   const webhooks = createWebhookStore(deps.pool);
   const others = [
-    balanceRoutes(deps, { balances: createBalanceReads(deps.pool), catalogue }),
+    balanceRoutes(deps, { balances: createBalanceReads(deps.pool, kept), catalogue }),
     apiKeyRoutes(deps, store),
     notificationSettingsRoutes(deps, store, webhooks),
     webhookDeliveriesRoutes(deps, webhooks),

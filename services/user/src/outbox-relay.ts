@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { extractTraceContext, inSpan, SpanKind, startWorkerLoop, type Logger, type WorkerLoop } from '@platform/runtime';
+import { errorMessage, extractTraceContext, inSpan, SpanKind, startWorkerLoop, type Logger, type WorkerLoop } from '@platform/runtime';
 import { InvalidEventError, type EventBus, type EventName } from '@platform/events';
 import { claimPendingEvents, markEventFailed, markEventsPublished, releaseEvents, type ClaimedMessage } from './store/outbox';
 
@@ -171,7 +171,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       error instanceof PublishFailed
         ? { message: 'outbox publish failed, will retry', fields: { eventId: error.eventId, pending: error.pending, error: error.message } }
         : // Postgres unreachable: claims left behind expire with their lease.
-          { message: 'outbox relay database error, will retry', fields: { error: error instanceof Error ? error.message : String(error) } },
+          { message: 'outbox relay database error, will retry', fields: { error: errorMessage(error) } },
     recovered: 'outbox relay publishing again',
   });
 }
@@ -183,7 +183,7 @@ class PublishFailed extends Error {
     readonly pending: number,
     cause: unknown,
   ) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    super(errorMessage(cause), { cause });
     this.name = 'PublishFailed';
   }
 }

@@ -1,5 +1,4 @@
-import { AppError } from '@platform/wire';
-import { unavailable } from '@platform/kernel';
+import { AppError, unavailable } from '@platform/wire';
 import type { AccessStore } from '@platform/credentials';
 
 /** A failed Postgres or Redis call becomes the contract's 503 (typed errors pass through). */

@@ -1,7 +1,8 @@
 import type { Express } from 'express';
 import { type Logger } from '@platform/runtime';
 import { adminEdge, declareRoute, locals, mountRoute, respond } from '@platform/kernel';
-import { requireAdminToken, type FailureLimit, type NamedAdminToken } from '@platform/credentials';
+import type { FailureLimit } from '@platform/credentials';
+import { requireAdminToken, type NamedAdminToken } from '@platform/kernel';
 import { z } from 'zod';
 import type { CatalogCache } from '../catalog/catalog-cache';
 import { createCustomCategory, deleteCategory, readNewCategory, type CustomCategoryWriter } from '../domain/custom-categories';

@@ -1,6 +1,7 @@
 import { alertContact, productPool, type ProductPool } from '@platform/accounts';
 import type { Queryable } from '@platform/db';
-import { DEFAULT_SETTINGS, INITIAL_STATE, type AlertSettings, type AlertState } from '../domain/alert-rules';
+import { DEFAULT_SETTINGS, INITIAL_STATE, type AlertState } from '../domain/alert-rules';
+import type { Recipient } from '../domain/notifier-store';
 
 /** Records an event id; false when it was already recorded (the event was handled before). */
 export async function markProcessed(db: Queryable, eventId: string, accountId: number, poolId: number): Promise<boolean> {
@@ -37,15 +38,6 @@ export async function saveAlertState(db: Queryable, accountId: number, poolId: n
       WHERE account_id = $1 AND pool_id = $2`,
     [accountId, poolId, state.lowArmed, state.zeroArmed, state.lastOccurredAt, state.lastCredits],
   );
-}
-
-export interface Recipient {
-  /** Where the alerts go (the settings' e-mail, else the account's). */
-  email: string;
-  /** The account's own e-mail: names the account in the alerts. */
-  accountEmail: string;
-  webhookEnabled: boolean;
-  settings: AlertSettings;
 }
 
 /** The account's e-mail and alert settings (user service tables, read-only; no row = defaults). */

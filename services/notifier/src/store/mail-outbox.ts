@@ -1,28 +1,7 @@
 import { currentTraceparent } from '@platform/runtime';
 import type { Queryable } from '@platform/db';
 import type { AlertKind } from '../domain/alert-rules';
-
-export interface QueuedMail {
-  /** The event queue of the deployment that sends it. */
-  queue: string;
-  messageId: string;
-  eventId: string;
-  accountId: number;
-  poolId: number;
-  kind: AlertKind;
-  recipient: string;
-  subject: string;
-  text: string;
-  html: string;
-}
-
-export interface ClaimedMail extends QueuedMail {
-  id: number;
-  /** W3C traceparent of the event handling that queued it; null when tracing was off. */
-  traceparent: string | null;
-  /** Attempts so far, this one included. */
-  attempts: number;
-}
+import type { ClaimedMail, QueuedMail } from '../domain/notifier-store';
 
 /** Queues an alert e-mail; the same Message-ID is queued only once. */
 export async function enqueueMail(db: Queryable, mail: QueuedMail): Promise<void> {

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { adminEdge, declareRoute, locals, mountRoute, respond } from '@platform/kernel';
-import { adminActor, requireAdminToken, type FailureLimit, type NamedAdminToken } from '@platform/credentials';
+import type { FailureLimit } from '@platform/credentials';
+import { adminActor, requireAdminToken, type NamedAdminToken } from '@platform/kernel';
 import { z } from 'zod';
 import { accountDetails, addCredits, createAccount, parseAccountId, parseNewAccount } from '../domain/accounts';
 import { parseReason } from '../domain/operator';

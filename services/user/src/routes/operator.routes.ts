@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { adminEdge, declareRoute, locals, mountRoute, respond } from '@platform/kernel';
-import { adminActor } from '@platform/credentials';
+import { adminActor } from '@platform/kernel';
 import { AppError, NUMERIC } from '@platform/wire';
 import { z } from 'zod';
 import { parseAccountId } from '../domain/accounts';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Redis } from 'ioredis';
-import { unavailable } from '@platform/kernel';
-import { startWorkerLoop, type Logger } from '@platform/runtime';
+import { unavailable } from '@platform/wire';
+import { errorMessage as message, startWorkerLoop, type Logger } from '@platform/runtime';
 import { reconcileAccount } from '@platform/accounts';
 import type { AccessWriter } from '@platform/credentials';
 import type { Queryable } from '@platform/db';
@@ -79,8 +79,6 @@ export interface AccessRecordsDeps {
   /** Test-only pause points (TEST_PAUSE_AT); undefined in production. */
   pause?: PausePoint | undefined;
 }
-
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** Rewrites the account's records from what Postgres committed (waiting for any transaction that holds its row), then settles its grant. */
 function reconcile(access: AccessRecordsDeps, accountId: number): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Queryable } from '@platform/db';
 import { productBalances, readBalances, readPoolCreditsBatched, readPoolCreditsByKeyBatched, readProductBalance } from './balances';
-import { findProducts } from './catalogue';
+import { findProducts, keptCatalogue } from './catalogue';
 
 const PRODUCTS = [
   { id: 1, name: 'WHOIS API', pool_id: 1 },
@@ -62,33 +62,36 @@ function fakeDb(products = PRODUCTS): Queryable & { queries: Array<{ text: strin
 describe('balance reads', () => {
   test('when an account holds pools, then every product of them is listed by id with its pool’s credits', async () => {
     const db = fakeDb();
-    expect(await readBalances(db, 1)).toEqual([
+    const kept = keptCatalogue();
+    expect(await readBalances(db, kept, 1)).toEqual([
       { productId: 1, productName: 'WHOIS API', credits: 4837993 },
       { productId: 14, productName: 'Domain Research Suite', credits: 50 },
       { productId: 24, productName: 'Bulk WHOIS API', credits: 4837993 },
       { productId: 27, productName: 'Screenshot API', credits: 50 },
     ]);
-    expect(await readBalances(db, 3)).toEqual([]);
+    expect(await readBalances(db, kept, 3)).toEqual([]);
   });
 
   test('when one product is asked for, then unknown, not held and held are told apart', async () => {
     const db = fakeDb();
-    expect(await readProductBalance(db, 1, 24)).toEqual({
+    const kept = keptCatalogue();
+    expect(await readProductBalance(db, kept, 1, 24)).toEqual({
       product: 'known',
       balance: { productId: 24, productName: 'Bulk WHOIS API', credits: 4837993 },
     });
-    expect(await readProductBalance(db, 1, 7)).toEqual({ product: 'known', balance: undefined });
-    expect(await readProductBalance(db, 1, 999)).toEqual({ product: 'unknown' });
+    expect(await readProductBalance(db, kept, 1, 7)).toEqual({ product: 'known', balance: undefined });
+    expect(await readProductBalance(db, kept, 1, 999)).toEqual({ product: 'unknown' });
   });
 
   test('when a pool is not in the kept catalogue, then the catalogue is read again', async () => {
     const db = fakeDb();
-    await productBalances(db, [{ poolId: 1, credits: 1 }]);
+    const kept = keptCatalogue();
+    await productBalances(db, kept, [{ poolId: 1, credits: 1 }]);
     const withNewProduct = fakeDb([...PRODUCTS, { id: 200, name: 'New API', pool_id: 200 }]);
-    expect(await productBalances(withNewProduct, [{ poolId: 200, credits: 3 }])).toEqual([
+    expect(await productBalances(withNewProduct, kept, [{ poolId: 200, credits: 3 }])).toEqual([
       { productId: 200, productName: 'New API', credits: 3 },
     ]);
-    expect(await findProducts(withNewProduct, [200, 1])).toEqual([
+    expect(await findProducts(kept, withNewProduct, [200, 1])).toEqual([
       { id: 1, name: 'WHOIS API', poolId: 1 },
       { id: 200, name: 'New API', poolId: 200 },
     ]);
@@ -96,15 +99,32 @@ describe('balance reads', () => {
 
   test('when products are looked up, then known ones come from the kept catalogue, unknown ones from the table', async () => {
     const db = fakeDb();
-    await productBalances(db, [{ poolId: 1, credits: 1 }]);
+    const kept = keptCatalogue();
+    await productBalances(db, kept, [{ poolId: 1, credits: 1 }]);
     db.queries.length = 0;
-    expect(await findProducts(db, [24, 1, 24])).toEqual([
+    expect(await findProducts(kept, db, [24, 1, 24])).toEqual([
       { id: 1, name: 'WHOIS API', poolId: 1 },
       { id: 24, name: 'Bulk WHOIS API', poolId: 1 },
     ]);
     expect(db.queries).toEqual([]);
-    expect(await findProducts(db, [1, 555])).toEqual([{ id: 1, name: 'WHOIS API', poolId: 1 }]);
+    expect(await findProducts(kept, db, [1, 555])).toEqual([{ id: 1, name: 'WHOIS API', poolId: 1 }]);
     expect(db.queries).toHaveLength(1);
+  });
+
+  test('when a known product’s pool changes in the table, then the kept catalogue answers the old pool until a miss reads it again', async () => {
+    const kept = keptCatalogue();
+    await findProducts(kept, fakeDb(), [24]);
+    const moved = PRODUCTS.map((product) => (product.id === 24 ? { ...product, pool_id: 7 } : product));
+    const movedDb = fakeDb([...moved, { id: 200, name: 'New API', pool_id: 200 }]);
+    expect(await findProducts(kept, movedDb, [24])).toEqual([{ id: 24, name: 'Bulk WHOIS API', poolId: 1 }]);
+    await findProducts(kept, movedDb, [200]);
+    expect(await findProducts(kept, movedDb, [24])).toEqual([{ id: 24, name: 'Bulk WHOIS API', poolId: 7 }]);
+  });
+
+  test('when two apps keep catalogues of two databases, then neither answers from the other’s', async () => {
+    await findProducts(keptCatalogue(), fakeDb(), [1]);
+    const other = fakeDb([{ id: 1, name: 'Other API', pool_id: 1 }]);
+    expect(await findProducts(keptCatalogue(), other, [1])).toEqual([{ id: 1, name: 'Other API', poolId: 1 }]);
   });
 });
 

@@ -5,7 +5,7 @@ import type { Queryable } from '@platform/db';
 import { BALANCE_CHANGED, balanceChangedSchema, type BalanceChanged } from '@platform/events';
 import type { BalanceReads } from '../domain/balance';
 import type { BalanceChange, BalanceChangeResult, PoolCredits, ProductBalance } from '../domain/user-store';
-import { catalogue, catalogueProduct, reloadCatalogue } from './catalogue';
+import { catalogueProduct, type KeptCatalogue } from './catalogue';
 import { writeCreditChanges } from './credit-writes';
 
 // Products come from the kept catalogue, so a balance is one primary-key range read. No query is
@@ -23,10 +23,10 @@ async function readPoolCredits(db: Queryable, accountId: number): Promise<PoolCr
 }
 
 /** Every product of the given pools with its pool's credits, ordered by product id. */
-export async function productBalances(db: Queryable, pools: readonly PoolCredits[]): Promise<ProductBalance[]> {
+export async function productBalances(db: Queryable, kept: KeptCatalogue, pools: readonly PoolCredits[]): Promise<ProductBalance[]> {
   if (pools.length === 0) return [];
-  let known = await catalogue(db);
-  if (pools.some((pool) => !known.byPool.has(pool.poolId))) known = await reloadCatalogue(db);
+  let known = await kept.current(db);
+  if (pools.some((pool) => !known.byPool.has(pool.poolId))) known = await kept.reload(db);
   const balances: ProductBalance[] = [];
   for (const pool of pools) {
     for (const product of known.byPool.get(pool.poolId) ?? []) {
@@ -125,17 +125,18 @@ export function readPoolCreditsByKeyBatched(
 }
 
 /** Every product the account holds (a held pool holds all its products), ordered by product id. */
-export async function readBalances(db: Queryable, accountId: number): Promise<ProductBalance[]> {
-  return productBalances(db, await readPoolCredits(db, accountId));
+export async function readBalances(db: Queryable, kept: KeptCatalogue, accountId: number): Promise<ProductBalance[]> {
+  return productBalances(db, kept, await readPoolCredits(db, accountId));
 }
 
 /** One catalogue product's balance: unknown product, not held, or held with its pool's credits. */
 export async function readProductBalance(
   db: Queryable,
+  kept: KeptCatalogue,
   accountId: number,
   productId: number,
 ): Promise<{ product: 'unknown' } | { product: 'known'; balance: ProductBalance | undefined }> {
-  const product = await catalogueProduct(db, productId);
+  const product = await catalogueProduct(kept, db, productId);
   if (!product) return { product: 'unknown' };
   const result = await db.query<{ credits: number }>({ text: POOL_CREDIT, values: [accountId, product.poolId] });
   const row = result.rows[0];
@@ -206,10 +207,10 @@ async function adjust(db: Queryable, change: BalanceChange): Promise<Amounts> {
 }
 
 /** The balance endpoint's reads on the pool (not a transaction's client: they are batched). */
-export function createBalanceReads(pool: Queryable): BalanceReads {
+export function createBalanceReads(pool: Queryable, kept: KeptCatalogue): BalanceReads {
   return {
     poolsByKey: (keyHash) => readPoolCreditsByKeyBatched(pool, keyHash),
     poolsOf: (accountId) => readPoolCreditsBatched(pool, accountId),
-    productBalances: (pools) => productBalances(pool, pools),
+    productBalances: (pools) => productBalances(pool, kept, pools),
   };
 }

@@ -7,20 +7,20 @@ import { accessRecordWrites, withAccessRules, type AccessRecordsDeps } from './a
 import { findAccount, insertAccount } from './accounts';
 import { insertApiKey, lockActiveKey, replaceApiKey } from './api-keys';
 import { changeBalance, holdPool, readBalances, writeCommitEvents } from './balances';
-import { findProducts } from './catalogue';
+import { findProducts, type KeptCatalogue } from './catalogue';
 import { readNotificationSettings, updateNotificationSettings } from './notification-settings';
 import { writeAudit } from './operator';
 
 /** The user service's queries, bound to the pool or to one transaction's client. */
-function bind(db: Queryable): UserQueries {
+function bind(db: Queryable, kept: KeptCatalogue): UserQueries {
   return {
     findAccount: (accountId) => findAccount(db, accountId),
     insertAccount: (email) => insertAccount(db, email),
     insertApiKey: (accountId, keyHash) => insertApiKey(db, accountId, keyHash),
     lockActiveKey: (keyHash) => lockActiveKey(db, keyHash),
     replaceApiKey: (locked, newKeyHash, generation) => replaceApiKey(db, locked, newKeyHash, generation),
-    findProducts: (ids) => findProducts(db, ids),
-    readBalances: (accountId) => readBalances(db, accountId),
+    findProducts: (ids) => findProducts(kept, db, ids),
+    readBalances: (accountId) => readBalances(db, kept, accountId),
     holdPool: (accountId, poolId) => holdPool(db, accountId, poolId),
     readNotificationSettings: (accountId) => readNotificationSettings(db, accountId),
     updateNotificationSettings: (accountId, patch) => updateNotificationSettings(db, accountId, patch),
@@ -29,15 +29,15 @@ function bind(db: Queryable): UserQueries {
 }
 
 /** The domain's UserStore on Postgres, with the access-store writes of CONTRACT §3 around its transactions (access-records.ts). */
-export function createUserStore(pool: pg.Pool, access: AccessRecordsDeps): UserStore {
+export function createUserStore(pool: pg.Pool, access: AccessRecordsDeps, kept: KeptCatalogue): UserStore {
   return {
-    ...bind(pool),
+    ...bind(pool, kept),
     transaction: (fn) =>
       withAccessRules(access, (effects) =>
         withTransaction(pool, async (client) => {
           const events: BalanceChanged[] = [];
           const result = await fn({
-            ...bind(client),
+            ...bind(client, kept),
             ...accessRecordWrites(client, effects),
             // The credit write path; its side effects as access-records.ts declares them.
             async changeBalance(change) {

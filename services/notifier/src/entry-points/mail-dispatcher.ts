@@ -1,5 +1,5 @@
-import type pg from 'pg';
 import {
+  errorMessage,
   extractTraceContext,
   inSpan,
   outsideTrace,
@@ -12,11 +12,11 @@ import {
 } from '@platform/runtime';
 import { backoffMs } from '@platform/events';
 import type { Mailer } from '@platform/infrastructure';
-import type { NotifierMetrics } from './metrics';
-import { claimDueMail, markFailed, markSent, type ClaimedMail } from './store/mail-outbox';
+import type { ClaimedMail, MailOutbox } from '../domain/notifier-store';
+import type { NotifierMetrics } from '../metrics';
 
 export interface MailDispatcherOptions {
-  pool: pg.Pool;
+  outbox: MailOutbox;
   mailer: Mailer;
   logger: Logger;
   metrics: NotifierMetrics;
@@ -42,7 +42,7 @@ export type MailDispatcher = WorkerLoop;
  * same Message-ID.
  */
 export function startMailDispatcher(options: MailDispatcherOptions): MailDispatcher {
-  const { pool, mailer, logger, metrics } = options;
+  const { outbox, mailer, logger, metrics } = options;
   const leaseMs = options.leaseMs ?? 60_000;
   const retryInitialMs = options.retryInitialMs ?? 1000;
   const retryMaxMs = options.retryMaxMs ?? 300_000;
@@ -60,7 +60,7 @@ export function startMailDispatcher(options: MailDispatcherOptions): MailDispatc
         headers: { 'X-Alert-Kind': mail.kind },
       });
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       span.setStatus({ code: SpanStatusCode.ERROR, message });
       const retryInMs = backoffMs(mail.attempts, retryInitialMs, retryMaxMs);
       metrics.emails.inc({ kind: mail.kind, result: 'failed' });
@@ -71,10 +71,10 @@ export function startMailDispatcher(options: MailDispatcherOptions): MailDispatc
         retryInMs,
         error: message,
       });
-      await markFailed(pool, mail.id, message, retryInMs);
+      await outbox.markFailed(mail.id, message, retryInMs);
       return;
     }
-    await markSent(pool, mail.id);
+    await outbox.markSent(mail.id);
     metrics.emails.inc({ kind: mail.kind, result: 'sent' });
     logger.info('alert e-mail sent', {
       mailId: mail.id,
@@ -104,14 +104,14 @@ export function startMailDispatcher(options: MailDispatcherOptions): MailDispatc
     logger,
     work: () =>
       outsideTrace(async () => {
-        const mail = await claimDueMail(pool, options.queue, leaseMs);
+        const mail = await outbox.claimDue(options.queue, leaseMs);
         if (!mail) return false;
         await sendTraced(mail);
         return true;
       }),
     failure: (error) => ({
       message: 'mail outbox unavailable, will retry',
-      fields: { error: error instanceof Error ? error.message : String(error) },
+      fields: { error: errorMessage(error) },
     }),
   });
 }

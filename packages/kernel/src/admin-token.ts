@@ -1,8 +1,10 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { adminEdge, enterRoute, locals } from '@platform/kernel';
 import { AppError } from '@platform/wire';
-import { secretDigest, secretsEqual } from '@platform/runtime';
-import type { FailureLimit } from './failure-limit';
+import { errorMessage, secretDigest, secretsEqual } from '@platform/runtime';
+import type { FailureLimit } from '@platform/credentials';
+import { locals } from './request-state';
+import { adminEdge } from './route-edge';
+import { enterRoute } from './route-handler';
 
 /** Every admin token is at least this long (CONTRACT §7): a shorter one is a start-up error. */
 export const ADMIN_TOKEN_MIN_LENGTH = 32;
@@ -33,7 +35,7 @@ function rateLimited(blockedForMs: number): AppError {
 }
 
 function limitUnavailable(res: Response, error: unknown): void {
-  locals(res).log.warn('admin failure limit unavailable', { error: error instanceof Error ? error.message : String(error) });
+  locals(res).log.warn('admin failure limit unavailable', { error: errorMessage(error) });
 }
 
 /** 429 when this failure took the address over its limit, else the 401; a limit store that fails leaves the 401. */

@@ -1,9 +1,9 @@
 import request from 'supertest';
-import { createHttpApp } from '@platform/kernel';
+import { memoryFailureLimit, type FailureLimit } from '@platform/credentials';
 import { createLogger, Health } from '@platform/runtime';
 import { PassThrough } from 'node:stream';
 import { adminActor, requireAdminToken } from './admin-token';
-import { memoryFailureLimit, type FailureLimit } from './failure-limit';
+import { createHttpApp } from './http';
 
 function adminApp(adminToken: string | undefined, failures?: FailureLimit) {
   const http = createHttpApp({

@@ -1,11 +1,12 @@
-import type pg from 'pg';
-import { startWorkerLoop, type Logger, type WorkerLoop } from '@platform/runtime';
-import { claimDueWebhooks, finishWebhook, recordWebhookAttempt, type ClaimedWebhook } from '@platform/accounts';
-import { MAX_WEBHOOK_ATTEMPTS, sendWebhook, webhookRetryDelayMs, type SendOptions, type WebhookOutcome } from '@platform/webhooks';
-import type { NotifierMetrics } from './metrics';
+import { errorMessage, startWorkerLoop, type Logger, type WorkerLoop } from '@platform/runtime';
+import type { ClaimedWebhook } from '@platform/accounts';
+import { sendWebhook, type SendOptions, type WebhookOutcome } from '@platform/webhooks';
+import type { WebhookQueue } from '../domain/notifier-store';
+import { afterWebhookAttempt } from '../domain/webhook-retry';
+import type { NotifierMetrics } from '../metrics';
 
 export interface WebhookDispatcherOptions {
-  pool: pg.Pool;
+  queue: WebhookQueue;
   logger: Logger;
   metrics: NotifierMetrics;
   /** The sender's rules (WEBHOOK_ALLOW_INSECURE) and, in tests, the CA of a self-signed receiver. */
@@ -27,7 +28,7 @@ export interface WebhookDispatcherOptions {
  * with the same `webhook-id`, which receivers deduplicate by (Standard Webhooks).
  */
 export function startWebhookDispatcher(options: WebhookDispatcherOptions): WorkerLoop {
-  const { pool, logger, metrics } = options;
+  const { queue, logger, metrics } = options;
 
   const attempt = async (webhook: ClaimedWebhook): Promise<void> => {
     const outcome: WebhookOutcome =
@@ -37,11 +38,13 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
             { url: webhook.url, secret: webhook.secret, id: webhook.webhookId, timestamp: new Date(), body: webhook.body },
             options.send,
           );
-    const retry = !outcome.delivered && webhook.url !== undefined && webhook.attempts < MAX_WEBHOOK_ATTEMPTS;
-    const nextAttemptAt = retry
-      ? new Date(Date.now() + webhookRetryDelayMs(webhook.attempts, options.retryInitialMs, options.retryMaxMs))
-      : undefined;
-    await recordWebhookAttempt(pool, {
+    const { result, nextAttemptAt } = afterWebhookAttempt(
+      webhook,
+      outcome.delivered,
+      { initialMs: options.retryInitialMs, maxMs: options.retryMaxMs },
+      Date.now(),
+    );
+    await queue.recordAttempt({
       accountId: webhook.accountId,
       webhookId: webhook.webhookId,
       type: webhook.type,
@@ -50,12 +53,11 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
       nextRetryAt: nextAttemptAt,
     });
     // Listed first, then marked: whoever sees the delivery marked also finds its attempt listed.
-    await finishWebhook(pool, webhook.id, { delivered: outcome.delivered, nextAttemptAt });
-    const result = outcome.delivered ? 'delivered' : retry ? 'failed' : 'given_up';
+    await queue.finish(webhook.id, { delivered: outcome.delivered, nextAttemptAt });
     metrics.webhooks.inc({ result });
     const fields = { webhookId: webhook.webhookId, accountId: webhook.accountId, attempts: webhook.attempts, status: outcome.status };
     if (outcome.delivered) logger.info('webhook delivered', fields);
-    else logger.warn(retry ? 'webhook not delivered, will retry' : 'webhook given up', { ...fields, error: outcome.error });
+    else logger.warn(result === 'failed' ? 'webhook not delivered, will retry' : 'webhook given up', { ...fields, error: outcome.error });
   };
 
   return startWorkerLoop({
@@ -64,13 +66,13 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
     backoff: { initialMs: options.pollMs, maxMs: options.pollMs },
     logger,
     work: async () => {
-      const claimed = await claimDueWebhooks(pool, options.batch ?? 10, options.leaseMs);
+      const claimed = await queue.claimDue(options.batch ?? 10, options.leaseMs);
       await Promise.all(claimed.map(attempt));
       return claimed.length > 0;
     },
     failure: (error) => ({
       message: 'webhook queue unavailable, will retry',
-      fields: { error: error instanceof Error ? error.message : String(error) },
+      fields: { error: errorMessage(error) },
     }),
   });
 }

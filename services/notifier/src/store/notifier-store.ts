@@ -1,0 +1,35 @@
+import type pg from 'pg';
+import { claimDueWebhooks, enqueueWebhook, finishWebhook, recordWebhookAttempt } from '@platform/accounts';
+import { withTransaction, type Queryable } from '@platform/db';
+import type { AlertTransaction, NotifierStore } from '../domain/notifier-store';
+import { findPool, findRecipient, lockAlertState, markProcessed, saveAlertState } from './alert-store';
+import { claimDueMail, enqueueMail, markFailed, markSent } from './mail-outbox';
+
+function alertTransaction(db: Queryable): AlertTransaction {
+  return {
+    findPool: (productId) => findPool(db, productId),
+    markProcessed: (eventId, accountId, poolId) => markProcessed(db, eventId, accountId, poolId),
+    findRecipient: (accountId) => findRecipient(db, accountId),
+    lockAlertState: (accountId, poolId) => lockAlertState(db, accountId, poolId),
+    saveAlertState: (accountId, poolId, state) => saveAlertState(db, accountId, poolId, state),
+    enqueueWebhook: (webhook) => enqueueWebhook(db, webhook),
+    enqueueMail: (mail) => enqueueMail(db, mail),
+  };
+}
+
+/** The notifier's port to Postgres (domain/notifier-store.ts) on `pool`. */
+export function createNotifierStore(pool: pg.Pool): NotifierStore {
+  return {
+    inTransaction: (work) => withTransaction(pool, (client) => work(alertTransaction(client))),
+    mail: {
+      claimDue: (queue, leaseMs) => claimDueMail(pool, queue, leaseMs),
+      markSent: (id) => markSent(pool, id),
+      markFailed: (id, error, retryInMs) => markFailed(pool, id, error, retryInMs),
+    },
+    webhooks: {
+      claimDue: (limit, leaseMs) => claimDueWebhooks(pool, limit, leaseMs),
+      recordAttempt: (attempt) => recordWebhookAttempt(pool, attempt),
+      finish: (id, outcome) => finishWebhook(pool, id, outcome),
+    },
+  };
+}
