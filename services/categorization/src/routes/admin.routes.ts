@@ -17,7 +17,10 @@ const categoryName = z
     (value) => (value === null ? undefined : typeof value === 'string' ? value.trim() || undefined : value),
     z
       .string()
-      .refine((name) => nameLength(name) <= MAX_NAME_LENGTH, fieldMessage(`The name may not be greater than ${MAX_NAME_LENGTH} characters.`))
+      .refine(
+        (name) => nameLength(name) <= MAX_NAME_LENGTH,
+        fieldMessage(`The name may not be greater than ${MAX_NAME_LENGTH} characters.`),
+      )
       .refine((name) => !hasForbiddenCharacters(name)),
   )
   .openapi({ type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH, description: 'Trimmed.' });

@@ -76,7 +76,9 @@ describe('the body of POST /admin/v1/accounts/{id}/credits', () => {
   });
 
   it('when a reason is given, then it is kept; an empty one counts as none', () => {
-    expect(creditChange({ productId: 1, amount: 5, reason: 'goodwill' })).toEqual({ values: { productId: 1, amount: 5, reason: 'goodwill' } });
+    expect(creditChange({ productId: 1, amount: 5, reason: 'goodwill' })).toEqual({
+      values: { productId: 1, amount: 5, reason: 'goodwill' },
+    });
     expect(creditChange({ productId: 1, amount: 5, reason: '' })).toEqual({ values: { productId: 1, amount: 5 } });
   });
 

@@ -92,7 +92,10 @@ export const AccountPatchBody = z
       ctx.addIssue({ code: 'custom', path: ['email'], ...fieldMessage('The email field is required when disabled is not present.') });
     }
   })
-  .transform(({ email, disabled }): AccountPatch => ({ ...(email === undefined ? {} : { email }), ...(disabled == null ? {} : { disabled }) }));
+  .transform(({ email, disabled }): AccountPatch => ({
+    ...(email === undefined ? {} : { email }),
+    ...(disabled == null ? {} : { disabled }),
+  }));
 
 export const patchAccountRoute = declareRoute({
   methods: ['patch'],
