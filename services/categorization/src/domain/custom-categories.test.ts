@@ -7,16 +7,6 @@ import {
   type DeleteOutcome,
 } from './custom-categories';
 
-function thrown(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
-}
-
 async function rejected(promise: Promise<unknown>): Promise<AppError> {
   try {
     await promise;

@@ -40,7 +40,10 @@ const categoryParent = z
   .openapi({ type: ['string', 'null'], pattern: '^(IAB|CUS)-[1-9][0-9]{0,8}$' });
 
 /** The body of `POST /admin/v1/categories`; every bad field is reported at once (422). */
-export const NewCategoryBody = z.object({ name: categoryName, parent: categoryParent }).transform((body): NewCategory => body);
+export const NewCategoryBody = z
+  .object({ name: categoryName, parent: categoryParent })
+  .transform((body): NewCategory => body)
+  .openapi({ example: { name: 'Drones', parent: 'IAB-1' } });
 
 /** `POST /admin/v1/categories`: the body's shape is its schema's; whether the parent exists, the domain's. */
 export const createCategoryRoute = declareRoute({

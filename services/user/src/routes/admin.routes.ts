@@ -53,14 +53,17 @@ const initialCredits = z
 /** The body of `POST /admin/v1/accounts` (CONTRACT §7, §9); every problem is reported together. */
 export const NewAccountBody = z
   .object({ email: accountEmail, credits: initialCredits })
-  .transform(({ email, credits }): NewAccount => ({ email, credits: credits ?? new Map<number, number>() }));
+  .transform(({ email, credits }): NewAccount => ({ email, credits: credits ?? new Map<number, number>() }))
+  .openapi({ example: { email: 'ann@example.com', credits: { '1': 100, '14': 50 } } });
 
 /** The body of `POST /admin/v1/accounts/{id}/credits`; a negative amount arrives as a JSON number (CONTRACT §9). */
-export const CreditChangeBody = z.object({
-  productId: requiredInteger(1, MAX_ID).openapi({ description: 'Catalogue product id (numeric strings allowed).' }),
-  amount: requiredInteger(-MAX_AMOUNT, MAX_AMOUNT).openapi({ description: 'Positive: a top-up; negative: an adjustment, clamped at 0.' }),
-  reason: absentIfEmpty(z.string().max(MAX_REASON).optional()).openapi({ description: 'Kept in the audit row.' }),
-});
+export const CreditChangeBody = z
+  .object({
+    productId: requiredInteger(1, MAX_ID).openapi({ description: 'Catalogue product id (numeric strings allowed).' }),
+    amount: requiredInteger(-MAX_AMOUNT, MAX_AMOUNT).openapi({ description: 'Positive: a top-up; negative: an adjustment, clamped at 0.' }),
+    reason: absentIfEmpty(z.string().max(MAX_REASON).optional()).openapi({ description: 'Kept in the audit row.' }),
+  })
+  .openapi({ example: { productId: 1, amount: 500, reason: 'goodwill' } });
 
 /** `POST /admin/v1/accounts`: the body's shape is its schema's; the catalogue's (ids, pools) the domain's. */
 export const createAccountRoute = declareRoute({

@@ -95,7 +95,8 @@ export const AccountPatchBody = z
   .transform(({ email, disabled }): AccountPatch => ({
     ...(email === undefined ? {} : { email }),
     ...(disabled == null ? {} : { disabled }),
-  }));
+  }))
+  .openapi({ example: { disabled: false } });
 
 export const patchAccountRoute = declareRoute({
   methods: ['patch'],

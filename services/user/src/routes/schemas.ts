@@ -79,7 +79,7 @@ export const NotificationSettings = z
 
 /**
  * A JSON integer member (CONTRACT §9): a safe integer, or a numeric string `^[0-9]+$`, within
- * `min`..`max` (as `readInteger` of the domain reads one); -0 is 0.
+ * `min`..`max`; a negative value only as a JSON number; -0 is 0.
  */
 export function integerMember(min: number, max: number) {
   return z
@@ -135,4 +135,5 @@ export const SettingsPatch = z
       if (webhook.enabled != null) patch.webhook.enabled = webhook.enabled;
     }
     return patch;
-  });
+  })
+  .openapi({ example: { lowBalanceAlert: { threshold: 25 } } });

@@ -30,13 +30,15 @@ const requestIdMember = absentIfEmpty(
  * strings allowed, `units` 1–10,000 (default 1). Every problem is reported together (422), with
  * a product id the catalogue does not know (the domain's `usageProduct`).
  */
-export const UsageBody = z.object({
-  // Checked before the body (401): a request that reaches the body has a string here.
-  credential: z.string().openapi({ description: "The customer's API key or access token." }),
-  requestId: requestIdMember,
-  productId: requiredInteger(1, MAX_ID).openapi({ description: 'Catalogue product id (numeric strings allowed).' }),
-  units: optionalInteger(1, MAX_UNITS).openapi({ default: 1 }),
-});
+export const UsageBody = z
+  .object({
+    // Checked before the body (401): a request that reaches the body has a string here.
+    credential: z.string().openapi({ description: "The customer's API key or access token." }),
+    requestId: requestIdMember,
+    productId: requiredInteger(1, MAX_ID).openapi({ description: 'Catalogue product id (numeric strings allowed).' }),
+    units: optionalInteger(1, MAX_UNITS).openapi({ default: 1 }),
+  })
+  .openapi({ example: { credential: `at_${'x'.repeat(29)}`, requestId: 'search-7f3c2a', productId: 1, units: 1 } });
 
 /** `POST /internal/v1/usage`: the body's shape is its schema's; whether the product exists, the catalogue's. */
 export const usageRoute = declareRoute({
