@@ -29,82 +29,75 @@ import {
   type Reply,
   type ServiceName,
 } from './support';
+import {
+  CREDENTIAL_PARAMS,
+  JSON_XML_ENDPOINTS,
+  takesCredential,
+  type DeclaredEndpoint,
+  type PublicService,
+} from './support/declared-endpoints';
 
 const { platform, send, freshKey, rotate, introspect, revoke, admin, usage } = usePlatform({ categorization: true, notifier: true });
 
-interface PublicEndpoint {
-  name: string;
-  service: 'auth' | 'user' | 'categorization';
-  method: 'GET' | 'POST';
-  path: string;
+interface PublicEndpoint extends DeclaredEndpoint {
   /** A valid request, for a fresh account where one is needed. */
   valid(): Promise<HttpRequest>;
   /** The 422 for a bad outputFormat. */
   badFormat: ReturnType<typeof codeMessages>;
 }
 
-const balanceEndpoints = (['/user-service/account-balance', '/service/account-balance'] as const).flatMap((path): PublicEndpoint[] => [
-  {
-    name: `GET ${path}`,
-    service: 'user',
-    method: 'GET',
-    path,
-    valid: async () => ({ query: { apiKey: await freshKey() } }),
-    badFormat: badOutputFormat,
-  },
-  {
-    name: `POST ${path}`,
-    service: 'user',
-    method: 'POST',
-    path,
-    valid: async () => ({ json: { apiKey: await freshKey() } }),
-    badFormat: badOutputFormat,
-  },
-]);
+/**
+ * The valid request of a declared endpoint: a fresh key in each credential parameter it declares
+ * (query string on GET, JSON body on POST). The token endpoint takes its key as the seed's
+ * Bearer and a grant in its body.
+ */
+async function validRequest(endpoint: DeclaredEndpoint): Promise<HttpRequest> {
+  if (endpoint.path === '/oauth/token') return { headers: seedBearer(await freshKey()), json: GRANT };
+  const values: Record<string, string> = {};
+  for (const name of CREDENTIAL_PARAMS) if (Object.hasOwn(endpoint.route.params ?? {}, name)) values[name] = await freshKey();
+  return endpoint.method === 'POST' ? { json: values } : { query: values };
+}
 
-const PUBLIC_ENDPOINTS: PublicEndpoint[] = [
-  {
-    name: 'POST /oauth/token',
-    service: 'auth',
-    method: 'POST',
-    path: '/oauth/token',
-    valid: async () => ({ headers: seedBearer(await freshKey()), json: GRANT }),
-    badFormat: badOutputFormat,
-  },
-  ...balanceEndpoints,
-  {
-    name: 'GET /user-service/api-key/generate',
-    service: 'user',
-    method: 'GET',
-    path: '/user-service/api-key/generate',
-    valid: async () => ({ query: { currentApiKey: await freshKey() } }),
-    badFormat: KEY_GENERATION_422,
-  },
-  {
-    name: 'GET /api/v2/categories',
-    service: 'categorization',
-    method: 'GET',
-    path: '/api/v2/categories',
-    valid: () => Promise.resolve({}),
-    badFormat: badOutputFormat,
-  },
-  {
-    name: 'GET /user-service/notification-settings',
-    service: 'user',
-    method: 'GET',
-    path: '/user-service/notification-settings',
-    valid: async () => ({ query: { apiKey: await freshKey() } }),
-    badFormat: badOutputFormat,
-  },
-  {
-    name: 'POST /user-service/notification-settings',
-    service: 'user',
-    method: 'POST',
-    path: '/user-service/notification-settings',
-    valid: async () => ({ query: { apiKey: await freshKey() }, json: { lowBalanceAlert: { threshold: 12 } } }),
-    badFormat: badOutputFormat,
-  },
-];
+/**
+ * Declared JSON/XML endpoints whose valid request needs more than a credential, each with where
+ * its §2 rules are covered instead.
+ */
+const NEEDS_STATE: Readonly<Record<string, string>> = {
+  // 200 only for an account with a reachable webhook (a plain https URL the platform would call).
+  'POST /user-service/notification-settings/webhook-test': 'services/user/test/webhook-settings.int.test.ts',
+};
+
+const PUBLIC_ENDPOINTS: PublicEndpoint[] = JSON_XML_ENDPOINTS.filter((endpoint) => !Object.hasOwn(NEEDS_STATE, endpoint.name)).map(
+  (endpoint) => ({
+    ...endpoint,
+    valid: () => validRequest(endpoint),
+    badFormat: endpoint.route.refusal === 'request' ? KEY_GENERATION_422 : badOutputFormat,
+  }),
+);
+
+describe('§2 the endpoints covered here are read from the route declarations', () => {
+  it('when the declarations are read, then every seed and extension JSON/XML endpoint is covered, usage history included', () => {
+    expect(PUBLIC_ENDPOINTS.map((endpoint) => endpoint.name)).toEqual(
+      expect.arrayContaining([
+        'POST /oauth/token',
+        'GET /user-service/account-balance',
+        'POST /service/account-balance',
+        'GET /user-service/api-key/generate',
+        'GET /api/v2/categories',
+        'GET /user-service/notification-settings',
+        'POST /user-service/notification-settings',
+        'GET /user-service/usage-history',
+        'POST /user-service/usage-history',
+        'GET /user-service/webhook-deliveries',
+      ]),
+    );
+  });
+
+  it('when an endpoint is left out for the state it needs, then it is a declared JSON/XML endpoint', () => {
+    const declared = JSON_XML_ENDPOINTS.map((endpoint) => endpoint.name);
+    expect(declared).toEqual(expect.arrayContaining(Object.keys(NEEDS_STATE)));
+  });
+});
 
 type ParamValue = string | null | readonly string[] | Record<string, string>;
 
@@ -197,7 +190,7 @@ describe.each(PUBLIC_ENDPOINTS.filter((endpoint) => endpoint.method === 'POST'))
 
 interface BodyEndpoint {
   name: string;
-  service: 'auth' | 'user';
+  service: PublicService;
   path: string;
   /** A valid request for the key; its body is JSON. */
   valid(apiKey: string): HttpRequest;
@@ -205,29 +198,29 @@ interface BodyEndpoint {
   invalid(apiKey: string): HttpRequest;
 }
 
-const BODY_ENDPOINTS: BodyEndpoint[] = [
-  {
-    name: 'POST /oauth/token',
-    service: 'auth',
-    path: '/oauth/token',
-    valid: (apiKey) => ({ headers: seedBearer(apiKey), json: GRANT }),
-    invalid: (apiKey) => ({ headers: seedBearer(apiKey), json: { grantType: 'password' } }),
-  },
-  ...(['/user-service/account-balance', '/service/account-balance'] as const).map((path): BodyEndpoint => ({
-    name: `POST ${path}`,
-    service: 'user',
-    path,
-    valid: (apiKey) => ({ json: { apiKey } }),
-    invalid: (apiKey) => ({ json: { apiKey, productId: 'abc' } }),
-  })),
-  {
-    name: 'POST /user-service/notification-settings',
-    service: 'user',
-    path: '/user-service/notification-settings',
-    valid: (apiKey) => ({ query: { apiKey }, json: { lowBalanceAlert: { threshold: 12 } } }),
-    invalid: (apiKey) => ({ query: { apiKey }, json: { lowBalanceAlert: { threshold: null } } }),
-  },
-];
+/** A value no declared parameter accepts as a flat string (CONTRACT §2), and the outputFormat every JSON/XML endpoint refuses. */
+const STRUCTURED = { a: '1' };
+
+/** The POST endpoints among the JSON/XML ones: each reads a body, and refuses one parameter of it. */
+const BODY_ENDPOINTS: BodyEndpoint[] = PUBLIC_ENDPOINTS.filter((endpoint) => endpoint.method === 'POST').map((endpoint) => {
+  if (endpoint.path === '/oauth/token') {
+    return {
+      ...endpoint,
+      valid: (apiKey) => ({ headers: seedBearer(apiKey), json: GRANT }),
+      invalid: (apiKey) => ({ headers: seedBearer(apiKey), json: { grantType: 'password' } }),
+    };
+  }
+  const credentials = (apiKey: string) =>
+    Object.fromEntries(CREDENTIAL_PARAMS.filter((name) => Object.hasOwn(endpoint.route.params ?? {}, name)).map((name) => [name, apiKey]));
+  const others = Object.keys(endpoint.route.params ?? {}).filter((name) => !(CREDENTIAL_PARAMS as readonly string[]).includes(name));
+  return {
+    ...endpoint,
+    valid: (apiKey) => ({ json: credentials(apiKey) }),
+    invalid: (apiKey) => ({
+      json: { ...credentials(apiKey), outputFormat: 'HTML', ...Object.fromEntries(others.map((name) => [name, STRUCTURED])) },
+    }),
+  };
+});
 
 describe.each(BODY_ENDPOINTS)(
   '§2 order of checks on $name: size and syntax (413, 400), then credential (401), then parameters (422)',
@@ -277,14 +270,21 @@ describe.each(BODY_ENDPOINTS)(
 );
 
 describe('§2 order of checks on GET endpoints and the RFC endpoints', () => {
-  it.each<[string, ServiceName, string, Record<string, string>]>([
-    ['GET /user-service/account-balance', 'user', '/user-service/account-balance', { productId: 'abc', outputFormat: 'HTML' }],
-    ['GET /service/account-balance', 'user', '/service/account-balance', { productId: 'abc' }],
-    ['GET /user-service/notification-settings', 'user', '/user-service/notification-settings', { outputFormat: 'HTML' }],
-    ['GET /api/v2/categories', 'categorization', '/api/v2/categories', { order: 'XYZ', outputFormat: 'HTML' }],
-  ])('when %s gets an unknown key and invalid parameters, then 401 before 422', async (_name, service, path, query) => {
-    expectBody(await send(service, path, { query: { apiKey: unknownKey(), ...query } }), 401, unauthorized);
-  });
+  // Key generation is the exception (shape, then existence): its own suite covers that order.
+  const credentialFirst = PUBLIC_ENDPOINTS.filter(
+    (endpoint) => endpoint.method === 'GET' && takesCredential(endpoint.route) && endpoint.route.refusal !== 'request',
+  );
+
+  it.each(credentialFirst.map((endpoint): [string, DeclaredEndpoint] => [endpoint.name, endpoint]))(
+    'when %s gets an unknown key and invalid parameters, then 401 before 422',
+    async (_name, { service, path, route }) => {
+      const query: Record<string, string> = { apiKey: unknownKey(), outputFormat: 'HTML' };
+      for (const name of Object.keys(route.params ?? {})) {
+        if (!(CREDENTIAL_PARAMS as readonly string[]).includes(name) && name !== 'outputFormat') query[`${name}[a]`] = '1';
+      }
+      expectBody(await send(service, path, { query }), 401, unauthorized);
+    },
+  );
 
   it.each(['/oauth/introspect', '/oauth/revoke'])('when %s gets a form body over 16 KiB without a credential, then 413', async (path) => {
     const reply = await send('auth', path, { form: { token: 'x'.repeat(BODY_LIMIT + 1) } });

@@ -4,21 +4,30 @@
  * no CORS headers at all.
  */
 import { ADMIN_TOKEN, bearer, call, usePlatform, type Reply } from './support';
+import { corsEndpointsOf } from './support/declared-endpoints';
 
 const { platform } = usePlatform({ categorization: true });
 
 const ORIGIN = { Origin: 'https://customer.example' };
-const PUBLIC: Array<{ service: 'auth' | 'user' | 'categorization'; path: string; methods: string[] }> = [
-  { service: 'auth', path: '/oauth/token', methods: ['POST'] },
-  { service: 'auth', path: '/oauth/introspect', methods: ['POST'] },
-  { service: 'auth', path: '/oauth/revoke', methods: ['POST'] },
-  { service: 'auth', path: '/.well-known/oauth-authorization-server', methods: ['GET'] },
-  { service: 'user', path: '/user-service/account-balance', methods: ['GET', 'POST'] },
-  { service: 'user', path: '/service/account-balance', methods: ['GET', 'POST'] },
-  { service: 'user', path: '/user-service/api-key/generate', methods: ['GET'] },
-  { service: 'user', path: '/user-service/notification-settings', methods: ['GET', 'POST'] },
-  { service: 'categorization', path: '/api/v2/categories', methods: ['GET'] },
-];
+/** Every public endpoint with its methods, as the declarations (`cors: true`) name them. */
+const PUBLIC = (['auth', 'user', 'categorization'] as const).flatMap((service) =>
+  Object.entries(corsEndpointsOf(service)).map(([path, methods]) => ({ service, path, methods: [...methods] })),
+);
+
+it('when the public endpoints are read from the declarations, then the seed’s, the extensions’ and usage history are among them', () => {
+  expect(PUBLIC).toEqual(
+    expect.arrayContaining([
+      { service: 'auth', path: '/oauth/token', methods: ['POST'] },
+      { service: 'auth', path: '/.well-known/oauth-authorization-server', methods: ['GET'] },
+      { service: 'user', path: '/user-service/account-balance', methods: ['GET', 'POST'] },
+      { service: 'user', path: '/service/account-balance', methods: ['GET', 'POST'] },
+      { service: 'user', path: '/user-service/api-key/generate', methods: ['GET'] },
+      { service: 'user', path: '/user-service/notification-settings', methods: ['GET', 'POST'] },
+      { service: 'user', path: '/user-service/usage-history', methods: ['GET', 'POST'] },
+      { service: 'categorization', path: '/api/v2/categories', methods: ['GET'] },
+    ]),
+  );
+});
 const PRIVATE: Array<{ service: 'auth' | 'user' | 'categorization'; path: string; method: 'GET' | 'POST' }> = [
   { service: 'user', path: '/admin/v1/accounts/1', method: 'GET' },
   { service: 'user', path: '/internal/v1/usage', method: 'POST' },

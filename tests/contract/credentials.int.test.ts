@@ -17,6 +17,7 @@ import {
   type HttpRequest,
   type ServiceName,
 } from './support';
+import { PUBLIC_ENDPOINTS } from './support/declared-endpoints';
 
 const { platform, send, freshKey, balanceOf, rotate, isActive } = usePlatform({ categorization: true });
 
@@ -32,18 +33,19 @@ describe('§3 credentials', () => {
   });
 
   it.each<[string, ServiceName, string, (token: string) => HttpRequest]>([
-    ['account-balance, token as apiKey', 'user', '/user-service/account-balance', (token) => ({ query: { apiKey: token } })],
-    ['account-balance, token as Bearer', 'user', '/user-service/account-balance', (token) => ({ headers: bearer(token) })],
+    // Every GET endpoint that declares `apiKey`, read from the declarations: the token as apiKey and as Bearer.
+    ...PUBLIC_ENDPOINTS.filter((endpoint) => endpoint.method === 'GET' && Object.hasOwn(endpoint.route.params ?? {}, 'apiKey')).flatMap(
+      ({ name, service, path }): Array<[string, ServiceName, string, (token: string) => HttpRequest]> => [
+        [`${name}, token as apiKey`, service, path, (token) => ({ query: { apiKey: token } })],
+        [`${name}, token as Bearer`, service, path, (token) => ({ headers: bearer(token) })],
+      ],
+    ),
     [
       'legacy account-balance, token as apiKey in a form body',
       'user',
       '/service/account-balance',
       (token) => ({ form: { apiKey: token } }),
     ],
-    ['notification-settings, token as apiKey', 'user', '/user-service/notification-settings', (token) => ({ query: { apiKey: token } })],
-    ['notification-settings, token as Bearer', 'user', '/user-service/notification-settings', (token) => ({ headers: bearer(token) })],
-    ['categories, token as apiKey', 'categorization', '/api/v2/categories', (token) => ({ query: { apiKey: token } })],
-    ['categories, token as Bearer', 'categorization', '/api/v2/categories', (token) => ({ headers: bearer(token) })],
   ])('when %s, then the token is accepted where the key is: 200', async (_case, service, path, request) => {
     const token = await platform.token(await freshKey());
     expect((await send(service, path, request(token))).status).toBe(200);

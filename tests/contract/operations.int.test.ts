@@ -8,7 +8,12 @@ const { send, balanceOf, admin } = usePlatform({ categorization: true, notifier:
 
 const OPENAPI_PATHS: Record<ServiceName, string[]> = {
   auth: ['/oauth/token', '/oauth/introspect', '/oauth/revoke', '/.well-known/oauth-authorization-server'],
-  user: ['/user-service/account-balance', '/user-service/api-key/generate', '/user-service/notification-settings'],
+  user: [
+    '/user-service/account-balance',
+    '/user-service/api-key/generate',
+    '/user-service/notification-settings',
+    '/user-service/usage-history',
+  ],
   categorization: ['/api/v2/categories'],
   notifier: [],
 };

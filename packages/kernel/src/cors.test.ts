@@ -51,4 +51,16 @@ describe('publicCorsStep', () => {
       expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
     },
   );
+
+  it('when a public endpoint lies below another one, then its preflight names its own methods, not the enclosing one’s', async () => {
+    const cors = publicCorsStep({ '/settings': ['GET', 'POST'], '/settings/webhook-test': ['POST'] });
+    const served = express();
+    served.use((req, res, next) => {
+      if (!cors(req, res)) next();
+    });
+    const preflight = (path: string) =>
+      request(served).options(path).set('Origin', 'https://a.example').set('Access-Control-Request-Method', 'POST');
+    expect((await preflight('/settings/webhook-test')).headers['access-control-allow-methods']).toBe('POST');
+    expect((await preflight('/settings')).headers['access-control-allow-methods']).toBe('GET,POST');
+  });
 });

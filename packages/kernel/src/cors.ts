@@ -41,7 +41,9 @@ const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/
 export function publicCorsStep(endpoints: PublicEndpoints): CorsStep {
   const preflights = new Map(Object.entries(endpoints).map(([path, methods]) => [path.toLowerCase(), publicCors(methods)]));
   if (preflights.size === 0) return () => false;
-  const pattern = new RegExp(`^(${[...preflights.keys()].map(escapeRegExp).join('|')})(?:/|$)`, 'i');
+  // Longest first: a path below another public one (`…/notification-settings/webhook-test`) is its own endpoint, with its own methods.
+  const paths = [...preflights.keys()].sort((a, b) => b.length - a.length);
+  const pattern = new RegExp(`^(${paths.map(escapeRegExp).join('|')})(?:/|$)`, 'i');
   const exposed = EXPOSED_HEADERS.join(',');
   return (req, res) => {
     const matched = pattern.exec(req.path)?.[1];

@@ -7,3 +7,4 @@ export { adminEdge, oauthEdge, productEdge, publicEdge, routeEdge, type RouteEdg
 export * from './route-declaration';
 export * from './route-openapi';
 export * from './route-handler';
+export * from './document-schema';

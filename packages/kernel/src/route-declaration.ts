@@ -12,6 +12,7 @@ import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import type { IRouter, Request, RequestHandler, Response } from 'express';
 import { z, type ZodTypeAny } from 'zod';
 import { AppError, invalidMessage, requiredMessage, type FieldMessages, type Params } from '@platform/wire';
+import { ruleMessages, validateDocument } from './document-schema';
 import { checkOutputFormat, handler } from './route-handler';
 import type { PublicEndpoints } from './cors';
 import type { RouteEdge } from './route-edge';
@@ -51,14 +52,18 @@ export interface AnswerDeclaration {
  */
 export type ResponseDeclaration = string | AnswerDeclaration;
 
-/** A request body the route reads as one document (nested JSON, or a form), described here and parsed by the domain. */
+/**
+ * A request body described for the document only: a form the route reads as flat `params`, or
+ * the bodies of a route whose grants read them (`/oauth/token`). A JSON body the route reads as
+ * one document is its `document`, at once its validator and its description.
+ */
 export interface BodyDeclaration {
   /** Media type → schema. */
   content: Record<string, ZodTypeAny>;
   required?: boolean;
 }
 
-export interface RouteDeclaration<S extends ParamShape = ParamShape, D extends ZodTypeAny = ZodTypeAny> {
+export interface RouteDeclaration<S extends ParamShape = ParamShape, D extends ZodTypeAny = ZodTypeAny, P extends ParamShape = ParamShape> {
   readonly methods: readonly HttpMethod[];
   /** OpenAPI paths (`/admin/v1/accounts/{id}`); the first ones are current, `deprecatedPaths` are mounted too. */
   readonly paths: readonly string[];
@@ -75,15 +80,19 @@ export interface RouteDeclaration<S extends ParamShape = ParamShape, D extends Z
    * (`The selected product id is invalid.`), or `request`, the one string 422 of key generation.
    */
   readonly refusal?: 'fields' | 'request';
-  /** Path parameters (documented; the route reads them from `req.params`). */
-  readonly pathParams?: ParamShape;
+  /**
+   * Path parameters, validated by `path()`: a value its schema refuses names nothing (404), as
+   * an account id that is not a number does.
+   */
+  readonly pathParams?: P;
   /** A documented, non-validated header parameter (If-None-Match, …). */
   readonly headerParams?: ParamShape;
   readonly body?: BodyDeclaration;
   /**
-   * The JSON body read as one nested document, validated with the parameters (and documented
-   * as the JSON request body when `body` is not given): each problem is reported under its
-   * dotted name (`lowBalanceAlert.threshold`), `required` when absent, else `invalid`.
+   * The JSON body read as one nested document: validated with the parameters by `input()` and
+   * documented as the JSON request body (the one schema of both). Each problem is reported
+   * under its dotted name (`lowBalanceAlert.threshold`), `required` when absent, else `invalid`,
+   * or in the wording the schema gives (document-schema.ts).
    */
   readonly document?: D;
   readonly responses: Readonly<Record<number, ResponseDeclaration>>;
@@ -110,51 +119,65 @@ export type ParamValues<S extends ParamShape> = { [K in keyof S]: z.output<S[K]>
 /** The declared parameters, validated, and the declared document (`undefined` when none is declared). */
 export type RouteInput<S extends ParamShape, D extends ZodTypeAny> = ParamValues<S> & { readonly document: z.output<D> };
 
+/** The members of an object document its schema accepted, when the whole was refused. */
+export type AcceptedMembers<D extends ZodTypeAny> = Partial<z.output<D>>;
+
 /** What a declared route receives besides the request and response. */
-export interface DeclaredRequest<S extends ParamShape, D extends ZodTypeAny = ZodTypeAny> {
+export interface DeclaredRequest<S extends ParamShape, D extends ZodTypeAny = ZodTypeAny, P extends ParamShape = ParamShape> {
   /** The request's parameters (read once, shared with the kernel). */
   readonly params: Params;
   /**
-   * The declared parameters, validated: a 422 (with the refused `outputFormat`, in the
-   * contract's messages) when one is invalid. Called where the route's order of checks puts the
-   * parameters (after the credential, CONTRACT §2).
+   * The declared parameters and document, validated: a 422 (with the refused `outputFormat`, in
+   * the contract's messages) when one is invalid. Called where the route's order of checks puts
+   * the parameters (after the credential, CONTRACT §2).
    */
   input(): RouteInput<S, D>;
+  /**
+   * `input()` and a domain rule that needs I/O (a product id must be in the catalogue), run on
+   * the document members the schema accepted: the field problems the rule throws are reported
+   * together with the schema's, after them. Answers the input and the rule's result.
+   */
+  inputWith<R>(rule: (accepted: AcceptedMembers<D>) => Promise<R>): Promise<{ input: RouteInput<S, D>; ruled: R }>;
+  /** The declared path parameters, validated: a 404 when one names nothing its schema accepts. */
+  path(): ParamValues<P>;
 }
 
-export type DeclaredRouteFn<S extends ParamShape, D extends ZodTypeAny> = (
+export type DeclaredRouteFn<S extends ParamShape, D extends ZodTypeAny, P extends ParamShape = ParamShape> = (
   req: Request,
   res: Response,
-  request: DeclaredRequest<S, D>,
+  request: DeclaredRequest<S, D, P>,
 ) => Promise<void> | void;
 
-/** Declares a route; the identity, typed (so that `params` and `document` keep their types). */
-export function declareRoute<S extends ParamShape = Record<never, ZodTypeAny>, D extends ZodTypeAny = z.ZodUndefined>(
-  declaration: RouteDeclaration<S, D>,
-): RouteDeclaration<S, D> {
+/** Declares a route; the identity, typed (so that `params`, `document` and `pathParams` keep their types). */
+export function declareRoute<
+  S extends ParamShape = Record<never, ZodTypeAny>,
+  D extends ZodTypeAny = z.ZodUndefined,
+  P extends ParamShape = Record<never, ZodTypeAny>,
+>(declaration: RouteDeclaration<S, D, P>): RouteDeclaration<S, D, P> {
   return Object.freeze(declaration);
 }
 
-/** A zod issue's field: its dotted path (`lowBalanceAlert.threshold`). */
-function issueField(issue: z.ZodIssue): string {
-  return issue.path.join('.');
+type Validation = Pick<RouteDeclaration<ParamShape, ZodTypeAny>, 'params' | 'refusal' | 'document'>;
+
+interface Collected {
+  values: Record<string, unknown>;
+  errors: FieldMessages;
+  /** The document's accepted members (all of it when valid). */
+  accepted: Record<string, unknown>;
 }
 
-function isMissing(issue: z.ZodIssue): boolean {
-  return issue.code === 'invalid_type' && issue.received === 'undefined';
+function refusal(declaration: Validation, errors: FieldMessages): AppError {
+  return declaration.refusal === 'request' ? new AppError('invalid_request_params') : new AppError('invalid_params', { fields: errors });
 }
 
 /**
  * Validates a route's declared parameters (CONTRACT §2): a refused `outputFormat` first, then
  * every parameter in declaration order, each reported under its own name: a structured value
  * (`a[b]=c`, an array, nested JSON) or one its schema refuses is `The selected <name> is
- * invalid.`; an absent one its schema requires is `The <name> field is required.`.
+ * invalid.`; an absent one its schema requires is `The <name> field is required.`; then the
+ * declared document's problems.
  */
-export function validateParams<S extends ParamShape, D extends ZodTypeAny>(
-  declaration: Pick<RouteDeclaration<S, D>, 'params' | 'refusal' | 'document'>,
-  params: Params,
-  res?: Response,
-): RouteInput<S, D> {
+function collect(declaration: Validation, params: Params, res?: Response): Collected {
   const errors: FieldMessages = {};
   const declared: ParamShape = declaration.params ?? {};
   // The kernel decided the format; it is reported first, or where the declaration names it.
@@ -174,20 +197,50 @@ export function validateParams<S extends ParamShape, D extends ZodTypeAny>(
     if (parsed.success) values[name] = parsed.data;
     else errors[name] = [raw.kind === 'absent' ? requiredMessage(name) : invalidMessage(name)];
   }
+  let accepted: Record<string, unknown> = {};
   if (declaration.document) {
-    const parsed = declaration.document.safeParse(params.rawBody());
-    if (parsed.success) values.document = parsed.data;
-    else {
-      for (const issue of parsed.error.issues) {
-        const field = issueField(issue);
-        errors[field] ??= [isMissing(issue) ? requiredMessage(field) : invalidMessage(field)];
-      }
-    }
+    const outcome = validateDocument(declaration.document, params.rawBody(), errors);
+    if (outcome.ok) {
+      values.document = outcome.value;
+      accepted = outcome.value as Record<string, unknown>;
+    } else accepted = outcome.accepted;
   }
-  if (Object.keys(errors).length > 0) {
-    throw declaration.refusal === 'request' ? new AppError('invalid_request_params') : new AppError('invalid_params', { fields: errors });
-  }
+  return { values, errors, accepted };
+}
+
+/** The declared parameters and document, validated (`input()`): their values, or the 422. */
+export function validateParams<S extends ParamShape, D extends ZodTypeAny>(
+  declaration: Pick<RouteDeclaration<S, D>, 'params' | 'refusal' | 'document'>,
+  params: Params,
+  res?: Response,
+): RouteInput<S, D> {
+  const { values, errors } = collect(declaration, params, res);
+  if (Object.keys(errors).length > 0) throw refusal(declaration, errors);
   return values as RouteInput<S, D>;
+}
+
+/** `validateParams` and a domain rule run on the accepted document members (`inputWith()`), their problems reported together. */
+export async function validateParamsWith<S extends ParamShape, D extends ZodTypeAny, R>(
+  declaration: Pick<RouteDeclaration<S, D>, 'params' | 'refusal' | 'document'>,
+  params: Params,
+  rule: (accepted: AcceptedMembers<D>) => Promise<R>,
+  res?: Response,
+): Promise<{ input: RouteInput<S, D>; ruled: R }> {
+  const { values, errors, accepted } = collect(declaration, params, res);
+  const ruled = await ruleMessages(() => rule(accepted as AcceptedMembers<D>), errors);
+  if (Object.keys(errors).length > 0) throw refusal(declaration, errors);
+  return { input: values as RouteInput<S, D>, ruled: ruled as R };
+}
+
+/** The declared path parameters, validated: a value its schema refuses names nothing (404). */
+export function validatePath<P extends ParamShape>(declared: P | undefined, path: Record<string, unknown>): ParamValues<P> {
+  const values: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(declared ?? {})) {
+    const parsed = schema.safeParse(path[name]);
+    if (!parsed.success) throw new AppError('not_found');
+    values[name] = parsed.data;
+  }
+  return values as ParamValues<P>;
 }
 
 /** `/a/{id}` → `/a/:id`. */
@@ -200,26 +253,30 @@ export function mountedPaths(declaration: Pick<RouteDeclaration, 'paths' | 'depr
   return [...declaration.paths, ...(declaration.deprecatedPaths ?? [])];
 }
 
-/** The express handler of a declared route: enters its edge and hands it its validator. */
-export function declaredHandler<S extends ParamShape, D extends ZodTypeAny>(
-  declaration: RouteDeclaration<S, D>,
-  fn: DeclaredRouteFn<S, D>,
+/** The express handler of a declared route: enters its edge and hands it its validators. */
+export function declaredHandler<S extends ParamShape, D extends ZodTypeAny, P extends ParamShape>(
+  declaration: RouteDeclaration<S, D, P>,
+  fn: DeclaredRouteFn<S, D, P>,
 ): RequestHandler {
-  const input = (params: Params, res: Response) => () => validateParams(declaration, params, res);
-  if (declaration.accountData !== true)
-    return handler(declaration.edge, (req, res, params) => fn(req, res, { params, input: input(params, res) }));
+  const request = (req: Request, res: Response, params: Params): DeclaredRequest<S, D, P> => ({
+    params,
+    input: () => validateParams(declaration, params, res),
+    inputWith: (rule) => validateParamsWith(declaration, params, rule, res),
+    path: () => validatePath(declaration.pathParams, req.params),
+  });
+  if (declaration.accountData !== true) return handler(declaration.edge, (req, res, params) => fn(req, res, request(req, res, params)));
   return handler(declaration.edge, (req, res, params) => {
     // Before the route's work, so that its refusals (401, 422) carry them too.
     for (const [name, value] of Object.entries(ACCOUNT_DATA_HEADERS)) res.setHeader(name, value);
-    return fn(req, res, { params, input: input(params, res) });
+    return fn(req, res, request(req, res, params));
   });
 }
 
 /** Mounts a declared route on every method and path it declares. */
-export function mountRoute<S extends ParamShape, D extends ZodTypeAny>(
+export function mountRoute<S extends ParamShape, D extends ZodTypeAny, P extends ParamShape>(
   router: IRouter,
-  declaration: RouteDeclaration<S, D>,
-  fn: DeclaredRouteFn<S, D>,
+  declaration: RouteDeclaration<S, D, P>,
+  fn: DeclaredRouteFn<S, D, P>,
 ): void {
   const routeHandler = declaredHandler(declaration, fn);
   for (const path of mountedPaths(declaration)) {

@@ -11,6 +11,7 @@ import {
   mountedPaths,
   OUTPUT_FORMAT,
   outputFormatParam,
+  type BodyDeclaration,
   type ParamShape,
   type ResponseDeclaration,
   type RouteDeclaration,
@@ -54,6 +55,18 @@ function responseOf(edge: RouteEdge, response: ResponseDeclaration): ResponseCon
   };
 }
 
+/**
+ * The request body: the declared document as the JSON body (the schema that validates it), beside
+ * the media types described in `body`. A document is required when its schema refuses an empty
+ * body (the kernel reads an absent body as `{}`).
+ */
+function requestBody(declaration: RouteDeclaration): BodyDeclaration | undefined {
+  const { document } = declaration;
+  if (!document) return declaration.body;
+  const required = declaration.body?.required ?? !document.safeParse({}).success;
+  return { required, content: { ...declaration.body?.content, 'application/json': document } };
+}
+
 /** The OpenAPI operations of one declaration (one per method and path). */
 function operationsOf(declaration: RouteDeclaration): RouteConfig[] {
   const { edge } = declaration;
@@ -69,7 +82,7 @@ function operationsOf(declaration: RouteDeclaration): RouteConfig[] {
     Object.entries(declaration.responses).map(([status, response]) => [status, responseOf(edge, response)]),
   );
   const deprecated = new Set(declaration.deprecatedPaths ?? []);
-  const body = declaration.body ?? (declaration.document ? { content: { 'application/json': declaration.document } } : undefined);
+  const body = requestBody(declaration);
   return mountedPaths(declaration).flatMap((path) =>
     declaration.methods.map((method) => ({
       method,

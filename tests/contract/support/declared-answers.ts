@@ -7,18 +7,9 @@
  * (pinned byte for byte by the suites) are not checked here.
  */
 import { ENVELOPE_SCHEMAS, mountedPaths, type RouteDeclaration } from '@platform/kernel';
-import { authRoutes } from '../../../services/auth/src/openapi';
-import { categorizationRoutes } from '../../../services/categorization/src/openapi';
-import { userRoutes } from '../../../services/user/src/openapi';
+import { DECLARED_ROUTES as ROUTES } from './declared-endpoints';
 import type { ServiceName } from './fixture';
 import type { Reply } from './http';
-
-const ROUTES: Readonly<Record<ServiceName, ReadonlyArray<RouteDeclaration>>> = {
-  auth: authRoutes,
-  user: userRoutes,
-  categorization: categorizationRoutes,
-  notifier: [],
-};
 
 /** `/admin/v1/accounts/{id}` → a pattern of the concrete path. */
 const templatePattern = (template: string): RegExp =>

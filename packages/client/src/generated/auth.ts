@@ -314,7 +314,6 @@ export interface paths {
           };
           content: {
             'application/json': Record<string, never>;
-            'application/xml': Record<string, never>;
           };
         };
       };

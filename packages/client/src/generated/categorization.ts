@@ -114,6 +114,7 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            /** @description Trimmed. */
             name: string;
             parent: string | null;
           };

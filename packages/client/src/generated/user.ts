@@ -392,7 +392,20 @@ export interface paths {
       };
       requestBody?: {
         content: {
-          'application/json': components['schemas']['NotificationSettings'];
+          'application/json': {
+            lowBalanceAlert: {
+              enabled: boolean | null;
+              threshold: number;
+            } | null;
+            zeroBalanceAlert: {
+              enabled: boolean | null;
+            } | null;
+            email: string | null;
+            webhook: {
+              url: string;
+              enabled: boolean | null;
+            } | null;
+          };
         };
       };
       responses: {
@@ -765,10 +778,12 @@ export interface paths {
         path?: never;
         cookie?: never;
       };
-      requestBody?: {
+      requestBody: {
         content: {
           'application/json': {
+            /** Format: email */
             email: string;
+            /** @description Product id → initial credits of its pool (numeric strings allowed); at most one product per pool. */
             credits?: {
               [key: string]: number;
             };
@@ -882,11 +897,12 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody?: {
+      requestBody: {
         content: {
           'application/json': {
+            /** Format: email */
             email: string;
-            disabled: boolean;
+            disabled: boolean | null;
           };
         };
       };
@@ -977,12 +993,15 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody?: {
+      requestBody: {
         content: {
           'application/json': {
-            productId: number;
-            amount: number;
-            reason?: string;
+            /** @description Catalogue product id (numeric strings allowed). */
+            productId: number | string;
+            /** @description Positive: a top-up; negative: an adjustment, clamped at 0. */
+            amount: number | string;
+            /** @description Kept in the audit row. */
+            reason?: string | null;
           };
         };
       };
@@ -1363,17 +1382,17 @@ export interface paths {
         path?: never;
         cookie?: never;
       };
-      requestBody?: {
+      requestBody: {
         content: {
           'application/json': {
             /** @description The customer's API key or access token. */
             credential: string;
+            /** @description Idempotency key, global. */
+            requestId: string;
             /** @description Catalogue product id (numeric strings allowed). */
             productId: number | string;
             /** @default 1 */
-            units?: number | string;
-            /** @description Idempotency key, global. */
-            requestId: string;
+            units?: number | string | null;
           };
         };
       };

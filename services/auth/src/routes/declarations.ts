@@ -128,5 +128,5 @@ export const metadataRoute = declareRoute({
   // The app's default edge, as before it was declared (the answer itself is always JSON).
   edge: publicEdge,
   summary: 'RFC 8414 authorization server metadata',
-  responses: { 200: { description: 'Metadata', body: z.object({}).passthrough() } },
+  responses: { 200: { description: 'Metadata', body: z.object({}).passthrough(), jsonOnly: true } },
 });

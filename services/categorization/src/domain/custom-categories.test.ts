@@ -2,21 +2,10 @@ import { AppError } from '@platform/wire';
 import {
   createCustomCategory,
   deleteCategory,
-  readNewCategory,
   type CreateOutcome,
   type CustomCategoryWriter,
   type DeleteOutcome,
 } from './custom-categories';
-
-function thrown(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
-}
 
 async function rejected(promise: Promise<unknown>): Promise<AppError> {
   try {
@@ -42,37 +31,6 @@ function writer(
     exists: () => Promise.resolve(outcomes.exists ?? false),
   };
 }
-
-describe('readNewCategory', () => {
-  it('when name and parent are valid, then the name is trimmed', () => {
-    expect(readNewCategory({ name: '  Drones  ', parent: 'IAB-1' })).toEqual({ name: 'Drones', parent: 'IAB-1' });
-    expect(readNewCategory({ name: 'Top', parent: null })).toEqual({ name: 'Top', parent: null });
-  });
-
-  it('when name and parent are missing, then both are reported', () => {
-    const error = thrown(() => readNewCategory({}));
-    expect(error.code).toBe('invalid_params');
-    expect(error.fields).toEqual({ name: ['The name field is required.'], parent: ['The parent field is required.'] });
-  });
-
-  it.each([
-    [{ name: '   ', parent: null }, { name: ['The name field is required.'] }],
-    [{ name: null, parent: null }, { name: ['The name field is required.'] }],
-    [{ name: 42, parent: null }, { name: ['The selected name is invalid.'] }],
-    [{ name: 'a\u0000b', parent: null }, { name: ['The selected name is invalid.'] }],
-    [{ name: 'x'.repeat(256), parent: null }, { name: ['The name may not be greater than 255 characters.'] }],
-    [{ name: 'ok', parent: '' }, { parent: ['The parent field is required.'] }],
-    [{ name: 'ok', parent: 'IAB-x' }, { parent: ['The selected parent is invalid.'] }],
-    [{ name: 'ok', parent: 3 }, { parent: ['The selected parent is invalid.'] }],
-    [{ name: 'ok', parent: ['IAB-1'] }, { parent: ['The selected parent is invalid.'] }],
-  ])('when the body is %p, then 422 with %p', (body, fields) => {
-    expect(thrown(() => readNewCategory(body)).fields).toEqual(fields);
-  });
-
-  it('when the name has 255 characters counted as code points, then it is accepted', () => {
-    expect(readNewCategory({ name: '🎮'.repeat(255), parent: null }).name).toHaveLength(510);
-  });
-});
 
 describe('createCustomCategory', () => {
   it('when the writer creates it, then the category is returned and the name key is lower case', async () => {

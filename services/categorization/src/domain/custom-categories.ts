@@ -1,7 +1,7 @@
-import { AppError, invalidMessage, invalidParams, requiredMessage, type FieldMessages } from '@platform/wire';
-import { hasForbiddenCharacters, MAX_NAME_LENGTH, nameKey, nameLength, parseCategoryId, type Category } from './category';
+import { AppError, invalidMessage, invalidParams } from '@platform/wire';
+import { nameKey, parseCategoryId, type Category } from './category';
 
-/** A custom category to create, after validation. */
+/** A custom category to create, as the route's schema read it (`NewCategoryBody`). */
 export interface NewCategory {
   /** Trimmed, 1–255 characters. */
   name: string;
@@ -19,49 +19,6 @@ export interface CustomCategoryWriter {
   /** Deletes a custom category that has no children. */
   deleteCustom(id: string): Promise<DeleteOutcome>;
   exists(id: string): Promise<boolean>;
-}
-
-const tooLongMessage = (field: string): string => `The ${field} may not be greater than ${MAX_NAME_LENGTH} characters.`;
-
-function readName(raw: unknown, errors: FieldMessages): string | undefined {
-  if (raw === undefined || raw === null) {
-    errors.name = [requiredMessage('name')];
-    return undefined;
-  }
-  if (typeof raw !== 'string') {
-    errors.name = [invalidMessage('name')];
-    return undefined;
-  }
-  const name = raw.trim();
-  if (name === '') errors.name = [requiredMessage('name')];
-  else if (nameLength(name) > MAX_NAME_LENGTH) errors.name = [tooLongMessage('name')];
-  else if (hasForbiddenCharacters(name)) errors.name = [invalidMessage('name')];
-  else return name;
-  return undefined;
-}
-
-function readParent(body: Record<string, unknown>, errors: FieldMessages): string | null | undefined {
-  // `"parent": null` is a real value here (a top-level category); leaving it out is not (CONTRACT §7).
-  if (!Object.hasOwn(body, 'parent') || body.parent === undefined || body.parent === '') {
-    errors.parent = [requiredMessage('parent')];
-    return undefined;
-  }
-  const raw = body.parent;
-  if (raw === null) return null;
-  if (typeof raw !== 'string' || parseCategoryId(raw) === undefined) {
-    errors.parent = [invalidMessage('parent')];
-    return undefined;
-  }
-  return raw;
-}
-
-/** Validates the body of `POST /admin/v1/categories`; every bad field is reported at once (422). */
-export function readNewCategory(body: Record<string, unknown>): NewCategory {
-  const errors: FieldMessages = {};
-  const name = readName(body.name, errors);
-  const parent = readParent(body, errors);
-  if (name === undefined || parent === undefined) throw invalidParams(errors);
-  return { name, parent };
 }
 
 /** Creates `CUS-<n>`: the parent must exist (else 422) and no sibling may have the same name, ignoring case (else 409). */

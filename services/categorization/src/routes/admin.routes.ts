@@ -1,24 +1,67 @@
 import type { Express } from 'express';
 import { type Logger } from '@platform/runtime';
-import { adminEdge, declareRoute, locals, mountRoute, respond } from '@platform/kernel';
+import {
+  adminEdge,
+  declareRoute,
+  fieldMessage,
+  locals,
+  mountRoute,
+  requireAdminToken,
+  respond,
+  type NamedAdminToken,
+} from '@platform/kernel';
 import type { FailureLimit } from '@platform/credentials';
-import { requireAdminToken, type NamedAdminToken } from '@platform/kernel';
 import { z } from 'zod';
 import type { CatalogCache } from '../catalog/catalog-cache';
-import { createCustomCategory, deleteCategory, readNewCategory, type CustomCategoryWriter } from '../domain/custom-categories';
+import { hasForbiddenCharacters, MAX_NAME_LENGTH, nameLength, parseCategoryId } from '../domain/category';
+import { createCustomCategory, deleteCategory, type CustomCategoryWriter, type NewCategory } from '../domain/custom-categories';
 import { Category } from './categories.routes';
 
 const adminSecurity = [{ adminToken: [] }];
 const ADMIN_401 = 'Missing or wrong admin token.';
 
-/** `POST /admin/v1/categories`: the body is the domain's to read (`readNewCategory`: the catalogue decides the parent). */
+/** `name`: trimmed; absent, null or blank is `required`; 1–255 characters (code points), no control characters. */
+const categoryName = z
+  .preprocess(
+    (value) => (value === null ? undefined : typeof value === 'string' ? value.trim() || undefined : value),
+    z
+      .string()
+      .refine(
+        (name) => nameLength(name) <= MAX_NAME_LENGTH,
+        fieldMessage(`The name may not be greater than ${MAX_NAME_LENGTH} characters.`),
+      )
+      .refine((name) => !hasForbiddenCharacters(name)),
+  )
+  .openapi({ type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH, description: 'Trimmed.' });
+
+/**
+ * `parent`: an id shaped like `IAB-<n>` or `CUS-<n>`, or null for a top-level category; leaving
+ * it out (or `''`) is not null (CONTRACT §7). Whether the parent exists is the domain's to say.
+ */
+const categoryParent = z
+  .preprocess(
+    (value) => (value === '' ? undefined : value),
+    z
+      .string()
+      .refine((id) => parseCategoryId(id) !== undefined)
+      .nullable(),
+  )
+  .openapi({ type: ['string', 'null'], pattern: '^(IAB|CUS)-[1-9][0-9]{0,8}$' });
+
+/** The body of `POST /admin/v1/categories`; every bad field is reported at once (422). */
+export const NewCategoryBody = z
+  .object({ name: categoryName, parent: categoryParent })
+  .transform((body): NewCategory => body)
+  .openapi({ example: { name: 'Drones', parent: 'IAB-1' } });
+
+/** `POST /admin/v1/categories`: the body's shape is its schema's; whether the parent exists, the domain's. */
 export const createCategoryRoute = declareRoute({
   methods: ['post'],
   paths: ['/admin/v1/categories'],
   edge: adminEdge,
   summary: 'Create a custom category (CUS-<n>)',
   security: adminSecurity,
-  body: { required: true, content: { 'application/json': z.object({ name: z.string().max(255), parent: z.string().nullable() }) } },
+  document: NewCategoryBody,
   responses: {
     201: { description: 'Created.', body: Category },
     401: ADMIN_401,
@@ -64,8 +107,7 @@ async function refreshAfterChange(catalog: CatalogCache, log: Logger): Promise<v
 export function mountAdminRoutes(app: Express, deps: AdminRouteDeps): void {
   app.use('/admin/v1', requireAdminToken(deps.adminTokens, { failures: deps.adminFailures }));
   mountRoute(app, createCategoryRoute, async (_req, res, request) => {
-    const input = readNewCategory(request.params.rawBody());
-    const category = await createCustomCategory(deps.writer, input);
+    const category = await createCustomCategory(deps.writer, request.input().document);
     await refreshAfterChange(deps.catalog, locals(res).log);
     locals(res).log.info('category created', { id: category.id, parent: category.parent });
     respond(res, 201, category);

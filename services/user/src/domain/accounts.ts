@@ -1,73 +1,17 @@
-import {
-  AppError,
-  invalidMessage,
-  invalidParams,
-  isMailboxAddress,
-  NUMERIC,
-  requiredMessage,
-  throwIfInvalid,
-  type FieldMessages,
-} from '@platform/wire';
+import { AppError, invalidMessage, invalidParams, throwIfInvalid, type FieldMessages } from '@platform/wire';
 import { generateApiKey, hashSecret } from '@platform/credentials';
 import type { Product } from './catalogue';
-import { MAX_ID, readInteger } from './integer-field';
 import type { AccountRecord, ProductBalance, UserQueries, UserStore } from './user-store';
 
 /** Largest single top-up, adjustment or initial credit an operator may give. */
 export const MAX_AMOUNT = 1_000_000_000_000;
 export const EMAIL_TAKEN = 'An account with this e-mail already exists.';
 
+/** A new account, as the route's schema read it (`NewAccountBody`). */
 export interface NewAccount {
   email: string;
   /** Product id -> initial credits of that product's pool. */
   credits: Map<number, number>;
-}
-
-/** Path ids that are not account ids name no account: 404. */
-export function parseAccountId(raw: string): number {
-  const id = NUMERIC.test(raw) ? Number(raw) : 0;
-  if (id < 1 || id > MAX_ID) throw new AppError('not_found');
-  return id;
-}
-
-function parseEmail(raw: unknown, errors: FieldMessages): string | undefined {
-  if (raw === undefined || raw === null || raw === '') {
-    errors.email = [requiredMessage('email')];
-    return undefined;
-  }
-  if (typeof raw === 'string' && isMailboxAddress(raw)) return raw;
-  errors.email = [invalidMessage('email')];
-  return undefined;
-}
-
-function parseInitialCredits(raw: unknown, errors: FieldMessages): Map<number, number> {
-  const credits = new Map<number, number>();
-  if (raw === undefined || raw === null) return credits;
-  if (typeof raw !== 'object' || Array.isArray(raw)) {
-    errors.credits = [invalidMessage('credits')];
-    return credits;
-  }
-  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
-    const productId = NUMERIC.test(key) ? Number(key) : 0;
-    const amount = readInteger(value, { min: 0, max: MAX_AMOUNT });
-    if (productId < 1 || productId > MAX_ID) {
-      errors.credits = [invalidMessage('credits')];
-    } else if (amount.kind !== 'value') {
-      errors[`credits.${productId}`] = [invalidMessage(`credits.${productId}`)];
-    } else {
-      credits.set(productId, amount.value);
-    }
-  }
-  return credits;
-}
-
-/** The body of `POST /admin/v1/accounts` (CONTRACT §7, §9); every problem is reported together. */
-export function parseNewAccount(body: Record<string, unknown>): NewAccount {
-  const errors: FieldMessages = {};
-  const email = parseEmail(body.email, errors);
-  const credits = parseInitialCredits(body.credits, errors);
-  throwIfInvalid(errors);
-  return { email: email as string, credits };
 }
 
 /** Catalogue products for the named ids; a name outside the catalogue or two of one pool is a 422. */
@@ -123,45 +67,38 @@ export async function accountDetails(
   return { account, balances: await store.readBalances(accountId) };
 }
 
+/** A top-up or adjustment, as the route's schema read it (`CreditChangeBody`). */
 export interface CreditChange {
   productId: number;
   /** Positive: top-up; negative: adjustment, clamped at 0. */
   amount: number;
-}
-
-/** The body of `POST /admin/v1/accounts/:id/credits`; a negative amount arrives as a JSON number. */
-export function parseCreditChange(body: Record<string, unknown>): CreditChange {
-  const errors: FieldMessages = {};
-  const productId = readInteger(body.productId, { min: 1, max: MAX_ID });
-  const amount = readInteger(body.amount, { min: -MAX_AMOUNT, max: MAX_AMOUNT });
-  if (productId.kind === 'value' && amount.kind === 'value') return { productId: productId.value, amount: amount.value };
-  if (productId.kind !== 'value')
-    errors.productId = [productId.kind === 'absent' ? requiredMessage('productId') : invalidMessage('productId')];
-  if (amount.kind !== 'value') errors.amount = [amount.kind === 'absent' ? requiredMessage('amount') : invalidMessage('amount')];
-  throw invalidParams(errors);
+  /** Kept in the audit row. */
+  reason?: string | undefined;
 }
 
 /**
  * A top-up or an adjustment of the pool of one product (CONTRACT §5, §7). A product the account
  * does not hold yet becomes held, with its whole pool. Answers the pool's credits afterwards.
+ * `readChange` reads the change once the account is known: an unknown account is a 404 before
+ * a bad change is a 422; a product outside the catalogue is a 422 too.
  */
 export async function addCredits(
   store: UserStore,
   accountId: number,
-  body: Record<string, unknown>,
-  audit: { actor: string; reason?: string },
-): Promise<CreditChange & { credits: number }> {
+  readChange: () => CreditChange,
+  actor: string,
+): Promise<{ productId: number; amount: number; credits: number }> {
   if (!(await store.findAccount(accountId))) throw new AppError('not_found');
-  const change = parseCreditChange(body);
+  const change = readChange();
   const [product] = await store.findProducts([change.productId]);
   if (!product) throw invalidParams({ productId: [invalidMessage('productId')] });
   return store.transaction(async (tx) => {
     const action = change.amount < 0 ? 'credits.adjust' : 'credits.top-up';
     await tx.audit({
-      actor: audit.actor,
+      actor,
       action,
       accountId,
-      details: { productId: change.productId, amount: change.amount, reason: audit.reason ?? null },
+      details: { productId: change.productId, amount: change.amount, reason: change.reason ?? null },
     });
     await tx.holdPool(accountId, product.poolId);
     const result = await tx.changeBalance({
@@ -176,6 +113,6 @@ export async function addCredits(
     }
     // CONTRACT §3 (a top-up from 0 allows issuance, an adjustment to 0 refuses it, from this
     // answer on) is a side effect of the write path itself.
-    return { ...change, credits: result.credits };
+    return { productId: change.productId, amount: change.amount, credits: result.credits };
   });
 }

@@ -1,4 +1,4 @@
-import { AppError, invalidMessage, invalidParams, isMailboxAddress, throwIfInvalid, type FieldMessages } from '@platform/wire';
+import { AppError, invalidMessage, throwIfInvalid, type FieldMessages } from '@platform/wire';
 import { generateApiKey, hashSecret } from '@platform/credentials';
 import { EMAIL_TAKEN } from './accounts';
 import type { AccountSearch, AccountSummary, AuditEntry, LedgerEntry, OperatorStore } from './operator-store';
@@ -60,29 +60,10 @@ export async function searchAccounts(
   return page(query.limit, (size) => store.searchAccounts({ ...search, limit: size }));
 }
 
+/** A change of an account, as the route's schema read it (`AccountPatchBody`). */
 export interface AccountPatch {
   email?: string;
   disabled?: boolean;
-}
-
-/** The body of `PATCH /admin/v1/accounts/:id`: `email` and/or `disabled`, at least one. */
-export function parseAccountPatch(body: Record<string, unknown>): AccountPatch {
-  const errors: FieldMessages = {};
-  const patch: AccountPatch = {};
-  const { email, disabled } = body;
-  if (email !== undefined && email !== null && email !== '') {
-    if (typeof email === 'string' && isMailboxAddress(email)) patch.email = email;
-    else errors.email = [invalidMessage('email')];
-  }
-  if (disabled !== undefined && disabled !== null) {
-    if (typeof disabled === 'boolean') patch.disabled = disabled;
-    else errors.disabled = [invalidMessage('disabled')];
-  }
-  if (Object.keys(errors).length === 0 && patch.email === undefined && patch.disabled === undefined) {
-    errors.email = ['The email field is required when disabled is not present.'];
-  }
-  throwIfInvalid(errors);
-  return patch;
 }
 
 /**
@@ -146,12 +127,4 @@ export async function auditLog(store: OperatorStore, query: PageQuery & { accoun
   const before = beforeOf(query, errors);
   throwIfInvalid(errors);
   return page(query.limit, (size) => store.auditPage(query.accountId, before, size));
-}
-
-/** The optional `reason` of a top-up or an adjustment (kept in the audit row). */
-export function parseReason(body: Record<string, unknown>): string | undefined {
-  const { reason } = body;
-  if (reason === undefined || reason === null || reason === '') return undefined;
-  if (typeof reason === 'string' && reason.length <= MAX_REASON) return reason;
-  throw invalidParams({ reason: [invalidMessage('reason')] });
 }

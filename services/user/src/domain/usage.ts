@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { AppError, invalidMessage, requiredMessage, throwIfInvalid, type FieldMessages } from '@platform/wire';
+import { AppError, invalidMessage, invalidParams } from '@platform/wire';
 import type { Product } from './catalogue';
-import { MAX_ID, readInteger } from './integer-field';
 import type { RecentAnswers } from './recent-answers';
 import type { DebitBatcher } from './usage-batcher';
 
@@ -26,39 +25,16 @@ export interface UsagePayer {
   secretHash: string;
 }
 
-// A UTF-16 half without its other half: Postgres (UTF-8) cannot hold it.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-function parseRequestId(raw: unknown, errors: FieldMessages): string | undefined {
-  if (raw === undefined || raw === null || raw === '') {
-    errors.requestId = [requiredMessage('requestId')];
-    return undefined;
-  }
-  // Control characters (NUL above all, which Postgres text cannot hold) are refused with the rest.
-  // A lone surrogate becomes U+FFFD, as UTF-8 encoding always stored it; the id is then the same
-  // string in memory (batching, replays) as in the table.
-  if (typeof raw === 'string' && raw.length <= MAX_REQUEST_ID_LENGTH && !/\p{Cc}/u.test(raw)) return raw.replace(LONE_SURROGATE, '\uFFFD');
-  errors.requestId = [invalidMessage('requestId')];
-  return undefined;
-}
-
 /**
- * The body of `POST /internal/v1/usage` after the credential (CONTRACT §7, §9): `productId` a
- * catalogue id (numeric strings allowed), `units` 1–10,000 (default 1), `requestId` a non-empty
- * string of at most 200 characters. Every problem is reported together (422).
+ * The catalogue product of a usage request (CONTRACT §7): an id the route's schema accepted that
+ * names no product is a 422 on `productId`, as a malformed one is. Undefined when the schema
+ * refused the id (its message is the schema's).
  */
-export async function parseUsageRequest(products: ProductLookup, body: Record<string, unknown>): Promise<UsageRequest> {
-  const errors: FieldMessages = {};
-  const productId = readInteger(body.productId, { min: 1, max: MAX_ID });
-  const units = readInteger(body.units, { min: 1, max: MAX_UNITS });
-  const requestId = parseRequestId(body.requestId, errors);
-  if (productId.kind === 'absent') errors.productId = [requiredMessage('productId')];
-  if (productId.kind === 'invalid') errors.productId = [invalidMessage('productId')];
-  if (units.kind === 'invalid') errors.units = [invalidMessage('units')];
-  const product = productId.kind === 'value' ? await products(productId.value) : undefined;
-  if (productId.kind === 'value' && !product) errors.productId = [invalidMessage('productId')];
-  throwIfInvalid(errors);
-  return { product: product as Product, units: units.kind === 'value' ? units.value : 1, requestId: requestId as string };
+export async function usageProduct(products: ProductLookup, productId: number | undefined): Promise<Product | undefined> {
+  if (productId === undefined) return undefined;
+  const product = await products(productId);
+  if (!product) throw invalidParams({ productId: [invalidMessage('productId')] });
+  return product;
 }
 
 /** Same credential, product and units: a replay. Anything else under the same requestId is a conflict. */

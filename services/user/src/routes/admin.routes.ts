@@ -1,32 +1,88 @@
 import { Router } from 'express';
-import { adminEdge, declareRoute, locals, mountRoute, respond } from '@platform/kernel';
+import {
+  absentIfEmpty,
+  adminActor,
+  adminEdge,
+  declareRoute,
+  locals,
+  mountRoute,
+  requireAdminToken,
+  respond,
+  type NamedAdminToken,
+} from '@platform/kernel';
 import type { FailureLimit } from '@platform/credentials';
-import { adminActor, requireAdminToken, type NamedAdminToken } from '@platform/kernel';
+import { isMailboxAddress, NUMERIC } from '@platform/wire';
 import { z } from 'zod';
-import { accountDetails, addCredits, createAccount, parseAccountId, parseNewAccount } from '../domain/accounts';
-import { parseReason } from '../domain/operator';
+import { accountDetails, addCredits, createAccount, MAX_AMOUNT, type NewAccount } from '../domain/accounts';
+import { MAX_ID } from '../domain/integer-field';
+import { MAX_REASON } from '../domain/operator';
 import type { UserStore } from '../domain/user-store';
 import { mountOperatorRoutes, type OperatorDeps } from './operator.routes';
 import { balanceItemView } from './balance-view';
-import { adminSecurity } from './schemas';
+import { accountIdPath, adminSecurity, integerMember, requiredInteger } from './schemas';
 
 const BASE = '/admin/v1';
 const ADMIN_401 = 'Missing or wrong admin token';
-// Path ids that are not account ids name no account (404): the domain reads them.
-const accountIdPath = { id: z.number().int() };
 
-/** `POST /admin/v1/accounts`: the body is the domain's (`parseNewAccount`: every problem reported together). */
+/** An e-mail of the admin API: required (null and '' count as not given), a mailbox address. */
+export const accountEmail = absentIfEmpty(z.string().refine(isMailboxAddress)).openapi({ type: 'string', format: 'email', maxLength: 254 });
+
+const productKey = z
+  .string()
+  .regex(NUMERIC)
+  .transform(Number)
+  .refine((id) => id >= 1 && id <= MAX_ID);
+const initialAmount = integerMember(0, MAX_AMOUNT);
+
+/**
+ * `credits` of a new account: product id (a numeric key) → initial credits (0..10^12, numeric
+ * strings allowed). A key that is no product id is a bad `credits`; a bad amount is reported
+ * under `credits.<product id>`. Whether the ids are in the catalogue, and in distinct pools, is
+ * the domain's to say.
+ */
+const initialCredits = z
+  .record(z.unknown())
+  .transform((raw, ctx) => {
+    const credits = new Map<number, number>();
+    for (const [key, value] of Object.entries(raw)) {
+      const productId = productKey.safeParse(key);
+      const amount = initialAmount.safeParse(value);
+      if (!productId.success) ctx.addIssue({ code: 'custom' });
+      else if (!amount.success) ctx.addIssue({ code: 'custom', path: [String(productId.data)] });
+      else credits.set(productId.data, amount.data);
+    }
+    return credits;
+  })
+  .nullish()
+  .openapi({
+    type: 'object',
+    additionalProperties: { type: 'integer', minimum: 0, maximum: MAX_AMOUNT },
+    description: 'Product id → initial credits of its pool (numeric strings allowed); at most one product per pool.',
+  });
+
+/** The body of `POST /admin/v1/accounts` (CONTRACT §7, §9); every problem is reported together. */
+export const NewAccountBody = z
+  .object({ email: accountEmail, credits: initialCredits })
+  .transform(({ email, credits }): NewAccount => ({ email, credits: credits ?? new Map<number, number>() }))
+  .openapi({ example: { email: 'ann@example.com', credits: { '1': 100, '14': 50 } } });
+
+/** The body of `POST /admin/v1/accounts/{id}/credits`; a negative amount arrives as a JSON number (CONTRACT §9). */
+export const CreditChangeBody = z
+  .object({
+    productId: requiredInteger(1, MAX_ID).openapi({ description: 'Catalogue product id (numeric strings allowed).' }),
+    amount: requiredInteger(-MAX_AMOUNT, MAX_AMOUNT).openapi({ description: 'Positive: a top-up; negative: an adjustment, clamped at 0.' }),
+    reason: absentIfEmpty(z.string().max(MAX_REASON).optional()).openapi({ description: 'Kept in the audit row.' }),
+  })
+  .openapi({ example: { productId: 1, amount: 500, reason: 'goodwill' } });
+
+/** `POST /admin/v1/accounts`: the body's shape is its schema's; the catalogue's (ids, pools) the domain's. */
 export const createAccountRoute = declareRoute({
   methods: ['post'],
   paths: [`${BASE}/accounts`],
   edge: adminEdge,
   summary: 'Create an account (admin)',
   security: adminSecurity,
-  body: {
-    content: {
-      'application/json': z.object({ email: z.string(), credits: z.record(z.number().int().min(0)).optional() }),
-    },
-  },
+  document: NewAccountBody,
   responses: {
     201: { description: 'Created; the API key is shown only here' },
     401: ADMIN_401,
@@ -52,11 +108,7 @@ export const changeCreditsRoute = declareRoute({
   summary: 'Top up (positive amount) or adjust (negative, clamped at 0) a pool (admin)',
   security: adminSecurity,
   pathParams: accountIdPath,
-  body: {
-    content: {
-      'application/json': z.object({ productId: z.number().int(), amount: z.number().int(), reason: z.string().max(500).optional() }),
-    },
-  },
+  document: CreditChangeBody,
   responses: {
     200: { description: '`{"productId", "credits"}`' },
     401: ADMIN_401,
@@ -77,14 +129,14 @@ export function adminRoutes(
 
   mountRoute(router, createAccountRoute, async (_req, res, request) => {
     const actor = adminActor(res);
-    const { account, apiKey } = await createAccount(store, parseNewAccount(request.params.rawBody()), actor);
+    const { account, apiKey } = await createAccount(store, request.input().document, actor);
     locals(res).log.info('account created', { accountId: account.id, actor });
     res.setHeader('Cache-Control', 'no-store');
     respond(res, 201, { id: account.id, email: account.email, apiKey, createdAt: account.createdAt.toISOString() });
   });
 
-  mountRoute(router, showAccountRoute, async (req, res) => {
-    const { account, balances } = await accountDetails(store, parseAccountId(String(req.params.id)));
+  mountRoute(router, showAccountRoute, async (_req, res, request) => {
+    const { account, balances } = await accountDetails(store, request.path().id);
     respond(res, 200, {
       id: account.id,
       email: account.email,
@@ -94,12 +146,11 @@ export function adminRoutes(
     });
   });
 
-  mountRoute(router, changeCreditsRoute, async (req, res, request) => {
-    const accountId = parseAccountId(String(req.params.id));
-    const body = request.params.rawBody();
+  mountRoute(router, changeCreditsRoute, async (_req, res, request) => {
+    const accountId = request.path().id;
     const actor = adminActor(res);
-    const reason = parseReason(body);
-    const result = await addCredits(store, accountId, body, reason === undefined ? { actor } : { actor, reason });
+    // The body is read once the account is known (404 before 422).
+    const result = await addCredits(store, accountId, () => request.input().document, actor);
     locals(res).log.info('credits changed', { accountId, productId: result.productId, amount: result.amount, actor });
     respond(res, 200, { productId: result.productId, credits: result.credits });
   });

@@ -37,7 +37,6 @@ export const changeSettingsRoute = declareRoute({
   security: customerSecurity,
   params: { apiKey: apiKeyParam },
   document: SettingsPatch,
-  body: { content: { 'application/json': NotificationSettings } },
   responses: { 200: settingsAnswer, 401: 'Missing or bad credential', 422: 'Bad value' },
 });
 

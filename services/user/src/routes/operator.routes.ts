@@ -1,29 +1,26 @@
 import type { Router } from 'express';
-import { adminEdge, declareRoute, locals, mountRoute, respond } from '@platform/kernel';
-import { adminActor } from '@platform/kernel';
-import { AppError, NUMERIC } from '@platform/wire';
+import { absentIfEmpty, adminActor, adminEdge, declareRoute, fieldMessage, locals, mountRoute, respond } from '@platform/kernel';
+import { AppError, isMailboxAddress, NUMERIC } from '@platform/wire';
 import { z } from 'zod';
-import { parseAccountId } from '../domain/accounts';
 import type { CatalogueReads } from '../domain/catalogue';
 import {
   DEFAULT_PAGE,
   MAX_PAGE,
   accountLedger,
   auditLog,
-  parseAccountPatch,
   patchAccount,
   rotateAccountKey,
   searchAccounts,
+  type AccountPatch,
 } from '../domain/operator';
 import type { AccountSummary, AuditEntry, LedgerEntry, OperatorStore } from '../domain/operator-store';
 import { DEFAULT_HISTORY_DAYS, MAX_HISTORY_DAYS, usageHistory, type UsageLedgerReads } from '../domain/usage-history';
 import type { UserQueries } from '../domain/user-store';
-import { adminSecurity, ApiKey } from './schemas';
+import { accountIdPath, adminSecurity, ApiKey } from './schemas';
 
 const BASE = '/admin/v1';
 const ADMIN_401 = 'Missing or wrong admin token';
 const RATE_429 = 'The address is over its failure limit (every admin call, until its window ends)';
-const accountIdPath = { id: z.number().int() };
 
 const numericIn = (min: number, max: number) =>
   z
@@ -80,6 +77,26 @@ export const searchAccountsRoute = declareRoute({
   },
 });
 
+/**
+ * The body of `PATCH /admin/v1/accounts/{id}`: `email` and/or `disabled`, at least one; an empty
+ * or null e-mail and a null `disabled` count as not given (CONTRACT §9).
+ */
+export const AccountPatchBody = z
+  .object({
+    email: absentIfEmpty(z.string().refine(isMailboxAddress).optional()).openapi({ type: 'string', format: 'email', maxLength: 254 }),
+    disabled: z.boolean().nullish(),
+  })
+  .superRefine(({ email, disabled }, ctx) => {
+    if (email === undefined && disabled == null) {
+      ctx.addIssue({ code: 'custom', path: ['email'], ...fieldMessage('The email field is required when disabled is not present.') });
+    }
+  })
+  .transform(({ email, disabled }): AccountPatch => ({
+    ...(email === undefined ? {} : { email }),
+    ...(disabled == null ? {} : { disabled }),
+  }))
+  .openapi({ example: { disabled: false } });
+
 export const patchAccountRoute = declareRoute({
   methods: ['patch'],
   paths: [`${BASE}/accounts/{id}`],
@@ -89,7 +106,7 @@ export const patchAccountRoute = declareRoute({
     "A disabled account's key and tokens are refused at once everywhere (401); enabling gives the same key back, not its earlier tokens.",
   security: adminSecurity,
   pathParams: accountIdPath,
-  body: { content: { 'application/json': z.object({ email: z.string().optional(), disabled: z.boolean().optional() }) } },
+  document: AccountPatchBody,
   responses: {
     200: { description: 'The account', body: AccountItem },
     401: ADMIN_401,
@@ -195,8 +212,8 @@ export interface OperatorDeps {
   ledger: UsageLedgerReads;
 }
 
-async function existingAccount(store: UserQueries, rawId: unknown) {
-  const account = await store.findAccount(parseAccountId(String(rawId)));
+async function existingAccount(store: UserQueries, id: number) {
+  const account = await store.findAccount(id);
   if (!account) throw new AppError('not_found');
   return account;
 }
@@ -208,17 +225,17 @@ export function mountOperatorRoutes(router: Router, deps: OperatorDeps): void {
     respond(res, 200, { data: found.data.map(accountView), nextCursor: found.nextCursor });
   });
 
-  mountRoute(router, patchAccountRoute, async (req, res, request) => {
-    const { id } = await existingAccount(deps.store, req.params.id);
-    const patch = parseAccountPatch(request.params.rawBody());
+  mountRoute(router, patchAccountRoute, async (_req, res, request) => {
+    const { id } = await existingAccount(deps.store, request.path().id);
+    const patch = request.input().document;
     const actor = adminActor(res);
     await patchAccount(deps.operator, id, patch, actor);
     locals(res).log.info('account changed', { accountId: id, actor, fields: Object.keys(patch) });
     respond(res, 200, accountView(await existingAccount(deps.store, id)));
   });
 
-  mountRoute(router, rotateAccountKeyRoute, async (req, res) => {
-    const accountId = parseAccountId(String(req.params.id));
+  mountRoute(router, rotateAccountKeyRoute, async (_req, res, request) => {
+    const accountId = request.path().id;
     const actor = adminActor(res);
     const apiKey = await rotateAccountKey(deps.operator, accountId, actor);
     locals(res).log.info('api key rotated by an operator', { accountId, actor });
@@ -226,14 +243,14 @@ export function mountOperatorRoutes(router: Router, deps: OperatorDeps): void {
     respond(res, 200, { apiKey });
   });
 
-  mountRoute(router, accountLedgerRoute, async (req, res, request) => {
-    const { id } = await existingAccount(deps.store, req.params.id);
+  mountRoute(router, accountLedgerRoute, async (_req, res, request) => {
+    const { id } = await existingAccount(deps.store, request.path().id);
     const found = await accountLedger(deps.operator, id, request.input());
     respond(res, 200, { data: found.data.map(ledgerView), nextCursor: found.nextCursor });
   });
 
-  mountRoute(router, accountUsageRoute, async (req, res, request) => {
-    const { id } = await existingAccount(deps.store, req.params.id);
+  mountRoute(router, accountUsageRoute, async (_req, res, request) => {
+    const { id } = await existingAccount(deps.store, request.path().id);
     const { days } = request.input();
     const items = await usageHistory(deps, id, { days, productId: undefined, now: new Date() });
     respond(res, 200, { data: items });

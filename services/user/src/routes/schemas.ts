@@ -1,5 +1,6 @@
 /** The user service's wire schemas (zod, named as OpenAPI components) and the parameter schemas its routes share. */
 import { isMailboxAddress, NUMERIC } from '@platform/wire';
+import { absentIfEmpty } from '@platform/kernel';
 import { z } from 'zod';
 import { MAX_ID } from '../domain/integer-field';
 import { MAX_THRESHOLD } from '../domain/notification-settings';
@@ -78,15 +79,31 @@ export const NotificationSettings = z
 
 /**
  * A JSON integer member (CONTRACT §9): a safe integer, or a numeric string `^[0-9]+$`, within
- * `min`..`max` (as `readInteger` of the domain reads one); -0 is 0.
+ * `min`..`max`; a negative value only as a JSON number; -0 is 0.
  */
-function integerMember(min: number, max: number) {
+export function integerMember(min: number, max: number) {
   return z
     .union([z.number().int().safe(), z.string().regex(NUMERIC).transform(Number)])
     .pipe(z.number().min(min).max(max))
     .transform((value) => (value === 0 ? 0 : value))
     .openapi({ type: 'integer', minimum: min, maximum: max });
 }
+
+/** A required JSON integer member: `null` and `''` count as not given (CONTRACT §9), hence `required`. */
+export const requiredInteger = (min: number, max: number) => absentIfEmpty(integerMember(min, max));
+
+/** An optional JSON integer member: `null` and `''` count as not given. */
+export const optionalInteger = (min: number, max: number) => absentIfEmpty(integerMember(min, max).optional());
+
+/** An account id in a path (`/admin/v1/accounts/{id}`): a number 1..2^31-1, else the path names no account (404). */
+export const accountIdPath = {
+  id: z
+    .string()
+    .regex(NUMERIC)
+    .transform(Number)
+    .refine((id) => id >= 1 && id <= MAX_ID)
+    .openapi({ type: 'integer', minimum: 1, maximum: MAX_ID }),
+};
 
 /** A JSON null counts as not given (CONTRACT §9). */
 const flag = z.boolean().nullish();
@@ -118,4 +135,5 @@ export const SettingsPatch = z
       if (webhook.enabled != null) patch.webhook.enabled = webhook.enabled;
     }
     return patch;
-  });
+  })
+  .openapi({ example: { lowBalanceAlert: { threshold: 25 } } });

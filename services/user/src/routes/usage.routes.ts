@@ -1,14 +1,46 @@
 import { Router } from 'express';
 import { AppError } from '@platform/wire';
-import { adminEdge, declareRoute, locals, logLevelEnabled, mountRoute, respond } from '@platform/kernel';
+import { absentIfEmpty, adminEdge, declareRoute, locals, logLevelEnabled, mountRoute, respond } from '@platform/kernel';
 import { z } from 'zod';
 import type { UserDeps } from '../deps';
-import type { CatalogueReads } from '../domain/catalogue';
-import { MAX_REQUEST_ID_LENGTH, MAX_UNITS, parseUsageRequest, type UsageRecorder } from '../domain/usage';
-import { UsageGrant } from './schemas';
+import type { CatalogueReads, Product } from '../domain/catalogue';
+import { MAX_ID } from '../domain/integer-field';
+import { MAX_REQUEST_ID_LENGTH, MAX_UNITS, usageProduct, type UsageRecorder, type UsageRequest } from '../domain/usage';
+import { optionalInteger, requiredInteger, UsageGrant } from './schemas';
 import { createServiceJwtCheck } from './service-jwt-check';
 
-/** `POST /internal/v1/usage`: the body is read by the domain after the credential (`parseUsageRequest`: the catalogue decides). */
+// A UTF-16 half without its other half: Postgres (UTF-8) cannot hold it.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * `requestId`: a non-empty string of at most 200 characters without control characters (NUL
+ * above all, which Postgres text cannot hold). A lone surrogate becomes U+FFFD, as UTF-8 encoding
+ * always stored it; the id is then the same string in memory (batching, replays) as in the table.
+ */
+const requestIdMember = absentIfEmpty(
+  z
+    .string()
+    .max(MAX_REQUEST_ID_LENGTH)
+    .refine((id) => !/\p{Cc}/u.test(id))
+    .transform((id) => id.replace(LONE_SURROGATE, '\uFFFD')),
+).openapi({ type: 'string', minLength: 1, maxLength: MAX_REQUEST_ID_LENGTH, description: 'Idempotency key, global.' });
+
+/**
+ * The body of `POST /internal/v1/usage` (CONTRACT §7, §9), read after the credential: numeric
+ * strings allowed, `units` 1–10,000 (default 1). Every problem is reported together (422), with
+ * a product id the catalogue does not know (the domain's `usageProduct`).
+ */
+export const UsageBody = z
+  .object({
+    // Checked before the body (401): a request that reaches the body has a string here.
+    credential: z.string().openapi({ description: "The customer's API key or access token." }),
+    requestId: requestIdMember,
+    productId: requiredInteger(1, MAX_ID).openapi({ description: 'Catalogue product id (numeric strings allowed).' }),
+    units: optionalInteger(1, MAX_UNITS).openapi({ default: 1 }),
+  })
+  .openapi({ example: { credential: `at_${'x'.repeat(29)}`, requestId: 'search-7f3c2a', productId: 1, units: 1 } });
+
+/** `POST /internal/v1/usage`: the body's shape is its schema's; whether the product exists, the catalogue's. */
 export const usageRoute = declareRoute({
   methods: ['post'],
   paths: ['/internal/v1/usage'],
@@ -20,16 +52,7 @@ export const usageRoute = declareRoute({
     'has committed (a 200 is durable). A granted answer is kept under `requestId` for at least 24 hours: a replay with the ' +
     'same body gets it and debits nothing; a replay with a different body is 409. A refusal (401, 403) keeps nothing. JSON only.',
   security: [{ serviceJwt: [] }],
-  body: {
-    content: {
-      'application/json': z.object({
-        credential: z.string().openapi({ description: "The customer's API key or access token." }),
-        productId: z.union([z.number().int(), z.string()]).openapi({ description: 'Catalogue product id (numeric strings allowed).' }),
-        units: z.union([z.number().int(), z.string()]).optional().openapi({ minimum: 1, maximum: MAX_UNITS, default: 1 }),
-        requestId: z.string().min(1).max(MAX_REQUEST_ID_LENGTH).openapi({ description: 'Idempotency key, global.' }),
-      }),
-    },
-  },
+  document: UsageBody,
   responses: {
     200: { description: 'Debited; `credits` is what the pool holds afterwards', body: UsageGrant },
     401: 'Missing or bad service JWT ("Invalid service token."), or bad customer credential',
@@ -39,8 +62,6 @@ export const usageRoute = declareRoute({
     503: 'Database or token store unavailable; nothing was debited (retry with the same requestId)',
   },
 });
-
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * `POST /internal/v1/usage` (CONTRACT §7, §9): product services debit a pool for a customer's
@@ -59,13 +80,16 @@ export function usageRoutes(
   const router = Router();
   const requireServiceJwt = createServiceJwtCheck(serviceJwtSecret, Date.now, previousServiceJwtSecret);
   const product = catalogue.product;
-  mountRoute(router, usageRoute, async (req, res) => {
+  mountRoute(router, usageRoute, async (req, res, declared) => {
     const state = locals(res);
     const caller = requireServiceJwt(req);
-    // The JSON body alone (Params would parse the query string too, which this API never reads).
-    const body = isRecord(req.body) ? req.body : {};
-    const principal = await deps.credentials.require(typeof body.credential === 'string' ? body.credential : undefined);
-    const request = await parseUsageRequest(product, body);
+    // The JSON body alone: this API never reads the query string.
+    const { credential } = declared.params.rawBody();
+    const principal = await deps.credentials.require(typeof credential === 'string' ? credential : undefined);
+    const { input, ruled } = await declared.inputWith((accepted) => usageProduct(product, accepted.productId));
+    const { requestId, units } = input.document;
+    // The schema accepted the product id, so the catalogue named its product.
+    const request: UsageRequest = { product: ruled as Product, units: units ?? 1, requestId };
     const { answer, replayed } = await usage.record(principal, request);
     // winston formats a record before its transports drop it: build none that nobody writes.
     if (logLevelEnabled(res, 'info')) {

@@ -1,0 +1,130 @@
+/**
+ * A route's declared body schema is its validator, nothing more and nothing less: for every
+ * declared route that reads a JSON document, over HTTP,
+ * - a body the schema refuses gets exactly the 422 the schema's verdict gives (every field it
+ *   names, with the contract's messages, and no other), and
+ * - a body the schema accepts is never refused for its shape (no 422): a check written by hand
+ *   in the domain beyond the declaration fails here.
+ * The bodies are the document's example (from the service's /openapi.json) with one member at a
+ * time replaced by values of every JSON kind. A route declared later is covered without an edit.
+ */
+import { mountedPaths, validateDocument, type RouteDeclaration } from '@platform/kernel';
+import { openapi as authDocument } from '../../services/auth/src/openapi';
+import { openapi as categorizationDocument } from '../../services/categorization/src/openapi';
+import { openapi as userDocument } from '../../services/user/src/openapi';
+import { ADMIN_TOKEN, bearer, serviceJwt, usePlatform, type HttpRequest } from './support';
+import { DECLARED_ROUTES, type PublicService } from './support/declared-endpoints';
+
+const { platform, send, freshKey } = usePlatform({ categorization: true });
+
+const DOCUMENTS: Readonly<Record<PublicService, Record<string, unknown>>> = {
+  auth: authDocument,
+  user: userDocument,
+  categorization: categorizationDocument,
+};
+
+interface DocumentRoute {
+  name: string;
+  service: PublicService;
+  method: 'POST' | 'PATCH';
+  path: string;
+  route: RouteDeclaration;
+  example: Record<string, unknown>;
+}
+
+/** The JSON body schema an operation documents (following a component reference). */
+function documentedBody(service: PublicService, path: string, method: string): { example?: unknown; properties?: object } {
+  const document = DOCUMENTS[service] as {
+    paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Record<string, unknown> }> } }>>;
+    components?: { schemas?: Record<string, Record<string, unknown>> };
+  };
+  const schema = document.paths[path]?.[method]?.requestBody?.content['application/json']?.schema ?? {};
+  const ref = schema.$ref;
+  return typeof ref === 'string' ? (document.components?.schemas?.[ref.split('/').pop() as string] ?? {}) : schema;
+}
+
+const DOCUMENT_ROUTES: DocumentRoute[] = (['auth', 'user', 'categorization'] as const).flatMap((service) =>
+  DECLARED_ROUTES[service]
+    .filter((route) => route.document !== undefined)
+    .flatMap((route) => {
+      const path = mountedPaths(route)[0] as string;
+      return route.methods
+        .filter((method): method is 'post' | 'patch' => method === 'post' || method === 'patch')
+        .map((method) => ({
+          name: `${method.toUpperCase()} ${path}`,
+          service,
+          method: method === 'post' ? ('POST' as const) : ('PATCH' as const),
+          path,
+          route,
+          example: documentedBody(service, path, method).example as Record<string, unknown>,
+        }));
+    }),
+);
+
+/** One value of every JSON kind, and the edges of strings (empty, long, a control character). */
+const VALUES: readonly unknown[] = [null, '', true, 0, -1, 1.5, '12', 'x'.repeat(1000), 'a\u0000b', ['x'], { a: 1 }];
+
+/** The schema's verdict on a body (the kernel's reading of the declared document): the 422's messages, or undefined when it accepts it. */
+function verdict(route: RouteDeclaration, body: Record<string, unknown>): Record<string, string[]> | undefined {
+  const errors: Record<string, string[]> = {};
+  if (route.document === undefined) return undefined;
+  return validateDocument(route.document, body, errors).ok ? undefined : errors;
+}
+
+/** The request carrying `body` as the route's caller would send it: its credential, a real account in its path. */
+async function requestFor(target: DocumentRoute, body: Record<string, unknown>): Promise<{ path: string; request: HttpRequest }> {
+  const security = JSON.stringify(target.route.security ?? []);
+  const json = { ...body };
+  let query: Record<string, string> | undefined;
+  let headers: Record<string, string> = {};
+  if (/"admin(Token)?"/.test(security)) headers = bearer(ADMIN_TOKEN);
+  else if (security.includes('serviceJwt')) headers = bearer(serviceJwt());
+  if (Object.hasOwn(target.route.params ?? {}, 'apiKey')) query = { apiKey: await freshKey() };
+  // The customer's credential a product service forwards is checked before the body (401 first).
+  if (Object.hasOwn(json, 'credential')) json.credential = await freshKey();
+  const path = target.path.includes('{id}') ? target.path.replace('{id}', String((await platform.account({ 1: 10 })).id)) : target.path;
+  return { path, request: { method: target.method, headers, json, ...(query ? { query } : {}) } };
+}
+
+it('when the declarations are read, then every route with a JSON document is covered, each with an example its schema accepts', () => {
+  expect(DOCUMENT_ROUTES.map((target) => target.name)).toEqual(
+    expect.arrayContaining([
+      'POST /admin/v1/accounts',
+      'POST /admin/v1/accounts/{id}/credits',
+      'PATCH /admin/v1/accounts/{id}',
+      'POST /internal/v1/usage',
+      'POST /user-service/notification-settings',
+      'POST /admin/v1/categories',
+    ]),
+  );
+  for (const target of DOCUMENT_ROUTES)
+    expect({ route: target.name, verdict: verdict(target.route, target.example ?? {}) }).toEqual({
+      route: target.name,
+      verdict: undefined,
+    });
+});
+
+describe.each(DOCUMENT_ROUTES)('the declared body of $name is its validator', (target) => {
+  it('when the body is the documented example, then it is not refused for its shape', async () => {
+    const { path, request } = await requestFor(target, target.example);
+    const reply = await send(target.service, path, request);
+    expect({ status: reply.status, body: reply.text }).not.toEqual(expect.objectContaining({ status: 422 }));
+  });
+
+  const members = Object.keys(target.example ?? {}).filter((member) => member !== 'credential');
+  it.each(members.flatMap((member) => VALUES.map((value): [string, unknown] => [member, value])))(
+    'when %s is %j, then the answer is the schema’s verdict: its exact 422, or no 422',
+    async (member, value) => {
+      const body = { ...target.example, [member]: value };
+      const expected = verdict(target.route, body);
+      const { path, request } = await requestFor(target, body);
+      const reply = await send(target.service, path, request);
+      if (expected === undefined) expect({ status: reply.status, body: reply.text }).not.toEqual(expect.objectContaining({ status: 422 }));
+      else
+        expect({ status: reply.status, body: reply.text }).toEqual({
+          status: 422,
+          body: JSON.stringify({ code: 422, messages: expected }),
+        });
+    },
+  );
+});
