@@ -6,6 +6,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { sourceNodeArgs } from '@platform/testing';
 
@@ -49,9 +50,24 @@ async function startServer(trust: string | undefined): Promise<TracedServer> {
       if (found) resolve(found);
       else waiting.set(call, resolve);
     });
+  // A request written on a socket of its own: fetch and node:http may carry the instrumentations
+  // of another test file that ran in this jest worker (undici's listen on a process-wide
+  // diagnostics channel), which add a traceparent of their own beside the test's.
   const send = async (call: string, traceparent: string): Promise<void> => {
-    const response = await fetch(`${url}/traced/${call}`, { headers: { traceparent } });
-    expect(response.status).toBe(204);
+    const { hostname, port } = new URL(url);
+    const head = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => {
+        socket.end(
+          `GET /traced/${call} HTTP/1.1\r\nHost: ${hostname}:${port}\r\n${traceparent === '' ? '' : `traceparent: ${traceparent}\r\n`}Connection: close\r\n\r\n`,
+        );
+      });
+      let received = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => (received += chunk));
+      socket.on('end', () => resolve(received));
+      socket.on('error', reject);
+    });
+    expect(head.split('\r\n')[0]).toBe('HTTP/1.1 204 No Content');
   };
   return {
     async call(traceparent) {
