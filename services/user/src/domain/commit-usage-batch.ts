@@ -18,10 +18,11 @@ function poolsOf(debits: readonly Debit[]): PoolKey[] {
 }
 
 /**
- * One batch, one transaction (unless it needs none: withoutTransaction below): lock the batch's pools and read the answers its requestIds
- * already have (one statement), decide every debit in order, write the pools, ledger rows,
- * answers and events (one statement), run the balance hook, commit. The outcomes are returned
- * only after COMMIT: a 200 means the debit is committed (CONTRACT §9).
+ * One batch, one commit: alone (withoutTransaction below) when it needs no transaction, else in
+ * its transaction: lock the batch's pools and read the answers its requestIds already have (one
+ * statement), decide every debit in order, write the pools, ledger rows, answers and events (one
+ * statement), run the balance hook, commit. The outcomes are returned only after the commit: a
+ * 200 means the debit is committed (CONTRACT §9).
  *
  * A requestId that another transaction committed after the batch read the answers (another
  * replica's copy of the same request, on a pool whose lock this batch waited for) cannot be
