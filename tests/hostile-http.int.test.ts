@@ -10,7 +10,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import request from 'supertest';
 import { Health, type RunningService } from '@platform/runtime';
-import { createHttpApp } from '@platform/kernel';
+import { createHttpApp, mountedPaths } from '@platform/kernel';
 import { createProductGateway } from '@platform/product-gateway';
 import { signServiceJwt } from '@platform/credentials';
 import { createInProcessEventBus } from '@platform/events';
@@ -30,25 +30,31 @@ import { loadConfig as loadAuthConfig, runAuthService } from '../services/auth/s
 import { DEFAULT_TAXONOMY_FILE, loadConfig as loadCategorizationConfig, runCategorizationService } from '../services/categorization/src';
 import { loadConfig as loadNotifierConfig, runNotifierService } from '../services/notifier/src';
 import { loadConfig as loadUserConfig, runUserService } from '../services/user/src';
+import { DECLARED_ROUTES } from './contract/support/declared-endpoints';
 
 const ADMIN_TOKEN = `hostile-admin-token-${uniqueId()}-0123456789`;
 const SERVICE_JWT_SECRET = `hostile-service-jwt-secret-${uniqueId()}-0123456789`;
 
-const ENDPOINTS = {
-  auth: ['/oauth/token', '/oauth/introspect', '/oauth/revoke', '/.well-known/oauth-authorization-server', '/metrics'],
-  user: [
-    '/user-service/account-balance',
-    '/service/account-balance',
-    '/user-service/api-key/generate',
-    '/user-service/notification-settings',
-    '/user-service/usage-history',
-    '/admin/v1/accounts',
-    '/admin/v1/accounts/1',
-    '/admin/v1/accounts/1/credits',
-    '/internal/v1/usage',
-  ],
-  categorization: ['/api/v2/categories', '/admin/v1/categories', '/admin/v1/categories/CUS-1'],
-} as const;
+type PublicService = 'auth' | 'user' | 'categorization';
+// A value for each path parameter, as the services' ids are written.
+const PATH_VALUES: Record<PublicService, string> = { auth: '1', user: '1', categorization: 'CUS-1' };
+/**
+ * Every path the services declare (tests/contract/support/declared-endpoints.ts reads the
+ * declarations), with its parameters filled in, and the operations endpoints, which no route
+ * declares: a route declared later is fuzzed without an edit here.
+ */
+const ENDPOINTS: Record<PublicService, readonly string[]> = Object.fromEntries(
+  (['auth', 'user', 'categorization'] as const).map((service) => [
+    service,
+    [
+      ...new Set(
+        DECLARED_ROUTES[service].flatMap((route) => mountedPaths(route).map((path) => path.replace(/\{\w+\}/g, PATH_VALUES[service]))),
+      ),
+      '/metrics',
+      '/health/ready',
+    ],
+  ]),
+) as Record<PublicService, readonly string[]>;
 
 const text = fc.oneof(
   fc.string({ maxLength: 40 }),
@@ -91,7 +97,7 @@ const credential = fc.oneof(
 describe('hostile HTTP input: no answer is a 5xx', () => {
   let db: PrivateDatabase;
   const services: RunningService[] = [];
-  const urls: Record<keyof typeof ENDPOINTS, string> = { auth: '', user: '', categorization: '' };
+  const urls: Record<PublicService, string> = { auth: '', user: '', categorization: '' };
   const more = { notifier: '', gateway: '' };
   const logs = captureLogs('hostile');
   let smtp: SmtpCapture;
@@ -155,12 +161,12 @@ describe('hostile HTTP input: no answer is a 5xx', () => {
 
   it('when generated requests hit every endpoint of auth, user and categorization, then every answer is below 500', async () => {
     const endpoint = fc
-      .constantFrom(...(Object.entries(ENDPOINTS) as Array<[keyof typeof ENDPOINTS, readonly string[]]>))
+      .constantFrom(...(Object.entries(ENDPOINTS) as Array<[PublicService, readonly string[]]>))
       .chain(([service, paths]) => fc.constantFrom(...paths).map((path) => ({ service, path })));
     await fc.assert(
       fc.asyncProperty(
         endpoint,
-        fc.constantFrom('GET', 'POST', 'DELETE'),
+        fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE'),
         queryString,
         body,
         credential,
