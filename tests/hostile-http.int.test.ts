@@ -43,18 +43,18 @@ const PATH_VALUES: Record<PublicService, string> = { auth: '1', user: '1', categ
  * declarations), with its parameters filled in, and the operations endpoints, which no route
  * declares: a route declared later is fuzzed without an edit here.
  */
-const ENDPOINTS: Record<PublicService, readonly string[]> = Object.fromEntries(
-  (['auth', 'user', 'categorization'] as const).map((service) => [
-    service,
-    [
-      ...new Set(
-        DECLARED_ROUTES[service].flatMap((route) => mountedPaths(route).map((path) => path.replace(/\{\w+\}/g, PATH_VALUES[service]))),
-      ),
-      '/metrics',
-      '/health/ready',
-    ],
-  ]),
-) as Record<PublicService, readonly string[]>;
+const endpointsOf = (service: PublicService): readonly string[] => [
+  ...new Set(
+    DECLARED_ROUTES[service].flatMap((route) => mountedPaths(route).map((path) => path.replace(/\{\w+\}/g, PATH_VALUES[service]))),
+  ),
+  '/metrics',
+  '/health/ready',
+];
+const ENDPOINTS: Record<PublicService, readonly string[]> = {
+  auth: endpointsOf('auth'),
+  user: endpointsOf('user'),
+  categorization: endpointsOf('categorization'),
+};
 
 const text = fc.oneof(
   fc.string({ maxLength: 40 }),
