@@ -57,6 +57,12 @@ function processTimes(proc: string, pid: string): ProcessTimes | undefined {
   }
 }
 
+/** CPU time (µs) one process has used so far, with its reaped children's; undefined when it is gone. */
+export function processCpuMicros(pid: number, proc = '/proc'): number | undefined {
+  const times = processTimes(proc, String(pid));
+  return times === undefined ? undefined : times.ticks * MICROS_PER_TICK;
+}
+
 /**
  * The servers' own processes when BENCH_SERVER_PIDS names them (`postgres=<postmaster pid>,
  * rabbitmq=<beam.smp pid>`): a group then counts that process and its children of the same name

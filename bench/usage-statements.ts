@@ -12,7 +12,6 @@
  * BENCH_DATABASE_URL names the server (a database of its own is created there and dropped).
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createPool, migrate } from '@platform/db';
 import { createPrivateDatabase } from '@platform/testing';
 import { createLogger } from '@platform/runtime';
@@ -21,17 +20,12 @@ import { createBatchCommit } from '../services/user/src/domain/commit-usage-batc
 import type { Debit } from '../services/user/src/domain/usage-batch';
 import { userMigrations } from '../services/user/src/migrations';
 import { createUsageBatchStore } from '../services/user/src/store/usage-batch';
+import { processCpuMicros } from './process-cpu';
 
 const option = (name: string, fallback: number): number => {
   const index = process.argv.indexOf(`--${name}`);
   return index > 0 ? Number(process.argv[index + 1]) : fallback;
 };
-
-/** CPU seconds (user + system) the process has used so far (Linux clock ticks of 10 ms). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 const none = (): Promise<void> => Promise.resolve();
 const hook = (needsTransaction: boolean): BalanceCommitHook => ({
@@ -58,6 +52,11 @@ async function main(): Promise<void> {
       ids.rows.map((row) => row.id),
     ]);
     const backend = (await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid as number;
+    const backendCpu = (): number => {
+      const micros = processCpuMicros(backend);
+      if (micros === undefined) throw new Error('the Postgres backend is not readable in /proc (is the server on this machine?)');
+      return micros;
+    };
     const ways = {
       transaction: createBatchCommit(createUsageBatchStore(pool), hook(true)),
       alone: createBatchCommit(createUsageBatchStore(pool), hook(false)),
@@ -71,18 +70,18 @@ async function main(): Promise<void> {
       });
     for (let round = 0; round < batches; round += 1) {
       for (const way of round % 2 === 0 ? (['transaction', 'alone'] as const) : (['alone', 'transaction'] as const)) {
-        const cpu = cpuSeconds(backend);
+        const cpu = backendCpu();
         const started = process.hrtime.bigint();
         const outcomes = await ways[way](batch());
         spent[way].wall += Number(process.hrtime.bigint() - started) / 1e9;
-        spent[way].cpu += cpuSeconds(backend) - cpu;
+        spent[way].cpu += backendCpu() - cpu;
         if (outcomes.some((outcome) => outcome.kind !== 'granted')) throw new Error(`${way}: a debit was not granted`);
       }
     }
     process.stdout.write(`${batches} batches of ${size} debits over ${accounts} accounts each way, alternating; one connection\n\n`);
     process.stdout.write('| way | Postgres CPU µs/debit | wall µs/batch |\n|---|---|---|\n');
     for (const [way, { cpu, wall }] of Object.entries(spent)) {
-      process.stdout.write(`| ${way} | ${((cpu * 1e6) / (batches * size)).toFixed(1)} | ${((wall * 1e6) / batches).toFixed(0)} |\n`);
+      process.stdout.write(`| ${way} | ${(cpu / (batches * size)).toFixed(1)} | ${((wall * 1e6) / batches).toFixed(0)} |\n`);
     }
   } finally {
     await pool.end();

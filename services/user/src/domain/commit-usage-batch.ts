@@ -1,5 +1,5 @@
 import { AppError } from '@platform/wire';
-import type { PoolKey, UsageBatchStore } from './usage-batch-store';
+import { poolKey, type PoolKey, type UsageBatchStore } from './usage-batch-store';
 import { balancesByAccount, type AccountBalances, type BalanceCommitHook } from './balance-commit-hook';
 import { decideBatch, type Debit, type DebitOutcome } from './usage-batch';
 
@@ -13,7 +13,7 @@ class RequestIdTaken extends Error {}
 
 function poolsOf(debits: readonly Debit[]): PoolKey[] {
   const pools = new Map<string, PoolKey>();
-  for (const { accountId, poolId } of debits) pools.set(`${accountId}:${poolId}`, { accountId, poolId });
+  for (const { accountId, poolId } of debits) pools.set(poolKey(accountId, poolId), { accountId, poolId });
   return [...pools.values()];
 }
 
