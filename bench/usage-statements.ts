@@ -5,8 +5,13 @@
  * backend's CPU time from /proc. The ways alternate batch by batch, so both see the machine alike:
  *   - `transaction`: BEGIN, lock and read, write, COMMIT (what a batch that takes a pool to or
  *     from 0 still does);
- *   - `alone`: a read without locks, then one statement that is its own transaction.
- * CPU time, unlike requests per second, hardly moves with the machine's other load.
+ *   - `alone, read`: a read without locks, then one statement that is its own transaction;
+ *   - `alone, kept`: the same one statement, decided on the credits the commit kept from its
+ *     previous batches over the same pools (no read: what a busy service mostly does).
+ * Each way debits accounts of its own (so that the others' writes never make its kept credits
+ * stale). CPU time, unlike requests per second, hardly moves with the machine's other load; the
+ * bench's own CPU (the service's side of a batch: building and parsing the statements) is
+ * reported beside the backend's.
  *
  *   pnpm bench:usage-statements [--batches 400] [--size 25] [--accounts 100]
  * BENCH_DATABASE_URL names the server (a database of its own is created there and dropped).
@@ -17,7 +22,7 @@ import { createPrivateDatabase } from '@platform/testing';
 import { createLogger } from '@platform/runtime';
 import type { BalanceCommitHook } from '../services/user/src/domain/balance-commit-hook';
 import { createBatchCommit } from '../services/user/src/domain/commit-usage-batch';
-import type { Debit } from '../services/user/src/domain/usage-batch';
+import type { Debit, DebitOutcome } from '../services/user/src/domain/usage-batch';
 import { userMigrations } from '../services/user/src/migrations';
 import { createUsageBatchStore } from '../services/user/src/store/usage-batch';
 import { processCpuMicros } from './process-cpu';
@@ -34,6 +39,17 @@ const hook = (needsTransaction: boolean): BalanceCommitHook => ({
   committedAlone: none,
 });
 
+const WAYS = ['transaction', 'alone, read', 'alone, kept'] as const;
+type Way = (typeof WAYS)[number];
+interface Spent {
+  /** The Postgres backend's CPU, µs. */
+  cpu: number;
+  /** This process's CPU (the service's side of the batches), µs. */
+  own: number;
+  /** Seconds. */
+  wall: number;
+}
+
 async function main(): Promise<void> {
   const batches = option('batches', 400);
   const size = option('size', 25);
@@ -46,7 +62,7 @@ async function main(): Promise<void> {
     await migrate(pool, [userMigrations], logger);
     const ids = await pool.query<{ id: number }>(
       "INSERT INTO accounts (email) SELECT 'bench-' || n || '@example.com' FROM generate_series(1, $1) n RETURNING id",
-      [accounts],
+      [accounts * WAYS.length],
     );
     await pool.query('INSERT INTO pool_balances (account_id, pool_id, credits) SELECT unnest($1::int[]), 1, 1000000000', [
       ids.rows.map((row) => row.id),
@@ -57,31 +73,39 @@ async function main(): Promise<void> {
       if (micros === undefined) throw new Error('the Postgres backend is not readable in /proc (is the server on this machine?)');
       return micros;
     };
-    const ways = {
+    const commits: Record<Way, (debits: Debit[]) => Promise<DebitOutcome[]>> = {
       transaction: createBatchCommit(createUsageBatchStore(pool), hook(true)),
-      alone: createBatchCommit(createUsageBatchStore(pool), hook(false)),
+      'alone, read': createBatchCommit(createUsageBatchStore(pool), hook(false), { keptPools: 0 }),
+      'alone, kept': createBatchCommit(createUsageBatchStore(pool), hook(false)),
     };
-    const spent = { transaction: { cpu: 0, wall: 0 }, alone: { cpu: 0, wall: 0 } };
-    const batch = (): Debit[] =>
+    const spent = Object.fromEntries(WAYS.map((way) => [way, { cpu: 0, own: 0, wall: 0 }])) as Record<Way, Spent>;
+    const batch = (way: Way): Debit[] =>
       Array.from({ length: size }, () => {
         const requestId = randomUUID();
-        const accountId = ids.rows[Math.floor(Math.random() * accounts)]?.id as number;
+        const accountId = ids.rows[WAYS.indexOf(way) * accounts + Math.floor(Math.random() * accounts)]?.id as number;
         return { requestId, digest: requestId, accountId, poolId: 1, productId: 1, units: 1 };
       });
     for (let round = 0; round < batches; round += 1) {
-      for (const way of round % 2 === 0 ? (['transaction', 'alone'] as const) : (['alone', 'transaction'] as const)) {
+      // Each round in another order, so that no way always follows the same one.
+      for (const way of WAYS.map((_, index) => WAYS[(index + round) % WAYS.length] as Way)) {
+        const debits = batch(way);
         const cpu = backendCpu();
+        const own = process.cpuUsage();
         const started = process.hrtime.bigint();
-        const outcomes = await ways[way](batch());
+        const outcomes = await commits[way](debits);
         spent[way].wall += Number(process.hrtime.bigint() - started) / 1e9;
+        const ownSpent = process.cpuUsage(own);
+        spent[way].own += ownSpent.user + ownSpent.system;
         spent[way].cpu += backendCpu() - cpu;
         if (outcomes.some((outcome) => outcome.kind !== 'granted')) throw new Error(`${way}: a debit was not granted`);
       }
     }
     process.stdout.write(`${batches} batches of ${size} debits over ${accounts} accounts each way, alternating; one connection\n\n`);
-    process.stdout.write('| way | Postgres CPU µs/debit | wall µs/batch |\n|---|---|---|\n');
-    for (const [way, { cpu, wall }] of Object.entries(spent)) {
-      process.stdout.write(`| ${way} | ${(cpu / (batches * size)).toFixed(1)} | ${((wall * 1e6) / batches).toFixed(0)} |\n`);
+    process.stdout.write('| way | Postgres CPU µs/debit | bench process CPU µs/debit | wall µs/batch |\n|---|---|---|---|\n');
+    for (const way of WAYS) {
+      const { cpu, own, wall } = spent[way];
+      const perDebit = (micros: number): string => (micros / (batches * size)).toFixed(1);
+      process.stdout.write(`| ${way} | ${perDebit(cpu)} | ${perDebit(own)} | ${((wall * 1e6) / batches).toFixed(0)} |\n`);
     }
   } finally {
     await pool.end();

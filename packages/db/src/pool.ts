@@ -37,8 +37,13 @@ export function createPool(options: PoolOptions): pg.Pool {
   return pool;
 }
 
-/** Runs fn inside BEGIN/COMMIT on one client; rolls back and rethrows on any error. */
-export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+/**
+ * Runs fn on a client checked out of the pool, and gives it back to the pool after a statement
+ * the server refused: `pool.query` discards the connection of any query that fails, which for an
+ * expected refusal (a serialization failure the caller handles) costs a new connection. (pg-pool
+ * still discards a connection that broke: it is no longer queryable.)
+ */
+export async function withClient<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   // A checked-out client whose connection drops between queries emits 'error'; unheard, that
   // crashes the process. The next query fails anyway; the broken client is discarded on release.
@@ -48,17 +53,26 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClie
   };
   client.on('error', onError);
   try {
-    await client.query('BEGIN');
-    const result = await fn(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
+    return await fn(client);
   } finally {
     client.off('error', onError);
     client.release(lost);
   }
+}
+
+/** Runs fn inside BEGIN/COMMIT on one client; rolls back and rethrows on any error. */
+export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return withClient(pool, async (client) => {
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  });
 }
 
 /** Readiness check for a pool. */

@@ -30,6 +30,7 @@ afterAll(async () => {
 /** What the batch did: its store's calls, and whether its one-statement write took. */
 interface Spied {
   store: UsageBatchStore;
+  reads: number;
   transactions: number;
   writesAlone: boolean[];
 }
@@ -38,10 +39,12 @@ interface Spied {
 function spiedStore(meanwhile?: () => Promise<void>): Spied {
   const real = createUsageBatchStore(h.pool);
   const spied: Spied = {
+    reads: 0,
     transactions: 0,
     writesAlone: [],
     store: {
       async read(keys, requestIds) {
+        spied.reads += 1;
         const read = await real.read(keys, requestIds);
         await meanwhile?.();
         return read;
@@ -181,6 +184,97 @@ describe('usage batches without a transaction of their own', () => {
     expect(outcomes).toEqual([{ kind: 'exhausted' }]);
     expect(spied).toMatchObject({ transactions: 0, writesAlone: [] });
     expect(await written(account.id)).toEqual({ ledger: 0, answers: 0, events: 0 });
+  });
+});
+
+describe('batches decided on the credits kept from the previous batch', () => {
+  const setCredits = (accountId: number, value: number) =>
+    h.pool.query('UPDATE pool_balances SET credits = $2 WHERE account_id = $1 AND pool_id = 1', [accountId, value]);
+
+  it('when a batch follows one over the same pools, then it is written without a read, from the credits the first one left', async () => {
+    const [a, b] = await Promise.all([h.account({ 1: 100 }), h.account({ 1: 100 })]);
+    const spied = spiedStore();
+    const commit = createBatchCommit(spied.store, recordingHook().hook);
+    await commit([debit(a.id, 3), debit(b.id, 2)]);
+    const outcomes = await commit([debit(b.id, 5), debit(a.id, 1)]);
+
+    expect(outcomes.map((outcome) => (outcome.kind === 'granted' ? outcome.answer.credits : outcome.kind))).toEqual([93, 96]);
+    expect(spied).toMatchObject({ reads: 1, transactions: 0, writesAlone: [true, true] });
+    expect([await credits(a.id), await credits(b.id)]).toEqual([96, 93]);
+  });
+
+  it('when the pool changed since the kept credits (another replica, an operator), then the write takes nothing, and the batch is decided again on a read', async () => {
+    const account = await h.account({ 1: 100 });
+    const spied = spiedStore();
+    const commit = createBatchCommit(spied.store, recordingHook().hook);
+    await commit([debit(account.id, 10)]);
+    await setCredits(account.id, 500);
+    const outcomes = await commit([debit(account.id, 1)]);
+
+    expect(outcomes).toEqual([{ kind: 'granted', answer: { accountId: account.id, productId: 1, credits: 499 } }]);
+    expect(spied).toMatchObject({ reads: 2, transactions: 0, writesAlone: [true, false, true] });
+    expect(await written(account.id)).toEqual({ ledger: 2, answers: 2, events: 2 });
+  });
+
+  it('when the kept credits are too few but the pool was topped up meanwhile, then the debit is granted: a refusal is decided only on a read', async () => {
+    const account = await h.account({ 1: 100 });
+    const spied = spiedStore();
+    const commit = createBatchCommit(spied.store, recordingHook().hook);
+    await commit([debit(account.id, 98)]);
+    await setCredits(account.id, 1000);
+    const outcomes = await commit([debit(account.id, 5)]);
+
+    expect(outcomes).toEqual([{ kind: 'granted', answer: { accountId: account.id, productId: 1, credits: 995 } }]);
+    expect(spied).toMatchObject({ reads: 2, writesAlone: [true, true] });
+  });
+
+  it('when a requestId was committed before (not by this process), then the write takes nothing, and the read answers it as a replay', async () => {
+    const account = await h.account({ 1: 100 });
+    const replayed = debit(account.id, 1);
+    await h.pool.query(
+      'INSERT INTO usage_requests (request_id, account_id, request_digest, product_id, credits) VALUES ($1, $2, $3, 1, 42)',
+      [replayed.requestId, account.id, replayed.digest],
+    );
+    const spied = spiedStore();
+    const commit = createBatchCommit(spied.store, recordingHook().hook);
+    await commit([debit(account.id, 10)]);
+    const outcomes = await commit([replayed, debit(account.id, 2)]);
+
+    expect(outcomes).toEqual([
+      { kind: 'replayed', answer: { accountId: account.id, productId: 1, credits: 42 } },
+      { kind: 'granted', answer: { accountId: account.id, productId: 1, credits: 88 } },
+    ]);
+    expect(spied).toMatchObject({ reads: 2, writesAlone: [true, false, true] });
+    expect(await credits(account.id)).toBe(88);
+  });
+
+  it('when a write finds something changed, then its connection goes back to the pool (pool.query would close it)', async () => {
+    const account = await h.account({ 1: 100 });
+    const removed: unknown[] = [];
+    const onRemove = (client: unknown): void => {
+      removed.push(client);
+    };
+    h.pool.on('remove', onRemove);
+    try {
+      const spied = spiedStore();
+      const commit = createBatchCommit(spied.store, recordingHook().hook);
+      await commit([debit(account.id, 1)]);
+      await setCredits(account.id, 7);
+      await commit([debit(account.id, 1)]);
+      expect(spied.writesAlone).toEqual([true, false, true]);
+    } finally {
+      h.pool.off('remove', onRemove);
+    }
+    expect(removed).toEqual([]);
+  });
+
+  it('when no kept credits are allowed (keptPools 0), then every batch reads first', async () => {
+    const account = await h.account({ 1: 100 });
+    const spied = spiedStore();
+    const commit = createBatchCommit(spied.store, recordingHook().hook, { keptPools: 0 });
+    await commit([debit(account.id, 1)]);
+    await commit([debit(account.id, 1)]);
+    expect(spied).toMatchObject({ reads: 2, writesAlone: [true, true] });
   });
 });
 

@@ -1,12 +1,49 @@
 import { AppError } from '@platform/wire';
-import { poolKey, type PoolKey, type UsageBatchStore } from './usage-batch-store';
+import { poolKey, type PoolBalance, type PoolKey, type StoredAnswer, type UsageBatchStore } from './usage-batch-store';
+
+const NO_ANSWERS: ReadonlyMap<string, StoredAnswer> = new Map();
 import { balancesByAccount, type AccountBalances, type BalanceCommitHook } from './balance-commit-hook';
-import { decideBatch, type Debit, type DebitOutcome } from './usage-batch';
+import { decideBatch, type BatchDecision, type Debit, type DebitOutcome } from './usage-batch';
 
 /** Seconds a client should wait after a batch failed for a reason that passes. */
 const RETRY_AFTER_SECONDS = 1;
 /** Decisions taken again when another transaction took one of the batch's requestIds meanwhile. */
 const ATTEMPTS = 3;
+
+/** Pools whose credits a batch commit keeps from its last read or write (about 100 bytes each). */
+const KEPT_POOLS = 100_000;
+
+/**
+ * The credits this process last saw for its pools, at most `max` of them (the least recently
+ * seen go first). Only ever a guess: a write decided on them checks that each pool still holds them.
+ */
+function keptCredits(max: number) {
+  const credits = new Map<string, number>();
+  return {
+    /** The kept credits of every pool, or undefined when one is not kept. */
+    all(pools: readonly PoolKey[]): Map<string, number> | undefined {
+      const found = new Map<string, number>();
+      for (const pool of pools) {
+        const key = poolKey(pool.accountId, pool.poolId);
+        const value = credits.get(key);
+        if (value === undefined) return undefined;
+        found.set(key, value);
+      }
+      return found;
+    },
+    remember(balances: readonly PoolBalance[]): void {
+      for (const balance of balances) {
+        const key = poolKey(balance.accountId, balance.poolId);
+        credits.delete(key);
+        credits.set(key, balance.credits);
+        if (credits.size > max) credits.delete(credits.keys().next().value as string);
+      }
+    },
+    forget(pools: readonly PoolKey[]): void {
+      for (const pool of pools) credits.delete(poolKey(pool.accountId, pool.poolId));
+    },
+  };
+}
 
 /** Another replica committed one of this batch's requestIds after the batch read them: decide again. */
 class RequestIdTaken extends Error {}
@@ -28,30 +65,58 @@ function poolsOf(debits: readonly Debit[]): PoolKey[] {
  * replica's copy of the same request, on a pool whose lock this batch waited for) cannot be
  * taken by the write: the batch rolls back and decides again, and then sees that answer.
  */
-export function createBatchCommit(store: UsageBatchStore, hook: BalanceCommitHook): (debits: Debit[]) => Promise<DebitOutcome[]> {
+export function createBatchCommit(
+  store: UsageBatchStore,
+  hook: BalanceCommitHook,
+  options: { keptPools?: number } = {},
+): (debits: Debit[]) => Promise<DebitOutcome[]> {
+  const kept = keptCredits(options.keptPools ?? KEPT_POOLS);
+
   /**
    * Most batches change no pool to or from 0, so nothing must happen inside their transaction:
-   * they are read without locks and written as one statement that is its own transaction, and
-   * that writes only if nothing it was decided on has changed (two round trips instead of BEGIN,
-   * lock and read, write, COMMIT; no pool lock held while the service decides). Undefined when
-   * the batch needs the transaction, or when something changed meanwhile: then it takes the
-   * locked path, which decides again.
+   * they are written as one statement that is its own transaction, and that writes only if
+   * nothing it was decided on has changed (no pool lock held while the service decides). They are
+   * decided on the credits this process last read or wrote for their pools, when it knows every
+   * one of them, and else on a read without locks. A batch decided on kept credits is trusted
+   * only if it grants every debit (a refusal needs credits read now: a top-up elsewhere may have
+   * come meanwhile) and only once its write found every pool as kept and every requestId free;
+   * otherwise it is decided again on a read. Undefined when the batch needs the transaction, or
+   * when something changed after the read: then it takes the locked path, which decides again.
    */
   const withoutTransaction = async (debits: Debit[]): Promise<DebitOutcome[] | undefined> => {
-    const { credits, known } = await store.read(
-      poolsOf(debits),
+    const pools = poolsOf(debits);
+    const credits = kept.all(pools);
+    if (credits) {
+      const decision = decideBatch(debits, credits, NO_ANSWERS);
+      if (decision.grants.length === debits.length) {
+        const committed = await commitAlone(decision);
+        if (committed !== 'changed') return committed === 'needs transaction' ? undefined : committed;
+      }
+    }
+    const read = await store.read(
+      pools,
       debits.map((debit) => debit.requestId),
     );
-    const decision = decideBatch(debits, credits, known);
+    const committed = await commitAlone(decideBatch(debits, read.credits, read.known));
+    return Array.isArray(committed) ? committed : undefined;
+  };
+
+  /** Writes a decided batch as its own transaction: its outcomes, or why it was not written. */
+  const commitAlone = async (decision: BatchDecision): Promise<DebitOutcome[] | 'needs transaction' | 'changed'> => {
     const accounts = balancesByAccount(decision.balances);
-    if (hook.needsTransaction(accounts)) return undefined;
-    if (decision.grants.length > 0 && !(await store.writeIfUnchanged(decision))) return undefined;
+    if (hook.needsTransaction(accounts)) return 'needs transaction';
+    if (decision.grants.length > 0 && !(await store.writeIfUnchanged(decision))) {
+      kept.forget(decision.balances);
+      return 'changed';
+    }
+    kept.remember(decision.balances);
     await hook.committedAlone(accounts);
     return decision.outcomes;
   };
 
   const attempt = async (debits: Debit[]): Promise<DebitOutcome[]> => {
     let hooked: AccountBalances[] | undefined;
+    let balances: PoolBalance[] = [];
     const effects = hook.begin();
     let outcomes: DebitOutcome[];
     try {
@@ -61,6 +126,7 @@ export function createBatchCommit(store: UsageBatchStore, hook: BalanceCommitHoo
           debits.map((debit) => debit.requestId),
         );
         const decision = decideBatch(debits, credits, known);
+        balances = decision.balances;
         if (decision.grants.length > 0 && (await tx.write(decision)) < decision.grants.length) throw new RequestIdTaken();
         if (decision.balances.length > 0) {
           hooked = balancesByAccount(decision.balances);
@@ -73,10 +139,12 @@ export function createBatchCommit(store: UsageBatchStore, hook: BalanceCommitHoo
         return decision.outcomes;
       });
     } catch (error) {
+      kept.forget(poolsOf(debits));
       if (hooked) await effects.afterRollback(hooked);
       throw error;
     }
     if (hooked) await effects.afterCommit(hooked);
+    kept.remember(balances);
     return outcomes;
   };
 

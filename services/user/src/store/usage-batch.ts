@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { activeKeysForUpdate } from '@platform/accounts';
-import { withTransaction, type Queryable } from '@platform/db';
+import { withClient, withTransaction, type Queryable } from '@platform/db';
 import { BALANCE_CHANGED, type BalanceChanged } from '@platform/events';
 import {
   poolKey,
@@ -153,7 +153,8 @@ export function createUsageBatchStore(pool: pg.Pool, pause?: PausePoint): UsageB
   return {
     read: (keys, requestIds) => readPools(pool, READ, keys, requestIds),
     async writeIfUnchanged(writes) {
-      const written = await writeCreditChangesIfUnchanged(pool, creditWrites(writes));
+      // On a client of its own: a write that found something changed must not cost the connection.
+      const written = await withClient(pool, (client) => writeCreditChangesIfUnchanged(client, creditWrites(writes)));
       if (written && pause) await pause('usage-after-commit');
       return written;
     },
