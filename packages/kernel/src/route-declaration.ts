@@ -95,6 +95,13 @@ export interface RouteDeclaration<S extends ParamShape = ParamShape, D extends Z
    * or in the wording the schema gives (document-schema.ts).
    */
   readonly document?: D;
+  /**
+   * The document as most clients send it, read without the schema, for a route on a hot path:
+   * the schema's output, or undefined to leave the body to the schema (anything unusual, and
+   * every refusal). It never accepts what the schema refuses nor answers otherwise; the contract
+   * suite checks that against the schema on generated bodies (tests/contract/plain-documents).
+   */
+  readonly plainDocument?: (raw: unknown) => z.output<D> | undefined;
   readonly responses: Readonly<Record<number, ResponseDeclaration>>;
   /** A public endpoint of CONTRACT §2: it answers CORS requests and preflights from any origin (`corsEndpoints`). */
   readonly cors?: boolean;
@@ -157,7 +164,7 @@ export function declareRoute<
   return Object.freeze(declaration);
 }
 
-type Validation = Pick<RouteDeclaration<ParamShape, ZodTypeAny>, 'params' | 'refusal' | 'document'>;
+type Validation = Pick<RouteDeclaration<ParamShape, ZodTypeAny>, 'params' | 'refusal' | 'document' | 'plainDocument'>;
 
 interface Collected {
   values: Record<string, unknown>;
@@ -199,7 +206,9 @@ function collect(declaration: Validation, params: Params, res?: Response): Colle
   }
   let accepted: Record<string, unknown> = {};
   if (declaration.document) {
-    const outcome = validateDocument(declaration.document, params.rawBody(), errors);
+    const raw = params.rawBody();
+    const plain: unknown = declaration.plainDocument?.(raw);
+    const outcome = plain === undefined ? validateDocument(declaration.document, raw, errors) : { ok: true as const, value: plain };
     if (outcome.ok) {
       values.document = outcome.value;
       accepted = outcome.value as Record<string, unknown>;
@@ -210,7 +219,7 @@ function collect(declaration: Validation, params: Params, res?: Response): Colle
 
 /** The declared parameters and document, validated (`input()`): their values, or the 422. */
 export function validateParams<S extends ParamShape, D extends ZodTypeAny>(
-  declaration: Pick<RouteDeclaration<S, D>, 'params' | 'refusal' | 'document'>,
+  declaration: Pick<RouteDeclaration<S, D>, 'params' | 'refusal' | 'document' | 'plainDocument'>,
   params: Params,
   res?: Response,
 ): RouteInput<S, D> {
@@ -221,7 +230,7 @@ export function validateParams<S extends ParamShape, D extends ZodTypeAny>(
 
 /** `validateParams` and a domain rule run on the accepted document members (`inputWith()`), their problems reported together. */
 export async function validateParamsWith<S extends ParamShape, D extends ZodTypeAny, R>(
-  declaration: Pick<RouteDeclaration<S, D>, 'params' | 'refusal' | 'document'>,
+  declaration: Pick<RouteDeclaration<S, D>, 'params' | 'refusal' | 'document' | 'plainDocument'>,
   params: Params,
   rule: (accepted: AcceptedMembers<D>) => Promise<R>,
   res?: Response,
