@@ -216,6 +216,30 @@ describe('batches decided on the credits kept from the previous batch', () => {
     expect(await written(account.id)).toEqual({ ledger: 2, answers: 2, events: 2 });
   });
 
+  it('when a write found the kept credits changed, then that pool is read before its batches for a minute (another replica writes it too), then kept again', async () => {
+    const account = await h.account({ 1: 100 });
+    let now = 1_000_000;
+    const spied = spiedStore();
+    const commit = createBatchCommit(spied.store, recordingHook().hook, { now: () => now });
+    await commit([debit(account.id, 1)]);
+    await setCredits(account.id, 500);
+    await commit([debit(account.id, 1)]);
+    expect(spied).toMatchObject({ reads: 2, writesAlone: [true, false, true] });
+
+    // Within the minute: a read, and no refused write, before every batch over the pool.
+    now += 59_000;
+    await commit([debit(account.id, 1)]);
+    await commit([debit(account.id, 1)]);
+    expect(spied).toMatchObject({ reads: 4, writesAlone: [true, false, true, true, true] });
+
+    // After it: one more read, whose credits are kept for the batches after it.
+    now += 2_000;
+    await commit([debit(account.id, 1)]);
+    await commit([debit(account.id, 1)]);
+    expect(spied).toMatchObject({ reads: 5, writesAlone: [true, false, true, true, true, true, true] });
+    expect(await credits(account.id)).toBe(495);
+  });
+
   it('when the kept credits are too few but the pool was topped up meanwhile, then the debit is granted: a refusal is decided only on a read', async () => {
     const account = await h.account({ 1: 100 });
     const spied = spiedStore();

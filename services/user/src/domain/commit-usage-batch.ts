@@ -12,35 +12,55 @@ const ATTEMPTS = 3;
 
 /** Pools whose credits a batch commit keeps from its last read or write (about 100 bytes each). */
 const KEPT_POOLS = 100_000;
+/**
+ * How long a pool whose kept credits a write found changed is read before every batch instead:
+ * another replica or an operator writes it too, and a refused write (its rows inserted, then
+ * undone) costs Postgres more than the read it was meant to save.
+ */
+const DISTRUST_MS = 60_000;
+
+/** What a commit keeps for a pool: its credits, or the time until which it keeps none. */
+type Kept = number | { readUntil: number };
 
 /**
- * The credits this process last saw for its pools, at most `max` of them (the least recently
+ * The credits this process last saw for its pools, at most `max` entries (the least recently
  * seen go first). Only ever a guess: a write decided on them checks that each pool still holds them.
  */
-function keptCredits(max: number) {
-  const credits = new Map<string, number>();
+function keptCredits(max: number, now: () => number) {
+  const kept = new Map<string, Kept>();
+  const put = (key: string, value: Kept): void => {
+    kept.delete(key);
+    kept.set(key, value);
+    if (kept.size > max) kept.delete(kept.keys().next().value as string);
+  };
   return {
-    /** The kept credits of every pool, or undefined when one is not kept. */
+    /** The kept credits of every pool, or undefined when one has none. */
     all(pools: readonly PoolKey[]): Map<string, number> | undefined {
       const found = new Map<string, number>();
       for (const pool of pools) {
         const key = poolKey(pool.accountId, pool.poolId);
-        const value = credits.get(key);
-        if (value === undefined) return undefined;
+        const value = kept.get(key);
+        if (typeof value !== 'number') return undefined;
         found.set(key, value);
       }
       return found;
     },
+    /** The pools' credits as a committed batch left them (not for a pool read first for now). */
     remember(balances: readonly PoolBalance[]): void {
       for (const balance of balances) {
         const key = poolKey(balance.accountId, balance.poolId);
-        credits.delete(key);
-        credits.set(key, balance.credits);
-        if (credits.size > max) credits.delete(credits.keys().next().value as string);
+        const value = kept.get(key);
+        if (typeof value === 'object' && value.readUntil > now()) continue;
+        put(key, balance.credits);
       }
     },
+    /** A write found these pools changed: read them first for a while. */
+    distrust(pools: readonly PoolKey[]): void {
+      for (const pool of pools) put(poolKey(pool.accountId, pool.poolId), { readUntil: now() + DISTRUST_MS });
+    },
+    /** A batch over these pools failed: what it would have left is unknown. */
     forget(pools: readonly PoolKey[]): void {
-      for (const pool of pools) credits.delete(poolKey(pool.accountId, pool.poolId));
+      for (const pool of pools) kept.delete(poolKey(pool.accountId, pool.poolId));
     },
   };
 }
@@ -68,9 +88,9 @@ function poolsOf(debits: readonly Debit[]): PoolKey[] {
 export function createBatchCommit(
   store: UsageBatchStore,
   hook: BalanceCommitHook,
-  options: { keptPools?: number } = {},
+  options: { keptPools?: number; now?: () => number } = {},
 ): (debits: Debit[]) => Promise<DebitOutcome[]> {
-  const kept = keptCredits(options.keptPools ?? KEPT_POOLS);
+  const kept = keptCredits(options.keptPools ?? KEPT_POOLS, options.now ?? Date.now);
 
   /**
    * Most batches change no pool to or from 0, so nothing must happen inside their transaction:
@@ -80,7 +100,7 @@ export function createBatchCommit(
    * one of them, and else on a read without locks. A batch decided on kept credits is trusted
    * only if it grants every debit (a refusal needs credits read now: a top-up elsewhere may have
    * come meanwhile) and only once its write found every pool as kept and every requestId free;
-   * otherwise it is decided again on a read. Undefined when the batch needs the transaction, or
+   * otherwise it is decided again on a read, and its pools are read first for a while (DISTRUST_MS). Undefined when the batch needs the transaction, or
    * when something changed after the read: then it takes the locked path, which decides again.
    */
   const withoutTransaction = async (debits: Debit[]): Promise<DebitOutcome[] | undefined> => {
@@ -106,7 +126,7 @@ export function createBatchCommit(
     const accounts = balancesByAccount(decision.balances);
     if (hook.needsTransaction(accounts)) return 'needs transaction';
     if (decision.grants.length > 0 && !(await store.writeIfUnchanged(decision))) {
-      kept.forget(decision.balances);
+      kept.distrust(decision.balances);
       return 'changed';
     }
     kept.remember(decision.balances);
