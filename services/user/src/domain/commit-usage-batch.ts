@@ -1,9 +1,10 @@
 import { AppError } from '@platform/wire';
 import { poolKey, type PoolBalance, type PoolKey, type StoredAnswer, type UsageBatchStore } from './usage-batch-store';
-
-const NO_ANSWERS: ReadonlyMap<string, StoredAnswer> = new Map();
 import { balancesByAccount, type AccountBalances, type BalanceCommitHook } from './balance-commit-hook';
 import { decideBatch, type BatchDecision, type Debit, type DebitOutcome } from './usage-batch';
+
+/** A batch decided on kept credits knows no kept answers: the write finds a requestId taken. */
+const NO_ANSWERS: ReadonlyMap<string, StoredAnswer> = new Map();
 
 /** Seconds a client should wait after a batch failed for a reason that passes. */
 const RETRY_AFTER_SECONDS = 1;
@@ -100,8 +101,9 @@ export function createBatchCommit(
    * one of them, and else on a read without locks. A batch decided on kept credits is trusted
    * only if it grants every debit (a refusal needs credits read now: a top-up elsewhere may have
    * come meanwhile) and only once its write found every pool as kept and every requestId free;
-   * otherwise it is decided again on a read, and its pools are read first for a while (DISTRUST_MS). Undefined when the batch needs the transaction, or
-   * when something changed after the read: then it takes the locked path, which decides again.
+   * otherwise it is decided again on a read, and its pools are read first for a while
+   * (DISTRUST_MS). Undefined when the batch needs the transaction, or when something changed
+   * after the read: then it takes the locked path, which decides again.
    */
   const withoutTransaction = async (debits: Debit[]): Promise<DebitOutcome[] | undefined> => {
     const pools = poolsOf(debits);

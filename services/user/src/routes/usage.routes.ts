@@ -51,7 +51,7 @@ const isWhole = (value: unknown, min: number, max: number): value is number =>
  * read without zod: what `UsageBody` would answer, or undefined for the schema to decide. The
  * schema costs a usage request about a sixth of its CPU (docs/benchmarks.md).
  */
-export function plainUsageBody(raw: unknown): z.output<typeof UsageBody> | undefined {
+function plainUsageBody(raw: unknown): z.output<typeof UsageBody> | undefined {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
   const { credential, requestId, productId, units } = raw as Record<string, unknown>;
   if (typeof credential !== 'string' || typeof requestId !== 'string') return undefined;
