@@ -58,6 +58,7 @@ function sampler(pool: pg.Pool, started: number) {
       return {
         atSeconds: Math.round((Date.now() - started) / 1000),
         rssMb: Math.round(process.memoryUsage().rss / 2 ** 20),
+        heapUsedMb: Math.round((process.memoryUsage().heapUsed / 2 ** 20) * 10) / 10,
         loopDelayMs,
         openHandles: process.getActiveResourcesInfo().length,
         pgConnections: Number(connections.rows[0]?.count),
@@ -122,7 +123,7 @@ function verdict(samples: Sample[], report: Awaited<ReturnType<MixedLoad['run']>
   const findings = judge(samples, { pgPoolCapacity: DEFAULT_POOL_MAX + USAGE_BATCH_LANES + METER_POOL_MAX });
   const total = Object.values(report.sent).reduce((sum, count) => sum + count, 0);
   console.log(`requests: ${total} (${JSON.stringify(report.sent)}), skipped for lack of capacity: ${report.skipped}`);
-  console.log('metric        after first interval  at the end (median of last 3)  limit (+10 %, pools)  result');
+  console.log('metric        after first interval  at the end (median of last 3)  limit (+10 %, slack, pools)  result');
   for (const finding of findings) {
     const row = [
       finding.metric.padEnd(14),
