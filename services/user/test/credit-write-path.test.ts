@@ -2,19 +2,21 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 // One write path for credits (docs/architecture.md, "One write path for credits"): the ledger
-// rows and the outbox rows of every balance change are written by services/user/src/store/
-// credit-writes.ts (the outbox row, one message per commit, built by store/outbox.ts's outboxRow),
-// and nothing else in production code writes either table. Tests may write them directly.
+// rows and the outbox rows of every balance change are written by one SQL function,
+// write_credit_changes (a migration), which services/user/src/store/credit-writes.ts alone calls
+// (with the outbox row, one message per commit, built by store/outbox.ts's outboxRow); no other
+// statement, in production code or in a migration, writes either table. Tests may write them directly.
 
 const ROOT = path.resolve(__dirname, '../../..');
 const WRITE_PATH = 'services/user/src/store/credit-writes.ts';
+const WRITE_FUNCTION = 'services/user/migrations/20261128110000000_write_credit_changes.sql';
 const OUTBOX_STORE = 'services/user/src/store/outbox.ts';
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) return ['node_modules', 'dist', 'test'].includes(entry.name) ? [] : sourceFiles(full);
-    return /\.(ts|tsx|js|mjs|cjs)$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) ? [full] : [];
+    return /\.(ts|tsx|js|mjs|cjs|sql)$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) ? [full] : [];
   });
 }
 
@@ -22,7 +24,10 @@ const production = ['services', 'packages', 'scripts', 'bench'].flatMap((folder)
 
 /** `file` (relative) of every production file whose text matches. */
 const filesMatching = (pattern: RegExp): string[] =>
-  production.filter((file) => pattern.test(readFileSync(file, 'utf8'))).map((file) => path.relative(ROOT, file));
+  production
+    .filter((file) => pattern.test(readFileSync(file, 'utf8')))
+    .map((file) => path.relative(ROOT, file))
+    .sort();
 
 // SQL is written in upper case in this repository: INSERT INTO (or COPY / UPDATE / DELETE) the table.
 const WRITES_LEDGER = /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM|COPY)\s+credit_ledger\b/;
@@ -35,12 +40,13 @@ describe('one write path for credits', () => {
     expect(WRITES_LEDGER.test('SELECT delta FROM credit_ledger')).toBe(false);
   });
 
-  it('writes ledger rows in store/credit-writes.ts only', () => {
-    expect(filesMatching(WRITES_LEDGER)).toEqual([WRITE_PATH]);
+  it('writes ledger rows in write_credit_changes only, which store/credit-writes.ts alone calls', () => {
+    expect(filesMatching(WRITES_LEDGER)).toEqual([WRITE_FUNCTION]);
+    expect(filesMatching(/\bwrite_credit_changes\s*\(/)).toEqual([WRITE_FUNCTION, WRITE_PATH]);
   });
 
-  it('inserts outbox rows in store/credit-writes.ts only, with the row store/outbox.ts builds', () => {
-    expect(filesMatching(INSERTS_OUTBOX)).toEqual([WRITE_PATH]);
+  it('inserts outbox rows in write_credit_changes only, with the row store/outbox.ts builds for store/credit-writes.ts', () => {
+    expect(filesMatching(INSERTS_OUTBOX)).toEqual([WRITE_FUNCTION]);
     expect(filesMatching(/\boutboxRow\s*\(/).filter((file) => file !== OUTBOX_STORE)).toEqual([WRITE_PATH]);
   });
 

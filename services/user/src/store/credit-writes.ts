@@ -5,9 +5,10 @@ import { outboxRow } from './outbox';
 /**
  * THE write path of credits (CONTRACT §5, §6): every change of a pool's credits — a usage batch,
  * an admin top-up or adjustment (a batch of one), an account's initial credits — writes its pool
- * rows, ledger rows, requestId answers and outbox events here, in the caller's transaction, after
- * the caller locked the pools and decided. No other file writes credit_ledger or outbox_events
- * rows (guarded by services/user/test/credit-write-path.test.ts). What must accompany such a
+ * rows, ledger rows, requestId answers and outbox events here (through the SQL function
+ * write_credit_changes), in the caller's transaction after the caller locked the pools and
+ * decided, or as a transaction of its own that checks what it was decided on. Nothing else writes
+ * credit_ledger or outbox_events rows (guarded by services/user/test/credit-write-path.test.ts). What must accompany such a
  * write (the access records' credit bits, the relay's wake-up) is declared once beside the
  * transaction: store/credit-effects.ts.
  */
@@ -47,50 +48,17 @@ export interface CreditWrites {
   events: readonly BalanceChanged[];
 }
 
-// One round trip for the pools, the ledger rows, the requestId answers and the commit's events as
-// one outbox row (one message, CONTRACT §6: outboxRow; NULLs when there are none; a second round
-// trip inside the batch's transaction, while it holds the pool locks, cost usage-many-accounts
-// about half its rate on a loaded two-core machine). The entries and pools
-// travel as two JSON documents (serialized natively by JSON.stringify, parsed once by Postgres)
-// instead of a dozen arrays that the driver would escape element by element. The ledger rows
-// keep the order of the decisions; the requestIds are taken in key order (as the pools are locked
-// in key order); a requestId another open transaction holds waits for it and is then skipped (DO
-// NOTHING) if that transaction committed it.
+// One round trip: the pools, the ledger rows, the requestId answers and the commit's events as one
+// outbox row (one message, CONTRACT §6: outboxRow; NULLs when there are none), written by the SQL
+// function write_credit_changes (migrations/20261128110000000_write_credit_changes.sql, which says
+// what it does and why it is a function: its plan is kept for the session, behind a pooler too).
+// A second round trip inside the batch's transaction, while it holds the pool locks, cost
+// usage-many-accounts about half its rate on a loaded two-core machine.
 //
-// `ifUnchanged`: the statement is its own transaction (no BEGIN, no COMMIT: one round trip for
-// the whole batch) and writes only what its caller decided on a read without locks. A pool is
-// updated only if it still holds `previousCredits` (the UPDATE waits for a transaction that holds
-// the row, then checks the row as that one left it), and every requestId must be taken; when
-// either falls short, raise_changed_meanwhile fails the statement (40001) and nothing of it stays.
-const write = (ifUnchanged: boolean): string => `
-WITH entries AS (
-  SELECT *
-    FROM ROWS FROM (json_to_recordset($1::json) AS ("accountId" int, "poolId" int, "productId" int, delta bigint,
-                                                    credits bigint, cause text, "requestId" text, digest text))
-         WITH ORDINALITY AS g(account_id, pool_id, product_id, delta, credits, cause, request_id, digest, n)
-), pools AS (
-  UPDATE pool_balances b SET credits = v.credits, updated_at = now()
-    FROM json_to_recordset($2::json) AS v("accountId" int, "poolId" int, "previousCredits" bigint, credits bigint)
-   WHERE b.account_id = v."accountId" AND b.pool_id = v."poolId"${ifUnchanged ? ' AND b.credits = v."previousCredits"' : ''}
-  RETURNING 1
-), ledger AS (
-  INSERT INTO credit_ledger (account_id, pool_id, delta, credits_after, cause, request_id, product_id)
-  SELECT account_id, pool_id, delta, credits, cause, request_id, product_id FROM entries ORDER BY n
-), message AS (
-  INSERT INTO outbox_events (id, routing_key, payload, traceparent)
-  SELECT $3::uuid, $4::text, $5::jsonb, $6::text WHERE $3::uuid IS NOT NULL
-), answers AS (
-  INSERT INTO usage_requests (request_id, account_id, request_digest, product_id, credits)
-  SELECT request_id, account_id, digest, product_id, credits FROM entries WHERE request_id IS NOT NULL ORDER BY request_id
-  ON CONFLICT (request_id) DO NOTHING
-  RETURNING 1
-), taken AS (
-  SELECT (SELECT count(*) FROM pools)::int AS pools, (SELECT count(*) FROM answers)::int AS answers
-)
-SELECT ${ifUnchanged ? "CASE WHEN pools = $7 AND answers = $8 THEN answers ELSE raise_changed_meanwhile('a pool or a requestId') END AS answers" : 'answers'}
-  FROM taken`;
-const WRITE = write(false);
-const WRITE_IF_UNCHANGED = write(true);
+// Its last two arguments: null for a write in the caller's transaction (the pools locked and
+// decided); for a write that is its own transaction (no BEGIN, no COMMIT: one round trip for the
+// whole batch), the pools and requestIds it must take, or it raises 40001 and nothing of it stays.
+const WRITE = 'SELECT write_credit_changes($1::json, $2::json, $3::uuid, $4::text, $5::jsonb, $6::text, $7::int, $8::int) AS answers';
 
 const valuesOf = ({ pools, entries, events }: CreditWrites): unknown[] =>
   // The objects as they are: json_to_recordset picks the members it names and ignores the rest.
@@ -102,7 +70,7 @@ const valuesOf = ({ pools, entries, events }: CreditWrites): unknown[] =>
  * (the caller rolls back and decides again: nothing of this write stays, its events neither).
  */
 export async function writeCreditChanges(db: Queryable, writes: CreditWrites): Promise<number> {
-  const result = await db.query<{ answers: number }>({ text: WRITE, values: valuesOf(writes) });
+  const result = await db.query<{ answers: number }>({ text: WRITE, values: [...valuesOf(writes), null, null] });
   return result.rows[0]?.answers ?? 0;
 }
 
@@ -120,7 +88,7 @@ export async function writeCreditChangesIfUnchanged(
 ): Promise<boolean> {
   const answers = writes.entries.filter((entry) => entry.requestId !== null).length;
   try {
-    await db.query({ text: WRITE_IF_UNCHANGED, values: [...valuesOf(writes), writes.pools.length, answers] });
+    await db.query({ text: WRITE, values: [...valuesOf(writes), writes.pools.length, answers] });
     return true;
   } catch (error) {
     if ((error as { code?: unknown } | null)?.code === CHANGED_MEANWHILE) return false;
