@@ -164,7 +164,8 @@ describe('tracing: one debit that crosses the low threshold is one trace from th
     const outboxWrite = one(
       (span) =>
         span.scope.includes('pg') &&
-        String(span.attributes['db.statement'] ?? span.attributes['db.query.text']).includes('INSERT INTO outbox_events'),
+        // The credit write path's one statement, which writes the outbox row (store/credit-writes.ts).
+        String(span.attributes['db.statement'] ?? span.attributes['db.query.text']).includes('write_credit_changes('),
       'the batch write with the outbox row',
     );
     const publish = one((span) => span.name === 'balance.changed publish' && span.kind === SPAN_KIND.PRODUCER, 'the relay’s publish');

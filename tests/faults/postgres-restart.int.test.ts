@@ -72,7 +72,8 @@ describe('Postgres restarted during a stream of debits', () => {
     await eventually(() => (debits.filter((debit) => debit.statuses[0] === 200).length >= 20 ? true : undefined));
 
     // The restart hits a debit known to be inside its transaction: the pool's row is held here, so
-    // the next batch waits on its lock (seen in pg_stat_activity) when Postgres goes down.
+    // the next batch's write (write_credit_changes, its own transaction) waits on its lock (seen in
+    // pg_stat_activity) when Postgres goes down.
     const blockerPool = createPool({ connectionString: postgres.url, logger: silentLogger(), max: 2 });
     blockerPool.on('error', () => undefined);
     const blocker = await blockerPool.connect();
@@ -85,7 +86,7 @@ describe('Postgres restarted during a stream of debits', () => {
     await eventually(
       async () => {
         const waiting = await blockerPool.query(
-          "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%pool_balances%'",
+          "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%write_credit_changes%'",
         );
         return (waiting.rowCount ?? 0) > 0 ? true : undefined;
       },
