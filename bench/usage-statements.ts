@@ -2,7 +2,7 @@
  * `pnpm bench:usage-statements`: what one usage batch costs Postgres, by the way it commits.
  * Drives the user service's own batch commit (createBatchCommit on the real store) with batches
  * of debits over many accounts, one batch at a time on one connection, and reads the Postgres
- * backend's CPU time from /proc. The ways alternate batch by batch, so both see the machine alike:
+ * backend's CPU time from /proc. The ways alternate batch by batch, so all see the machine alike:
  *   - `transaction`: BEGIN, lock and read, write, COMMIT (what a batch that takes a pool to or
  *     from 0 still does);
  *   - `alone, read`: a read without locks, then one statement that is its own transaction;

@@ -191,6 +191,13 @@ describe('batches decided on the credits kept from the previous batch', () => {
   const setCredits = (accountId: number, value: number) =>
     h.pool.query('UPDATE pool_balances SET credits = $2 WHERE account_id = $1 AND pool_id = 1', [accountId, value]);
 
+  /** A fresh account with `credits` in pool 1, and a batch commit (its options given) on the counted real store. */
+  async function committing(credits: number, options?: Parameters<typeof createBatchCommit>[2]) {
+    const account = await h.account({ 1: credits });
+    const spied = spiedStore();
+    return { account, spied, commit: createBatchCommit(spied.store, recordingHook().hook, options) };
+  }
+
   it('when a batch follows one over the same pools, then it is written without a read, from the credits the first one left', async () => {
     const [a, b] = await Promise.all([h.account({ 1: 100 }), h.account({ 1: 100 })]);
     const spied = spiedStore();
@@ -204,9 +211,7 @@ describe('batches decided on the credits kept from the previous batch', () => {
   });
 
   it('when the pool changed since the kept credits (another replica, an operator), then the write takes nothing, and the batch is decided again on a read', async () => {
-    const account = await h.account({ 1: 100 });
-    const spied = spiedStore();
-    const commit = createBatchCommit(spied.store, recordingHook().hook);
+    const { account, spied, commit } = await committing(100);
     await commit([debit(account.id, 10)]);
     await setCredits(account.id, 500);
     const outcomes = await commit([debit(account.id, 1)]);
@@ -217,10 +222,8 @@ describe('batches decided on the credits kept from the previous batch', () => {
   });
 
   it('when a write found the kept credits changed, then that pool is read before its batches for a minute (another replica writes it too), then kept again', async () => {
-    const account = await h.account({ 1: 100 });
     let now = 1_000_000;
-    const spied = spiedStore();
-    const commit = createBatchCommit(spied.store, recordingHook().hook, { now: () => now });
+    const { account, spied, commit } = await committing(100, { now: () => now });
     await commit([debit(account.id, 1)]);
     await setCredits(account.id, 500);
     await commit([debit(account.id, 1)]);
@@ -241,9 +244,7 @@ describe('batches decided on the credits kept from the previous batch', () => {
   });
 
   it('when the kept credits are too few but the pool was topped up meanwhile, then the debit is granted: a refusal is decided only on a read', async () => {
-    const account = await h.account({ 1: 100 });
-    const spied = spiedStore();
-    const commit = createBatchCommit(spied.store, recordingHook().hook);
+    const { account, spied, commit } = await committing(100);
     await commit([debit(account.id, 98)]);
     await setCredits(account.id, 1000);
     const outcomes = await commit([debit(account.id, 5)]);
@@ -253,14 +254,12 @@ describe('batches decided on the credits kept from the previous batch', () => {
   });
 
   it('when a requestId was committed before (not by this process), then the write takes nothing, and the read answers it as a replay', async () => {
-    const account = await h.account({ 1: 100 });
+    const { account, spied, commit } = await committing(100);
     const replayed = debit(account.id, 1);
     await h.pool.query(
       'INSERT INTO usage_requests (request_id, account_id, request_digest, product_id, credits) VALUES ($1, $2, $3, 1, 42)',
       [replayed.requestId, account.id, replayed.digest],
     );
-    const spied = spiedStore();
-    const commit = createBatchCommit(spied.store, recordingHook().hook);
     await commit([debit(account.id, 10)]);
     const outcomes = await commit([replayed, debit(account.id, 2)]);
 
@@ -293,9 +292,7 @@ describe('batches decided on the credits kept from the previous batch', () => {
   });
 
   it('when no kept credits are allowed (keptPools 0), then every batch reads first', async () => {
-    const account = await h.account({ 1: 100 });
-    const spied = spiedStore();
-    const commit = createBatchCommit(spied.store, recordingHook().hook, { keptPools: 0 });
+    const { account, spied, commit } = await committing(100, { keptPools: 0 });
     await commit([debit(account.id, 1)]);
     await commit([debit(account.id, 1)]);
     expect(spied).toMatchObject({ reads: 2, writesAlone: [true, true] });

@@ -75,8 +75,9 @@ export interface UsageBatchStore {
     requestIds: readonly string[],
   ): Promise<{ credits: Map<string, number>; known: Map<string, StoredAnswer> }>;
   /**
-   * Writes a batch decided on `read` as one statement that is its own transaction, if every pool
-   * it changes still holds its `previousCredits` and every grant's requestId is still free.
+   * Writes a batch decided on `read` or on kept credits as one statement that is its own
+   * transaction, if every pool it changes still holds its `previousCredits` and every grant's
+   * requestId is still free (on a client of its own: a refused write keeps its connection).
    * Resolves true once committed; false when something changed meanwhile, and then nothing was written.
    */
   writeIfUnchanged(writes: BatchWrites): Promise<boolean>;

@@ -79,8 +79,9 @@ const CHANGED_MEANWHILE = '40001';
 
 /**
  * Writes the change as one statement outside any transaction (its own), decided on a read without
- * locks: only if every pool in `pools` still holds its `previousCredits` and every requestId is
- * free. Returns false when one is not, and then nothing was written.
+ * locks or on kept credits: only if every pool in `pools` still holds its `previousCredits` and
+ * every requestId is free. Returns false when one is not, and then nothing was written (run it on
+ * a checked-out client, withClient: pool.query would close the connection of the refused call).
  */
 export async function writeCreditChangesIfUnchanged(
   db: Queryable,
