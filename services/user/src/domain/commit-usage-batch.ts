@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { AppError } from '@platform/wire';
 import { poolKey, type PoolBalance, type PoolKey, type StoredAnswer, type UsageBatchStore } from './usage-batch-store';
 import { balancesByAccount, type AccountBalances, type BalanceCommitHook } from './balance-commit-hook';
@@ -25,18 +26,15 @@ type Kept = number | { readUntil: number };
 
 /**
  * The credits this process last saw for its pools, at most `max` entries (the least recently
- * seen go first). Only ever a guess: a write decided on them checks that each pool still holds them.
+ * used go first; none at all when `max` is 0). Only ever a guess: a write decided on them checks
+ * that each pool still holds them.
  */
 function keptCredits(max: number, now: () => number) {
-  const kept = new Map<string, Kept>();
-  const put = (key: string, value: Kept): void => {
-    kept.delete(key);
-    kept.set(key, value);
-    if (kept.size > max) kept.delete(kept.keys().next().value as string);
-  };
+  const kept = max > 0 ? new LRUCache<string, Kept>({ max }) : undefined;
   return {
     /** The kept credits of every pool, or undefined when one has none. */
     all(pools: readonly PoolKey[]): Map<string, number> | undefined {
+      if (!kept) return undefined;
       const found = new Map<string, number>();
       for (const pool of pools) {
         const key = poolKey(pool.accountId, pool.poolId);
@@ -50,18 +48,18 @@ function keptCredits(max: number, now: () => number) {
     remember(balances: readonly PoolBalance[]): void {
       for (const balance of balances) {
         const key = poolKey(balance.accountId, balance.poolId);
-        const value = kept.get(key);
+        const value = kept?.get(key);
         if (typeof value === 'object' && value.readUntil > now()) continue;
-        put(key, balance.credits);
+        kept?.set(key, balance.credits);
       }
     },
     /** A write found these pools changed: read them first for a while. */
     distrust(pools: readonly PoolKey[]): void {
-      for (const pool of pools) put(poolKey(pool.accountId, pool.poolId), { readUntil: now() + DISTRUST_MS });
+      for (const pool of pools) kept?.set(poolKey(pool.accountId, pool.poolId), { readUntil: now() + DISTRUST_MS });
     },
     /** A batch over these pools failed: what it would have left is unknown. */
     forget(pools: readonly PoolKey[]): void {
-      for (const pool of pools) kept.delete(poolKey(pool.accountId, pool.poolId));
+      for (const pool of pools) kept?.delete(poolKey(pool.accountId, pool.poolId));
     },
   };
 }

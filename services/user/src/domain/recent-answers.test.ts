@@ -21,6 +21,15 @@ describe('recent answers', () => {
     expect([answers.get('a'), answers.get('b'), answers.get('c')]).toEqual([undefined, answer(2), answer(3)]);
   });
 
+  it('when an answer was read since, then an older unread one goes first', () => {
+    const answers = createRecentAnswers({ maxEntries: 2, maxAgeMs: 1000 });
+    answers.set('a', answer(1));
+    answers.set('b', answer(2));
+    answers.get('a');
+    answers.set('c', answer(3));
+    expect([answers.get('a'), answers.get('b'), answers.get('c')]).toEqual([answer(1), undefined, answer(3)]);
+  });
+
   it('when a requestId is kept twice, then the first answer stays', () => {
     const answers = createRecentAnswers({ maxEntries: 2, maxAgeMs: 1000 });
     answers.set('a', answer(1));

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { AppError, invalidMessage, invalidParams } from '@platform/wire';
 import type { Product } from './catalogue';
 import type { RecentAnswers } from './recent-answers';
@@ -39,9 +39,7 @@ export async function usageProduct(products: ProductLookup, productId: number | 
 
 /** Same credential, product and units: a replay. Anything else under the same requestId is a conflict. */
 function digestOf(payer: UsagePayer, request: UsageRequest): string {
-  return createHash('sha256')
-    .update(JSON.stringify([payer.secretHash, request.product.id, request.units]))
-    .digest('hex');
+  return hash('sha256', JSON.stringify([payer.secretHash, request.product.id, request.units]), 'hex');
 }
 
 /** The answer to a usage request: the debit was granted (and is committed), or the pool could not pay. */
