@@ -102,9 +102,9 @@ async function main(): Promise<void> {
     }
     process.stdout.write(`${batches} batches of ${size} debits over ${accounts} accounts each way, alternating; one connection\n\n`);
     process.stdout.write('| way | Postgres CPU µs/debit | bench process CPU µs/debit | wall µs/batch |\n|---|---|---|---|\n');
+    const perDebit = (micros: number): string => (micros / (batches * size)).toFixed(1);
     for (const way of WAYS) {
       const { cpu, own, wall } = spent[way];
-      const perDebit = (micros: number): string => (micros / (batches * size)).toFixed(1);
       process.stdout.write(`| ${way} | ${perDebit(cpu)} | ${perDebit(own)} | ${((wall * 1e6) / batches).toFixed(0)} |\n`);
     }
   } finally {

@@ -67,6 +67,9 @@ function keptCredits(max: number, now: () => number) {
   };
 }
 
+/** A batch written as its own transaction: its outcomes, or why it was not written. */
+type AloneCommit = DebitOutcome[] | 'needs transaction' | 'changed';
+
 /** Another replica committed one of this batch's requestIds after the batch read them: decide again. */
 class RequestIdTaken extends Error {}
 
@@ -113,19 +116,19 @@ export function createBatchCommit(
       const decision = decideBatch(debits, credits, NO_ANSWERS);
       if (decision.grants.length === debits.length) {
         const committed = await commitAlone(decision);
-        if (committed !== 'changed') return committed === 'needs transaction' ? undefined : committed;
+        if (committed !== 'changed') return outcomesOf(committed);
       }
     }
     const read = await store.read(
       pools,
       debits.map((debit) => debit.requestId),
     );
-    const committed = await commitAlone(decideBatch(debits, read.credits, read.known));
-    return Array.isArray(committed) ? committed : undefined;
+    return outcomesOf(await commitAlone(decideBatch(debits, read.credits, read.known)));
   };
+  const outcomesOf = (committed: AloneCommit): DebitOutcome[] | undefined => (Array.isArray(committed) ? committed : undefined);
 
   /** Writes a decided batch as its own transaction: its outcomes, or why it was not written. */
-  const commitAlone = async (decision: BatchDecision): Promise<DebitOutcome[] | 'needs transaction' | 'changed'> => {
+  const commitAlone = async (decision: BatchDecision): Promise<AloneCommit> => {
     const accounts = balancesByAccount(decision.balances);
     if (hook.needsTransaction(accounts)) return 'needs transaction';
     if (decision.grants.length > 0 && !(await store.writeIfUnchanged(decision))) {

@@ -7,10 +7,11 @@ import { outboxRow } from './outbox';
  * an admin top-up or adjustment (a batch of one), an account's initial credits — writes its pool
  * rows, ledger rows, requestId answers and outbox events here (through the SQL function
  * write_credit_changes), in the caller's transaction after the caller locked the pools and
- * decided, or as a transaction of its own that checks what it was decided on. Nothing else writes
- * credit_ledger or outbox_events rows (guarded by services/user/test/credit-write-path.test.ts). What must accompany such a
- * write (the access records' credit bits, the relay's wake-up) is declared once beside the
- * transaction: store/credit-effects.ts.
+ * decided, or as a transaction of its own that checks what it was decided on. Nothing else
+ * writes credit_ledger or outbox_events rows (guarded by services/user/test/credit-write-path.test.ts).
+ * What must accompany such a write (the access records' credit bits, the relay's wake-up) is
+ * declared once, in store/access-records.ts (accessEffects; accessRecordsBalanceHook for usage
+ * batches).
  */
 
 /** A pool's credits after the change. */
