@@ -70,6 +70,9 @@ function keptCredits(max: number, now: () => number) {
 /** A batch written as its own transaction: its outcomes, or why it was not written. */
 type AloneCommit = DebitOutcome[] | 'needs transaction' | 'changed';
 
+/** The outcomes of a batch written alone; undefined when it was not (it commits in a transaction). */
+const outcomesOf = (committed: AloneCommit): DebitOutcome[] | undefined => (Array.isArray(committed) ? committed : undefined);
+
 /** Another replica committed one of this batch's requestIds after the batch read them: decide again. */
 class RequestIdTaken extends Error {}
 
@@ -125,7 +128,6 @@ export function createBatchCommit(
     );
     return outcomesOf(await commitAlone(decideBatch(debits, read.credits, read.known)));
   };
-  const outcomesOf = (committed: AloneCommit): DebitOutcome[] | undefined => (Array.isArray(committed) ? committed : undefined);
 
   /** Writes a decided batch as its own transaction: its outcomes, or why it was not written. */
   const commitAlone = async (decision: BatchDecision): Promise<AloneCommit> => {
