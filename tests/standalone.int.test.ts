@@ -14,6 +14,7 @@ import request from 'supertest';
 import {
   createPrivateDatabase,
   deleteTopology,
+  eventually,
   startSmtpCapture,
   testServers,
   uniqueId,
@@ -165,10 +166,18 @@ describe('services started one per process on the real servers', () => {
     };
     for (const name of SERVICES) running.push(startService(name, env));
     const urls = await Promise.all(running.map((service) => service.url));
+    // Listening comes first: a service answers its probes while its consumer attaches (the
+    // notifier's queue is declared after the listener opens), as a Kubernetes probe sees it.
     for (const url of urls) {
-      const ready = await request(url).get('/health/ready');
+      const ready = await eventually(
+        async () => {
+          const reply = await request(url).get('/health/ready');
+          return reply.status === 200 ? reply : undefined;
+        },
+        30_000,
+        `${url} ready`,
+      );
       expect(ready.body).toEqual({ status: 'ready' });
-      expect(ready.status).toBe(200);
     }
     const exits = running.map((service) => new Promise<number | null>((resolve) => service.child.once('exit', (code) => resolve(code))));
     for (const service of running) service.child.kill('SIGTERM');
