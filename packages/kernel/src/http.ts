@@ -23,7 +23,8 @@ import {
   secretsEqual,
 } from '@platform/runtime';
 import { AppError, renderError, type Envelope, type ErrorCode } from '@platform/wire';
-import { kernelStateOf, levelOf, RequestState, watchRoutes, type RequestLocals } from './request-state';
+import { kernelStateOf, levelOf, RequestState, watchRoutes } from './request-state';
+import { watchFinishedResponses } from './finished-responses';
 import { respond } from './respond';
 import { routeEdge, type RouteEdge } from './route-edge';
 
@@ -131,12 +132,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return found;
   };
 
-  // Runs as the response's 'finish' listener: metrics and the request line.
-  function onFinish(this: Response): void {
-    const req = this.req;
-    const state = this.locals as RequestLocals as RequestState;
+  // Runs when node reports the response finished (finished-responses.ts): metrics and the request line.
+  const onFinish = (res: Response, state: RequestState): void => {
     const seconds = (performance.now() - state.started) / 1e3;
-    const series = seriesOf(req.method, state.route, this.statusCode);
+    const series = seriesOf(res.req.method, state.route, res.statusCode);
     series.requests.inc();
     series.duration.observe(seconds);
     // Formatting a line costs more than the rest of the kernel: skip it when the level drops it.
@@ -145,7 +144,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const child = state.madeLogger();
     if (child !== undefined) child.info('request', fields);
     else logger.info('request', { requestId: state.requestId, ...fields });
-  }
+  };
+  watchFinishedResponses();
 
   const cors = publicCorsStep(options.publicEndpoints ?? {});
   const parseBody = createBodyParsing();
@@ -154,10 +154,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use((req, res, next) => {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    const state = new RequestState(logger, req, requestId, defaultEdge, performance.now());
+    const state = new RequestState(logger, req, requestId, defaultEdge, performance.now(), onFinish);
     res.locals = state;
     res.setHeader('X-Request-Id', requestId);
-    res.on('finish', onFinish);
     if (!cors(req, res)) parseBody(req, res, next);
   });
 

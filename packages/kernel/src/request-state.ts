@@ -131,7 +131,14 @@ export class RequestState implements RequestLocals {
     private currentEdge: RouteEdge,
     /** performance.now() when the kernel saw the request. */
     readonly started: number,
+    /** The app's work once the response has finished (its metrics and request line). */
+    private readonly onFinish: (res: Response, state: RequestState) => void,
   ) {}
+
+  /** Node's HTTP server finished the response (finished-responses.ts). */
+  finished(res: Response): void {
+    this.onFinish(res, this);
+  }
 
   get edge(): RouteEdge {
     return this.currentEdge;

@@ -1,19 +1,33 @@
-/** A kernel app listens on the kernel's server: requests and responses are made with the app's prototypes. */
+/**
+ * A kernel app listens on the kernel's server: requests and responses are made with the app's
+ * prototypes, and the kernel learns of finished responses from node's server, not from a
+ * listener on each response.
+ */
 import { once } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildApp } from './kernel-app';
+import { buildApp, metricLines } from './kernel-app';
 
-async function listening(): Promise<{ server: Server; url: string; made: Array<{ req: boolean; res: boolean }> }> {
-  const { app } = buildApp();
+interface Listening {
+  server: Server;
+  url: string;
+  made: Array<{ req: boolean; res: boolean }>;
+  responses: ServerResponse[];
+  logs: ReturnType<typeof buildApp>['logs'];
+}
+
+async function listening(): Promise<Listening> {
+  const { app, logs } = buildApp();
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const made: Array<{ req: boolean; res: boolean }> = [];
+  const responses: ServerResponse[] = [];
   // Runs before express sees the request: what node's server made.
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     made.push({ req: Object.getPrototypeOf(req) === app.request, res: Object.getPrototypeOf(res) === app.response });
+    responses.push(res);
   });
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, made };
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, made, responses, logs };
 }
 
 describe('the kernel server', () => {
@@ -45,6 +59,27 @@ describe('the kernel server', () => {
     expect(running.made).toEqual([
       { req: true, res: true },
       { req: true, res: true },
+    ]);
+  });
+
+  // A 'finish' listener of the kernel's own beside node's made each response's listeners an
+  // array that V8 came to allocate in the old generation, holding every response through the
+  // young-generation collections (finished-responses.ts).
+  it("when a response finishes, then node's own 'finish' listener is its only one, and the request line and metrics are still recorded", async () => {
+    const response = await fetch(`${running.url}/echo?a=1`, { headers: { 'x-request-id': 'finish-1' } });
+    expect(response.status).toBe(200);
+    await response.text();
+    expect(running.responses).toHaveLength(1);
+    const res = running.responses[0] as ServerResponse;
+    // The client has its answer once the last byte is written; node emits 'finish' right after.
+    await new Promise((resolve) => (res.writableFinished ? resolve(undefined) : res.once('finish', resolve)));
+    expect(res.listenerCount('finish')).toBe(1);
+    expect(running.logs()).toContainEqual(
+      expect.objectContaining({ message: 'request', requestId: 'finish-1', method: 'GET', route: '/echo', status: '200' }),
+    );
+    const metrics = await (await fetch(`${running.url}/metrics`)).text();
+    expect(metricLines(metrics, 'http_requests_total', { method: 'GET', route: '/echo', status: '200' })).toEqual([
+      expect.stringMatching(/ 1$/),
     ]);
   });
 });

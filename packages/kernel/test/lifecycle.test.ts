@@ -149,6 +149,50 @@ describe('stop', () => {
     }
   });
 
+  it('when requests end out of order (one cut off by its client) before stop, then each one still open answers Connection: close', async () => {
+    const { logger } = quietLogger();
+    const health = new Health({});
+    const kernel = createHttpApp({ service: 'lifecycle-test', logger, health, openapi: {} });
+    const ids = ['a', 'b', 'c', 'd'] as const;
+    type Id = (typeof ids)[number];
+    const gates = (): Record<Id, Gate> => ({ a: gate(), b: gate(), c: gate(), d: gate() });
+    const arrived = gates();
+    const released = gates();
+    const closed = gate();
+    kernel.app.get(
+      '/hold/:id',
+      handler(publicEdge, async (req, res) => {
+        const id = req.params.id as Id;
+        if (id === 'c') res.on('close', closed.open);
+        arrived[id].open();
+        await released[id].opened;
+        respond(res, 200, { id });
+      }),
+    );
+    const service = await serve({ name: 'lifecycle-test', app: kernel.finish(), port: 0, health, logger });
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      const a = get(`${service.url}/hold/a`, agent);
+      const b = get(`${service.url}/hold/b`, agent);
+      const cutOff = http.get(`${service.url}/hold/c`, { agent: new http.Agent({ keepAlive: false }) });
+      cutOff.on('error', () => undefined);
+      const d = get(`${service.url}/hold/d`, agent);
+      await Promise.all(ids.map((id) => arrived[id].opened));
+      released.b.open();
+      expect(await b).toMatchObject({ status: 200, connection: 'keep-alive', body: '{"id":"b"}' });
+      cutOff.destroy();
+      await closed.opened;
+      const stopped = service.stop();
+      released.a.open();
+      released.d.open();
+      expect(await a).toMatchObject({ status: 200, connection: 'close', body: '{"id":"a"}' });
+      expect(await d).toMatchObject({ status: 200, connection: 'close', body: '{"id":"d"}' });
+      await stopped;
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it('when stopping, then readiness turns to draining at once', async () => {
     const { service, health } = await startService();
     const stopped = service.stop();

@@ -31,6 +31,11 @@ export interface ServeOptions {
   closers?: Array<() => Promise<void>>;
 }
 
+const OPEN_INDEX = Symbol('open response index');
+
+/** A response being worked on, with its place among the server's open responses. */
+type OpenResponse = ServerResponse & { [OPEN_INDEX]: number };
+
 /** Listens and returns a handle whose stop() drains HTTP and then closes the dependencies. */
 export async function serve(options: ServeOptions): Promise<RunningService> {
   const host = options.host ?? '127.0.0.1';
@@ -43,11 +48,25 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
 
   // Responses still being worked on. Once stopping, each says `Connection: close`, so that a
   // keep-alive client does not hold its connection (and the drain) open until keepAliveTimeout.
-  const open = new Set<ServerResponse>();
-  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+  // An array with each response's index, not a Set: V8 keeps a Set's outgrown hash tables with
+  // the entries they held (for iterators), and an outgrown table in the old generation held
+  // those responses, and all they reference, through every young-generation collection.
+  const open: OpenResponse[] = [];
+  function forget(this: OpenResponse): void {
+    const index = this[OPEN_INDEX];
+    if (open[index] !== this) return;
+    const last = open.pop() as OpenResponse;
+    if (last !== this) {
+      open[index] = last;
+      last[OPEN_INDEX] = index;
+    }
+  }
+  server.prependListener('request', (_req: IncomingMessage, res: OpenResponse) => {
     if (stopping !== undefined) res.setHeader('Connection', 'close');
-    open.add(res);
-    res.once('close', () => open.delete(res));
+    res[OPEN_INDEX] = open.length;
+    open.push(res);
+    // 'close' comes after the response finished, or when it was cut off.
+    res.on('close', forget);
   });
 
   const drain = async (): Promise<void> => {

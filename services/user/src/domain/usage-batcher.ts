@@ -46,16 +46,21 @@ interface Lane {
  */
 export function createDebitBatcher(options: DebitBatcherOptions): DebitBatcher {
   const lanes: Lane[] = Array.from({ length: options.lanes }, () => ({ queue: [], committing: false, cancelTimer: undefined }));
-  const leaders = new Map<string, Waiting>();
+  // The followers of each requestId being batched, by requestId. The map holds a leader's list
+  // of followers, not the leader: V8 keeps a Map's outgrown hash tables with the entries they
+  // held (for iterators), and an outgrown table in the old generation kept each debit it held,
+  // with its promise and the request awaiting it, through every young-generation collection. A
+  // list is emptied when its leader settles, so such a table keeps only requestIds and empty lists.
+  const followersOf = new Map<string, Waiting[]>();
 
   const laneOf = (debit: Debit): Lane => lanes[(debit.accountId * 31 + debit.poolId) % lanes.length] as Lane;
 
   const settle = (leader: Waiting, result: { outcome: DebitOutcome } | { error: unknown }): void => {
-    leaders.delete(leader.debit.requestId);
+    followersOf.delete(leader.debit.requestId);
     if ('outcome' in result) leader.resolve(result.outcome);
     else leader.reject(result.error);
     const taken = 'outcome' in result && (result.outcome.kind === 'granted' || result.outcome.kind === 'replayed');
-    for (const follower of leader.followers) {
+    for (const follower of leader.followers.splice(0)) {
       if (follower.debit.digest === leader.debit.digest) {
         if ('outcome' in result) follower.resolve(result.outcome);
         else follower.reject(result.error);
@@ -116,12 +121,12 @@ export function createDebitBatcher(options: DebitBatcherOptions): DebitBatcher {
   function submit(debit: Debit): Promise<DebitOutcome> {
     return new Promise<DebitOutcome>((resolve, reject) => {
       const waiting: Waiting = { debit, resolve, reject, context: context.active(), followers: [] };
-      const leader = leaders.get(debit.requestId);
-      if (leader) {
-        leader.followers.push(waiting);
+      const followers = followersOf.get(debit.requestId);
+      if (followers) {
+        followers.push(waiting);
         return;
       }
-      leaders.set(debit.requestId, waiting);
+      followersOf.set(debit.requestId, waiting.followers);
       const lane = laneOf(debit);
       lane.queue.push(waiting);
       schedule(lane);
