@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { eventually } from '@platform/testing';
+import { readyBody } from '@platform/testing';
 
 const ROOT = path.resolve(__dirname, '..');
 /** pnpm itself: the one running `pnpm test`, else the one on PATH. */
@@ -72,15 +72,7 @@ describe('a fresh clone with nothing beside it', () => {
 
   it('when pnpm start runs in it, then all four services are ready and the 698 IAB categories are served', async () => {
     for (const url of Object.values(urls)) {
-      const ready = await eventually(
-        async () => {
-          const reply = await request(url).get('/health/ready');
-          return reply.status === 200 ? reply : undefined;
-        },
-        30_000,
-        `${url} ready`,
-      );
-      expect(ready.body).toEqual({ status: 'ready' });
+      expect(await readyBody(url)).toEqual({ status: 'ready' });
     }
     const categories = await request(urls.categorization as string).get('/api/v2/categories');
     expect(categories.status).toBe(200);

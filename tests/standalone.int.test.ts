@@ -10,11 +10,10 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:chil
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import request from 'supertest';
 import {
   createPrivateDatabase,
   deleteTopology,
-  eventually,
+  readyBody,
   startSmtpCapture,
   testServers,
   uniqueId,
@@ -169,15 +168,7 @@ describe('services started one per process on the real servers', () => {
     // Listening comes first: a service answers its probes while its consumer attaches (the
     // notifier's queue is declared after the listener opens), as a Kubernetes probe sees it.
     for (const url of urls) {
-      const ready = await eventually(
-        async () => {
-          const reply = await request(url).get('/health/ready');
-          return reply.status === 200 ? reply : undefined;
-        },
-        30_000,
-        `${url} ready`,
-      );
-      expect(ready.body).toEqual({ status: 'ready' });
+      expect(await readyBody(url)).toEqual({ status: 'ready' });
     }
     const exits = running.map((service) => new Promise<number | null>((resolve) => service.child.once('exit', (code) => resolve(code))));
     for (const service of running) service.child.kill('SIGTERM');
