@@ -14,6 +14,7 @@ import {
   createPrivateDatabase,
   deleteTopology,
   eventually,
+  readyBody,
   silentLogger,
   startSmtpCapture,
   testServers,
@@ -76,7 +77,7 @@ describe('notifier killed mid-batch while SMTP refuses for a while', () => {
     running.push(child);
     const url = /"message":"listening"[^\n]*"url":"(http:\/\/[^"]+)"/.exec(child.output())?.[1] as string;
     // Ready once its consumer is attached (queue declared and bound).
-    await eventually(async () => ((await fetch(`${url}/health/ready`)).status === 200 ? true : undefined), 30_000, 'notifier ready');
+    await readyBody(url);
     return child;
   };
   const count = async (sql: string): Promise<number> => Number((await pool.query<{ n: string }>(sql)).rows[0]?.n);

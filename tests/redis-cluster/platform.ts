@@ -6,7 +6,7 @@ import { createInProcessEventBus } from '@platform/events';
 import {
   createPrivateDatabase,
   deleteKeys,
-  eventually,
+  readyBody,
   silentLogger,
   startRedisCluster,
   testServers,
@@ -79,8 +79,7 @@ export async function startClusterPlatform(label: string, on: 'cluster' | 'singl
     const strictEnv = { ...env, AUTH_FAILURES_PER_IP: String(STRICT_FAILURES), REDIS_KEY_PREFIX: `${prefix}strict:` };
     const strictAuth = await start(runAuthService({ config: loadAuthConfig(strictEnv), logger: silentLogger() }));
     // Each service answers once its access store is checked (and, for the first, reconciled).
-    for (const url of [user, categorization, auth, strictAuth])
-      await eventually(async () => ((await request(url).get('/health/ready')).status === 200 ? true : undefined), 30_000, `${url} ready`);
+    for (const url of [user, categorization, auth, strictAuth]) await readyBody(url);
     return {
       cluster,
       redis,
