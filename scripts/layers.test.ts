@@ -114,6 +114,22 @@ const CASES: Record<string, Case> = {
     as: 'services/user/src/outbox-relay.ts',
     code: 'export const text = (error: unknown): string => (error instanceof Error ? error.message : String(error));\n',
   },
+  leadingSpreadOnHotPath: {
+    as: 'services/user/src/domain/usage-batch.ts',
+    code: 'export const grant = (answer: object, digest: string): object => ({ ...answer, digest });\n',
+  },
+  inlineErrorMessageOnHotPath: {
+    as: 'packages/kernel/src/respond.ts',
+    code: 'export const text = (error: unknown): string => (error instanceof Error ? error.message : String(error));\n',
+  },
+  leadingSpreadAtStartUp: {
+    as: 'packages/kernel/src/route-openapi.ts',
+    code: 'export const grant = (answer: object, digest: string): object => ({ ...answer, digest });\n',
+  },
+  spreadAloneOnHotPath: {
+    as: 'services/user/src/domain/usage-batch.ts',
+    code: 'export const copy = (answer: object): object => ({ ...answer });\n',
+  },
   errorMessageHelper: {
     as: 'packages/runtime/src/error-message.ts',
     code: 'export const text = (error: unknown): string => (error instanceof Error ? error.message : String(error));\n',
@@ -192,8 +208,15 @@ describe('layering lint rule', () => {
     expect(found[name]).toContain('no-restricted-properties');
   });
 
-  it('when the message of a thrown value is written inline, then no-restricted-syntax reports it', () => {
-    expect(found.inlineErrorMessage).toContain('no-restricted-syntax');
+  it.each(['inlineErrorMessage', 'inlineErrorMessageOnHotPath'])(
+    'when the message of a thrown value is written inline (%s), then no-restricted-syntax reports it',
+    (name) => {
+      expect(found[name]).toContain('no-restricted-syntax');
+    },
+  );
+
+  it('when an object on the hot path starts with a spread that more members follow, then no-restricted-syntax reports it', () => {
+    expect(found.leadingSpreadOnHotPath).toEqual(['no-restricted-syntax']);
   });
 
   it('when a test is skipped by its x prefix, then no-restricted-globals reports it', () => {
@@ -210,6 +233,8 @@ describe('layering lint rule', () => {
     'kernelImportsCredentials',
     'everyTest',
     'errorMessageHelper',
+    'leadingSpreadAtStartUp',
+    'spreadAloneOnHotPath',
   ])('when %s (the allowed direction), then nothing is reported', (name) => {
     expect(found[name]).toEqual([]);
   });

@@ -140,10 +140,13 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     series.duration.observe(seconds);
     // Formatting a line costs more than the rest of the kernel: skip it when the level drops it.
     if (!levelOf(logger, 'info')) return;
-    const fields = { ...series.labels, durationMs: Math.round(seconds * 1e5) / 100 };
+    // Each field by name: an object spread followed by more properties costs Node 20 microseconds
+    // (docs/benchmarks.md, "Object spreads on Node 20").
+    const { method, route, status } = series.labels;
+    const durationMs = Math.round(seconds * 1e5) / 100;
     const child = state.madeLogger();
-    if (child !== undefined) child.info('request', fields);
-    else logger.info('request', { requestId: state.requestId, ...fields });
+    if (child !== undefined) child.info('request', { method, route, status, durationMs });
+    else logger.info('request', { requestId: state.requestId, method, route, status, durationMs });
   };
   watchFinishedResponses();
 

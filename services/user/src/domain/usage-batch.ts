@@ -84,7 +84,15 @@ export function decideBatch(
     run.credits -= debit.units;
     run.after.push(run.credits);
     const answer: GrantedAnswer = { accountId: debit.accountId, productId: debit.productId, credits: run.credits };
-    grants.push({ ...answer, requestId: debit.requestId, digest: debit.digest, poolId: debit.poolId, units: debit.units });
+    grants.push({
+      accountId: debit.accountId,
+      productId: debit.productId,
+      credits: run.credits,
+      requestId: debit.requestId,
+      digest: debit.digest,
+      poolId: debit.poolId,
+      units: debit.units,
+    });
     return { kind: 'granted', answer };
   });
   const balances = [...runs.values()].map((run) => ({

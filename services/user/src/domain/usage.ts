@@ -85,9 +85,11 @@ export function createUsageRecorder({ batcher, answers }: UsageRecorderOptions):
       });
       switch (outcome.kind) {
         case 'granted':
-        case 'replayed':
-          answers.set(request.requestId, { ...outcome.answer, digest });
-          return { answer: { outcome: 'granted', ...outcome.answer }, replayed: outcome.kind === 'replayed' };
+        case 'replayed': {
+          const { accountId, productId, credits } = outcome.answer;
+          answers.set(request.requestId, { accountId, productId, credits, digest });
+          return { answer: { outcome: 'granted', accountId, productId, credits }, replayed: outcome.kind === 'replayed' };
+        }
         case 'exhausted':
           return { answer: { outcome: 'exhausted' }, replayed: false };
         case 'conflict':
