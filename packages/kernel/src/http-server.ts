@@ -10,38 +10,46 @@
  * process per request, two rounds each): a bare express app 190–284 µs with `app.listen`, 93–102 µs
  * on such a server (a raw node handler: 64–68 µs); a kernel app (`createHttpApp`, one `handler`
  * route) 263–324 µs against 118–145 µs. Express, its router and every handler stay as they are.
+ *
+ * The requests and responses are made by classes that extend node's, not by functions that call
+ * node's constructors on an object of their own: V8 makes room inside an object for the properties
+ * its constructor and, for a class, its base constructors assign, and a plain function assigns
+ * none. The properties then went to a store of their own, and past a dozen added by keyed stores
+ * (node's `this[kSymbol] = …`, the router's `req[matchedRoute]`) V8 turned every request and
+ * response into a dictionary, slow to read and write (docs/benchmarks.md, "Requests and responses
+ * as dictionaries").
  */
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import type { Express } from 'express';
+import type { Express, Request, Response } from 'express';
+
+interface AppConstructors {
+  AppRequest: typeof IncomingMessage;
+  AppResponse: typeof ServerResponse;
+}
+
+const made = new WeakMap<Express, AppConstructors>();
 
 /**
- * An HTTP server for `app` whose requests and responses are made with the app's prototypes.
- * node's `IncomingMessage` and `ServerResponse` are plain constructor functions (node 20–24), so
- * a constructor that calls one on an object made from the app's prototype builds the same
- * object node would. (`Reflect.construct` with such a new.target measured slower than
- * `app.listen` itself: 250–437 µs per request.)
+ * The app's request and response classes, made once per app: each extends node's, and its
+ * prototype sits on top of the app's own (`app.request`, `app.response`, whose methods it
+ * inherits) and becomes the app's, so that express finds it on every request.
  */
+function appConstructors(app: Express): AppConstructors {
+  const found = made.get(app);
+  if (found !== undefined) return found;
+  class AppRequest extends http.IncomingMessage {}
+  class AppResponse extends http.ServerResponse {}
+  Object.setPrototypeOf(AppRequest.prototype, app.request);
+  Object.setPrototypeOf(AppResponse.prototype, app.response);
+  app.request = AppRequest.prototype as unknown as Request;
+  app.response = AppResponse.prototype as unknown as Response;
+  const constructors = { AppRequest, AppResponse: AppResponse as typeof ServerResponse };
+  made.set(app, constructors);
+  return constructors;
+}
+
+/** An HTTP server for `app` whose requests and responses are made with the app's prototypes. */
 export function createAppServer(app: Express): Server {
-  // A node whose constructors became classes (they cannot be called) gets express's own server.
-  if ([http.IncomingMessage, http.ServerResponse].some((made) => /^class\b/.test(Function.prototype.toString.call(made)))) {
-    return http.createServer(app);
-  }
-  const incoming = http.IncomingMessage as unknown as (this: object, socket: Socket) => void;
-  const outgoing = http.ServerResponse as unknown as (this: object, req: IncomingMessage, options?: object) => void;
-  function AppRequest(this: object, socket: Socket): void {
-    incoming.call(this, socket);
-  }
-  function AppResponse(this: object, req: IncomingMessage, options?: object): void {
-    outgoing.call(this, req, options);
-  }
-  AppRequest.prototype = app.request;
-  AppResponse.prototype = app.response;
-  return http.createServer(
-    {
-      IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
-      ServerResponse: AppResponse as unknown as typeof ServerResponse,
-    },
-    app,
-  );
+  const { AppRequest, AppResponse } = appConstructors(app);
+  return http.createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse }, app);
 }
