@@ -27,7 +27,8 @@ interface AppConstructors {
   AppResponse: typeof ServerResponse;
 }
 
-const made = new WeakMap<Express, AppConstructors>();
+/** Each app's classes: a second server for the same app reuses them (its prototypes stay as they are). */
+const constructorsByApp = new WeakMap<Express, AppConstructors>();
 
 /**
  * The app's request and response classes, made once per app: each extends node's, and its
@@ -35,7 +36,7 @@ const made = new WeakMap<Express, AppConstructors>();
  * inherits) and becomes the app's, so that express finds it on every request.
  */
 function appConstructors(app: Express): AppConstructors {
-  const found = made.get(app);
+  const found = constructorsByApp.get(app);
   if (found !== undefined) return found;
   class AppRequest extends http.IncomingMessage {}
   class AppResponse extends http.ServerResponse {}
@@ -44,7 +45,7 @@ function appConstructors(app: Express): AppConstructors {
   app.request = AppRequest.prototype as unknown as Request;
   app.response = AppResponse.prototype as unknown as Response;
   const constructors = { AppRequest, AppResponse: AppResponse as typeof ServerResponse };
-  made.set(app, constructors);
+  constructorsByApp.set(app, constructors);
   return constructors;
 }
 
