@@ -74,7 +74,7 @@ describe('the kernel server', () => {
     expect(running.responses).toHaveLength(1);
     const res = running.responses[0] as ServerResponse;
     // The client has its answer once the last byte is written; node emits 'finish' right after.
-    await new Promise((resolve) => (res.writableFinished ? resolve(undefined) : res.once('finish', resolve)));
+    if (!res.writableFinished) await once(res, 'finish');
     expect(res.listenerCount('finish')).toBe(1);
     expect(running.logs()).toContainEqual(
       expect.objectContaining({ message: 'request', requestId: 'finish-1', method: 'GET', route: '/echo', status: '200' }),
@@ -102,7 +102,7 @@ describe('the kernel server', () => {
       await response.text();
     }
     const res = running.responses.at(-1) as ServerResponse;
-    await new Promise((resolve) => (res.writableFinished ? resolve(undefined) : res.once('finish', resolve)));
+    if (!res.writableFinished) await once(res, 'finish');
     expect({ req: hasFastProperties(res.req), res: hasFastProperties(res) }).toEqual({ req: true, res: true });
   });
 });
