@@ -1,7 +1,7 @@
 /**
- * The local cluster (scripts/cluster) for a test file: started once in beforeAll on ports the OS
- * reports free, with the file's own SMTP capture, and taken down in afterAll. Clients reach the
- * services through HAProxy's fronts, or one replica directly.
+ * The local cluster (scripts/cluster) for a test file: started once in beforeAll on a block of
+ * ports found free (allocatePorts), with the file's own SMTP capture, and taken down in afterAll.
+ * Clients reach the services through HAProxy's fronts, or one replica directly.
  */
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -44,16 +44,18 @@ export interface HaproxyServer {
 
 export function useCluster(serviceEnv: Record<string, string> = {}): () => Cluster {
   let cluster: Cluster | undefined;
+  let smtp: SmtpCapture | undefined;
   let dir: string | undefined;
   beforeAll(async () => {
-    const smtp = await startSmtpCapture();
+    smtp = await startSmtpCapture();
     dir = mkdtempSync(path.join(os.tmpdir(), 'local-cluster-test-'));
     const state = await clusterUp({ dir, smtpUrl: smtp.url, serviceEnv });
     cluster = makeCluster(state, smtp);
   }, 240_000);
   afterAll(async () => {
+    // Also when the cluster did not start: an open SMTP server would keep jest from exiting.
     await cluster?.pool.end();
-    await cluster?.smtp.close();
+    await smtp?.close();
     // CLUSTER_KEEP_FILES=1 keeps the state folder (logs, data) of a failed run to read.
     if (dir) await clusterDown({ dir, keepFiles: process.env.CLUSTER_KEEP_FILES === '1' });
   }, 120_000);
