@@ -135,10 +135,17 @@ export async function startPgbouncer(options: PgbouncerOptions): Promise<Pgbounc
   const log = (): Promise<string> => readFile(logFile, 'utf8').catch(() => '');
   const command = asRoot() ? ['runuser', ['-u', 'postgres', '--', PGBOUNCER_BIN, '-d', ini]] : [PGBOUNCER_BIN, ['-d', ini]];
   await run(command[0] as string, command[1] as string[]);
-  await until(() => answers(port), `not listening on ${port}`).catch(async (error: Error) => {
+  // The daemon listens before it writes its pid file: ready once both are there, and the pid alive
+  // (a port that answers without it is another process's).
+  const pidFile = path.join(dir, 'pgbouncer.pid');
+  let pid = 0;
+  const started = async (): Promise<boolean> => {
+    pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
+    return pid > 0 && alive(pid) && (await answers(port));
+  };
+  await until(started, `not running and listening on ${port}`).catch(async (error: Error) => {
     throw new Error(`${error.message}\n${await log()}`);
   });
-  const pid = Number((await readFile(path.join(dir, 'pgbouncer.pid'), 'utf8')).trim());
   const killOnExit = (): void => {
     if (alive(pid)) process.kill(pid, 'SIGKILL');
     rmSync(dir, { recursive: true, force: true });
