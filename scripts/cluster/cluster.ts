@@ -18,7 +18,7 @@ import { rabbitNodeNames } from './rabbitmq';
 export interface UpOptions {
   /** State folder (default $CLUSTER_DIR or .cluster/). */
   dir?: string;
-  /** First port of the fixed layout; undefined: ports the OS reports free. */
+  /** First port of the fixed layout; undefined: a block found free (allocatePorts). */
   basePort?: number;
   /** Where the notifiers send e-mail; default: a mail catcher writing `<dir>/mail/*.eml`. */
   smtpUrl?: string | undefined;

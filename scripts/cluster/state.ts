@@ -33,56 +33,59 @@ export interface ClusterPorts {
   smtp: number;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Ports from `base` to `base + PORT_BLOCK - 1` make one cluster's layout (offsets below). */
+const PORT_BLOCK = 61;
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
 /**
+ * A base whose whole block is free, in 26000-32767: below Linux's ephemeral range (32768 up), so
+ * that no outgoing connection of the cluster's own processes takes a port before its server binds
+ * it (the OS's "free" ports are ephemeral ones), and above the default layout's 25000.
+ */
+async function freeBlock(): Promise<number> {
+  const bases = Array.from({ length: 67 }, (_, index) => 26_000 + index * 100);
+  const first = Math.floor(Math.random() * bases.length);
+  for (let index = 0; index < bases.length; index += 1) {
+    const base = bases[(first + index) % bases.length] as number;
+    const ports = Array.from({ length: PORT_BLOCK }, (_, offset) => base + offset);
+    if ((await Promise.all(ports.map(isFree))).every(Boolean)) return base;
+  }
+  throw new Error('no free block of ports in 26000-32767');
+}
+
+/**
  * Every port of the cluster: consecutive blocks from `base` (a developer's fixed layout, see
- * docs/cluster.md), or, without a base, ports the OS reports free (tests running side by side).
+ * docs/cluster.md), or, without a base, from a block found free (tests, or clusters side by side).
  */
 export async function allocatePorts(base: number | undefined): Promise<ClusterPorts> {
-  const taken = new Set<number>();
-  const at = async (offset: number): Promise<number> => {
-    if (base !== undefined) return base + offset;
-    for (;;) {
-      const port = await freePort();
-      if (!taken.has(port)) {
-        taken.add(port);
-        return port;
-      }
-    }
-  };
-  const pairs = async <K extends string>(keys: [K, K], offsets: number[], step: number) => {
-    const out: Array<Record<K, number>> = [];
-    for (const offset of offsets) out.push({ [keys[0]]: await at(offset), [keys[1]]: await at(offset + step) } as Record<K, number>);
-    return out;
-  };
-  const list = async (offsets: number[]) => Promise.all(offsets.map(at));
+  const from = base ?? (await freeBlock());
+  const at = (offset: number): number => from + offset;
+  const pairs = <K extends string>(keys: [K, K], offsets: number[], step: number): Array<Record<K, number>> =>
+    offsets.map((offset) => ({ [keys[0]]: at(offset), [keys[1]]: at(offset + step) }) as Record<K, number>);
   return {
-    etcdClient: await at(0),
-    etcdPeer: await at(1),
-    postgres: await pairs(['postgres', 'rest'], [2, 4], 1),
-    postgresPrimary: await at(6),
-    pgbouncer: await at(7),
-    rabbitmq: await pairs(['amqp', 'dist'], [10, 11, 12], 3),
-    redis: await pairs(['port', 'bus'], [20, 21, 22, 23, 24, 25], 10),
-    front: { auth: await at(40), user: await at(41), categorization: await at(42) },
-    haproxyStats: await at(43),
+    etcdClient: at(0),
+    etcdPeer: at(1),
+    postgres: pairs(['postgres', 'rest'], [2, 4], 1),
+    postgresPrimary: at(6),
+    pgbouncer: at(7),
+    rabbitmq: pairs(['amqp', 'dist'], [10, 11, 12], 3),
+    redis: pairs(['port', 'bus'], [20, 21, 22, 23, 24, 25], 10),
+    front: { auth: at(40), user: at(41), categorization: at(42) },
+    haproxyStats: at(43),
     replicas: {
-      auth: await list([50, 51]),
-      user: await list([52, 53]),
-      categorization: await list([54, 55]),
-      notifier: await list([56, 57]),
+      auth: [at(50), at(51)],
+      user: [at(52), at(53)],
+      categorization: [at(54), at(55)],
+      notifier: [at(56), at(57)],
     },
-    smtp: await at(60),
+    smtp: at(60),
   };
 }
 
