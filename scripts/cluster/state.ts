@@ -4,7 +4,7 @@
  * run from another process.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { isFree } from '@platform/testing';
 import path from 'node:path';
 
 /** Default first port of `pnpm cluster up` (CLUSTER_BASE_PORT or --base-port changes it). */
@@ -35,14 +35,6 @@ export interface ClusterPorts {
 
 /** Ports from `base` to `base + PORT_BLOCK - 1` make one cluster's layout (offsets below). */
 const PORT_BLOCK = 61;
-
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
 
 /**
  * A base whose whole block is free, in 26000-32767: below Linux's ephemeral range (32768 up), so

@@ -85,7 +85,8 @@ export async function freePort(range?: { from: number; to: number }): Promise<nu
 
 let nextInRange = 0;
 
-async function isFree(port: number): Promise<boolean> {
+/** Whether a server can listen on the loopback `port` now (it listens, then closes). */
+export async function isFree(port: number): Promise<boolean> {
   const server = net.createServer();
   try {
     server.listen(port, '127.0.0.1');
