@@ -1,5 +1,5 @@
 # One image per service, from one Dockerfile:
-#   docker build --build-arg SERVICE=auth -t account-access-auth .
+#   docker build --build-arg SERVICE=auth --build-arg GIT_COMMIT=$(git rev-parse HEAD) -t account-access-auth .
 # SERVICE is auth, user, categorization or notifier. The final stage holds the service's
 # compiled JavaScript (dist/), its production dependencies (pnpm deploy --prod) and, where the
 # service owns tables, its migrations; it runs `node dist/main.js` as the unprivileged `node`
@@ -27,9 +27,12 @@ RUN pnpm install --offline --frozen-lockfile \
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ARG SERVICE
+# The commit GET /version names (the image holds no .git to read it from).
+ARG GIT_COMMIT=unknown
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
-    SERVICE=${SERVICE}
+    SERVICE=${SERVICE} \
+    GIT_COMMIT=${GIT_COMMIT}
 WORKDIR /app
 # Owned by root and read-only for the service user: the process cannot rewrite its own code.
 COPY --from=build /out ./

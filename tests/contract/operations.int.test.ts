@@ -43,6 +43,15 @@ describe.each<ServiceName>(['auth', 'user', 'categorization', 'notifier'])('§8 
     expect(document.openapi).toMatch(/^3\.1\./);
     for (const path of OPENAPI_PATHS[service]) expect(Object.keys(document.paths ?? {})).toContain(path);
   });
+
+  it('when /version is asked, then {"version": "<semver>", "commit": "<git sha>"}', async () => {
+    const reply = await send(service, '/version');
+    expect({ status: reply.status, type: reply.type, body: reply.json() }).toEqual({
+      status: 200,
+      type: JSON_TYPE,
+      body: { version: expect.stringMatching(/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/), commit: expect.stringMatching(/^[0-9a-f]{40}$/) },
+    });
+  });
 });
 
 describe('§8/§9 metric labels: route template and numeric status', () => {

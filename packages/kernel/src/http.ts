@@ -21,6 +21,7 @@ import {
   type HttpMetrics,
   secretDigest,
   secretsEqual,
+  runningRelease,
 } from '@platform/runtime';
 import { AppError, renderError, type Envelope, type ErrorCode } from '@platform/wire';
 import { kernelStateOf, levelOf, RequestState, watchRoutes } from './request-state';
@@ -209,6 +210,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       });
       app.get('/openapi.json', (_req, res) => {
         res.json(options.openapi);
+      });
+      app.get('/version', (_req, res) => {
+        res.json(runningRelease());
       });
       app.use(notFound);
       app.use(onError);

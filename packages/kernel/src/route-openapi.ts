@@ -145,7 +145,7 @@ export function openApiDocument(options: ServiceDocumentOptions): Record<string,
   return plain;
 }
 
-/** The kernel's four operations endpoints (CONTRACT §8), mounted by `createHttpApp` itself; a service without a public API documents these. */
+/** The kernel's operations endpoints (CONTRACT §8), mounted by `createHttpApp` itself; a service without a public API documents these. */
 export const operationsRoutes: ReadonlyArray<RouteDeclaration> = [
   declareRoute({
     methods: ['get'],
@@ -174,5 +174,12 @@ export const operationsRoutes: ReadonlyArray<RouteDeclaration> = [
     edge: adminEdge,
     summary: 'This document',
     responses: { 200: { description: 'OpenAPI 3.1' } },
+  }),
+  declareRoute({
+    methods: ['get'],
+    paths: ['/version'],
+    edge: adminEdge,
+    summary: 'The running release',
+    responses: { 200: { description: '{"version":"<semver>","commit":"<git sha>"}' } },
   }),
 ];

@@ -1,4 +1,7 @@
-/** The kernel's operations endpoints: health, metrics, the OpenAPI document. */
+/** The kernel's operations endpoints: health, metrics, the OpenAPI document, the release. */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import request from 'supertest';
 import { SERVICE, JSON_TYPE, buildApp, metricLines } from './kernel-app';
 
@@ -127,5 +130,20 @@ describe('openapi', () => {
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe(JSON_TYPE);
     expect(response.body).toEqual({ openapi: '3.1.0', info: { title: SERVICE, version: '1' }, paths: {} });
+  });
+});
+
+describe('version', () => {
+  it('when /version is asked, then the release’s version (the packages’ own) and the checkout’s commit', async () => {
+    const { app } = buildApp();
+    const response = await request(app).get('/version');
+    const manifest = JSON.parse(readFileSync(path.join(__dirname, '../package.json'), 'utf8')) as { version: string };
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: __dirname }).toString().trim();
+    expect({ status: response.status, type: response.headers['content-type'], body: response.body }).toEqual({
+      status: 200,
+      type: JSON_TYPE,
+      body: { version: manifest.version, commit: head },
+    });
+    expect(manifest.version).toMatch(/^\d+\.\d+\.\d+$/);
   });
 });

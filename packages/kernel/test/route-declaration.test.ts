@@ -221,9 +221,9 @@ describe('openApiDocument', () => {
     expect(Object.keys(document.components.schemas).sort()).toEqual(['CodeMessages', 'Credits', 'OAuthError']);
   });
 
-  it('when the kernel’s operations routes are documented, then the four endpoints', () => {
+  it('when the kernel’s operations routes are documented, then the five endpoints', () => {
     const operations = openApiDocument({ info: { title: 'Ops', version: '1' }, routes: operationsRoutes }) as { paths: object };
-    expect(Object.keys(operations.paths)).toEqual(['/health/live', '/health/ready', '/metrics', '/openapi.json']);
+    expect(Object.keys(operations.paths)).toEqual(['/health/live', '/health/ready', '/metrics', '/openapi.json', '/version']);
   });
 });
 

@@ -11,3 +11,4 @@ export * from './trace-context';
 export * from './worker-loop';
 export * from './named-secrets';
 export * from './admin-token-variables';
+export * from './release';
