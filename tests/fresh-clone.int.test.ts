@@ -8,22 +8,10 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { readyBody } from '@platform/testing';
+import { pnpmCommand, readyBody, runPnpm } from '@platform/testing';
 
 const ROOT = path.resolve(__dirname, '..');
-/** pnpm itself: the one running `pnpm test`, else the one on PATH. */
-const pnpm = process.env.npm_execpath?.includes('pnpm') ? [process.execPath, process.env.npm_execpath] : ['pnpm'];
 const GIVEN_ADMIN_TOKEN = `given-admin-token-0123456789-${Math.random().toString(36).slice(2)}`;
-
-function run(args: string[], cwd: string): void {
-  const [command, ...rest] = pnpm;
-  const result = spawnSync(command as string, [...rest, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: process.env.HOME },
-  });
-  if (result.status !== 0) throw new Error(`pnpm ${args.join(' ')} failed:\n${result.stdout}${result.stderr}`);
-}
 
 describe('a fresh clone with nothing beside it', () => {
   const parent = mkdtempSync(path.join(os.tmpdir(), 'aap-clone-'));
@@ -35,8 +23,8 @@ describe('a fresh clone with nothing beside it', () => {
   beforeAll(async () => {
     const cloned = spawnSync('git', ['clone', '-q', ROOT, clone], { encoding: 'utf8' });
     if (cloned.status !== 0) throw new Error(`git clone failed: ${cloned.stderr}`);
-    run(['install', '--offline', '--frozen-lockfile'], clone);
-    const [command, ...rest] = pnpm;
+    runPnpm(['install', '--offline', '--frozen-lockfile'], clone);
+    const [command, ...rest] = pnpmCommand;
     child = spawn(command as string, [...rest, 'start'], {
       cwd: clone,
       env: {

@@ -23,10 +23,11 @@ function postgresSection(ports: ClusterPorts): string[] {
   ];
 }
 
-function serviceSection(ports: ClusterPorts, service: (typeof HTTP_SERVICES)[number]): string[] {
+/** A round-robin HTTP front of `service` on `front`, over its replicas' ports (servers `<service>-<n>`). */
+export function serviceSection(service: string, front: number, replicas: readonly number[]): string[] {
   return [
     `listen ${service}`,
-    `  bind 127.0.0.1:${ports.front[service]}`,
+    `  bind 127.0.0.1:${front}`,
     '  mode http',
     '  balance roundrobin',
     '  option forwardfor',
@@ -40,21 +41,29 @@ function serviceSection(ports: ClusterPorts, service: (typeof HTTP_SERVICES)[num
     '  option redispatch 1',
     '  retry-on conn-failure empty-response response-timeout',
     '  default-server inter 500ms fall 1 rise 2',
-    ...ports.replicas[service].map((port, index) => `  server ${service}-${index + 1} 127.0.0.1:${port} check`),
+    ...replicas.map((port, index) => `  server ${service}-${index + 1} 127.0.0.1:${port} check`),
   ];
 }
 
-export function haproxyConfig(ports: ClusterPorts): string {
+/** The global and default sections, with extra `global` lines (a runtime API socket). */
+export function haproxyDefaults(global: string[] = []): string[] {
   return [
     'global',
     '  maxconn 4000',
+    ...global,
     'defaults',
     '  timeout connect 2s',
     '  timeout client 60s',
     '  timeout server 30s',
     '  timeout check 2s',
+  ];
+}
+
+export function haproxyConfig(ports: ClusterPorts): string {
+  return [
+    ...haproxyDefaults(),
     ...postgresSection(ports),
-    ...HTTP_SERVICES.flatMap((service) => serviceSection(ports, service)),
+    ...HTTP_SERVICES.flatMap((service) => serviceSection(service, ports.front[service], ports.replicas[service])),
     'listen stats',
     `  bind 127.0.0.1:${ports.haproxyStats}`,
     '  mode http',

@@ -33,19 +33,27 @@ export interface CrossingLoad {
   granted(): number;
 }
 
-async function settle(c: Cluster, debit: Debit, deadline: number): Promise<void> {
+/**
+ * Sends a debit until it is answered: again under its requestId after a 503 or no answer (as a
+ * client does), until a 200, another status, or the deadline.
+ */
+export async function settleDebit(send: (debit: Debit) => Promise<number>, debit: Debit, deadline: number): Promise<void> {
   for (;;) {
     const sentAt = Date.now();
-    const status = await c
-      .debit(c.front('user'), { credential: debit.apiKey, productId: 1, requestId: debit.requestId })
-      .then((reply) => reply.status)
-      .catch((error: Error) => `no answer: ${error.message}`);
+    const status = await send(debit).catch((error: Error) => `no answer: ${error.message}`);
     debit.statuses.push(status);
     debit.spans.push({ sentAt, answeredAt: Date.now() });
     if (status === 200 || (typeof status === 'number' && status !== 503) || Date.now() > deadline) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+const settle = (c: Cluster, debit: Debit, deadline: number): Promise<void> =>
+  settleDebit(
+    (sent) => c.debit(c.front('user'), { credential: sent.apiKey, productId: 1, requestId: sent.requestId }).then((reply) => reply.status),
+    debit,
+    deadline,
+  );
 
 export async function crossingLoad(c: Cluster): Promise<CrossingLoad> {
   const low = await Promise.all(Array.from({ length: 6 }, () => c.createAccount({ 1: 35 })));

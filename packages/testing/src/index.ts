@@ -15,3 +15,4 @@ export * from './wait';
 export * from './redis-cluster';
 export * from './pgbouncer';
 export * from './webhook-receiver';
+export * from './pnpm';

@@ -1,0 +1,98 @@
+/**
+ * Traffic for the rolling-upgrade test, through HAProxy's fronts until stopped: debits with a
+ * requestId, sent again after a 503 or no answer (settleDebit), and between them token mints with
+ * each account's current key and probes with the keys rotated away before the upgrade. Every
+ * answer is kept with the phase it was sent in.
+ */
+import { randomUUID } from 'node:crypto';
+import { signServiceJwt } from '@platform/credentials';
+import { eventually } from '@platform/testing';
+import { bearer, call, seedBearer } from '../contract/support/http';
+import { settleDebit, type Debit } from './load';
+import type { Fleet } from './upgrade-fleet';
+
+export interface Answer {
+  what: 'debit' | 'token' | 'retired token' | 'retired balance';
+  status: number | string;
+  phase: string;
+}
+
+export interface UpgradeLoad {
+  debits: Debit[];
+  answers: Answer[];
+  /** Names the phase the next requests are sent in. */
+  enter(phase: string): void;
+  /** Resolves once `count` more debits have been answered 200 (in the phase entered last). */
+  progress(count: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const WORKERS = 6;
+/** Every this many debits a worker also mints a token and probes a retired key. */
+const PROBE_EVERY = 4;
+
+export function debitVia(fleet: Fleet, secret: string): (debit: Debit) => Promise<number> {
+  return async (debit) => {
+    const jwt = signServiceJwt({ issuer: 'rolling-upgrade', audience: 'user', secret, ttlSeconds: 300 });
+    const reply = await call(fleet.front('user'), '/internal/v1/usage', {
+      headers: bearer(jwt),
+      json: { credential: debit.apiKey, productId: 1, requestId: debit.requestId },
+    });
+    return reply.status;
+  };
+}
+
+export function startUpgradeLoad(
+  fleet: Fleet,
+  secret: string,
+  accounts: ReadonlyArray<{ id: number; apiKey: string }>,
+  retiredKeys: readonly string[],
+): UpgradeLoad {
+  const debits: Debit[] = [];
+  const answers: Answer[] = [];
+  let phase = 'previous release';
+  let stopped = false;
+  const send = debitVia(fleet, secret);
+  const record = async (what: Answer['what'], request: () => Promise<{ status: number }>): Promise<void> => {
+    const sentIn = phase;
+    const status = await request()
+      .then((reply) => reply.status)
+      .catch((error: Error) => `no answer: ${error.message}`);
+    answers.push({ what, status, phase: sentIn });
+  };
+  const worker = async (index: number): Promise<void> => {
+    for (let turn = 0; !stopped; turn += 1) {
+      const account = accounts[(index + turn * WORKERS) % accounts.length] as { id: number; apiKey: string };
+      const debit: Debit = { accountId: account.id, apiKey: account.apiKey, requestId: randomUUID(), statuses: [], spans: [] };
+      debits.push(debit);
+      const sentIn = phase;
+      await settleDebit(send, debit, Date.now() + 60_000);
+      for (const status of debit.statuses) answers.push({ what: 'debit', status, phase: sentIn });
+      if (turn % PROBE_EVERY !== 0) continue;
+      const retired = retiredKeys[turn % retiredKeys.length] as string;
+      const token = { grantType: 'access_token', expiresIn: 3600 };
+      await record('token', () => call(fleet.front('auth'), '/oauth/token', { headers: seedBearer(account.apiKey), json: token }));
+      await record('retired token', () => call(fleet.front('auth'), '/oauth/token', { headers: seedBearer(retired), json: token }));
+      await record('retired balance', () =>
+        call(fleet.front('user'), '/user-service/account-balance', { query: { apiKey: retired, productId: '1' } }),
+      );
+    }
+  };
+  const running = Promise.all(Array.from({ length: WORKERS }, (_, index) => worker(index)));
+  const granted = (): number => debits.filter((debit) => debit.statuses.includes(200)).length;
+  return {
+    debits,
+    answers,
+    enter(next) {
+      phase = next;
+    },
+    async progress(count) {
+      const target = granted() + count;
+      await eventually(() => (granted() >= target ? true : undefined), 60_000, `${count} more debits in phase "${phase}"`);
+    },
+    async stop() {
+      stopped = true;
+      await running;
+    },
+  };
+}
