@@ -27,15 +27,13 @@ import { changelogReleases, git, previousRelease, releaseCommit } from '../../sc
 import { bearer, call, seedBearer } from '../contract/support/http';
 import { ledgerByRequest } from './support';
 import { ROOT, startFleet, unpackRelease, type Fleet } from './upgrade-fleet';
-import { startUpgradeLoad } from './upgrade-load';
+import { acceptable, startUpgradeLoad } from './upgrade-load';
 
 const SECRETS = { ADMIN_TOKEN: randomBytes(32).toString('base64url'), SERVICE_JWT_SECRET: randomBytes(48).toString('base64url') };
 /** Probes of rotated keys fail on purpose: the per-address limits must not turn them into 429s. */
 const LIMITS = { AUTH_FAILURES_PER_IP: '1000000', TOKEN_RATE_PER_ACCOUNT: '1000000' };
 const CREDITS = 1_000_000;
 const ACCOUNTS = 8;
-/** Answers a client may get during the upgrade: any 2xx or 4xx, or 503 (sent again). */
-const acceptable = (status: number | string): boolean => typeof status === 'number' && (status < 500 || status === 503);
 
 describe('a rolling upgrade from the previous release', () => {
   const release = previousRelease();

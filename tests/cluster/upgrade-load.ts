@@ -22,10 +22,13 @@ export interface UpgradeLoad {
   answers: Answer[];
   /** Names the phase the next requests are sent in. */
   enter(phase: string): void;
-  /** Resolves once `count` more debits have been answered 200 (in the phase entered last). */
+  /** Resolves once `count` more debits have been answered 200 (in the phase entered last); fails at once on an answer not `acceptable`. */
   progress(count: number): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** Answers a client may get during the upgrade: any 2xx or 4xx, or 503 (sent again). */
+export const acceptable = (status: number | string): boolean => typeof status === 'number' && (status < 500 || status === 503);
 
 const WORKERS = 6;
 /** Every this many debits a worker also mints a token and probes a retired key. */
@@ -88,7 +91,15 @@ export function startUpgradeLoad(
     },
     async progress(count) {
       const target = granted() + count;
-      await eventually(() => (granted() >= target ? true : undefined), 60_000, `${count} more debits in phase "${phase}"`);
+      await eventually(
+        () => {
+          const refused = answers.filter((answer) => !acceptable(answer.status));
+          if (refused.length > 0) throw new Error(`answers a client may not get: ${JSON.stringify(refused.slice(0, 5))}`);
+          return granted() >= target ? true : undefined;
+        },
+        60_000,
+        `${count} more debits in phase "${phase}"`,
+      );
     },
     async stop() {
       stopped = true;
