@@ -13,5 +13,6 @@ export function runPnpm(args: string[], cwd: string): void {
     encoding: 'utf8',
     env: { PATH: process.env.PATH, HOME: process.env.HOME },
   });
-  if (result.status !== 0) throw new Error(`pnpm ${args.join(' ')} failed: ${result.error?.message ?? `exit ${result.status}`}\n${result.stdout}${result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(`pnpm ${args.join(' ')} failed: ${result.error?.message ?? `exit ${result.status}`}\n${result.stdout}${result.stderr}`);
 }
