@@ -59,7 +59,7 @@ export async function unansweredDebitReplayed(c: Cluster): Promise<void> {
   });
   expect(Object.fromEntries(await ledgerByRequest(c.pool, account.id))).toEqual({ [requestId]: [-UNITS] });
   expect((await c.balance(c.front('user'), account.apiKey)).json()).toEqual({
-    data: [{ product_id: 1, product: expect.objectContaining({ id: 1 }), credits: STARTING - UNITS }],
+    data: [{ product_id: 1, product: { id: 1, name: 'WHOIS API' }, credits: STARTING - UNITS }],
   });
 
   await replaceUserOne(c, {});
