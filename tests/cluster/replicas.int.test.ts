@@ -2,7 +2,8 @@
  * The services as 2 replicas each behind HAProxy (round robin, no stickiness), on the local
  * cluster of `pnpm cluster up` (Patroni Postgres, RabbitMQ nodes, Redis): the contract's main
  * paths through the fronts, revocation seen at once by every replica, debits raced across
- * replicas, and a replica SIGKILLed under load.
+ * replicas, a replica SIGKILLed under load, and one SIGKILLed while a debit it committed is
+ * unanswered (tests/cluster/unanswered-debit.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { restartReplica } from '../../scripts/cluster/services';
@@ -10,6 +11,7 @@ import { alive, waitFor } from '../../scripts/cluster/processes';
 import { writeState } from '../../scripts/cluster/state';
 import { call } from '../contract/support/http';
 import { ledgerByRequest, useCluster, waitForReplica } from './support';
+import { unansweredDebitReplayed } from './unanswered-debit';
 
 const cluster = useCluster({ OUTBOX_POLL_MS: '200' });
 
@@ -213,5 +215,11 @@ describe('a user replica SIGKILLed under load', () => {
     c.state.processes = c.state.processes.map((entry) => (entry.name === 'user-1' ? restarted : entry));
     writeState(c.state);
     await waitForReplica(c, 'user', 0);
+  }, 120_000);
+});
+
+describe('a user replica SIGKILLed while a debit it committed is unanswered', () => {
+  test('the same requestId sent again through HAProxy gets the first answer from the other replica, and the pool is debited once', async () => {
+    await unansweredDebitReplayed(cluster());
   }, 120_000);
 });

@@ -3,7 +3,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
+import { ask, askRaw, until } from './redis-cluster-node';
 
 /** One redis-server of a LocalRedisCluster. */
 export interface RedisClusterNodeProcess {
@@ -24,6 +24,17 @@ export interface LocalRedisCluster {
   masters(): Promise<RedisClusterNodeProcess[]>;
   /** The master serving a key's slot now. */
   masterOf(key: string): Promise<RedisClusterNodeProcess>;
+  /** The live replica that follows `master` now. */
+  replicaOf(master: RedisClusterNodeProcess): Promise<RedisClusterNodeProcess>;
+  /**
+   * Cuts a replica off its master's stream while the cluster still counts it a healthy replica:
+   * it re-authenticates as a user the master does not know, so every resync fails. Resolves once
+   * the link is down and the master has no replica left, so every write from then on is on the
+   * master alone.
+   */
+  cutOff(replica: RedisClusterNodeProcess): Promise<void>;
+  /** One read on this node itself (a replica answers from its own data instead of redirecting). */
+  readOn(node: RedisClusterNodeProcess, ...args: string[]): Promise<unknown>;
   /** SIGKILL: the node goes away with everything it held, at once. Resolves once it has exited. */
   kill(node: RedisClusterNodeProcess): Promise<void>;
   /** Starts a killed node again on its port and folder: it rejoins (nodes.conf) without its data. Resolves once it answers. */
@@ -56,36 +67,6 @@ function freePort(): Promise<number> {
       server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))));
     });
   });
-}
-
-/** One command on one node over a short-lived connection that never retries. */
-async function askRaw(port: number, ...args: string[]): Promise<unknown> {
-  const client = new Redis({
-    host: HOST,
-    port,
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    connectTimeout: 1000,
-  });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return await client.call(args[0] as string, ...args.slice(1));
-  } finally {
-    client.disconnect();
-  }
-}
-
-const ask = async (port: number, ...args: string[]): Promise<string> => String(await askRaw(port, ...args));
-
-async function until(probe: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await probe().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`Redis Cluster: timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 function exited(child: ChildProcess): Promise<void> {
@@ -157,7 +138,7 @@ export async function startRedisCluster(options: StartRedisClusterOptions): Prom
   // Every slot served by a master that is alive, as every live node sees it.
   const covered = async (port: number): Promise<boolean> => {
     if (!(await ask(port, 'CLUSTER', 'INFO')).includes('cluster_state:ok')) return false;
-    const ranges = (await askRaw(port, 'CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>;
+    const ranges = (await askRaw(port, ['CLUSTER', 'SLOTS'])) as Array<[number, number, [string, number]]>;
     let slots = 0;
     for (const [start, end, [host, masterPort]] of ranges) {
       if (!byAddress(`${host}:${masterPort}`)?.alive) return false;
@@ -218,12 +199,36 @@ export async function startRedisCluster(options: StartRedisClusterOptions): Prom
       const [first] = live();
       if (!first) throw new Error('no live node');
       const slot = Number(await ask(first.port, 'CLUSTER', 'KEYSLOT', key));
-      const ranges = (await askRaw(first.port, 'CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>;
+      const ranges = (await askRaw(first.port, ['CLUSTER', 'SLOTS'])) as Array<[number, number, [string, number]]>;
       const range = ranges.find(([start, end]) => slot >= start && slot <= end);
       const node = range ? byAddress(`${range[2][0]}:${range[2][1]}`) : undefined;
       if (!node) throw new Error(`no master serves slot ${slot}`);
       return node;
     },
+    async replicaOf(master) {
+      const id = await ask(master.port, 'CLUSTER', 'MYID');
+      const lines = (await askRaw(master.port, ['CLUSTER', 'REPLICAS', id])) as string[];
+      const replica = lines.map((line) => byAddress((line.split(' ')[1] ?? '').split('@')[0] as string)).find((node) => node?.alive);
+      if (!replica) throw new Error(`no live replica of ${master.address}`);
+      return replica;
+    },
+    async cutOff(replica) {
+      await askRaw(
+        replica.port,
+        ['CONFIG', 'SET', 'masteruser', 'no-such-replication-user'],
+        ['CONFIG', 'SET', 'masterauth', 'no-such-password'],
+        ['CLIENT', 'KILL', 'TYPE', 'master'],
+      );
+      const masterPort = Number(/^master_port:(\d+)/m.exec(await ask(replica.port, 'INFO', 'replication'))?.[1]);
+      await until(
+        async () =>
+          (await ask(replica.port, 'INFO', 'replication')).includes('master_link_status:down') &&
+          (await ask(masterPort, 'INFO', 'replication')).includes('connected_slaves:0'),
+        10_000,
+        `${replica.address} cut off its master`,
+      );
+    },
+    readOn: (node, ...args) => askRaw(node.port, ['READONLY'], args),
     async kill(node) {
       const child = children.get(node.port);
       if (!child) throw new Error(`no node on port ${node.port}`);
