@@ -28,7 +28,8 @@ describe('closing writes are made before the COMMIT (user service paused right a
   const { startUser, pausedAt, admin, createAccount, issuance, credits } = fx;
 
   const keyActive = async (apiKey: string): Promise<boolean> =>
-    (await fx.pool.query<{ active: boolean }>('SELECT active FROM api_keys WHERE key_hash = $1', [hashSecret(apiKey)])).rows[0]?.active ?? false;
+    (await fx.pool.query<{ active: boolean }>('SELECT active FROM api_keys WHERE key_hash = $1', [hashSecret(apiKey)])).rows[0]?.active ??
+    false;
 
   const mintToken = async (apiKey: string): Promise<string> => {
     const res = await fetch(`${fx.auth.url}/oauth/token`, {

@@ -117,7 +117,9 @@ export function useUserProcessFixture(name: string, ports: { from: number; to: n
     return res.status;
   };
   fixture.credits = async (accountId) =>
-    Number((await fixture.pool.query('SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_id = 1', [accountId])).rows[0].credits);
+    Number(
+      (await fixture.pool.query('SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_id = 1', [accountId])).rows[0].credits,
+    );
 
   beforeAll(async () => {
     fixture.db = await createPrivateDatabase(name.replace(/-/g, '_'));
