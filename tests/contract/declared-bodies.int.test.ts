@@ -86,6 +86,10 @@ async function requestFor(target: DocumentRoute, body: Record<string, unknown>):
   if (Object.hasOwn(target.route.params ?? {}, 'apiKey')) query = { apiKey: await freshKey() };
   // The customer's credential a product service forwards is checked before the body (401 first).
   if (Object.hasOwn(json, 'credential')) json.credential = await freshKey();
+  // The example's e-mail and requestId, when kept, are new each time: one already used answers 409
+  // before the other members are read (and hides what they would have done).
+  if (json.email === target.example.email && typeof json.email === 'string') json.email = `${uniqueId('bodies')}@example.test`;
+  if (json.requestId === target.example.requestId && typeof json.requestId === 'string') json.requestId = uniqueId('bodies-');
   const path = target.path.includes('{id}') ? target.path.replace('{id}', String((await platform.account({ 1: 10 })).id)) : target.path;
   return { path, request: { method: target.method, headers, json, ...(query ? { query } : {}) } };
 }
@@ -95,11 +99,12 @@ async function requestFor(target: DocumentRoute, body: Record<string, unknown>):
  * to a body whatever it is (its body shown when it is one).
  */
 const verdictOf = (reply: { status: number; text: string }) => ({
+  status: reply.status,
   refused: reply.status === 422,
   serverError: reply.status >= 500,
   body: reply.status === 422 || reply.status >= 500 ? reply.text : undefined,
 });
-const ACCEPTED = { refused: false, serverError: false, body: undefined };
+const ACCEPTED = { status: expect.any(Number) as unknown, refused: false, serverError: false, body: undefined };
 
 it('when the declarations are read, then every route with a JSON document is covered, each with an example its schema accepts', () => {
   expect(DOCUMENT_ROUTES.map((target) => target.name)).toEqual(
@@ -135,7 +140,9 @@ describe.each(DOCUMENT_ROUTES)('the declared body of $name is its validator', (t
       const { path, request } = await requestFor(target, body);
       const reply = await send(target.service, path, request);
       expect(verdictOf(reply)).toEqual(
-        expected === undefined ? ACCEPTED : { refused: true, serverError: false, body: JSON.stringify({ code: 422, messages: expected }) },
+        expected === undefined
+          ? ACCEPTED
+          : { status: 422, refused: true, serverError: false, body: JSON.stringify({ code: 422, messages: expected }) },
       );
     },
   );
@@ -203,13 +210,12 @@ const BOUNDS: Array<[string, string, unknown, 'accepted' | Record<string, string
 describe('the contract’s bounds, written out by hand', () => {
   it.each(BOUNDS)('%s: when %s is %j, then the answer is %j', async (name, member, value, expected) => {
     const target = DOCUMENT_ROUTES.find((candidate) => candidate.name === name) as DocumentRoute;
-    // A new account each time: an e-mail already taken would answer 409 before the credits are read.
-    const example =
-      name === 'POST /admin/v1/accounts' ? { ...target.example, email: `${uniqueId('bounds')}@example.test` } : target.example;
-    const { path, request } = await requestFor(target, { ...example, [member]: value });
+    const { path, request } = await requestFor(target, { ...target.example, [member]: value });
     const reply = await send(target.service, path, request);
     expect(verdictOf(reply)).toEqual(
-      expected === 'accepted' ? ACCEPTED : { refused: true, serverError: false, body: JSON.stringify({ code: 422, messages: expected }) },
+      expected === 'accepted'
+        ? ACCEPTED
+        : { status: 422, refused: true, serverError: false, body: JSON.stringify({ code: 422, messages: expected }) },
     );
   });
 });
