@@ -260,7 +260,8 @@ describe('every service with DATABASE_URL on pgbouncer in transaction mode', () 
   it('when a client sets a session variable in one transaction, then its next transaction runs on another server connection without it', async () => {
     // A database of its own: its pgbouncer pool has no server connection but the ones this test makes.
     const canaryDatabase = await createPrivateDatabase('pooler_canary');
-    const [a, b] = [1, 2].map(() => new pg.Client({ connectionString: bouncer.urlOf(canaryDatabase.url) }));
+    const a = new pg.Client({ connectionString: bouncer.urlOf(canaryDatabase.url) });
+    const b = new pg.Client({ connectionString: bouncer.urlOf(canaryDatabase.url) });
     const onServer = async (client: pg.Client): Promise<{ pid: number; canary: string | null }> =>
       (
         await client.query<{ pid: number; canary: string | null }>(
