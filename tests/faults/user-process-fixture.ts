@@ -118,7 +118,11 @@ export function useUserProcessFixture(name: string, ports: { from: number; to: n
   };
   fixture.credits = async (accountId) =>
     Number(
-      (await fixture.pool.query('SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_id = 1', [accountId])).rows[0].credits,
+      (
+        await fixture.pool.query<{ credits: string }>('SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_id = 1', [
+          accountId,
+        ])
+      ).rows[0]?.credits,
     );
 
   beforeAll(async () => {

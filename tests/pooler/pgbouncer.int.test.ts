@@ -11,7 +11,7 @@
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg, { type Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { RunningService } from '@platform/runtime';
 import { closeRedis, connectRedis, createRedisAccessStore } from '@platform/credentials';
 import { createPool, migrateFromEnvironment } from '@platform/db';
@@ -260,22 +260,23 @@ describe('every service with DATABASE_URL on pgbouncer in transaction mode', () 
   it('when a client sets a session variable in one transaction, then its next transaction runs on another server connection without it', async () => {
     // A database of its own: its pgbouncer pool has no server connection but the ones this test makes.
     const canaryDatabase = await createPrivateDatabase('pooler_canary');
-    const a = new pg.Client({ connectionString: bouncer.urlOf(canaryDatabase.url) });
-    const b = new pg.Client({ connectionString: bouncer.urlOf(canaryDatabase.url) });
-    const onServer = async (client: pg.Client): Promise<{ pid: number; canary: string | null }> =>
+    // Two clients of pgbouncer, each on a pool of its own (one connection each).
+    const pools = [1, 2].map(() => createPool({ connectionString: bouncer.urlOf(canaryDatabase.url), max: 1, logger }));
+    const onServer = async (client: PoolClient): Promise<{ pid: number; canary: string | null }> =>
       (
         await client.query<{ pid: number; canary: string | null }>(
           "SELECT pg_backend_pid() AS pid, current_setting('pooler.canary', true) AS canary",
         )
       ).rows[0] as { pid: number; canary: string | null };
     try {
-      await a.connect();
-      await b.connect();
+      const a = await (pools[0] as Pool).connect();
+      const b = await (pools[1] as Pool).connect();
       // A session-level SET (a custom variable: pgbouncer does not carry it from server to server,
       // as it does application_name), in A's transaction; then A's server connection is free.
       const first = await a.query<{ pid: number }>("SELECT pg_backend_pid() AS pid, set_config('pooler.canary', 'set-by-a', false)");
       const aServer = first.rows[0]?.pid;
-      // B's transaction takes the one idle server connection: A's, with A's SET on it.
+      // B's transaction takes an idle server connection, the most recently used one (pgbouncer's
+      // default, server_round_robin = 0): A's, with A's SET on it.
       await b.query('BEGIN');
       expect(await onServer(b)).toEqual({ pid: aServer, canary: 'set-by-a' });
       // While B holds it, A's next transaction runs on another server connection: its SET is not there.
@@ -283,9 +284,10 @@ describe('every service with DATABASE_URL on pgbouncer in transaction mode', () 
       expect(next.pid).not.toBe(aServer);
       expect(next.canary).toBeNull();
       await b.query('COMMIT');
+      a.release();
+      b.release();
     } finally {
-      await a.end();
-      await b.end();
+      for (const each of pools) await each.end();
       await canaryDatabase.drop();
     }
   });
