@@ -268,9 +268,12 @@ describe('every service with DATABASE_URL on pgbouncer in transaction mode', () 
           "SELECT pg_backend_pid() AS pid, current_setting('pooler.canary', true) AS canary",
         )
       ).rows[0] as { pid: number; canary: string | null };
+    const clients: PoolClient[] = [];
     try {
       const a = await (pools[0] as Pool).connect();
+      clients.push(a);
       const b = await (pools[1] as Pool).connect();
+      clients.push(b);
       // A session-level SET (a custom variable: pgbouncer does not carry it from server to server,
       // as it does application_name), in A's transaction; then A's server connection is free.
       const first = await a.query<{ pid: number }>("SELECT pg_backend_pid() AS pid, set_config('pooler.canary', 'set-by-a', false)");
@@ -284,9 +287,9 @@ describe('every service with DATABASE_URL on pgbouncer in transaction mode', () 
       expect(next.pid).not.toBe(aServer);
       expect(next.canary).toBeNull();
       await b.query('COMMIT');
-      a.release();
-      b.release();
     } finally {
+      // Released even when an assertion failed: a pool does not end while a client is out.
+      for (const client of clients) client.release(true);
       for (const each of pools) await each.end();
       await canaryDatabase.drop();
     }
