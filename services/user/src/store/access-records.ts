@@ -175,8 +175,7 @@ export function accessEffects(access: AccessRecordsDeps): AccessEffects {
       else if (opensAccess({ previousCredits, credits })) await tx.grant();
     },
     async committed() {
-      // Right after the COMMIT, before anything that follows it: a fault test looks here at what
-      // the access store already refuses (the closing writes were made before the COMMIT).
+      // Right after the COMMIT: a fault test sees here that the closing writes are in Redis already.
       await access.pause?.('access-after-commit');
       // Its events are committed: the relay publishes them now rather than at its next poll.
       if (changedCredits) access.wake();
