@@ -44,10 +44,10 @@ describe('balance webhooks under a race of debits, two notifier replicas and a r
         NOTIFIER_DEAD_LETTER_QUEUE: deadLetterQueue,
         NOTIFIER_MAIL_POLL_MS: '100',
         NOTIFIER_WEBHOOK_POLL_MS: '100',
-        WEBHOOK_ALLOW_INSECURE: 'true',
       }),
       logger: silentLogger(),
       webhookCa: receiver.ca,
+      webhookNetwork: receiver.network(),
     });
     await notifier.consuming;
     notifiers.push(notifier);
@@ -61,12 +61,12 @@ describe('balance webhooks under a race of debits, two notifier replicas and a r
     user = await startHarness({
       eventBus: 'amqp',
       webhookCa: receiver.ca,
+      webhookNetwork: receiver.network(),
       config: testConfig({
         DATABASE_URL: db.url,
         REDIS_KEY_PREFIX: `${exchange}:`,
         BALANCE_EXCHANGE: exchange,
         OUTBOX_POLL_MS: '100',
-        WEBHOOK_ALLOW_INSECURE: 'true',
       }),
     });
     await startNotifier();
@@ -88,7 +88,7 @@ describe('balance webhooks under a race of debits, two notifier replicas and a r
     for (const account of accounts) {
       const set = await user.http
         .post('/user-service/notification-settings')
-        .send({ apiKey: account.apiKey, webhook: { url: receiver.url } });
+        .send({ apiKey: account.apiKey, webhook: { url: receiver.namedUrl } });
       expect(set.status).toBe(200);
       secrets.set(set.body.webhook.secret as string, account.id);
     }
@@ -108,7 +108,7 @@ describe('balance webhooks under a race of debits, two notifier replicas and a r
     const late = await user.account({ 1: 11 });
     const lateSet = await user.http
       .post('/user-service/notification-settings')
-      .send({ apiKey: late.apiKey, webhook: { url: receiver.url } });
+      .send({ apiKey: late.apiKey, webhook: { url: receiver.namedUrl } });
     secrets.set(lateSet.body.webhook.secret as string, late.id);
     expect((await postUsage(user.http, usageBody(late.apiKey, { units: 2 }))).status).toBe(200);
     await eventually(async () => ((await delivered()) === 9 ? true : undefined), 20_000, 'the late crossing delivered');

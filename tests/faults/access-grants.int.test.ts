@@ -7,145 +7,18 @@
  * real auth service on the same Redis; Redis itself is never restarted (its run_id is checked).
  */
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import type pg from 'pg';
-import type { Redis } from 'ioredis';
-import { closeRedis, connectRedis, createRedisAccessStore, hashSecret, signServiceJwt, type AccessStore } from '@platform/credentials';
-import { createPool } from '@platform/db';
-import type { RunningService } from '@platform/runtime';
-import {
-  createPrivateDatabase,
-  deleteKeys,
-  deleteTopology,
-  eventually,
-  freePort,
-  silentLogger,
-  startServiceProcess,
-  testServers,
-  uniqueId,
-  type PrivateDatabase,
-  type ServiceProcess,
-} from '@platform/testing';
-import { loadConfig as loadAuthConfig, runAuthService } from '../../services/auth/src';
-
-const ROOT = path.resolve(__dirname, '../..');
-const ADMIN_TOKEN = 'access-grants-test-admin-token-of-32-characters-or-more';
-const SERVICE_JWT_SECRET = 'access-grants-test-service-jwt-secret-0123456789';
-/** Ports the processes of this file listen on: a range no other test uses, so a ready check never reaches another process. */
-const PORTS = { from: 21_100, to: 21_199 };
+import { hashSecret, signServiceJwt } from '@platform/credentials';
+import { eventually } from '@platform/testing';
+import { SERVICE_JWT_SECRET, useUserProcessFixture } from './user-process-fixture';
 
 describe('Redis never grants what Postgres has not committed (user service paused at a step, then killed or failed)', () => {
-  const exchange = uniqueId('test.access-grants.');
-  const prefix = `${exchange}:`;
-  let db: PrivateDatabase;
-  let pool: pg.Pool;
-  let redis: Redis;
-  let access: AccessStore;
-  let auth: RunningService;
-  const running = new Set<ServiceProcess>();
+  const fx = useUserProcessFixture('access-grants', { from: 21_100, to: 21_199 });
+  const { startUser, kill, pausedAt, admin, createAccount, issuance, credits } = fx;
 
-  const startUser = async (pauseAt?: string): Promise<ServiceProcess> => {
-    const port = await freePort(PORTS);
-    const user = await startServiceProcess({
-      script: 'services/user/src/main.ts',
-      cwd: ROOT,
-      port,
-      env: {
-        PATH: process.env.PATH,
-        DATABASE_URL: db.url,
-        REDIS_URL: testServers.redisUrl,
-        AMQP_URL: testServers.amqpUrl,
-        BALANCE_EXCHANGE: exchange,
-        REDIS_KEY_PREFIX: prefix,
-        ADMIN_TOKEN,
-        SERVICE_JWT_SECRET,
-        USER_PORT: String(port),
-        LOG_LEVEL: 'warn',
-        ...(pauseAt === undefined ? {} : { TEST_PAUSE_AT: pauseAt }),
-      },
-    });
-    running.add(user);
-    return user;
-  };
-
-  const kill = async (user: ServiceProcess): Promise<void> => {
-    user.child.kill('SIGKILL');
-    expect(await user.exited).toBe('SIGKILL');
-    running.delete(user);
-  };
-
-  /** Resolves once the process says it is paused at `point` (it waits there until SIGUSR2). */
-  const pausedAt = (user: ServiceProcess, point: string): Promise<unknown> =>
-    eventually(() => (user.output().includes(`PAUSED AT ${point}`) ? true : undefined), 20_000, `the user service paused at ${point}`);
-
-  const admin = (user: ServiceProcess, pathname: string, body: unknown): Promise<Response> =>
-    fetch(`${user.url}${pathname}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-
-  const createAccount = async (user: ServiceProcess, credits: number): Promise<{ id: number; apiKey: string }> => {
-    const res = await admin(user, '/admin/v1/accounts', { email: `${uniqueId('grants')}@example.test`, credits: { 1: credits } });
-    expect(res.status).toBe(201);
-    return (await res.json()) as { id: number; apiKey: string };
-  };
-
-  /** The auth service's answer to a token request with this key: 200, or 401 (unknown key, or no credits). */
-  const issuance = async (apiKey: string): Promise<number> => {
-    const res = await fetch(`${auth.url}/oauth/token`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${Buffer.from(apiKey).toString('base64')}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ grantType: 'access_token' }),
-    });
-    await res.body?.cancel();
-    return res.status;
-  };
-
-  const credits = async (accountId: number): Promise<number> =>
-    Number((await pool.query('SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_id = 1', [accountId])).rows[0].credits);
   const pendingGrants = async (accountId: number): Promise<number> =>
-    (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM access_grants_pending WHERE account_id = $1', [accountId])).rows[0]
+    (await fx.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM access_grants_pending WHERE account_id = $1', [accountId])).rows[0]
       ?.n ?? 0;
-  const runId = async (): Promise<string> => /run_id:([0-9a-f]+)/.exec(await redis.info('server'))?.[1] ?? '';
-
-  beforeAll(async () => {
-    db = await createPrivateDatabase('access_grants');
-    pool = createPool({ connectionString: db.url, logger: silentLogger(), max: 4 });
-    redis = await connectRedis(testServers.redisUrl, silentLogger());
-    access = createRedisAccessStore(redis, { keyPrefix: prefix });
-    // The first start migrates the database and reconciles this prefix (then marked reconciled).
-    const first = await startUser();
-    await first.stop();
-    running.delete(first);
-    auth = await runAuthService({
-      config: loadAuthConfig({
-        DATABASE_URL: db.url,
-        REDIS_URL: testServers.redisUrl,
-        REDIS_KEY_PREFIX: prefix,
-        ADMIN_TOKEN,
-        SERVICE_JWT_SECRET,
-        AUTH_PORT: '0',
-        AUTH_URL: 'https://auth.issuer.test',
-        AUTH_FAILURES_PER_IP: '100000',
-        TOKEN_RATE_PER_ACCOUNT: '100000',
-        LOG_LEVEL: 'error',
-      }),
-      logger: silentLogger(),
-    });
-  }, 120_000);
-
-  afterAll(async () => {
-    for (const user of running) await user.stop(1000);
-    await auth?.stop();
-    await pool?.end();
-    if (redis) {
-      await deleteKeys(redis, prefix);
-      await closeRedis(redis);
-    }
-    await deleteTopology(testServers.amqpUrl, { exchanges: [exchange] }).catch(() => undefined);
-    await db?.drop();
-  });
+  const runId = async (): Promise<string> => /run_id:([0-9a-f]+)/.exec(await fx.redis.info('server'))?.[1] ?? '';
 
   it('when a top-up from 0 is paused before its COMMIT and the COMMIT then fails, then issuance stays 401 throughout and after', async () => {
     // Hit 1 is the account's creation; hit 2 the top-up.
@@ -159,7 +32,7 @@ describe('Redis never grants what Postgres has not committed (user service pause
       expect(await credits(account.id)).toBe(0);
       expect(await issuance(account.apiKey)).toBe(401);
       // The COMMIT fails: the paused transaction's connection is terminated (exactly one is waiting).
-      const terminated = await pool.query(
+      const terminated = await fx.pool.query(
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'",
       );
       expect(terminated.rowCount).toBe(1);
@@ -173,8 +46,7 @@ describe('Redis never grants what Postgres has not committed (user service pause
       expect((await admin(user, `/admin/v1/accounts/${account.id}/credits`, { productId: 1, amount: 100 })).status).toBe(200);
       expect(await issuance(account.apiKey)).toBe(200);
     } finally {
-      await user.stop(1000);
-      running.delete(user);
+      await fx.stop(user);
     }
   }, 120_000);
 
@@ -215,8 +87,7 @@ describe('Redis never grants what Postgres has not committed (user service pause
         expect(await credits(account.id)).toBe(committedCredits);
         expect(whilePaused).toBe(401);
       } finally {
-        await restarted.stop(1000);
-        running.delete(restarted);
+        await fx.stop(restarted);
       }
     },
     120_000,
@@ -238,7 +109,7 @@ describe('Redis never grants what Postgres has not committed (user service pause
       () => 'no answer',
     );
     await pausedAt(user, 'usage-after-commit');
-    const ledger = await pool.query<{ credits_after: string }>('SELECT credits_after FROM credit_ledger WHERE request_id = $1', [
+    const ledger = await fx.pool.query<{ credits_after: string }>('SELECT credits_after FROM credit_ledger WHERE request_id = $1', [
       requestId,
     ]);
     expect(ledger.rows.map((row) => Number(row.credits_after))).toEqual([43]);
@@ -250,12 +121,11 @@ describe('Redis never grants what Postgres has not committed (user service pause
       const replay = await debit(restarted.url);
       expect(replay.status).toBe(200);
       expect(await replay.json()).toEqual({ accountId: account.id, productId: 1, credits: 43 });
-      const after = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM credit_ledger WHERE request_id = $1', [requestId]);
+      const after = await fx.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM credit_ledger WHERE request_id = $1', [requestId]);
       expect(after.rows[0]?.n).toBe(1);
       expect(await credits(account.id)).toBe(43);
     } finally {
-      await restarted.stop(1000);
-      running.delete(restarted);
+      await fx.stop(restarted);
     }
   }, 120_000);
 
@@ -315,8 +185,8 @@ describe('Redis never grants what Postgres has not committed (user service pause
         // The restarted service's repair sweep: the pending grants and the repair intents the killed one left.
         await eventually(
           async () => {
-            const rows = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM access_grants_pending');
-            return rows.rows[0]?.n === 0 && (await redis.scard(`${prefix}access:repair`)) === 0 ? true : undefined;
+            const rows = await fx.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM access_grants_pending');
+            return rows.rows[0]?.n === 0 && (await fx.redis.scard(`${fx.prefix}access:repair`)) === 0 ? true : undefined;
           },
           5000,
           'the pending grants applied and the repair intents settled',
@@ -327,8 +197,7 @@ describe('Redis never grants what Postgres has not committed (user service pause
         );
         expect(await runId()).toBe(redisBefore);
       } finally {
-        await restarted.stop(1000);
-        running.delete(restarted);
+        await fx.stop(restarted);
       }
     },
     120_000,
@@ -336,14 +205,14 @@ describe('Redis never grants what Postgres has not committed (user service pause
 
   /** Every key of these accounts: active ones valid under the generation and credits Postgres has, the others gone; issuance as credits say. */
   async function expectRedisAsPostgres(accountIds: number[], keys: Map<number, string>): Promise<void> {
-    const rows = await pool.query<{ account_id: number; key_hash: string; active: boolean; key_generation: number; credited: boolean }>(
+    const rows = await fx.pool.query<{ account_id: number; key_hash: string; active: boolean; key_generation: number; credited: boolean }>(
       `SELECT k.account_id, k.key_hash, k.active, a.key_generation,
               EXISTS (SELECT 1 FROM pool_balances b WHERE b.account_id = k.account_id AND b.credits > 0) AS credited
          FROM api_keys k JOIN accounts a ON a.id = k.account_id
         WHERE k.account_id = ANY($1::int[])`,
       [accountIds],
     );
-    const seen = await Promise.all(rows.rows.map(async (row) => ({ row, found: await access.findKey(row.key_hash) })));
+    const seen = await Promise.all(rows.rows.map(async (row) => ({ row, found: await fx.access.findKey(row.key_hash) })));
     expect(seen.map(({ found }) => found)).toEqual(
       seen.map(({ row }) =>
         row.active ? { accountId: Number(row.account_id), generation: Number(row.key_generation), hasCredits: row.credited } : undefined,

@@ -5,12 +5,13 @@
  * customer's flows run end to end: token, balance, rotation, concurrent usage debits, the outbox
  * relay's publish, the notifier's alerts, the category list. A named prepared statement, a session
  * advisory lock or a session SET through DATABASE_URL fails here: the next transaction of the same
- * client runs on another server connection.
+ * client runs on another server connection (a canary proves the pooler is in that mode: a session
+ * SET is seen by another client's transaction and not by the next one of the client that made it).
  */
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { RunningService } from '@platform/runtime';
 import { closeRedis, connectRedis, createRedisAccessStore } from '@platform/credentials';
 import { createPool, migrateFromEnvironment } from '@platform/db';
@@ -255,6 +256,44 @@ describe('every service with DATABASE_URL on pgbouncer in transaction mode', () 
     expect(subjects(a.email)).toEqual([expect.stringMatching(/^Low balance alert/), expect.stringMatching(/^Zero balance alert/)]);
     expect(subjects(b.email)).toEqual([expect.stringMatching(/^Low balance alert/), expect.stringMatching(/^Zero balance alert/)]);
   }, 60_000);
+
+  it('when a client sets a session variable in one transaction, then its next transaction runs on another server connection without it', async () => {
+    // A database of its own: its pgbouncer pool has no server connection but the ones this test makes.
+    const canaryDatabase = await createPrivateDatabase('pooler_canary');
+    // Two clients of pgbouncer, each on a pool of its own (one connection each).
+    const pools = [1, 2].map(() => createPool({ connectionString: bouncer.urlOf(canaryDatabase.url), max: 1, logger }));
+    const onServer = async (client: PoolClient): Promise<{ pid: number; canary: string | null }> =>
+      (
+        await client.query<{ pid: number; canary: string | null }>(
+          "SELECT pg_backend_pid() AS pid, current_setting('pooler.canary', true) AS canary",
+        )
+      ).rows[0] as { pid: number; canary: string | null };
+    const clients: PoolClient[] = [];
+    try {
+      const a = await (pools[0] as Pool).connect();
+      clients.push(a);
+      const b = await (pools[1] as Pool).connect();
+      clients.push(b);
+      // A session-level SET (a custom variable: pgbouncer does not carry it from server to server,
+      // as it does application_name), in A's transaction; then A's server connection is free.
+      const first = await a.query<{ pid: number }>("SELECT pg_backend_pid() AS pid, set_config('pooler.canary', 'set-by-a', false)");
+      const aServer = first.rows[0]?.pid;
+      // B's transaction takes an idle server connection, the most recently used one (pgbouncer's
+      // default, server_round_robin = 0): A's, with A's SET on it.
+      await b.query('BEGIN');
+      expect(await onServer(b)).toEqual({ pid: aServer, canary: 'set-by-a' });
+      // While B holds it, A's next transaction runs on another server connection: its SET is not there.
+      const next = await onServer(a);
+      expect(next.pid).not.toBe(aServer);
+      expect(next.canary).toBeNull();
+      await b.query('COMMIT');
+    } finally {
+      // Released even when an assertion failed: a pool does not end while a client is out.
+      for (const client of clients) client.release(true);
+      for (const each of pools) await each.end();
+      await canaryDatabase.drop();
+    }
+  });
 
   it('when the category list is asked for, then the categorization service answers it from its tables', async () => {
     const reply = await call(urls.categorization, '/api/v2/categories');

@@ -25,8 +25,17 @@ export type WebhookAnswer = (index: number, received: ReceivedWebhook) => number
  * receiver written from its documentation would.
  */
 export interface WebhookReceiver {
-  /** `https://127.0.0.1:<port>/hooks` (`localhost` is in the certificate too). */
+  /** `https://127.0.0.1:<port>/hooks` (`localhost` and RECEIVER_NAME are in the certificate too). */
   url: string;
+  /** `https://<RECEIVER_NAME>:<port>/hooks`: the receiver by a name only `network` resolves. */
+  namedUrl: string;
+  /**
+   * A test network (@platform/webhooks TestNetwork) for a sender with the address rules ON:
+   * RECEIVER_NAME resolves to 127.0.0.1, `names` to what they map to, any other name fails;
+   * only the receiver's own endpoint (127.0.0.1:<port>) is exempt from the rules. Names under
+   * `webhooks.test` pass the receiver's TLS check: a sender that connected would be delivered.
+   */
+  network(names?: Readonly<Record<string, readonly string[]>>): { resolve(host: string): Promise<string[]>; exempt: readonly string[] };
   /** The certificate (PEM), to trust it. */
   ca: string;
   /** The file holding `ca` (for NODE_EXTRA_CA_CERTS). */
@@ -39,6 +48,9 @@ export interface WebhookReceiver {
   verify(secret: string, received: ReceivedWebhook): { type: string; timestamp: string; data: Record<string, unknown> };
   close(): Promise<void>;
 }
+
+/** The receiver's test name: `.test` never resolves on the internet (RFC 6761). Its certificate holds every `*.webhooks.test`. */
+export const RECEIVER_NAME = 'receiver.webhooks.test';
 
 function selfSignedCertificate(dir: string): { key: string; cert: string; certFile: string } {
   const keyFile = path.join(dir, 'key.pem');
@@ -57,7 +69,7 @@ function selfSignedCertificate(dir: string): { key: string; cert: string; certFi
       '-subj',
       '/CN=localhost',
       '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      'subjectAltName=DNS:localhost,DNS:*.webhooks.test,IP:127.0.0.1',
       '-keyout',
       keyFile,
       '-out',
@@ -93,6 +105,18 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `https://127.0.0.1:${port}/hooks`,
+    namedUrl: `https://${RECEIVER_NAME}:${port}/hooks`,
+    network(names = {}) {
+      const known: Record<string, readonly string[]> = { ...names, [RECEIVER_NAME]: ['127.0.0.1'] };
+      return {
+        resolve: (host) => {
+          const addresses = known[host];
+          if (addresses) return Promise.resolve([...addresses]);
+          return Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
+        },
+        exempt: [`127.0.0.1:${port}`],
+      };
+    },
     ca: cert,
     caFile: certFile,
     received,

@@ -1,8 +1,8 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import type { LookupAddress, LookupOptions } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { hostOf, isRefusedAddress, parseTargetUrl, type TargetPolicy } from './target';
+import { hostOf, isRefusedEndpoint, parseTargetUrl, portOf, resolverOf, type TargetPolicy } from './target';
 import { signedHeaders } from './sign';
 
 /** A delivery is answered within this or fails (CONTRACT §6.1). */
@@ -43,19 +43,26 @@ class RefusedAddressError extends Error {
 
 /**
  * DNS as the connection does it, refusing a name that resolves to a forbidden address: the check
- * is made on the very addresses the socket connects to, so a name cannot pass the save-time
- * check and then point inside.
+ * is made on the very addresses the socket connects to, every one of them, so a name cannot pass
+ * the save-time check and then point inside.
  */
-function guardedLookup(policy: TargetPolicy): LookupFunction {
+function guardedLookup(policy: TargetPolicy, port: number): LookupFunction {
+  const resolve = resolverOf(policy);
   return (hostname, options: LookupOptions, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 0);
-      const refused = !policy.allowInsecure && addresses.some((entry) => isRefusedAddress(entry.address));
-      if (refused || addresses.length === 0) return callback(new RefusedAddressError(), '', 0);
-      if (options.all === true) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      const first = addresses[0] as LookupAddress;
-      return callback(null, first.address, first.family);
-    });
+    resolve(hostname).then(
+      (found) => {
+        const addresses: LookupAddress[] = found.map((address) => ({ address, family: isIP(address) }));
+        const refused = addresses.some((entry) => isRefusedEndpoint(entry.address, port, policy));
+        // Every address is checked; then only those of the family the socket asks for, if it asks.
+        const usable =
+          options.family === 4 || options.family === 6 ? addresses.filter((entry) => entry.family === options.family) : addresses;
+        if (refused || usable.length === 0) return callback(new RefusedAddressError(), '', 0);
+        if (options.all === true) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, usable);
+        const first = usable[0] as LookupAddress;
+        return callback(null, first.address, first.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    );
   };
 }
 
@@ -74,7 +81,8 @@ export async function sendWebhook(request: WebhookRequest, options: SendOptions)
   const url = parseTargetUrl(request.url, options);
   if (!url) return { delivered: false, status: undefined, error: 'address not allowed' };
   const literal = hostOf(url);
-  if (!options.allowInsecure && isIP(literal) !== 0 && isRefusedAddress(literal)) {
+  const port = portOf(url);
+  if (isIP(literal) !== 0 && isRefusedEndpoint(literal, port, options)) {
     return { delivered: false, status: undefined, error: 'address not allowed' };
   }
   const signal = AbortSignal.timeout(options.timeoutMs ?? WEBHOOK_TIMEOUT_MS);
@@ -91,7 +99,7 @@ export async function sendWebhook(request: WebhookRequest, options: SendOptions)
         {
           method: 'POST',
           headers: { ...headers, 'content-length': Buffer.byteLength(request.body) },
-          lookup: guardedLookup(options),
+          lookup: guardedLookup(options, port),
           signal,
           agent: false,
           ...(options.ca === undefined ? {} : { ca: options.ca }),

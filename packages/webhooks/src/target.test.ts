@@ -34,15 +34,35 @@ describe('webhook targets', () => {
   });
 
   it('when a name resolves, then every address it resolves to must be public', async () => {
-    const policy = { allowInsecure: false };
-    await expect(isAllowedTarget('https://hooks.example/', policy, () => Promise.resolve(['93.184.215.14']))).resolves.toBe(true);
-    await expect(isAllowedTarget('https://hooks.example/', policy, () => Promise.resolve(['93.184.215.14', '10.0.0.1']))).resolves.toBe(
-      false,
-    );
-    await expect(isAllowedTarget('https://hooks.example/', policy, () => Promise.reject(new Error('ENOTFOUND')))).resolves.toBe(false);
-    await expect(isAllowedTarget('https://hooks.example/', { allowInsecure: true }, () => Promise.resolve(['127.0.0.1']))).resolves.toBe(
-      true,
-    );
+    const resolving = (resolve: (host: string) => Promise<string[]>) => ({ allowInsecure: false, network: { resolve, exempt: [] } });
+    await expect(
+      isAllowedTarget(
+        'https://hooks.example/',
+        resolving(() => Promise.resolve(['93.184.215.14'])),
+      ),
+    ).resolves.toBe(true);
+    await expect(
+      isAllowedTarget(
+        'https://hooks.example/',
+        resolving(() => Promise.resolve(['93.184.215.14', '10.0.0.1'])),
+      ),
+    ).resolves.toBe(false);
+    await expect(
+      isAllowedTarget(
+        'https://hooks.example/',
+        resolving(() => Promise.reject(new Error('ENOTFOUND'))),
+      ),
+    ).resolves.toBe(false);
+    await expect(isAllowedTarget('https://hooks.example/', { allowInsecure: true })).resolves.toBe(true);
+  });
+
+  it('when a test network exempts an endpoint, then only that exact address and port pass; everything else is checked', async () => {
+    const policy = { allowInsecure: false, network: { resolve: () => Promise.resolve(['127.0.0.1']), exempt: ['127.0.0.1:8443'] } };
+    await expect(isAllowedTarget('https://receiver.test:8443/hooks', policy)).resolves.toBe(true);
+    await expect(isAllowedTarget('https://receiver.test:8444/hooks', policy)).resolves.toBe(false);
+    await expect(isAllowedTarget('https://receiver.test/hooks', policy)).resolves.toBe(false);
+    await expect(isAllowedTarget('https://127.0.0.2:8443/hooks', policy)).resolves.toBe(false);
+    await expect(isAllowedTarget('http://receiver.test:8443/hooks', policy)).resolves.toBe(false);
   });
 
   it('when attempts fail, then retries back off exponentially and span more than 24 hours before giving up', () => {

@@ -6,10 +6,23 @@ import ipaddr from 'ipaddr.js';
  * Where a webhook may go (CONTRACT §6.1): `https` only, and only to public unicast addresses;
  * loopback, private, link-local, multicast and every other special range are refused, for a
  * literal address and for every address a name resolves to. `allowInsecure`
- * (WEBHOOK_ALLOW_INSECURE, development and tests only) lifts both rules.
+ * (WEBHOOK_ALLOW_INSECURE, development only) lifts both rules.
  */
 export interface TargetPolicy {
   allowInsecure: boolean;
+  /** Tests only, handed over in code (a service's seams), never read from configuration. */
+  network?: TestNetwork | undefined;
+}
+
+/**
+ * A test's network, for delivery tests with the address rules on: how names resolve (instead of
+ * the system's DNS), and the exact `address:port` endpoints (IPv6 as `[address]:port`) the rules
+ * let through: the test's receiver on loopback, and nothing else on that address or port. Every
+ * other address a name resolves to is checked as in production.
+ */
+export interface TestNetwork {
+  resolve: LookupAll;
+  exempt: readonly string[];
 }
 
 /** True for an address a webhook must never reach (anything but public unicast). */
@@ -38,9 +51,13 @@ export function parseTargetUrl(value: string, policy: TargetPolicy): URL | undef
 /** The host as `lookup` and `isIP` take it (IPv6 literals lose their brackets). */
 export const hostOf = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
-type LookupAll = (host: string) => Promise<string[]>;
+/** The port a connection to the URL goes to. */
+export const portOf = (url: URL): number => Number(url.port || (url.protocol === 'https:' ? 443 : 80));
 
-const resolveAll: LookupAll = (host) =>
+/** Names to addresses, every one of them. */
+export type LookupAll = (host: string) => Promise<string[]>;
+
+const systemResolve: LookupAll = (host) =>
   new Promise((resolve, reject) => {
     dnsLookup(host, { all: true, verbatim: true }, (error, addresses) => {
       if (error) reject(error);
@@ -48,20 +65,32 @@ const resolveAll: LookupAll = (host) =>
     });
   });
 
+/** How the policy resolves names: the system's DNS, or a test's network. */
+export const resolverOf = (policy: TargetPolicy): LookupAll => policy.network?.resolve ?? systemResolve;
+
+/** True when a connection to `address`:`port` is refused under the policy (the address rules, less a test's exempt endpoints). */
+export function isRefusedEndpoint(address: string, port: number, policy: TargetPolicy): boolean {
+  if (policy.allowInsecure) return false;
+  const endpoint = isIP(address) === 6 ? `[${address}]:${port}` : `${address}:${port}`;
+  if (policy.network?.exempt.includes(endpoint)) return false;
+  return isRefusedAddress(address);
+}
+
 /**
  * Checks a URL before it is saved: its form, and every address its host is or resolves to.
  * False for anything refused, an unresolvable name included. The sender checks again at
  * connection time (DNS may change in between).
  */
-export async function isAllowedTarget(value: string, policy: TargetPolicy, lookupAll: LookupAll = resolveAll): Promise<boolean> {
+export async function isAllowedTarget(value: string, policy: TargetPolicy): Promise<boolean> {
   const url = parseTargetUrl(value, policy);
   if (!url) return false;
   if (policy.allowInsecure) return true;
   const host = hostOf(url);
-  if (isIP(host) !== 0) return !isRefusedAddress(host);
+  const port = portOf(url);
+  if (isIP(host) !== 0) return !isRefusedEndpoint(host, port, policy);
   try {
-    const addresses = await lookupAll(host);
-    return addresses.length > 0 && addresses.every((address) => !isRefusedAddress(address));
+    const addresses = await resolverOf(policy)(host);
+    return addresses.length > 0 && addresses.every((address) => !isRefusedEndpoint(address, port, policy));
   } catch {
     return false;
   }

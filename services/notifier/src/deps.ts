@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Logger } from '@platform/runtime';
 import type { EventBus, Subscription } from '@platform/events';
 import type { Adapters, Mailer } from '@platform/infrastructure';
-import type { SendOptions } from '@platform/webhooks';
+import type { SendOptions, TestNetwork } from '@platform/webhooks';
 import type { NotifierConfig } from './config';
 import type { NotifierStore } from './domain/notifier-store';
 import { createNotifierStore } from './store/notifier-store';
@@ -15,6 +15,8 @@ export const NOTIFIER_NEEDS = ['pool', 'directPool', 'bus', 'mailer'] as const;
 export interface NotifierSeams {
   /** Extra CA certificates (PEM) the webhook sender trusts: tests' self-signed receivers. */
   webhookCa?: string;
+  /** A test's names and receiver endpoint, for deliveries with the address rules on (never from configuration). */
+  webhookNetwork?: TestNetwork;
 }
 
 /** What readiness and the metrics know about the consumer, which starts after the app exists. */
@@ -65,7 +67,7 @@ export function createDeps(
     bus,
     mailer,
     store: createNotifierStore(pool),
-    webhookSend: { allowInsecure: config.webhookAllowInsecure, ca: seams.webhookCa },
+    webhookSend: { allowInsecure: config.webhookAllowInsecure, ca: seams.webhookCa, network: seams.webhookNetwork },
     consumer: consumerProbe(),
     close: () => Promise.resolve(),
   };

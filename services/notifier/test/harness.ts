@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { createPool, migrate } from '@platform/db';
+import type { TestNetwork } from '@platform/webhooks';
 import { userMigrations } from '@platform/user/migrations';
 import { BALANCE_CHANGED, createAmqpEventBus, type BalanceChanged, type EventBus } from '@platform/events';
 import {
@@ -64,6 +65,8 @@ export interface HarnessOptions {
   databaseUrl?: string;
   /** The CA of a test's webhook receiver, trusted by the notifiers started here. */
   webhookCa?: string;
+  /** The receiver's test network: deliveries go to it with the address rules on. */
+  webhookNetwork?: TestNetwork;
 }
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -114,6 +117,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         logger: silentLogger(),
         ...(given ? { given } : {}),
         ...(options.webhookCa === undefined ? {} : { webhookCa: options.webhookCa }),
+        ...(options.webhookNetwork === undefined ? {} : { webhookNetwork: options.webhookNetwork }),
       });
       services.push(service);
       await service.consuming;

@@ -18,8 +18,20 @@ import { generateWebhookSecret } from '@platform/webhooks';
 import type { BalanceChanged } from '@platform/events';
 import { aChange, createHarness, type Harness } from './harness';
 
-// The receiver is on loopback: the address rules are lifted, as in development.
-const ENV = { WEBHOOK_ALLOW_INSECURE: 'true', NOTIFIER_WEBHOOK_POLL_MS: '100', NOTIFIER_WEBHOOK_RETRY_INITIAL_MS: '200' };
+// The address rules stay on: the receiver is reached by a name the test's network resolves to
+// it, and only its own endpoint is exempt (WebhookReceiver.network).
+const ENV = { NOTIFIER_WEBHOOK_POLL_MS: '100', NOTIFIER_WEBHOOK_RETRY_INITIAL_MS: '200' };
+
+/**
+ * Names that resolve to the receiver AND to an address the rules refuse, in every position: a
+ * sender that checked only some of the addresses would connect to the receiver and deliver.
+ */
+const MIXED: Record<string, string[]> = {
+  'private-last.webhooks.test': ['127.0.0.1', '10.0.0.7'],
+  'private-first.webhooks.test': ['10.0.0.7', '127.0.0.1'],
+  'metadata-middle.webhooks.test': ['127.0.0.1', '169.254.169.254', '127.0.0.1'],
+  'loopback-not-exempt.webhooks.test': ['127.0.0.1', '127.0.0.2'],
+};
 
 let database: PrivateDatabase;
 let receiver: WebhookReceiver;
@@ -28,7 +40,7 @@ let harness: Harness;
 beforeAll(async () => {
   database = await createPrivateDatabase('webhooks');
   receiver = await startWebhookReceiver();
-  harness = await createHarness({ databaseUrl: database.url, webhookCa: receiver.ca });
+  harness = await createHarness({ databaseUrl: database.url, webhookCa: receiver.ca, webhookNetwork: receiver.network(MIXED) });
 }, 60_000);
 
 afterAll(async () => {
@@ -38,12 +50,12 @@ afterAll(async () => {
 });
 
 /** Sets the account's webhook (and its e-mail alerts) as the settings API stores them; answers the secret. */
-async function withWebhook(pool: pg.Pool, account: TestAccount, emails = true): Promise<string> {
+async function withWebhook(pool: pg.Pool, account: TestAccount, emails = true, url = receiver.namedUrl): Promise<string> {
   const secret = generateWebhookSecret();
   await pool.query(
     `INSERT INTO notification_settings (account_id, low_balance_enabled, zero_balance_enabled, webhook_url, webhook_secret)
      VALUES ($1, $2, $2, $3, $4)`,
-    [account.id, emails, `${receiver.url}?account=${account.id}`, secret],
+    [account.id, emails, `${url}?account=${account.id}`, secret],
   );
   return secret;
 }
@@ -218,4 +230,28 @@ describe('balance webhooks', () => {
     ]);
     receiver.answer(() => 200);
   }, 60_000);
+
+  it.each(Object.keys(MIXED))(
+    'when the URL names %s, which resolves to the receiver and to a refused address, then nothing is sent: the attempt is "address not allowed"',
+    async (name) => {
+      await harness.start({ env: ENV });
+      const account = await harness.account({ 1: 30 });
+      const url = new URL(receiver.namedUrl);
+      url.hostname = name;
+      await withWebhook(harness.pool, account, false, url.toString());
+      // The control: the same receiver by its own name is delivered to (the other tests), so the refusal is the address's.
+      await harness.publish(aChange(account, 30, 2));
+      const made = await eventually(
+        async () => {
+          const rows = await attempts(harness.pool, account);
+          return rows.length > 0 ? rows : undefined;
+        },
+        20_000,
+        `an attempt for account ${account.id}`,
+      );
+      expect(made).toEqual([{ response_status: null, error: 'address not allowed', retry: true }]);
+      expect(requestsOf(account)).toEqual([]);
+    },
+    60_000,
+  );
 });

@@ -13,7 +13,7 @@ import {
 import type { EventBus } from '@platform/events';
 import type { Adapters } from '@platform/infrastructure';
 import type { UserConfig } from './config';
-import { isAllowedTarget, sendWebhook } from '@platform/webhooks';
+import { isAllowedTarget, sendWebhook, type TestNetwork } from '@platform/webhooks';
 import type { BalanceCommitHook } from './domain/balance-commit-hook';
 import type { TargetCheck } from './domain/notification-settings';
 import type { WebhookSender } from './domain/webhooks';
@@ -33,6 +33,8 @@ export interface UserSeams {
   accountPageAuthUrl?: () => string;
   /** Extra CA certificates (PEM) webhook test sends trust: tests' self-signed receivers. */
   webhookCa?: string;
+  /** A test's names and receiver endpoint, for webhooks with the address rules on (never from configuration). */
+  webhookNetwork?: TestNetwork;
 }
 
 export interface UserDeps {
@@ -104,8 +106,9 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
     balanceHook: seams.balanceHook ?? accessRecordsBalanceHook(access),
     accountPageAuthUrl: seams.accountPageAuthUrl ?? (() => config.accountPageAuthUrl),
     webhooks: {
-      allowed: (url) => isAllowedTarget(url, { allowInsecure: config.webhookAllowInsecure }),
-      send: (request) => sendWebhook(request, { allowInsecure: config.webhookAllowInsecure, ca: seams.webhookCa }),
+      allowed: (url) => isAllowedTarget(url, { allowInsecure: config.webhookAllowInsecure, network: seams.webhookNetwork }),
+      send: (request) =>
+        sendWebhook(request, { allowInsecure: config.webhookAllowInsecure, ca: seams.webhookCa, network: seams.webhookNetwork }),
     },
     close() {
       watch.stop();

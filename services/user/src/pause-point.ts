@@ -6,7 +6,9 @@
  * and every step when the variable is unset, pass at once.
  *
  * The points: `user-before-commit` (a user-store transaction, after its SQL and its closing
- * writes, before COMMIT), `grant-after-commit` (after that COMMIT, before its grants reach
+ * writes, before COMMIT), `access-after-commit` (any transaction with access effects — a
+ * user-store change, an operator change, a usage batch that closes or opens access — right
+ * after its COMMIT, before what follows it), `grant-after-commit` (after that COMMIT, before its grants reach
  * Redis), `usage-after-commit` (a usage batch committed, its debits not answered yet).
  */
 export type PausePoint = (point: string) => Promise<void>;

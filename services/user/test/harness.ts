@@ -16,6 +16,7 @@ import { createInProcessEventBus, type EventBus } from '@platform/events';
 import { anAccount, deleteKeys, silentLogger, testServers, uniqueId, type TestAccount } from '@platform/testing';
 import { loadConfig, type UserConfig } from '../src/config';
 import type { Adapters } from '@platform/infrastructure';
+import type { TestNetwork } from '@platform/webhooks';
 import type { BalanceCommitHook } from '../src/domain/balance-commit-hook';
 import { runUserService } from '../src/service';
 
@@ -77,6 +78,8 @@ export interface HarnessOptions {
   balanceHook?: BalanceCommitHook;
   /** The CA of a test's webhook receiver, trusted by the service's test sends. */
   webhookCa?: string;
+  /** The receiver's test network: webhooks go to it with the address rules on. */
+  webhookNetwork?: TestNetwork;
   logger?: Logger;
   /**
    * Where the outbox relay publishes. Default: a private in-process bus nobody consumes, so the
@@ -97,6 +100,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     given: { ...options.given, ...(ownBus ? { bus: ownBus } : {}) },
     ...(options.balanceHook ? { balanceHook: options.balanceHook } : {}),
     ...(options.webhookCa === undefined ? {} : { webhookCa: options.webhookCa }),
+    ...(options.webhookNetwork === undefined ? {} : { webhookNetwork: options.webhookNetwork }),
   }).catch(async (error: unknown) => {
     await ownBus?.close();
     throw error;

@@ -5,22 +5,23 @@
  * Standard Webhooks.
  */
 import { startWebhookReceiver, type WebhookReceiver } from '@platform/testing';
-import { startHarness, testConfig, XML_DECLARATION, type Harness } from './harness';
+import { startHarness, XML_DECLARATION, type Harness } from './harness';
 
 const PATH = '/user-service/notification-settings';
 const URL_INVALID = { code: 422, messages: { 'webhook.url': ['The selected webhook.url is invalid.'] } };
 
 let strict: Harness;
-let insecure: Harness;
+/** With the address rules on, and the receiver's test network (its name resolves to it, its endpoint alone exempt). */
+let receiving: Harness;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   strict = await startHarness();
-  insecure = await startHarness({ config: testConfig({ WEBHOOK_ALLOW_INSECURE: 'true' }), webhookCa: receiver.ca });
+  receiving = await startHarness({ webhookCa: receiver.ca, webhookNetwork: receiver.network() });
 });
 afterAll(async () => {
-  await insecure?.stop();
+  await receiving?.stop();
   await strict?.stop();
   await receiver?.close();
 });
@@ -44,22 +45,28 @@ describe('the alert e-mail address', () => {
 
 describe('the webhook setting', () => {
   it('when a URL is set, then the secret is in that answer only; enabling keeps it; a new URL gets a new one; null removes it', async () => {
-    const account = await insecure.account({ 1: 10 });
-    const set = await insecure.http.post(PATH).send({ apiKey: account.apiKey, webhook: { url: receiver.url } });
+    const account = await receiving.account({ 1: 10 });
+    const set = await receiving.http.post(PATH).send({ apiKey: account.apiKey, webhook: { url: receiver.namedUrl } });
     expect(set.status).toBe(200);
     expect(set.headers['cache-control']).toBe('no-store');
     expect(set.headers['x-content-type-options']).toBe('nosniff');
-    expect(set.body.webhook).toEqual({ url: receiver.url, enabled: true, secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) });
-    const read = await insecure.http.get(PATH).query({ apiKey: account.apiKey });
-    expect(read.body.webhook).toEqual({ url: receiver.url, enabled: true });
-    const paused = await insecure.http.post(PATH).send({ apiKey: account.apiKey, webhook: { enabled: false } });
-    expect(paused.body.webhook).toEqual({ url: receiver.url, enabled: false });
-    const moved = await insecure.http.post(PATH).send({ apiKey: account.apiKey, webhook: { url: `${receiver.url}/v2`, enabled: true } });
+    expect(set.body.webhook).toEqual({
+      url: receiver.namedUrl,
+      enabled: true,
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+    });
+    const read = await receiving.http.get(PATH).query({ apiKey: account.apiKey });
+    expect(read.body.webhook).toEqual({ url: receiver.namedUrl, enabled: true });
+    const paused = await receiving.http.post(PATH).send({ apiKey: account.apiKey, webhook: { enabled: false } });
+    expect(paused.body.webhook).toEqual({ url: receiver.namedUrl, enabled: false });
+    const moved = await receiving.http
+      .post(PATH)
+      .send({ apiKey: account.apiKey, webhook: { url: `${receiver.namedUrl}/v2`, enabled: true } });
     expect(moved.body.webhook.secret).toMatch(/^whsec_/);
     expect(moved.body.webhook.secret).not.toBe(set.body.webhook.secret);
-    const removed = await insecure.http.post(PATH).send({ apiKey: account.apiKey, webhook: null });
+    const removed = await receiving.http.post(PATH).send({ apiKey: account.apiKey, webhook: null });
     expect(removed.body.webhook).toBeNull();
-    const xml = await insecure.http.get(PATH).query({ apiKey: account.apiKey, outputFormat: 'XML' });
+    const xml = await receiving.http.get(PATH).query({ apiKey: account.apiKey, outputFormat: 'XML' });
     expect(xml.text).toBe(
       `${XML_DECLARATION}<xml><lowBalanceAlert><enabled>true</enabled><threshold>10</threshold></lowBalanceAlert><zeroBalanceAlert><enabled>true</enabled></zeroBalanceAlert><email>${account.email}</email><webhook/></xml>`,
     );
@@ -116,11 +123,11 @@ describe('the webhook setting', () => {
 
 describe('POST /user-service/notification-settings/webhook-test and GET /user-service/webhook-deliveries', () => {
   it('when a test is sent, then the receiver verifies it with standardwebhooks and the attempt is listed', async () => {
-    const account = await insecure.account({ 1: 10 });
-    const set = await insecure.http.post(PATH).send({ apiKey: account.apiKey, webhook: { url: receiver.url } });
+    const account = await receiving.account({ 1: 10 });
+    const set = await receiving.http.post(PATH).send({ apiKey: account.apiKey, webhook: { url: receiver.namedUrl } });
     const secret = set.body.webhook.secret as string;
     const before = receiver.received.length;
-    const sent = await insecure.http.post(`${PATH}/webhook-test`).send({ apiKey: account.apiKey });
+    const sent = await receiving.http.post(`${PATH}/webhook-test`).send({ apiKey: account.apiKey });
     expect(sent.status).toBe(200);
     expect(sent.body).toEqual({ id: expect.stringMatching(/^msg_test_/), type: 'webhook.test', delivered: true, status: 200, error: null });
     const entry = receiver.received[before];
@@ -132,11 +139,11 @@ describe('POST /user-service/notification-settings/webhook-test and GET /user-se
     });
 
     receiver.answer(() => 503);
-    const failed = await insecure.http.post(`${PATH}/webhook-test`).send({ apiKey: account.apiKey });
+    const failed = await receiving.http.post(`${PATH}/webhook-test`).send({ apiKey: account.apiKey });
     receiver.answer(() => 200);
     expect(failed.body).toMatchObject({ delivered: false, status: 503, error: null });
 
-    const list = await insecure.http.get('/user-service/webhook-deliveries').query({ apiKey: account.apiKey });
+    const list = await receiving.http.get('/user-service/webhook-deliveries').query({ apiKey: account.apiKey });
     expect(list.status).toBe(200);
     expect(list.headers['cache-control']).toBe('no-store');
     expect(list.headers['x-content-type-options']).toBe('nosniff');
@@ -146,7 +153,7 @@ describe('POST /user-service/notification-settings/webhook-test and GET /user-se
         { id: sent.body.id, type: 'webhook.test', attemptedAt: expect.any(String), status: 200, error: null, nextRetryAt: null },
       ],
     });
-    const xml = await insecure.http.get('/user-service/webhook-deliveries').query({ apiKey: account.apiKey, outputFormat: 'XML' });
+    const xml = await receiving.http.get('/user-service/webhook-deliveries').query({ apiKey: account.apiKey, outputFormat: 'XML' });
     expect(xml.text).toContain(`<data><item><id>${failed.body.id}</id><type>webhook.test</type><attemptedAt>`);
   });
 

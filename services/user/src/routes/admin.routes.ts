@@ -71,7 +71,14 @@ export const CreditChangeBody = z
   .object({
     productId: requiredInteger(1, MAX_ID).openapi({ description: 'Catalogue product id (numeric strings allowed).' }),
     amount: requiredInteger(-MAX_AMOUNT, MAX_AMOUNT).openapi({ description: 'Positive: a top-up; negative: an adjustment, clamped at 0.' }),
-    reason: absentIfEmpty(z.string().max(MAX_REASON).optional()).openapi({ description: 'Kept in the audit row.' }),
+    // NUL is refused: Postgres text cannot hold it (the audit insert would fail, a 500).
+    reason: absentIfEmpty(
+      z
+        .string()
+        .max(MAX_REASON)
+        .refine((reason) => !reason.includes('\u0000'))
+        .optional(),
+    ).openapi({ description: 'Kept in the audit row.' }),
   })
   .openapi({ example: { productId: 1, amount: 500, reason: 'goodwill' } });
 

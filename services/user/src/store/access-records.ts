@@ -175,6 +175,8 @@ export function accessEffects(access: AccessRecordsDeps): AccessEffects {
       else if (opensAccess({ previousCredits, credits })) await tx.grant();
     },
     async committed() {
+      // Right after the COMMIT: a fault test sees here that the closing writes are in Redis already.
+      await access.pause?.('access-after-commit');
       // Its events are committed: the relay publishes them now rather than at its next poll.
       if (changedCredits) access.wake();
       // The closing writes now match what Postgres committed.
