@@ -107,15 +107,16 @@ describe('debit batcher', () => {
       await jest.advanceTimersByTimeAsync(0);
       const early = debit();
       const behind = b.submit(early);
-      const outcome = behind.then(
-        () => 'answered',
-        (error: unknown) => error,
+      let outcome: unknown = 'waiting';
+      void behind.then(
+        () => (outcome = 'answered'),
+        (error: unknown) => (outcome = error),
       );
       await jest.advanceTimersByTimeAsync(600);
       const late = debit();
       const later = b.submit(late);
       await jest.advanceTimersByTimeAsync(400);
-      expect(await outcome).toMatchObject({ code: 'unavailable', retryAfterSeconds: 1 });
+      expect(outcome).toMatchObject({ code: 'unavailable', retryAfterSeconds: 1 });
       batches[0]?.settle(() => granted(5));
       await stuck;
       await jest.advanceTimersByTimeAsync(0);
