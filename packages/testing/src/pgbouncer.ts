@@ -9,7 +9,7 @@ import { freePort } from './tcp-proxy';
 const run = promisify(execFile);
 
 /** Where Debian's pgbouncer is; PGBOUNCER_BIN overrides. */
-const PGBOUNCER_BIN = process.env.PGBOUNCER_BIN ?? '/usr/sbin/pgbouncer';
+export const PGBOUNCER_BIN = process.env.PGBOUNCER_BIN ?? '/usr/sbin/pgbouncer';
 
 export interface PgbouncerOptions {
   /** A folder of the caller's own for the config, auth file, log and pid file (created; /tmp/<name>-*). */
