@@ -3,6 +3,7 @@
  * (docs/cluster.md). State goes to --dir, else $CLUSTER_DIR, else .cluster/ at the repository
  * root; ports start at --base-port, else $CLUSTER_BASE_PORT, else 25000.
  */
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runMain } from '@platform/runtime';
 import { clusterDown, clusterStatus, clusterUp } from './cluster';
@@ -40,6 +41,14 @@ async function main(): Promise<void> {
     const status = await clusterStatus(dir);
     if (!status) {
       console.log(`no cluster in ${dir}`);
+      process.exitCode = 1;
+      return;
+    }
+    // What a failed `up` leaves: its state and logs, every process gone.
+    if (!status.processes.some((entry) => entry.alive)) {
+      console.log(
+        `no cluster running in ${dir}: none of its processes runs (logs in ${path.join(dir, 'logs')}; \`pnpm cluster down\` clears it)`,
+      );
       process.exitCode = 1;
       return;
     }

@@ -13,6 +13,7 @@ import { formRedis, redisEnv, startRedis, type RedisMode } from './redis';
 import { assertBuilt, capabilities, createDatabase, generatedSecrets, migrate, startServices, waitForServices } from './services';
 import { allocatePorts, defaultStateDir, readState, writeState, HTTP_SERVICES, type ClusterProcess, type ClusterState } from './state';
 import { postgresDataDir } from './postgres';
+import { assertPrerequisites } from './prerequisites';
 import { rabbitNodeNames } from './rabbitmq';
 
 export interface UpOptions {
@@ -77,6 +78,7 @@ function serviceEnvironment(
 
 export async function clusterUp(options: UpOptions = {}): Promise<ClusterState> {
   const log = options.log ?? (() => undefined);
+  assertPrerequisites();
   assertBuilt();
   const dir = path.resolve(options.dir ?? defaultStateDir());
   const previous = readState(dir);
@@ -188,10 +190,8 @@ export interface ClusterStatus {
 export async function clusterStatus(dir = defaultStateDir()): Promise<ClusterStatus | undefined> {
   const state = readState(path.resolve(dir));
   if (!state) return undefined;
-  const primary = (await patroniRoles(state.ports, 'primary')).indexOf(true);
-  return {
-    state,
-    processes: state.processes.map((entry) => ({ ...entry, alive: alive(entry.pid) })),
-    postgresPrimary: primary < 0 ? undefined : primary + 1,
-  };
+  const processes = state.processes.map((entry) => ({ ...entry, alive: alive(entry.pid) }));
+  // Nothing runs (a failed `up`): no Patroni to ask.
+  const primary = processes.some((entry) => entry.alive) ? (await patroniRoles(state.ports, 'primary')).indexOf(true) : -1;
+  return { state, processes, postgresPrimary: primary < 0 ? undefined : primary + 1 };
 }

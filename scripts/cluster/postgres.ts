@@ -11,13 +11,20 @@ import { startPgbouncer } from '@platform/testing';
 import { alive, httpStatus, signalGroup, startDetached, tail, waitFor, type RunAs } from './processes';
 import type { ClusterPorts, ClusterProcess } from './state';
 
-/** The newest Debian Postgres installed (`/usr/lib/postgresql/<major>/bin`). */
-function postgresBinDir(): string {
-  const root = '/usr/lib/postgresql';
+/** Where Debian installs each Postgres major version (`<root>/<major>/bin`). */
+export const POSTGRES_ROOT = '/usr/lib/postgresql';
+
+/** The newest Debian Postgres installed under `root`, or undefined. */
+export function findPostgresBinDir(root = POSTGRES_ROOT): string | undefined {
   const majors = existsSync(root) ? readdirSync(root).filter((name) => /^\d+$/.test(name)) : [];
   const major = majors.map(Number).sort((a, b) => b - a)[0];
-  if (major === undefined) throw new Error('no Postgres under /usr/lib/postgresql (apt-get install postgresql)');
-  return path.join(root, String(major), 'bin');
+  return major === undefined ? undefined : path.join(root, String(major), 'bin');
+}
+
+function postgresBinDir(): string {
+  const found = findPostgresBinDir();
+  if (found === undefined) throw new Error(`no Postgres under ${POSTGRES_ROOT} (apt-get install postgresql)`);
+  return found;
 }
 
 function ownedDir(dir: string, runAs: RunAs | undefined): string {

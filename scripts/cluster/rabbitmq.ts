@@ -14,7 +14,7 @@ import { alive, portOpen, signalGroup, startDetached, tail, waitFor } from './pr
 import type { ClusterPorts, ClusterProcess } from './state';
 
 const run = promisify(execFile);
-const RABBITMQ_BIN = '/usr/lib/rabbitmq/bin';
+export const RABBITMQ_BIN = '/usr/lib/rabbitmq/bin';
 
 export interface RabbitNodes {
   home: string;

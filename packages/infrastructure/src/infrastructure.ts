@@ -126,19 +126,20 @@ function openPools(
   const { logger } = options;
   const url = config.databaseUrl ?? '';
   const sizes = poolSizes(config, options, wants('usagePool'));
-  const open = (connectionString: string, max: number, idleTimeoutMs?: number): pg.Pool => {
-    const pool = createPool({ connectionString, logger, max, ...(idleTimeoutMs ? { idleTimeoutMs } : {}) });
+  const open = (connectionString: string, max: number, requestTimeouts: boolean, idleTimeoutMs?: number): pg.Pool => {
+    const pool = createPool({ connectionString, logger, max, requestTimeouts, ...(idleTimeoutMs ? { idleTimeoutMs } : {}) });
     closers.push(() => pool.end());
     return pool;
   };
   const opened: Partial<Adapters> = {};
-  if (wants('pool')) opened.pool = open(url, sizes.main);
-  if (wants('usagePool')) opened.usagePool = open(url, sizes.usage);
+  // Requests' pools answer within their budget (REQUEST_TIMEOUTS): a request never waits longer on Postgres.
+  if (wants('pool')) opened.pool = open(url, sizes.main, true);
+  if (wants('usagePool')) opened.usagePool = open(url, sizes.usage, true);
   if (wants('directPool')) {
-    // Used at start, by the migrations: its one connection closes a second after them. Without
-    // DATABASE_DIRECT_URL the migrations share the main pool (they keep no session state).
-    opened.directPool =
-      config.databaseDirectUrl === undefined ? (opened.pool ?? open(url, sizes.main)) : open(config.databaseDirectUrl, 1, 1000);
+    // Used at start, by the migrations, which may wait long for another replica's migration lock:
+    // no query timeout. Its one connection closes a second after them (DATABASE_DIRECT_URL, else
+    // DATABASE_URL: the migrations keep no session state).
+    opened.directPool = open(config.databaseDirectUrl ?? url, 1, false, 1000);
   }
   return opened;
 }

@@ -1,6 +1,6 @@
 import { ConfigError } from '@platform/runtime';
 import { createMemoryAccessStore } from '@platform/credentials';
-import { createPool } from '@platform/db';
+import { createPool, REQUEST_TIMEOUTS } from '@platform/db';
 import { createInProcessEventBus } from '@platform/events';
 import { silentLogger, testServers, uniqueId } from '@platform/testing';
 import { openInfrastructure } from '../src';
@@ -40,8 +40,16 @@ describe('openInfrastructure', () => {
     try {
       expect(infrastructure.pool.options.max).toBe(3);
       expect(infrastructure.usagePool.options.max).toBe(1);
-      // Without DATABASE_DIRECT_URL the migrations use the main pool: no connection more.
-      expect(infrastructure.directPool).toBe(infrastructure.pool);
+      // Without DATABASE_DIRECT_URL the migrations get one connection of their own on DATABASE_URL,
+      // without the requests' query timeout (they may wait for another replica's migration lock).
+      expect(infrastructure.directPool).not.toBe(infrastructure.pool);
+      expect(infrastructure.directPool.options).toMatchObject({ max: 1, idleTimeoutMillis: 1000 });
+      expect(infrastructure.directPool.options.query_timeout).toBeUndefined();
+      expect(infrastructure.pool.options).toMatchObject({
+        query_timeout: REQUEST_TIMEOUTS.queryMs,
+        connectionTimeoutMillis: REQUEST_TIMEOUTS.checkoutMs,
+      });
+      expect(infrastructure.usagePool.options.query_timeout).toBe(REQUEST_TIMEOUTS.queryMs);
     } finally {
       await infrastructure.close();
     }

@@ -14,13 +14,15 @@ const CONNECTION_CODES = new Set([
   'ENOTFOUND',
   'EAI_AGAIN',
 ]);
-// SQLSTATE classes: 08 connection exception, 53 insufficient resources, 57P operator
-// intervention (server shutting down); 40001/40P01 are worth a retry too.
-const SQLSTATE = /^(08|53|57P)|^40001$|^40P01$/;
+// SQLSTATE classes: 08 connection exception (pgbouncer's query_wait_timeout too), 53
+// insufficient resources, 57P operator intervention (server shutting down), 57014 a statement
+// cancelled (statement_timeout: the request's budget spent); 40001/40P01 are worth a retry too.
+const SQLSTATE = /^(08|53|57P)|^57014$|^40001$|^40P01$/;
 const MESSAGES = [
   // pg
   /^Connection terminated/,
   /timeout exceeded when trying to connect/,
+  /^Query read timeout$/,
   /Client has encountered a connection error/,
   /Client was closed and is not queryable/,
   // ioredis

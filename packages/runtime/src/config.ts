@@ -113,3 +113,28 @@ export const env = {
       .default('aap:'),
   logLevel: () => z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']).default('info'),
 };
+
+/** NODE_ENV, read only to refuse the switches that exist for tests (refuseTestSwitchesInProduction). */
+export const nodeEnv = () => z.string().optional();
+
+/**
+ * CONTRACT §1: switches that exist for tests (pause points, relaxed address checks) are refused
+ * at start when NODE_ENV=production, each named (a schema's `superRefine` over its variables). A
+ * switch is on when it is set and not false.
+ */
+export function refuseTestSwitchesInProduction<K extends string>(names: readonly K[]) {
+  return (parsed: { NODE_ENV?: string | undefined } & Partial<Record<K, unknown>>, context: z.RefinementCtx): void => {
+    if (parsed.NODE_ENV !== 'production') return;
+    for (const name of names) {
+      const value = parsed[name];
+      if (value !== undefined && value !== false)
+        context.addIssue({ code: 'custom', path: [name], message: 'exists for tests only; refused when NODE_ENV=production' });
+    }
+  };
+}
+
+/** Outside production a test switch works, said once at start: `WEBHOOK_ALLOW_INSECURE=true` is a warning in the log. */
+export function warnTestSwitches(logger: { warn(message: string, meta?: object): unknown }, switches: Record<string, boolean>): void {
+  for (const [name, on] of Object.entries(switches))
+    if (on) logger.warn(`${name} is on: a switch for development and tests, refused when NODE_ENV=production`, { variable: name });
+}

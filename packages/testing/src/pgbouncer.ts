@@ -9,7 +9,7 @@ import { freePort } from './tcp-proxy';
 const run = promisify(execFile);
 
 /** Where Debian's pgbouncer is; PGBOUNCER_BIN overrides. */
-const PGBOUNCER_BIN = process.env.PGBOUNCER_BIN ?? '/usr/sbin/pgbouncer';
+export const PGBOUNCER_BIN = process.env.PGBOUNCER_BIN ?? '/usr/sbin/pgbouncer';
 
 export interface PgbouncerOptions {
   /** A folder of the caller's own for the config, auth file, log and pid file (created; /tmp/<name>-*). */
@@ -77,7 +77,11 @@ function configOf(options: PgbouncerOptions, port: number, dir: string, logFile:
     'server_idle_timeout = 5',
     // A server that went away (a restart, the cluster's failover) is logged into again at once, not after 15 s.
     'server_login_retry = 1',
-    'server_connect_timeout = 3',
+    // A request's 5 s (CONTRACT §1, docs/operations.md "Timeouts"): a client waits at most 2 s for
+    // a server connection (under the services' 2.5 s query timeout, so pgbouncer's error comes
+    // first), and a server that does not accept within 1 s counts as down.
+    'query_wait_timeout = 2',
+    'server_connect_timeout = 1',
     'ignore_startup_parameters = extra_float_digits,options',
     `logfile = ${logFile}`,
     `pidfile = ${path.join(dir, 'pgbouncer.pid')}`,

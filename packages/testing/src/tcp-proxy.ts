@@ -4,6 +4,8 @@ import { once } from 'node:events';
 /**
  * A loopback TCP proxy in front of a real server. `cut()` drops every connection and refuses
  * new ones, as if the server had stopped, without disturbing other tests that share the server.
+ * `blackHole()` is a partition instead: every connection stays open and nothing goes through,
+ * new ones are accepted and never answered; no error reaches either side.
  */
 export interface TcpProxy {
   port: number;
@@ -11,6 +13,8 @@ export interface TcpProxy {
   /** Connections accepted so far (refused ones not counted). */
   accepted(): number;
   cut(): void;
+  blackHole(): void;
+  /** Forwards again; connections held by a black hole are dropped (the partition healed too late for them). */
   restore(): void;
   close(): Promise<void>;
 }
@@ -18,6 +22,7 @@ export interface TcpProxy {
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   let open = true;
+  let swallowing = false;
   let accepted = 0;
   const server = net.createServer((client) => {
     if (!open) {
@@ -25,6 +30,11 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
       return;
     }
     accepted += 1;
+    if (swallowing) {
+      client.pause();
+      sockets.add(client);
+      return;
+    }
     const upstream = net.connect(targetPort, targetHost);
     sockets.add(client);
     sockets.add(upstream);
@@ -51,7 +61,19 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
       for (const socket of sockets) socket.destroy();
       sockets.clear();
     },
+    blackHole() {
+      swallowing = true;
+      for (const socket of sockets) {
+        socket.unpipe();
+        socket.pause();
+      }
+    },
     restore() {
+      if (swallowing) {
+        for (const socket of sockets) socket.destroy();
+        sockets.clear();
+      }
+      swallowing = false;
       open = true;
     },
     async close() {

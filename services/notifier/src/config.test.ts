@@ -16,6 +16,15 @@ describe('notifier config', () => {
     ).toThrow(/NOTIFIER_PORT.*DATABASE_URL: must be a postgres or postgresql URL/);
   });
 
+  it('when NODE_ENV=production, then WEBHOOK_ALLOW_INSECURE=true is a start-up error naming it; outside production it is accepted', () => {
+    const urls = { DATABASE_URL: 'postgres://localhost/db', AMQP_URL: 'amqp://localhost', SMTP_URL: 'smtp://localhost:2525' };
+    expect(() => loadConfig({ ...urls, NODE_ENV: 'production', WEBHOOK_ALLOW_INSECURE: 'true' })).toThrow(
+      new ConfigError('invalid configuration: WEBHOOK_ALLOW_INSECURE: exists for tests only; refused when NODE_ENV=production'),
+    );
+    expect(loadConfig({ ...urls, NODE_ENV: 'production' }).webhookAllowInsecure).toBe(false);
+    expect(loadConfig({ ...urls, WEBHOOK_ALLOW_INSECURE: 'true' }).webhookAllowInsecure).toBe(true);
+  });
+
   it('when only the required URLs are given, then the contract defaults apply', () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://localhost/db', AMQP_URL: 'amqp://localhost', SMTP_URL: 'smtp://localhost:2525' });
     expect(config).toMatchObject({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, parseEnv } from '@platform/runtime';
+import { env, nodeEnv, parseEnv, refuseTestSwitchesInProduction } from '@platform/runtime';
 import { BALANCE_EXCHANGE, DEFAULT_DELIVERY_LIMIT, NOTIFIER_DEAD_LETTER_QUEUE, NOTIFIER_QUEUE } from '@platform/events';
 import { infrastructureVariables } from '@platform/infrastructure';
 
@@ -20,6 +20,7 @@ function schema(requireInfrastructure: boolean) {
       MAIL_FROM: z.string().optional(),
       TOP_UP_URL: env.url(['https', 'http']).optional(),
       WEBHOOK_ALLOW_INSECURE: env.bool(false),
+      NODE_ENV: nodeEnv(),
       NOTIFIER_WEBHOOK_POLL_MS: env.positiveInt(1000),
       NOTIFIER_WEBHOOK_RETRY_INITIAL_MS: env.positiveInt(30_000),
       NOTIFIER_WEBHOOK_RETRY_MAX_MS: env.positiveInt(6 * 3600_000),
@@ -44,6 +45,7 @@ function schema(requireInfrastructure: boolean) {
       METRICS_TOKEN: env.optionalSecret(16),
       LOG_LEVEL: env.logLevel(),
     })
+    .superRefine(refuseTestSwitchesInProduction(['WEBHOOK_ALLOW_INSECURE']))
     .transform((parsed) => ({
       port: parsed.NOTIFIER_PORT,
       host: parsed.HOST,

@@ -1,4 +1,4 @@
-import { serve, type Logger, type RunningService } from '@platform/runtime';
+import { serve, warnTestSwitches, type Logger, type RunningService } from '@platform/runtime';
 import { openInfrastructure, serveOn, type Adapters } from '@platform/infrastructure';
 import { migrate, startRetentionSweeper } from '@platform/db';
 import { BALANCE_CHANGED } from '@platform/events';
@@ -111,6 +111,7 @@ export async function startNotifierService({
   infrastructure,
   ...seams
 }: StartNotifierServiceOptions): Promise<NotifierService> {
+  warnTestSwitches(logger, { WEBHOOK_ALLOW_INSECURE: config.webhookAllowInsecure });
   const deps = createDeps(config, logger, infrastructure, seams);
   await migrate(infrastructure.directPool, [notifierMigrations], logger);
   // The consumer starts after the app that reports it.

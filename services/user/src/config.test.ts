@@ -54,6 +54,29 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...FULL, ACCESS_REPAIR_SWEEP_MS: '250' }).accessRepairSweepMs).toBe(250);
   });
 
+  it('when NODE_ENV=production, then a test switch that is on is a start-up error naming it; off, or outside production, it is accepted', () => {
+    const production = { ...FULL, NODE_ENV: 'production' };
+    expect(() => loadConfig({ ...production, TEST_PAUSE_AT: 'usage-after-commit' })).toThrow(
+      new ConfigError('invalid configuration: TEST_PAUSE_AT: exists for tests only; refused when NODE_ENV=production'),
+    );
+    expect(() => loadConfig({ ...production, WEBHOOK_ALLOW_INSECURE: 'true' })).toThrow(
+      new ConfigError('invalid configuration: WEBHOOK_ALLOW_INSECURE: exists for tests only; refused when NODE_ENV=production'),
+    );
+    expect(() => loadConfig({ ...production, TEST_PAUSE_AT: 'usage-after-commit', WEBHOOK_ALLOW_INSECURE: '1' })).toThrow(
+      /TEST_PAUSE_AT: exists for tests only.*; WEBHOOK_ALLOW_INSECURE: exists for tests only/,
+    );
+    expect(loadConfig({ ...production, WEBHOOK_ALLOW_INSECURE: 'false' })).toMatchObject({
+      webhookAllowInsecure: false,
+      testPauseAt: undefined,
+    });
+    expect(
+      loadConfig({ ...FULL, NODE_ENV: 'development', TEST_PAUSE_AT: 'usage-after-commit', WEBHOOK_ALLOW_INSECURE: 'true' }),
+    ).toMatchObject({
+      webhookAllowInsecure: true,
+      testPauseAt: 'usage-after-commit',
+    });
+  });
+
   it('when TOP_UP_URL, BRAND_NAME and WEBHOOK_ALLOW_INSECURE are set, then the page and the webhooks use them', () => {
     const config = loadConfig({
       ...FULL,

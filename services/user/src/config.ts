@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { adminTokenVariables, adminTokensOf, checkAdminTokens, env, parseEnv } from '@platform/runtime';
+import {
+  adminTokenVariables,
+  adminTokensOf,
+  checkAdminTokens,
+  env,
+  nodeEnv,
+  parseEnv,
+  refuseTestSwitchesInProduction,
+} from '@platform/runtime';
 import { BALANCE_EXCHANGE } from '@platform/events';
 import { infrastructureVariables, standaloneOnly } from '@platform/infrastructure';
 
@@ -65,6 +73,7 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
           .string()
           .regex(/^[a-z-]+(@[1-9][0-9]*)?$/)
           .optional(),
+        NODE_ENV: nodeEnv(),
       })
       // The usage lanes' connections come out of the process's DATABASE_POOL_MAX (openInfrastructure).
       .refine((parsed) => parsed.DATABASE_POOL_MAX > parsed.USAGE_BATCH_LANES, {
@@ -72,6 +81,7 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
         path: ['DATABASE_POOL_MAX'],
       })
       .superRefine(checkAdminTokens)
+      .superRefine(refuseTestSwitchesInProduction(['TEST_PAUSE_AT', 'WEBHOOK_ALLOW_INSECURE']))
       .transform((parsed) => ({
         host: parsed.HOST,
         port: parsed.USER_PORT,

@@ -1,4 +1,4 @@
-import { type Logger, type RunningService, serve } from '@platform/runtime';
+import { serve, warnTestSwitches, type Logger, type RunningService } from '@platform/runtime';
 import { openInfrastructure, serveOn, type Adapters } from '@platform/infrastructure';
 import { migrate, startRetentionSweeper } from '@platform/db';
 import { createApp } from './app';
@@ -76,6 +76,7 @@ function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]>
 
 /** Applies the user migrations, then serves; stop() drains HTTP and stops the workers. */
 export async function startUserService({ config, logger, infrastructure, ...seams }: StartUserServiceOptions): Promise<UserService> {
+  warnTestSwitches(logger, { WEBHOOK_ALLOW_INSECURE: config.webhookAllowInsecure });
   const deps = createDeps(config, logger, infrastructure, seams);
   const stops: StopWorker[] = [];
   try {

@@ -21,7 +21,8 @@ function manualCommit() {
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function batcher(commit: DebitBatcherOptions['commit'], options: Partial<DebitBatcherOptions> = {}) {
-  return createDebitBatcher({ maxBatchSize: 100, maxWaitMs: 0, lanes: 1, commit, ...options });
+  // Tests that leave a batch unsettled do not see their waiting debits expire.
+  return createDebitBatcher({ maxBatchSize: 100, maxWaitMs: 0, lanes: 1, maxQueueWaitMs: 60_000, commit, ...options });
 }
 
 describe('debit batcher', () => {
@@ -95,6 +96,37 @@ describe('debit batcher', () => {
     void b.submit(debit({ accountId: 1 }));
     await turn();
     expect(batches).toHaveLength(2);
+  });
+
+  it('when a batch is stuck, then the debits waiting behind it answer 503 after maxQueueWaitMs, and are not committed after it', async () => {
+    jest.useFakeTimers();
+    try {
+      const { batches, commit } = manualCommit();
+      const b = batcher(commit, { maxQueueWaitMs: 1000 });
+      const stuck = b.submit(debit());
+      await jest.advanceTimersByTimeAsync(0);
+      const early = debit();
+      const behind = b.submit(early);
+      let outcome: unknown = 'waiting';
+      void behind.then(
+        () => (outcome = 'answered'),
+        (error: unknown) => (outcome = error),
+      );
+      await jest.advanceTimersByTimeAsync(600);
+      const late = debit();
+      const later = b.submit(late);
+      await jest.advanceTimersByTimeAsync(400);
+      expect(outcome).toMatchObject({ code: 'unavailable', retryAfterSeconds: 1 });
+      batches[0]?.settle(() => granted(5));
+      await stuck;
+      await jest.advanceTimersByTimeAsync(0);
+      // Only the debit that was still within its wait went out with the next batch.
+      expect(batches[1]?.debits).toEqual([late]);
+      batches[1]?.settle(() => granted(4));
+      expect(await later).toEqual(granted(4));
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('when a batch fails, then each of its debits fails with the error and the lane goes on with the next batch', async () => {

@@ -1,5 +1,13 @@
 import { context, type Context } from '@opentelemetry/api';
+import { AppError } from '@platform/wire';
 import type { Debit, DebitOutcome } from './usage-batch';
+
+/**
+ * How long a debit waits in its lane for the batch before it at most (CONTRACT §1: 503 within
+ * 5 s). A batch commits in milliseconds; one that takes longer is stuck on Postgres, and the
+ * debits behind it would then wait out its timeouts and their own (docs/operations.md "Timeouts").
+ */
+export const MAX_QUEUE_WAIT_MS = 1000;
 
 export interface DebitBatcherOptions {
   /** Most debits in one batch (one transaction). */
@@ -8,6 +16,8 @@ export interface DebitBatcherOptions {
   maxWaitMs: number;
   /** Batches that may be committing at once. A pool always uses the same lane: at most one batch per pool is in flight. */
   lanes: number;
+  /** How long a debit waits for its batch to start at most (default MAX_QUEUE_WAIT_MS); then 503. */
+  maxQueueWaitMs?: number;
   /** Applies the debits in one transaction; resolves (after COMMIT) with one outcome per debit, in order. */
   commit(debits: Debit[]): Promise<DebitOutcome[]>;
 }
@@ -25,12 +35,16 @@ interface Waiting {
   context: Context;
   /** Later copies of the same requestId that arrived while this one was waiting or committing. */
   followers: Waiting[];
+  /** When it joined its lane's queue (performance.now()). */
+  queuedAt: number;
 }
 
 interface Lane {
   queue: Waiting[];
   committing: boolean;
   cancelTimer: (() => void) | undefined;
+  /** Gives up on the queue's oldest debits while a batch is stuck (armed only while one commits). */
+  expiry: NodeJS.Timeout | undefined;
 }
 
 /**
@@ -45,7 +59,13 @@ interface Lane {
  * left the requestId free, and the copy is submitted as a debit of its own.
  */
 export function createDebitBatcher(options: DebitBatcherOptions): DebitBatcher {
-  const lanes: Lane[] = Array.from({ length: options.lanes }, () => ({ queue: [], committing: false, cancelTimer: undefined }));
+  const lanes: Lane[] = Array.from({ length: options.lanes }, () => ({
+    queue: [],
+    committing: false,
+    cancelTimer: undefined,
+    expiry: undefined,
+  }));
+  const maxQueueWaitMs = options.maxQueueWaitMs ?? MAX_QUEUE_WAIT_MS;
   // The followers of each requestId being batched, by requestId. The map holds a leader's list
   // of followers, not the leader: V8 keeps a Map's outgrown hash tables with the entries they
   // held (for iterators), and an outgrown table in the old generation kept each debit it held,
@@ -75,12 +95,36 @@ export function createDebitBatcher(options: DebitBatcherOptions): DebitBatcher {
     }
   };
 
+  // The queue is in arrival order: the expired debits are its head.
+  const expire = (lane: Lane): void => {
+    lane.expiry = undefined;
+    const now = performance.now();
+    let expired = 0;
+    while (expired < lane.queue.length && now - (lane.queue[expired] as Waiting).queuedAt >= maxQueueWaitMs) expired += 1;
+    const error = new AppError('unavailable', {
+      retryAfterSeconds: 1,
+      cause: new Error('the usage batch before this debit did not commit in time'),
+    });
+    for (const waiting of lane.queue.splice(0, expired)) settle(waiting, { error });
+    armExpiry(lane);
+  };
+
+  const armExpiry = (lane: Lane): void => {
+    const oldest = lane.queue[0];
+    if (!lane.committing || lane.expiry !== undefined || oldest === undefined) return;
+    lane.expiry = setTimeout(() => expire(lane), Math.max(0, oldest.queuedAt + maxQueueWaitMs - performance.now())).unref();
+  };
+
   const flush = (lane: Lane): void => {
     lane.cancelTimer?.();
     lane.cancelTimer = undefined;
     if (lane.committing || lane.queue.length === 0) return;
+    clearTimeout(lane.expiry);
+    lane.expiry = undefined;
     const batch = lane.queue.splice(0, options.maxBatchSize);
     lane.committing = true;
+    // More debits than one batch holds: the rest wait for it, within their deadline too.
+    armExpiry(lane);
     Promise.resolve()
       .then(() => context.with((batch[0] as Waiting).context, () => options.commit(batch.map((waiting) => waiting.debit))))
       .then(
@@ -103,7 +147,10 @@ export function createDebitBatcher(options: DebitBatcherOptions): DebitBatcher {
   };
 
   const schedule = (lane: Lane): void => {
-    if (lane.committing) return;
+    if (lane.committing) {
+      armExpiry(lane);
+      return;
+    }
     if (lane.queue.length >= options.maxBatchSize) {
       flush(lane);
       return;
@@ -120,7 +167,7 @@ export function createDebitBatcher(options: DebitBatcherOptions): DebitBatcher {
 
   function submit(debit: Debit): Promise<DebitOutcome> {
     return new Promise<DebitOutcome>((resolve, reject) => {
-      const waiting: Waiting = { debit, resolve, reject, context: context.active(), followers: [] };
+      const waiting: Waiting = { debit, resolve, reject, context: context.active(), followers: [], queuedAt: performance.now() };
       const followers = followersOf.get(debit.requestId);
       if (followers) {
         followers.push(waiting);
