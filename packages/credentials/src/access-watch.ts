@@ -121,7 +121,8 @@ export function watchAccessStore(inner: AccessStore, options: AccessWatchOptions
             sourceId,
             previous: reconciledFor,
           });
-        else options.logger.warn('Redis server changed (its data may be lost): reconciling from Postgres', { serverId, previous: verified });
+        else
+          options.logger.warn('Redis server changed (its data may be lost): reconciling from Postgres', { serverId, previous: verified });
         const report = await options.reconcile();
         await inner.markReconciled(marker);
         options.logger.info('access store reconciled', { serverId, sourceId, report });
