@@ -12,7 +12,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createPrivateDatabase, startPrivateRedis, uniqueId, type PrivateDatabase, type PrivateRedis } from '@platform/testing';
+import { connectRedis, createRedisAccessStore, hashSecret } from '@platform/credentials';
+import {
+  createPrivateDatabase,
+  silentLogger,
+  startPrivateRedis,
+  uniqueId,
+  type PrivateDatabase,
+  type PrivateRedis,
+} from '@platform/testing';
 import { adminReconcileAll, drillCalls, pgDump, pgRestore, startServices, type DrillServices, type DrillTarget } from './drill';
 
 const REFUSED = { user: 401, categorization: 401, introspection: false };
@@ -41,6 +49,21 @@ describe.each([
     const services = await startServices(target);
     running.push(services);
     return drillCalls(services);
+  };
+  /** The access records Redis holds for these keys (absent ones left out), read by a store of the test's own. */
+  const keysInRedis = async (keyPrefix: string, keys: Record<string, string>): Promise<Record<string, unknown>> => {
+    const client = await connectRedis(redis.url, silentLogger());
+    const store = createRedisAccessStore(client, { keyPrefix });
+    try {
+      const found: Record<string, unknown> = {};
+      for (const [name, apiKey] of Object.entries(keys)) {
+        const key = await store.findKey(hashSecret(apiKey));
+        if (key) found[name] = key;
+      }
+      return found;
+    } finally {
+      await store.close();
+    }
   };
   const stop = async (): Promise<void> => {
     await running.pop()?.stop();
@@ -82,7 +105,14 @@ describe.each([
     databases.push(restored);
     await pgRestore(dump, restored.url);
     const restoredTarget: DrillTarget = { ...target, databaseUrl: restored.url };
-    if (runCommand) expect(await adminReconcileAll(restoredTarget)).toMatchObject({ removedKeys: 2 });
+    if (runCommand) {
+      expect(await adminReconcileAll(restoredTarget)).toMatchObject({ removedKeys: 2 });
+      // Before any service starts, Redis already agrees with the restored database.
+      expect(await keysInRedis(target.redisKeyPrefix, { k1: a.apiKey, k2, b: b.apiKey, z: z.apiKey })).toEqual({
+        k1: { accountId: a.id, generation: 0, hasCredits: true },
+        z: { accountId: z.id, generation: 0, hasCredits: false },
+      });
+    }
     calls = await start(restoredTarget);
 
     // Keys and tokens the restored database does not know as current: refused everywhere.
