@@ -98,7 +98,8 @@ export function drillCalls(services: DrillServices) {
         credits,
       });
       if (created.status !== 201) throw new Error(`account not created: ${created.status}`);
-      return { id: created.body.id as number, apiKey: created.body.apiKey as string };
+      const body = created.body as { id: number; apiKey: string };
+      return { id: body.id, apiKey: body.apiKey };
     },
     topUp: (accountId: number, amount: number) =>
       admin(request(services.user).post(`/admin/v1/accounts/${accountId}/credits`)).send({ productId: 1, amount }),
@@ -136,7 +137,7 @@ export function drillCalls(services: DrillServices) {
       return {
         user: balance.status,
         categorization: categories.status,
-        introspection: introspection.status === 200 ? (introspection.body.active as boolean) : introspection.status,
+        introspection: introspection.status === 200 ? (introspection.body as { active: boolean }).active : introspection.status,
       };
     },
   };

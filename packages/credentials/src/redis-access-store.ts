@@ -125,8 +125,11 @@ export function createRedisAccessStore(redis: RedisClient, options: RedisAccessS
     for (let start = 0; start < names.length; start += UNLINK_BATCH) await redis.unlink(...names.slice(start, start + UNLINK_BATCH));
   };
 
+  const sweep = redisAccessSweep(redis, prefix, layout, dropKey);
+
   return {
-    ...redisAccessSweep(redis, prefix, layout, dropKey),
+    storedKeys: (visit) => sweep.storedKeys(visit),
+    forgetKeys: (keyHashes) => sweep.forgetKeys(keyHashes),
     async issue(request) {
       const { keyHash } = request;
       const tag = shardTagOf(keyHash);

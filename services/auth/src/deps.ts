@@ -42,7 +42,6 @@ const WINDOW_SECONDS = 60;
  */
 export function createDeps(config: AuthConfig, logger: Logger, infrastructure: AuthInfrastructure, seams: AuthSeams = {}): AuthDeps {
   const { pool, redis } = infrastructure;
-  const store = redis.access;
   const watch = watchAccessRecords(pool, redis, logger);
   const window: WindowOptions = {
     keyPrefix: `${config.redisKeyPrefix}rl:fail`,

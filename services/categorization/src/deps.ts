@@ -36,7 +36,6 @@ export interface CategorizationDeps {
 export function createDeps(config: CategorizationConfig, logger: Logger, infrastructure: CategorizationInfrastructure): CategorizationDeps {
   const { pool, redis } = infrastructure;
   const limitOptions = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:admin-fail` };
-  const access = redis.access;
   const watch = watchAccessRecords(pool, redis, logger);
   const store = createCategoryStore(pool);
   return {

@@ -73,7 +73,6 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
   const { pool, usagePool, bus, redis } = infrastructure;
   const limitOptions = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:admin-fail` };
   const pageLimitOptions = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:page-fail` };
-  const store = redis.access;
   const watch = watchAccessRecords(pool, redis, logger);
   const outbox = createOutboxSignal();
   const access: AccessRecordsDeps = {
