@@ -6,7 +6,7 @@ import request from 'supertest';
 import type { RunningService } from '@platform/runtime';
 import { signServiceJwt } from '@platform/credentials';
 import { createInProcessEventBus, type EventBus } from '@platform/events';
-import { silentLogger, sourceNodeArgs, testServers } from '@platform/testing';
+import { serviceTestEnv, silentLogger, sourceNodeArgs } from '@platform/testing';
 import { loadConfig as loadAuthConfig, runAuthService } from '../../services/auth/src';
 import { loadConfig as loadCategorizationConfig, runCategorizationService } from '../../services/categorization/src';
 import { loadConfig as loadUserConfig, runUserService } from '../../services/user/src';
@@ -27,13 +27,7 @@ const environmentOf = (target: DrillTarget): Record<string, string> => ({
   DATABASE_URL: target.databaseUrl,
   ...target.redis,
   REDIS_KEY_PREFIX: target.redisKeyPrefix,
-  AMQP_URL: testServers.amqpUrl,
-  ADMIN_TOKEN,
-  SERVICE_JWT_SECRET,
-  AUTH_PORT: '0',
-  USER_PORT: '0',
-  CATEGORIZATION_PORT: '0',
-  AUTH_FAILURES_PER_IP: '100000',
+  ...serviceTestEnv({ adminToken: ADMIN_TOKEN, serviceJwtSecret: SERVICE_JWT_SECRET }),
   AUTH_URL: 'http://auth.restore-drill.test',
 });
 
