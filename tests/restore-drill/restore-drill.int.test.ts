@@ -8,36 +8,58 @@
  * Nothing the restored database does not know as current verifies, the credits are the restored
  * ones, and a rotation after the restore revives nothing. The second case leaves the command
  * out: the services see the database's identity changed and reconcile by themselves at start.
+ * The third runs the procedure on a Redis Cluster (the keys to remove live on three masters).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { connectRedis, createRedisAccessStore, hashSecret } from '@platform/credentials';
+import { connectRedis, createRedisAccessStore, hashSecret, type RedisClient } from '@platform/credentials';
 import {
   createPrivateDatabase,
   silentLogger,
   startPrivateRedis,
+  startRedisCluster,
   uniqueId,
   type PrivateDatabase,
-  type PrivateRedis,
 } from '@platform/testing';
 import { adminReconcileAll, drillCalls, pgDump, pgRestore, startServices, type DrillServices, type DrillTarget } from './drill';
 
 const REFUSED = { user: 401, categorization: 401, introspection: false };
 
+/** A Redis of the test's own: one server, or a cluster of three masters (the sweep must reach each). */
+interface DrillRedis {
+  target: DrillTarget['redis'];
+  connect(): Promise<RedisClient>;
+  close(): Promise<void>;
+}
+
+async function startDrillRedis(on: 'redis' | 'cluster'): Promise<DrillRedis> {
+  if (on === 'cluster') {
+    const cluster = await startRedisCluster({ dir: `/tmp/redis-cluster-restore-drill-${process.pid}` });
+    return {
+      target: { REDIS_CLUSTER_NODES: cluster.seeds },
+      connect: () => connectRedis({ clusterNodes: cluster.nodes }, silentLogger()),
+      close: () => cluster.stop(),
+    };
+  }
+  const server = await startPrivateRedis();
+  return { target: { REDIS_URL: server.url }, connect: () => connectRedis(server.url, silentLogger()), close: () => server.close() };
+}
+
 describe.each([
-  ['the procedure as written (pnpm admin reconcile --all)', true],
-  ['the services alone, started against the restored database', false],
-])('a Postgres restored from a dump taken before a rotation, a new account and some spending: %s', (_name, runCommand) => {
-  let redis: PrivateRedis;
+  ['the procedure as written (pnpm admin reconcile --all)', true, 'redis'],
+  ['the services alone, started against the restored database', false, 'redis'],
+  ['the procedure as written, on a Redis Cluster', true, 'cluster'],
+] as const)('a Postgres restored from a dump taken before a rotation, a new account and some spending: %s', (_name, runCommand, on) => {
+  let redis: DrillRedis;
   let dir: string;
   const databases: PrivateDatabase[] = [];
   const running: DrillServices[] = [];
 
   beforeAll(async () => {
-    redis = await startPrivateRedis();
+    redis = await startDrillRedis(on);
     dir = mkdtempSync(path.join(os.tmpdir(), 'restore-drill-'));
-  });
+  }, 60_000);
   afterAll(async () => {
     for (const services of running) await services.stop();
     for (const database of databases) await database.drop();
@@ -52,7 +74,7 @@ describe.each([
   };
   /** The access records Redis holds for these keys (absent ones left out), read by a store of the test's own. */
   const keysInRedis = async (keyPrefix: string, keys: Record<string, string>): Promise<Record<string, unknown>> => {
-    const client = await connectRedis(redis.url, silentLogger());
+    const client = await redis.connect();
     const store = createRedisAccessStore(client, { keyPrefix });
     try {
       const found: Record<string, unknown> = {};
@@ -72,7 +94,7 @@ describe.each([
   test('then no key or token the restored database does not know as current verifies, credits are the restored ones, and a later rotation revives nothing', async () => {
     const source = await createPrivateDatabase('drill_source');
     databases.push(source);
-    const target: DrillTarget = { databaseUrl: source.url, redis: { REDIS_URL: redis.url }, redisKeyPrefix: `drill:${uniqueId()}:` };
+    const target: DrillTarget = { databaseUrl: source.url, redis: redis.target, redisKeyPrefix: `drill:${uniqueId()}:` };
     let calls = await start(target);
 
     // Before the dump: A (key K1), S (spends after the dump), Z (at 0 at the dump, topped up after).
