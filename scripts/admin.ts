@@ -7,9 +7,10 @@
 import { runMain } from '@platform/runtime';
 import { runCategoriesCli } from '../services/categorization/src/cli';
 import { runUserCli, USER_USAGE } from '../services/user/src/cli';
+import { RECONCILE_USAGE, runReconcileCli } from '../services/user/src/reconcile-cli';
 import { serviceJwt } from './service-jwt';
 
-const USAGE = `usage: ${[...USER_USAGE, 'pnpm admin categories import <file>', 'pnpm admin service-jwt <auth|user> [issuer] [ttlSeconds]'].join('\n       ')}`;
+const USAGE = `usage: ${[...USER_USAGE, RECONCILE_USAGE, 'pnpm admin categories import <file>', 'pnpm admin service-jwt <auth|user> [issuer] [ttlSeconds]'].join('\n       ')}`;
 
 runMain(async () => {
   const [area, ...rest] = process.argv.slice(2);
@@ -18,6 +19,10 @@ runMain(async () => {
     case 'credits':
     case 'audit': {
       await runUserCli([area, ...rest], process.env);
+      return;
+    }
+    case 'reconcile': {
+      await runReconcileCli(rest, process.env, (text) => process.stdout.write(text));
       return;
     }
     case 'categories': {

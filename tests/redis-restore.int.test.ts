@@ -11,7 +11,7 @@ import request from 'supertest';
 import type { RunningService } from '@platform/runtime';
 import { signServiceJwt } from '@platform/credentials';
 import { createInProcessEventBus } from '@platform/events';
-import { eventually, silentLogger, startPrivateRedis, testServers, type PrivateRedis } from '@platform/testing';
+import { eventually, serviceTestEnv, silentLogger, startPrivateRedis, testServers, type PrivateRedis } from '@platform/testing';
 import { loadConfig as loadAuthConfig, runAuthService } from '../services/auth/src';
 import { loadConfig as loadCategorizationConfig, runCategorizationService } from '../services/categorization/src';
 import { loadConfig as loadUserConfig, runUserService } from '../services/user/src';
@@ -32,13 +32,7 @@ describe('a Redis restored from an older snapshot', () => {
     const env = {
       DATABASE_URL: testServers.databaseUrl,
       REDIS_URL: redis.url,
-      AMQP_URL: testServers.amqpUrl,
-      ADMIN_TOKEN,
-      SERVICE_JWT_SECRET,
-      AUTH_PORT: '0',
-      USER_PORT: '0',
-      CATEGORIZATION_PORT: '0',
-      AUTH_FAILURES_PER_IP: '100000',
+      ...serviceTestEnv({ adminToken: ADMIN_TOKEN, serviceJwtSecret: SERVICE_JWT_SECRET }),
     };
     const start = async (service: Promise<RunningService>): Promise<string> => {
       const running = await service;

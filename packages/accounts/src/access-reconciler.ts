@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { AccessWriter, KeyAccessRecord } from '@platform/credentials';
+import type { AccessSweep, AccessWriter, KeyAccessRecord } from '@platform/credentials';
 import { withTransaction, type Queryable } from '@platform/db';
 
 // Locks. Every writer of access records holds a lock on the account row from before its Redis
@@ -24,7 +24,10 @@ SELECT k.key_hash, k.account_id, a.key_generation,
        ARRAY(SELECT b.pool_id FROM pool_balances b WHERE b.account_id = k.account_id AND b.credits > 0 ORDER BY b.pool_id) AS pools
   FROM api_keys k JOIN accounts a ON a.id = k.account_id
  WHERE k.account_id = ANY($1::int[]) AND k.active`;
-const INACTIVE_KEYS = 'SELECT id, key_hash FROM api_keys WHERE id > $1 AND NOT active ORDER BY id LIMIT $2';
+// The accounts of keys the store holds, then which of those keys Postgres knows as active.
+const LOCK_ACCOUNTS_OF_KEYS = `
+SELECT id FROM accounts WHERE id IN (SELECT account_id FROM api_keys WHERE key_hash = ANY($1::text[])) ORDER BY id FOR NO KEY UPDATE`;
+const ACTIVE_AMONG = 'SELECT key_hash FROM api_keys WHERE key_hash = ANY($1::text[]) AND active';
 
 /**
  * The active keys of an account, read after taking the writers' shared lock on its account row
@@ -77,30 +80,59 @@ export async function reconcileAccount(
 
 export interface ReconcileReport {
   activeKeys: number;
-  inactiveKeys: number;
+  /** Keys the store held something of (a record, tokens, an issuance window) that Postgres does not know as active. */
+  removedKeys: number;
 }
 
 /**
- * Makes the access records agree with Postgres after Redis may have lost writes (CONTRACT §3):
- * removes the record of every key that is no longer active (a restored snapshot may hold it), then
- * rewrites every active key's record, generation up to Postgres's and credits as in Postgres, a
- * batch of accounts at a time under the reconciliation lock, so no concurrent change is undone.
+ * Removes everything the store holds of keys that Postgres does not know as active: replaced or
+ * disabled keys (a restored Redis snapshot may hold them) and keys Postgres has never heard of (a
+ * restored Postgres: keys made after its restore point). Each batch holds the rows of the accounts
+ * that have those keys, so an enabling or a new key committed meanwhile (whose record is written
+ * after its commit, under the same lock) is never removed.
  */
-export async function reconcileAll(pool: pg.Pool, writer: AccessWriter, batchSize = 1000): Promise<ReconcileReport> {
-  const report: ReconcileReport = { activeKeys: 0, inactiveKeys: 0 };
-  for (let after = 0; ;) {
-    const result = await pool.query<{ id: number; key_hash: string }>(INACTIVE_KEYS, [after, batchSize]);
-    await writer.deleteKeys(result.rows.map((row) => row.key_hash));
-    report.inactiveKeys += result.rows.length;
-    if (result.rows.length < batchSize) break;
-    after = Number(result.rows[result.rows.length - 1]?.id);
-  }
+async function removeUnknownKeys(pool: pg.Pool, store: AccessWriter & AccessSweep, report: ReconcileReport): Promise<void> {
+  await store.storedKeys(async (keyHashes) => {
+    await withTransaction(pool, async (client) => {
+      await client.query(LOCK_ACCOUNTS_OF_KEYS, [keyHashes]);
+      const active = new Set((await client.query<{ key_hash: string }>(ACTIVE_AMONG, [keyHashes])).rows.map((row) => row.key_hash));
+      const unknown = keyHashes.filter((keyHash) => !active.has(keyHash));
+      await store.forgetKeys(unknown);
+      report.removedKeys += unknown.length;
+    });
+  });
+}
+
+/**
+ * Makes the access store agree with Postgres after either may have lost writes (CONTRACT §3: a
+ * Redis restart or restored snapshot, a Postgres restore): first every key Postgres does not know
+ * as active goes, with its tokens; then every active key's record is rewritten, generation up to
+ * Postgres's and credits as in Postgres, a batch of accounts at a time under the reconciliation
+ * lock, so no concurrent change is undone.
+ *
+ * Why a token of a lost timeline cannot verify again, ever: a token verifies only while the
+ * record under its OWN key's hash holds exactly the generation it was minted under (the store's
+ * token lookup). The first step removes the record and every token of each key the restored
+ * database does not know as active, and such a key never becomes active again (a rotation or a
+ * new account makes a new random key, never an old one's hash; enabling reactivates the
+ * account's current key, which is active after the restore, or inactive and so removed here with
+ * its tokens). Generations are not what protects here: a rotation after the restore gives the
+ * new key the generation a lost rotation gave another key (both Postgres's + 1), and that does
+ * not matter, since the lost key's tokens name the lost key's hash, whose record is gone. For the
+ * keys the restored database knows as active, a generation is never lowered: a token minted from
+ * such a key after the restore point is one of its current tokens (Redis may even hold the higher
+ * generation a lost disabling gave it, which refuses the key's tokens from before; too much, never
+ * too little), and the next rotation or disabling removes the key's record and tokens.
+ */
+export async function reconcileAll(pool: pg.Pool, store: AccessWriter & AccessSweep, batchSize = 1000): Promise<ReconcileReport> {
+  const report: ReconcileReport = { activeKeys: 0, removedKeys: 0 };
+  await removeUnknownKeys(pool, store, report);
   for (let after = 0; ;) {
     const ids = await withTransaction(pool, async (client) => {
       const locked = await client.query<{ id: number }>(NEXT_ACCOUNTS, [after, batchSize]);
       const accountIds = locked.rows.map((row) => Number(row.id));
       const records = await accessRecordsOf(client, accountIds);
-      await writer.putKeys(records);
+      await store.putKeys(records);
       report.activeKeys += records.length;
       return accountIds;
     });

@@ -9,7 +9,7 @@ import { shardTagOf } from './token-format';
  * - `<prefix>{<tag>}:toks:<keyHash>`       sorted set: the hashes of the key's tokens, scored by expiry (a rotation frees them)
  * - `<prefix>{<tag>}:rl:issue:<keyHash>`   the account's issuance window while this key is its key (fixed,
  *                                          TOKEN_RATE_PER_ACCOUNT; a rotation carries it to the new key)
- * - `<prefix>access:reconciled`            run_id of the Redis server last reconciled with Postgres
+ * - `<prefix>access:reconciled`            `<Redis run_id(s)>|<Postgres identity>` of the last reconciliation
  */
 export interface AccessLayout {
   /** `tag`: the key's shard tag when the caller has it already. */

@@ -79,10 +79,26 @@ export interface AccessWriter {
 }
 
 /**
+ * What a full reconciliation needs beyond the writer: every key the store holds anything of, so
+ * that what Postgres does not know as an active key goes (a Postgres restore, CONTRACT §3: keys
+ * and tokens of the lost timeline are in Redis and nowhere in Postgres).
+ */
+export interface AccessSweep {
+  /**
+   * Calls `visit` with the hashes of the keys the store holds anything of (a record, a token set,
+   * an issuance window), a batch at a time, one batch after the other; a key may come in more than
+   * one batch. On a Redis Cluster, every master serving its slots is scanned.
+   */
+  storedKeys(visit: (keyHashes: readonly string[]) => Promise<void>): Promise<void>;
+  /** Removes everything of these keys: the record, every token, the token set, the issuance window. */
+  forgetKeys(keyHashes: readonly string[]): Promise<void>;
+}
+
+/**
  * Key records and tokens (CONTRACT §3). Two implementations: Redis (services) and in-process
  * memory (embedded quickstart), with the same rules. Every call is one round trip.
  */
-export interface AccessStore extends AccessWriter {
+export interface AccessStore extends AccessWriter, AccessSweep {
   /** Issuance: the key's record, its credits, the issuance window and the token write, at once. */
   issue(request: IssueRequest): Promise<IssueOutcome>;
   /** The active key with this hash, else undefined. */
@@ -96,11 +112,11 @@ export interface AccessStore extends AccessWriter {
   revokeToken(token: string): Promise<void>;
   /**
    * Who the store is: an id that changes whenever its data may have been lost (Redis run_id), and
-   * the id under which it was last reconciled (undefined: never).
+   * the marker the last reconciliation left (undefined: never; see reconciledMarkerOf).
    */
   identity(): Promise<{ serverId: string; reconciledFor: string | undefined }>;
-  /** Records that the store was reconciled with Postgres while it was `serverId`. */
-  markReconciled(serverId: string): Promise<void>;
+  /** Records that the store was reconciled with Postgres (the marker names both, reconciledMarkerOf). */
+  markReconciled(marker: string): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -52,6 +52,34 @@ describe('watchAccessStore', () => {
     expect(other.ready).toBe(true);
   });
 
+  test('when a service starts against another Postgres database (a restore) on the same Redis server, then it reconciles before it answers; a reconnection does not ask Postgres', async () => {
+    const { store } = restartableStore();
+    let database = 'system:1:16384';
+    const sourceIdentity = jest.fn(() => Promise.resolve(database));
+    const first = jest.fn(() => Promise.resolve());
+    const before = watchAccessStore(store, { reconcile: first, sourceIdentity, logger: silentLogger() });
+    await before.start();
+    expect(first).toHaveBeenCalledTimes(1);
+    before.stop();
+
+    // The services are stopped, the database restored (another oid), a service started.
+    database = 'system:1:16999';
+    const connection = new EventEmitter();
+    const second = jest.fn(() => Promise.resolve());
+    const after = watchAccessStore(store, { reconcile: second, sourceIdentity, connection, logger: silentLogger() });
+    await after.start();
+    expect(second).toHaveBeenCalledTimes(1);
+    expect(after.ready).toBe(true);
+
+    const asked = sourceIdentity.mock.calls.length;
+    connection.emit('close');
+    connection.emit('ready');
+    await waitFor(() => after.ready);
+    expect(sourceIdentity).toHaveBeenCalledTimes(asked);
+    expect(second).toHaveBeenCalledTimes(1);
+    after.stop();
+  });
+
   test('when the connection drops, then the store refuses at once; on reconnection to a restarted server it reconciles before answering again', async () => {
     const { store, restart } = restartableStore();
     const connection = new EventEmitter();

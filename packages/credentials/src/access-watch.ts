@@ -13,6 +13,11 @@ export class AccessStoreNotReconciled extends Error {
 export interface AccessWatchOptions {
   /** Rewrites every access record from Postgres (`reconcileAll` of @platform/accounts). */
   reconcile: () => Promise<unknown>;
+  /**
+   * Postgres's identity (`databaseIdentity` of @platform/db): it changes when the database is
+   * restored or replaced. Absent: only the Redis server's identity counts.
+   */
+  sourceIdentity?: () => Promise<string>;
   /** The Redis client: `close` means its data may be gone, `ready` that it can be checked. Absent for the memory store. */
   connection?: Pick<EventEmitter, 'on' | 'off'>;
   logger: Logger;
@@ -38,6 +43,14 @@ interface Gate {
   closings(): number;
 }
 
+/**
+ * The marker a reconciliation leaves in the store: the Redis server(s) and the Postgres database
+ * it made agree. A service finds the store current only when both are the ones it sees.
+ */
+export function reconciledMarkerOf(serverId: string, sourceId: string): string {
+  return `${serverId}|${sourceId}`;
+}
+
 function guarded(inner: AccessStore, gate: Gate): AccessStore {
   const refused = (): Promise<never> => Promise.reject(new AccessStoreNotReconciled());
   // An answer that spans a closing may come from a server that lost data (on a cluster, a command
@@ -56,8 +69,11 @@ function guarded(inner: AccessStore, gate: Gate): AccessStore {
     deleteKeys: (keyHashes) => through(() => inner.deleteKeys(keyHashes)),
     carryIssuanceWindow: (from, to) => through(() => inner.carryIssuanceWindow(from, to)),
     setPoolCredit: (keyHashes, poolId, credited) => through(() => inner.setPoolCredit(keyHashes, poolId, credited)),
+    // Each batch is refused once the store has closed: a listing may span a loss.
+    storedKeys: (visit) => through(() => inner.storedKeys((batch) => (gate.open() ? visit(batch) : refused()))),
+    forgetKeys: (keyHashes) => through(() => inner.forgetKeys(keyHashes)),
     identity: () => inner.identity(),
-    markReconciled: (serverId) => inner.markReconciled(serverId),
+    markReconciled: (marker) => inner.markReconciled(marker),
     ping: () => inner.ping(),
     close: () => inner.close(),
   };
@@ -67,9 +83,12 @@ function guarded(inner: AccessStore, gate: Gate): AccessStore {
  * Detects Redis data loss and reconciles before answering again (CONTRACT §3). A loss always
  * comes with a restarted or replaced server, so with a new connection: the store is closed to
  * every caller as soon as the connection drops, and on every (re)connection the server's identity
- * (Redis run_id) is compared with the one this process checked last and with the one the store
- * was last reconciled under (a marker any service writes after a reconciliation). An unknown
- * server is reconciled from Postgres before the store opens again; a failed attempt is retried.
+ * (Redis run_id) is compared with the one this process checked last. At start, and whenever the
+ * server is another one, the marker the last reconciliation left (any service writes it) must
+ * name this server and the Postgres database as it is now (`sourceIdentity`): a service starting
+ * against a restored database (another database, server or timeline) reconciles fully before it
+ * is ready, as one starting against a restarted Redis does. Postgres is asked only then, so a
+ * reconnection to the same Redis server never waits on Postgres. A failed attempt is retried.
  */
 export function watchAccessStore(inner: AccessStore, options: AccessWatchOptions): WatchedAccessStore {
   const retryMs = options.retryMs ?? 1000;
@@ -89,16 +108,25 @@ export function watchAccessStore(inner: AccessStore, options: AccessWatchOptions
   const attempt = async (): Promise<void> => {
     const startedIn = epoch;
     const { serverId, reconciledFor } = await inner.identity();
-    // A server other than the one checked last (a cluster's failover, seen by a periodic check
-    // before any connection event): closed until the check below has passed.
-    if (serverId !== verified) close();
-    if (serverId !== verified && reconciledFor !== serverId) {
-      if (verified === undefined)
-        options.logger.info('access store not reconciled for this server yet: reconciling from Postgres', { serverId });
-      else options.logger.warn('Redis server changed (its data may be lost): reconciling from Postgres', { serverId, previous: verified });
-      const report = await options.reconcile();
-      await inner.markReconciled(serverId);
-      options.logger.info('access store reconciled', { serverId, report });
+    if (serverId !== verified) {
+      // A server other than the one checked last (a cluster's failover, seen by a periodic check
+      // before any connection event): closed until the check below has passed.
+      close();
+      const sourceId = (await options.sourceIdentity?.()) ?? '';
+      const marker = reconciledMarkerOf(serverId, sourceId);
+      if (reconciledFor !== marker) {
+        if (verified === undefined)
+          options.logger.info('access store not reconciled for this Redis server and Postgres database yet: reconciling from Postgres', {
+            serverId,
+            sourceId,
+            previous: reconciledFor,
+          });
+        else
+          options.logger.warn('Redis server changed (its data may be lost): reconciling from Postgres', { serverId, previous: verified });
+        const report = await options.reconcile();
+        await inner.markReconciled(marker);
+        options.logger.info('access store reconciled', { serverId, sourceId, report });
+      }
     }
     if (epoch !== startedIn) throw new Error('connection changed during the check');
     verified = serverId;

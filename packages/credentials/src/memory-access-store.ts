@@ -44,6 +44,14 @@ export function createMemoryAccessStore(now: () => number = Date.now): AccessSto
     return { count: window.count, msLeft: window.endsAtMs - at };
   };
 
+  const deleteKeys = (keyHashes: readonly string[]): void => {
+    for (const keyHash of keyHashes) {
+      keys.delete(keyHash);
+      for (const tokenHash of tokensOfKey.get(keyHash) ?? []) tokens.delete(tokenHash);
+      tokensOfKey.delete(keyHash);
+    }
+  };
+
   const liveToken = (tokenHash: string): TokenRecord | undefined => {
     const entry = tokens.get(tokenHash);
     if (!entry || entry.expiresAtMs <= now()) return undefined;
@@ -93,11 +101,7 @@ export function createMemoryAccessStore(now: () => number = Date.now): AccessSto
       return Promise.resolve();
     },
     deleteKeys(keyHashes) {
-      for (const keyHash of keyHashes) {
-        keys.delete(keyHash);
-        for (const tokenHash of tokensOfKey.get(keyHash) ?? []) tokens.delete(tokenHash);
-        tokensOfKey.delete(keyHash);
-      }
+      deleteKeys(keyHashes);
       return Promise.resolve();
     },
     carryIssuanceWindow(fromKeyHash, toKeyHash) {
@@ -114,9 +118,15 @@ export function createMemoryAccessStore(now: () => number = Date.now): AccessSto
       }
       return Promise.resolve();
     },
+    storedKeys: (visit) => visit([...new Set([...keys.keys(), ...tokensOfKey.keys(), ...windows.keys()])]),
+    forgetKeys(keyHashes) {
+      deleteKeys(keyHashes);
+      for (const keyHash of keyHashes) windows.delete(keyHash);
+      return Promise.resolve();
+    },
     identity: () => Promise.resolve({ serverId, reconciledFor }),
-    markReconciled(id) {
-      reconciledFor = id;
+    markReconciled(marker) {
+      reconciledFor = marker;
       return Promise.resolve();
     },
     ping: () => Promise.resolve(),

@@ -1,6 +1,7 @@
 import { accessLayout } from './access-layout';
 import { decodeTokenRecord, type AccessStore, type IssueOutcome, type KeyAccessRecord, type TokenRecord } from './access-store';
 import { closeRedis, type RedisClient } from './redis-client';
+import { redisAccessSweep } from './redis-access-sweep';
 import { redisIdentity } from './redis-identity';
 import { COUNT_WINDOW_LUA, redisLuaScript } from './redis-lua';
 import { hashSecret } from './secrets';
@@ -105,7 +106,8 @@ function issueOutcome(result: [number, string?, string?]): IssueOutcome {
 
 /** The access store on Redis or a Redis Cluster: every command and Lua script stays in one hash slot. */
 export function createRedisAccessStore(redis: RedisClient, options: RedisAccessStoreOptions = {}): AccessStore {
-  const layout = accessLayout(options.keyPrefix ?? 'aap:');
+  const prefix = options.keyPrefix ?? 'aap:';
+  const layout = accessLayout(prefix);
 
   const put = (record: KeyAccessRecord): Promise<unknown> =>
     putScript(
@@ -123,7 +125,11 @@ export function createRedisAccessStore(redis: RedisClient, options: RedisAccessS
     for (let start = 0; start < names.length; start += UNLINK_BATCH) await redis.unlink(...names.slice(start, start + UNLINK_BATCH));
   };
 
+  const sweep = redisAccessSweep(redis, prefix, layout, dropKey);
+
   return {
+    storedKeys: (visit) => sweep.storedKeys(visit),
+    forgetKeys: (keyHashes) => sweep.forgetKeys(keyHashes),
     async issue(request) {
       const { keyHash } = request;
       const tag = shardTagOf(keyHash);
@@ -181,8 +187,8 @@ export function createRedisAccessStore(redis: RedisClient, options: RedisAccessS
       const [serverId, reconciled] = await Promise.all([redisIdentity(redis), redis.get(layout.reconciledMarker)]);
       return { serverId, reconciledFor: reconciled ?? undefined };
     },
-    async markReconciled(serverId) {
-      await redis.set(layout.reconciledMarker, serverId);
+    async markReconciled(marker) {
+      await redis.set(layout.reconciledMarker, marker);
     },
     async ping() {
       await redis.ping();

@@ -34,34 +34,58 @@ async function runIdOf(node: Redis): Promise<string> {
 }
 
 /**
- * The masters that serve the cluster's slots now, as `CLUSTER SLOTS` of one node names them:
- * every slot must be served, and every master must answer as a master (a stale view, a dead or
- * demoted node: the check fails and is tried again).
+ * The addresses of the masters that serve the cluster's slots now, as `CLUSTER SLOTS` of one node
+ * names them: every slot must be served (else the check fails and is tried again).
  */
-async function clusterIdentity(cluster: Cluster): Promise<string> {
+async function servingMasters(cluster: Cluster): Promise<string[]> {
   const ranges = await cluster.cluster('SLOTS');
-  const masters = new Map<string, number>();
+  const masters = new Set<string>();
   let covered = 0;
   for (const [start, end, master] of ranges) {
     if (master === undefined) throw new Error(`Redis Cluster slots ${start}-${end} have no master`);
     const [host, port] = master;
     covered += end - start + 1;
-    masters.set(`${host}:${port}`, 0);
+    masters.add(`${host}:${port}`);
   }
   if (covered !== SLOT_COUNT) throw new Error(`Redis Cluster serves ${covered} of ${SLOT_COUNT} slots`);
-  const nodes = new Map(cluster.nodes('all').map((node) => [`${node.options.host}:${node.options.port}`, node]));
+  return [...masters];
+}
+
+const nodesByAddress = (cluster: Cluster): Map<string, Redis> =>
+  new Map(cluster.nodes('all').map((node) => [`${node.options.host}:${node.options.port}`, node]));
+
+/**
+ * The masters that serve the cluster's slots now: every master must answer as a master (a stale
+ * view, a dead or demoted node: the check fails and is tried again).
+ */
+async function clusterIdentity(cluster: Cluster): Promise<string> {
+  const masters = await servingMasters(cluster);
+  const nodes = nodesByAddress(cluster);
   const masterRunId = async (node: Redis, address: string): Promise<string> => {
     const [runId, replication] = await Promise.all([runIdOf(node), node.info('replication')]);
     if (ROLE.exec(replication)?.[1] !== 'master') throw new Error(`Redis Cluster node ${address} is not a master (yet)`);
     return runId;
   };
   const runIds = await Promise.all(
-    [...masters.keys()].map((address) => {
+    masters.map((address) => {
       const node = nodes.get(address);
       return node ? masterRunId(node, address) : askDirectly(cluster, address, (direct) => masterRunId(direct, address));
     }),
   );
   return runIds.sort().join(',');
+}
+
+/**
+ * Runs `visit` on every server that holds data: the one server, or each master serving a
+ * cluster's slots (over the client's own connection, else one of its own closed after).
+ */
+export async function forEachMaster(redis: RedisClient, visit: (node: Redis) => Promise<void>): Promise<void> {
+  if (!isCluster(redis)) return visit(redis);
+  const nodes = nodesByAddress(redis);
+  for (const address of await servingMasters(redis)) {
+    const node = nodes.get(address);
+    await (node ? visit(node) : askDirectly(redis, address, visit));
+  }
 }
 
 /**

@@ -17,3 +17,19 @@ export function uniqueId(prefix = 't'): string {
  * workspace packages resolve to their `src/` through the `development` export condition.
  */
 export const sourceNodeArgs = ['--conditions=development', '--import', 'tsx'];
+
+/**
+ * The variables an in-process test of the HTTP services sets beside its URLs: the shared
+ * RabbitMQ, the test's own secrets, ports the OS picks, and failure limits no test reaches.
+ */
+export function serviceTestEnv(secrets: { adminToken: string; serviceJwtSecret: string }): Record<string, string> {
+  return {
+    AMQP_URL: testServers.amqpUrl,
+    ADMIN_TOKEN: secrets.adminToken,
+    SERVICE_JWT_SECRET: secrets.serviceJwtSecret,
+    AUTH_PORT: '0',
+    USER_PORT: '0',
+    CATEGORIZATION_PORT: '0',
+    AUTH_FAILURES_PER_IP: '100000',
+  };
+}

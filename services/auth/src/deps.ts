@@ -1,6 +1,6 @@
 import type { Logger, ReadinessCheck } from '@platform/runtime';
-import { reconcileAll } from '@platform/accounts';
-import { watchAccessStore, type AccessStore, type WatchedAccessStore } from '@platform/credentials';
+import { watchAccessRecords } from '@platform/accounts';
+import type { AccessStore, WatchedAccessStore } from '@platform/credentials';
 import type { Adapters } from '@platform/infrastructure';
 import type { AuthConfig } from './config';
 import { createAttemptLimits, type AttemptLimits } from './domain/attempt-limits';
@@ -42,12 +42,7 @@ const WINDOW_SECONDS = 60;
  */
 export function createDeps(config: AuthConfig, logger: Logger, infrastructure: AuthInfrastructure, seams: AuthSeams = {}): AuthDeps {
   const { pool, redis } = infrastructure;
-  const store = redis.access;
-  const watch = watchAccessStore(store, {
-    reconcile: () => reconcileAll(pool, store),
-    ...(redis.client ? { connection: redis.signals ?? redis.client } : {}),
-    logger,
-  });
+  const watch = watchAccessRecords(pool, redis, logger);
   const window: WindowOptions = {
     keyPrefix: `${config.redisKeyPrefix}rl:fail`,
     points: config.authFailuresPerIp,

@@ -1,11 +1,10 @@
 import type pg from 'pg';
 import type { Logger } from '@platform/runtime';
-import { reconcileAll } from '@platform/accounts';
+import { watchAccessRecords } from '@platform/accounts';
 import {
   createCredentialVerifier,
   memoryFailureLimit,
   redisFailureLimit,
-  watchAccessStore,
   type CredentialVerifier,
   type FailureLimit,
   type WatchedAccessStore,
@@ -37,12 +36,7 @@ export interface CategorizationDeps {
 export function createDeps(config: CategorizationConfig, logger: Logger, infrastructure: CategorizationInfrastructure): CategorizationDeps {
   const { pool, redis } = infrastructure;
   const limitOptions = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:admin-fail` };
-  const access = redis.access;
-  const watch = watchAccessStore(access, {
-    reconcile: () => reconcileAll(pool, access),
-    ...(redis.client ? { connection: redis.signals ?? redis.client } : {}),
-    logger,
-  });
+  const watch = watchAccessRecords(pool, redis, logger);
   const store = createCategoryStore(pool);
   return {
     pool,

@@ -1,11 +1,10 @@
 import type pg from 'pg';
 import type { Logger } from '@platform/runtime';
-import { reconcileAll } from '@platform/accounts';
+import { watchAccessRecords } from '@platform/accounts';
 import {
   createCredentialVerifier,
   memoryFailureLimit,
   redisFailureLimit,
-  watchAccessStore,
   type CredentialVerifier,
   type FailureLimit,
   type WatchedAccessStore,
@@ -76,12 +75,7 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
   const { pool, usagePool, bus, redis } = infrastructure;
   const limitOptions = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:admin-fail` };
   const pageLimitOptions = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:page-fail` };
-  const store = redis.access;
-  const watch = watchAccessStore(store, {
-    reconcile: () => reconcileAll(pool, store),
-    ...(redis.client ? { connection: redis.signals ?? redis.client } : {}),
-    logger,
-  });
+  const watch = watchAccessRecords(pool, redis, logger);
   const outbox = createOutboxSignal();
   const access: AccessRecordsDeps = {
     writer: watch.store,

@@ -25,8 +25,10 @@ export function guardAccessStore(store: AccessStore): AccessStore {
     deleteKeys: (keyHashes) => orUnavailable(store.deleteKeys(keyHashes)),
     carryIssuanceWindow: (from, to) => orUnavailable(store.carryIssuanceWindow(from, to)),
     setPoolCredit: (keyHashes, poolId, credited) => orUnavailable(store.setPoolCredit(keyHashes, poolId, credited)),
+    storedKeys: (visit) => orUnavailable(store.storedKeys(visit)),
+    forgetKeys: (keyHashes) => orUnavailable(store.forgetKeys(keyHashes)),
     identity: () => store.identity(),
-    markReconciled: (serverId) => store.markReconciled(serverId),
+    markReconciled: (marker) => store.markReconciled(marker),
     ping: () => store.ping(),
     close: () => store.close(),
   };
