@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { adminTokenVariables, adminTokensOf, checkAdminTokens, env, parseEnv } from '@platform/runtime';
 import { BALANCE_EXCHANGE } from '@platform/events';
 import { infrastructureVariables, standaloneOnly } from '@platform/infrastructure';
+import { TEST_FAULTS } from './test-fault';
 
 const JWT_SECRET_MIN = 32;
 
@@ -65,6 +66,12 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
           .string()
           .regex(/^[a-z-]+(@[1-9][0-9]*)?$/)
           .optional(),
+        TEST_FAULT: z.string().regex(TEST_FAULTS).optional(),
+      })
+      // CONTRACT §1: a switch that exists for tests is a start-up error in production.
+      .refine((parsed) => parsed.TEST_FAULT === undefined || environment.NODE_ENV !== 'production', {
+        message: 'is a test-only switch, refused when NODE_ENV=production',
+        path: ['TEST_FAULT'],
       })
       // The usage lanes' connections come out of the process's DATABASE_POOL_MAX (openInfrastructure).
       .refine((parsed) => parsed.DATABASE_POOL_MAX > parsed.USAGE_BATCH_LANES, {
@@ -149,6 +156,8 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
         accessRepairSweepMs: parsed.ACCESS_REPAIR_SWEEP_MS,
         /** Fault tests only: the step where the process pauses until SIGUSR2 (TEST_PAUSE_AT, see pause-point.ts). */
         testPauseAt: parsed.TEST_PAUSE_AT,
+        /** Chaos runs only: a fault the product makes on purpose (TEST_FAULT, see test-fault.ts). */
+        testFault: parsed.TEST_FAULT,
       }))
   );
 }
