@@ -22,7 +22,7 @@ export interface Part {
   /** The process groups (or lone processes) that make the part: signalled together. */
   pids(): number[];
   /** Starts it again after a kill. */
-  restart(): Promise<void>;
+  restart(): void | Promise<void>;
   healthy(): Promise<boolean>;
 }
 
@@ -75,7 +75,7 @@ function service(state: ClusterState, logDir: string, pick: number): Part {
   return {
     label: name,
     pids: () => [pidOf(state, name)],
-    restart: async () => replace(state, restartReplica(state.ports, state.env, logDir, name)),
+    restart: () => replace(state, restartReplica(state.ports, state.env, logDir, name)),
     healthy: async () => (await httpStatus(`http://127.0.0.1:${port}/health/ready`)) === 200,
   };
 }
@@ -88,7 +88,7 @@ async function redis(state: ClusterState, logDir: string, role: 'master' | 'slav
   return {
     label: `${name} (${role === 'slave' ? 'replica' : 'master'})`,
     pids: () => [pidOf(state, name)],
-    restart: async () => replace(state, startRedisNode(state.dir, state.ports, logDir, 'cluster', index)),
+    restart: () => replace(state, startRedisNode(state.dir, state.ports, logDir, 'cluster', index)),
     healthy: () => redisWhole(state),
   };
 }
@@ -102,7 +102,7 @@ async function postgres(state: ClusterState, logDir: string, primary: boolean): 
     label: `${name} (${primary ? 'primary' : 'standby'})`,
     // Patroni, and the postmaster it detached into a session of its own (every backend with it).
     pids: () => [pidOf(state, name), postmasterPid(state.dir, index) ?? -1].filter((pid) => pid > 0),
-    restart: async () => replace(state, startPatroniNode(state.dir, state.ports, logDir, postgresUser(), index)),
+    restart: () => replace(state, startPatroniNode(state.dir, state.ports, logDir, postgresUser(), index)),
     healthy: () => postgresWhole(state),
   };
 }
@@ -113,7 +113,7 @@ function rabbit(state: ClusterState, logDir: string, pick: number): Part {
   return {
     label: name,
     pids: () => [pidOf(state, name), rabbitPid(state.dir, index) ?? -1].filter((pid) => pid > 0 && alive(pid)),
-    restart: async () => replace(state, startRabbitNode(state.dir, state.ports, logDir, index)),
+    restart: () => replace(state, startRabbitNode(state.dir, state.ports, logDir, index)),
     healthy: async () => (await portOpen(state.ports.rabbitmq[index]?.amqp as number)) && rabbitWhole(state),
   };
 }

@@ -49,14 +49,22 @@ const WARM_UP_MS = 10_000;
 /** The last fault starts this long before the end, so that the run ends on a healed cluster. */
 const QUIET_END_MS = 30_000;
 
+function pickWeighted(roll: number): Target {
+  let left = roll;
+  for (const [target, weight] of TARGETS) {
+    left -= weight;
+    if (left < 0) return target;
+  }
+  return 'service';
+}
+
 export function schedule(seed: number, minutes: number): Fault[] {
   const random = mulberry32(seed);
   const between = (low: number, high: number): number => Math.floor(low + random() * (high - low));
   const total = TARGETS.reduce((sum, [, weight]) => sum + weight, 0);
   const faults: Fault[] = [];
   for (let at = WARM_UP_MS + between(0, 5000); at < minutes * 60_000 - QUIET_END_MS;) {
-    let roll = random() * total;
-    const [target] = TARGETS.find(([, weight]) => (roll -= weight) < 0) ?? (TARGETS[0] as [Target, number]);
+    const target = pickWeighted(random() * total);
     const kind: FaultKind = random() < 0.5 ? 'kill' : 'stop';
     const holdMs = kind === 'stop' ? between(1000, 6000) : between(1000, 5000);
     faults.push({ atMs: at, kind, target, pick: between(0, 1000), holdMs });

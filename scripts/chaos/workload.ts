@@ -80,8 +80,7 @@ async function step(api: Api, client: number, account: AccountModel): Promise<vo
   else if (roll < 0.38) {
     const { credential, secret } = current(account);
     await api.balance(client, account.id, credential, secret);
-  } else if (roll < 0.85) await debit(api, client, account);
-  else if (roll < 0.9) await topUp(api, client, account);
+  } else if (roll < 0.9) await debit(api, client, account);
   else if (roll < 0.96) await rotate(api, client, account);
   else await disableThenEnable(api, client, account);
 }
