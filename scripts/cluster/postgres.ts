@@ -105,7 +105,13 @@ export function startPatroni(dir: string, ports: ClusterPorts, logDir: string, r
 }
 
 /** Starts node `index`'s Patroni on the configuration written by startPatroni (again after a kill: it rejoins, rewound). */
-export function startPatroniNode(dir: string, ports: ClusterPorts, logDir: string, runAs: RunAs | undefined, index: number): ClusterProcess {
+export function startPatroniNode(
+  dir: string,
+  ports: ClusterPorts,
+  logDir: string,
+  runAs: RunAs | undefined,
+  index: number,
+): ClusterProcess {
   const nodeDir = path.join(dir, `postgres-${index + 1}`);
   const name = `patroni-${index + 1}`;
   const pid = startDetached({ name, command: 'patroni', args: [path.join(nodeDir, 'patroni.yml')], cwd: nodeDir, logDir, runAs });
