@@ -22,6 +22,7 @@ import { runNemesis, wholeness } from './nemesis';
 import { readAccounts, readAlerts } from './observe';
 import { Recorder } from './recorder';
 import { describeFault, schedule } from './schedule';
+import { summarize } from './summary';
 import { prepareWorkload, settleUnknownDebits } from './workload';
 
 const { values } = parseArgs({
@@ -90,6 +91,7 @@ async function main(): Promise<number> {
     const anomalies = check(history);
     console.log(`\nhistory: ${file}\nnemesis:\n${nemesis.log.map((line) => `  ${line}`).join('\n')}`);
     for (const failure of [...nemesis.failures, ...problems]) console.log(`NEMESIS: ${failure}`);
+    console.log(summarize(history));
     console.log(verdict(history, anomalies));
     return anomalies.length > 0 || nemesis.failures.length > 0 || problems.length > 0 ? 1 : 0;
   } finally {
