@@ -6,7 +6,7 @@
  */
 import { alive, httpStatus, signalGroup, waitFor } from '../cluster/processes';
 import { HTTP_SERVICES, type ClusterState } from '../cluster/state';
-import { partOf, postgresWhole, redisWhole } from './parts';
+import { partOf, postgresWhole, rabbitWhole, redisWhole, type Part } from './parts';
 import { describeFault, type Fault } from './schedule';
 
 const HEAL_MS = 180_000;
@@ -30,7 +30,13 @@ export async function runNemesis(state: ClusterState, faults: readonly Fault[], 
   for (const fault of faults) {
     await pause(startedAt + fault.atMs - Date.now());
     if (Date.now() + fault.holdMs > until) break;
-    const part = await partOf(state, fault);
+    let part: Part;
+    try {
+      part = await partOf(state, fault);
+    } catch (error) {
+      report.failures.push(`could not find the ${fault.target} to strike: ${(error as Error).message}`);
+      break;
+    }
     const pids = part.pids();
     for (const pid of pids) signalGroup(pid, fault.kind === 'kill' ? 'SIGKILL' : 'SIGSTOP');
     note(`${fault.kind === 'kill' ? 'SIGKILL' : 'SIGSTOP'} ${part.label} (pids ${pids.join(', ')}): ${describeFault(fault).trim()}`);
@@ -53,11 +59,12 @@ export async function runNemesis(state: ClusterState, faults: readonly Fault[], 
   return report;
 }
 
-/** What is wrong with the cluster, if anything: a dead process, no Postgres primary or standby, Redis not ok, a front not ready. */
+/** What is wrong with the cluster, if anything: a dead process, no Postgres primary or standby, Redis or RabbitMQ not whole, a front not ready. */
 export async function wholeness(state: ClusterState): Promise<string[]> {
   const problems = state.processes.filter((entry) => !alive(entry.pid)).map((entry) => `${entry.name} is dead`);
   if (!(await postgresWhole(state).catch(() => false))) problems.push('no Patroni primary with a synchronous standby');
   if (!(await redisWhole(state).catch(() => false))) problems.push('the Redis Cluster is not ok with a replica per master');
+  if (!(await rabbitWhole(state).catch(() => false))) problems.push('not every RabbitMQ node runs in the cluster');
   for (const service of HTTP_SERVICES)
     if ((await httpStatus(`http://127.0.0.1:${state.ports.front[service]}/health/ready`)) !== 200)
       problems.push(`HAProxy's ${service} front is not ready`);

@@ -57,7 +57,7 @@ export async function postgresWhole(state: ClusterState): Promise<boolean> {
   return (await patroniRoles(state.ports, 'primary')).some(Boolean) && (await patroniRoles(state.ports, 'sync')).some(Boolean);
 }
 
-async function rabbitWhole(state: ClusterState): Promise<boolean> {
+export async function rabbitWhole(state: ClusterState): Promise<boolean> {
   const status = await rabbitmqctl(
     state.rabbitmqHome,
     state.rabbitmqNodes[0] as string,
