@@ -104,14 +104,25 @@ export function postgresDataDir(dir: string, index: number): string {
 
 export function startPatroni(dir: string, ports: ClusterPorts, logDir: string, runAs: RunAs | undefined): ClusterProcess[] {
   const scope = `lc-${ports.etcdClient}`;
-  return ports.postgres.map((node, index) => {
+  return ports.postgres.map((_node, index) => {
     const nodeDir = ownedDir(path.join(dir, `postgres-${index + 1}`), runAs);
-    const config = path.join(nodeDir, 'patroni.yml');
-    writeFileSync(config, stringify(patroniConfig(dir, ports, index, scope)));
-    const name = `patroni-${index + 1}`;
-    const pid = startDetached({ name, command: 'patroni', args: [config], cwd: nodeDir, logDir, runAs });
-    return { name, component: 'postgres' as const, pid, port: node.postgres };
+    writeFileSync(path.join(nodeDir, 'patroni.yml'), stringify(patroniConfig(dir, ports, index, scope)));
+    return startPatroniNode(dir, ports, logDir, runAs, index);
   });
+}
+
+/** Starts node `index`'s Patroni on the configuration written by startPatroni (again after a kill: it rejoins, rewound). */
+export function startPatroniNode(
+  dir: string,
+  ports: ClusterPorts,
+  logDir: string,
+  runAs: RunAs | undefined,
+  index: number,
+): ClusterProcess {
+  const nodeDir = path.join(dir, `postgres-${index + 1}`);
+  const name = `patroni-${index + 1}`;
+  const pid = startDetached({ name, command: 'patroni', args: [path.join(nodeDir, 'patroni.yml')], cwd: nodeDir, logDir, runAs });
+  return { name, component: 'postgres' as const, pid, port: ports.postgres[index]?.postgres };
 }
 
 /** Patroni's role check (`/primary`, `/replica`, `/sync`) for every node, 200 or not. */

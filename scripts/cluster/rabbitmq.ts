@@ -66,13 +66,17 @@ export function rabbitHome(dir: string): string {
 export function startRabbitNodes(dir: string, ports: ClusterPorts, logDir: string): { processes: ClusterProcess[]; nodes: RabbitNodes } {
   const home = rabbitHome(dir);
   const names = rabbitNodeNames(ports);
-  const processes = names.map((name, index) => {
-    const label = `rabbitmq-${index + 1}`;
-    const env = nodeEnv(dir, home, ports, index, name);
-    const pid = startDetached({ name: label, command: path.join(RABBITMQ_BIN, 'rabbitmq-server'), args: [], env, logDir });
-    return { name: label, component: 'rabbitmq' as const, pid, port: ports.rabbitmq[index]?.amqp };
-  });
+  const processes = names.map((_name, index) => startRabbitNode(dir, ports, logDir, index));
   return { processes, nodes: { home, nodes: names } };
+}
+
+/** Starts node `index` (0-based); started again after a kill, it rejoins the cluster from its own folder. */
+export function startRabbitNode(dir: string, ports: ClusterPorts, logDir: string, index: number): ClusterProcess {
+  const name = rabbitNodeNames(ports)[index] as string;
+  const label = `rabbitmq-${index + 1}`;
+  const env = nodeEnv(dir, rabbitHome(dir), ports, index, name);
+  const pid = startDetached({ name: label, command: path.join(RABBITMQ_BIN, 'rabbitmq-server'), args: [], env, logDir });
+  return { name: label, component: 'rabbitmq' as const, pid, port: ports.rabbitmq[index]?.amqp };
 }
 
 export async function rabbitmqctl(home: string, node: string, args: string[], timeoutMs = 60_000): Promise<string> {

@@ -16,35 +16,39 @@ export type RedisMode = 'single' | 'cluster';
 
 export function startRedis(dir: string, ports: ClusterPorts, logDir: string, mode: RedisMode): ClusterProcess[] {
   const nodes = mode === 'cluster' ? ports.redis : ports.redis.slice(0, 1);
-  return nodes.map((node, index) => {
-    const nodeDir = path.join(dir, `redis-${index + 1}`);
-    mkdirSync(nodeDir, { recursive: true });
-    const clusterArgs =
-      mode === 'cluster'
-        ? [
-            '--cluster-enabled',
-            'yes',
-            '--cluster-port',
-            String(node.bus),
-            '--cluster-config-file',
-            'nodes.conf',
-            '--cluster-node-timeout',
-            '5000',
-          ]
-        : [];
-    const name = `redis-${index + 1}`;
-    const pid = startDetached({
-      name,
-      command: 'redis-server',
-      args: [
-        ...['--port', String(node.port), '--bind', '127.0.0.1', '--dir', nodeDir],
-        ...['--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'],
-        ...clusterArgs,
-      ],
-      logDir,
-    });
-    return { name, component: 'redis' as const, pid, port: node.port };
+  return nodes.map((_node, index) => startRedisNode(dir, ports, logDir, mode, index));
+}
+
+/** Starts node `index` (0-based); started again after a kill, it finds its cluster in its nodes.conf, its data gone. */
+export function startRedisNode(dir: string, ports: ClusterPorts, logDir: string, mode: RedisMode, index: number): ClusterProcess {
+  const node = ports.redis[index] as { port: number; bus: number };
+  const nodeDir = path.join(dir, `redis-${index + 1}`);
+  mkdirSync(nodeDir, { recursive: true });
+  const clusterArgs =
+    mode === 'cluster'
+      ? [
+          '--cluster-enabled',
+          'yes',
+          '--cluster-port',
+          String(node.bus),
+          '--cluster-config-file',
+          'nodes.conf',
+          '--cluster-node-timeout',
+          '5000',
+        ]
+      : [];
+  const name = `redis-${index + 1}`;
+  const pid = startDetached({
+    name,
+    command: 'redis-server',
+    args: [
+      ...['--port', String(node.port), '--bind', '127.0.0.1', '--dir', nodeDir],
+      ...['--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'],
+      ...clusterArgs,
+    ],
+    logDir,
   });
+  return { name, component: 'redis' as const, pid, port: node.port };
 }
 
 export async function formRedis(ports: ClusterPorts, logDir: string, mode: RedisMode): Promise<void> {

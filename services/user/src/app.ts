@@ -24,6 +24,7 @@ import { createBalanceReads } from './store/balances';
 import { createCatalogueReads, keptCatalogue } from './store/catalogue';
 import { countPendingEvents } from './store/outbox';
 import { createUsageBatchStore } from './store/usage-batch';
+import { createTestFault } from './test-fault';
 import { createUsageLedgerReads } from './store/usage-history';
 import { createOperatorStore } from './store/operator';
 import { createUserStore } from './store/user-store';
@@ -61,7 +62,10 @@ function countedRecorder(recorder: UsageRecorder, registry: Registry): UsageReco
  * (the side effects of the credit write path: credit bits, and the relay's wake-up after commit).
  */
 function usageRecorder(deps: UserDeps, config: UserConfig, registry: Registry): UsageRecorder {
-  const commit = createBatchCommit(createUsageBatchStore(deps.usagePool, deps.access.pause), deps.balanceHook);
+  const commit = createBatchCommit(
+    createUsageBatchStore(deps.usagePool, deps.access.pause, createTestFault(config.testFault)),
+    deps.balanceHook,
+  );
   return countedRecorder(
     createUsageRecorder({
       batcher: createDebitBatcher({

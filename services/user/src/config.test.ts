@@ -42,6 +42,7 @@ describe('loadConfig', () => {
       accountPageAuthUrl: 'http://127.0.0.1:8081',
       accessRepairSweepMs: 5000,
       testPauseAt: undefined,
+      testFault: undefined,
       topUpUrl: undefined,
       brandName: 'Account access',
       webhookAllowInsecure: false,
@@ -51,6 +52,14 @@ describe('loadConfig', () => {
   it('when a test pause point is named, then it is read; a malformed one is refused', () => {
     expect(loadConfig({ ...FULL, TEST_PAUSE_AT: 'usage-after-commit@3' }).testPauseAt).toBe('usage-after-commit@3');
     expect(() => loadConfig({ ...FULL, TEST_PAUSE_AT: 'Usage after commit' })).toThrow(/TEST_PAUSE_AT/);
+  });
+
+  test('takes the test-only TEST_FAULT outside production, and refuses it under NODE_ENV=production', () => {
+    expect(loadConfig({ ...FULL, TEST_FAULT: 'usage-answer-without-commit@40' }).testFault).toBe('usage-answer-without-commit@40');
+    expect(() => loadConfig({ ...FULL, TEST_FAULT: 'usage-lost@1' })).toThrow(/TEST_FAULT/);
+    expect(() => loadConfig({ ...FULL, NODE_ENV: 'production', TEST_FAULT: 'usage-answer-without-commit@40' })).toThrow(
+      /TEST_FAULT.*exists for tests only; refused when NODE_ENV=production/,
+    );
     expect(loadConfig({ ...FULL, ACCESS_REPAIR_SWEEP_MS: '250' }).accessRepairSweepMs).toBe(250);
   });
 

@@ -10,6 +10,7 @@ import {
 } from '@platform/runtime';
 import { BALANCE_EXCHANGE } from '@platform/events';
 import { infrastructureVariables, standaloneOnly } from '@platform/infrastructure';
+import { TEST_FAULTS } from './test-fault';
 
 const JWT_SECRET_MIN = 32;
 
@@ -74,6 +75,7 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
           .regex(/^[a-z-]+(@[1-9][0-9]*)?$/)
           .optional(),
         NODE_ENV: nodeEnv(),
+        TEST_FAULT: z.string().regex(TEST_FAULTS).optional(),
       })
       // The usage lanes' connections come out of the process's DATABASE_POOL_MAX (openInfrastructure).
       .refine((parsed) => parsed.DATABASE_POOL_MAX > parsed.USAGE_BATCH_LANES, {
@@ -81,7 +83,7 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
         path: ['DATABASE_POOL_MAX'],
       })
       .superRefine(checkAdminTokens)
-      .superRefine(refuseTestSwitchesInProduction(['TEST_PAUSE_AT', 'WEBHOOK_ALLOW_INSECURE']))
+      .superRefine(refuseTestSwitchesInProduction(['TEST_PAUSE_AT', 'TEST_FAULT', 'WEBHOOK_ALLOW_INSECURE']))
       .transform((parsed) => ({
         host: parsed.HOST,
         port: parsed.USER_PORT,
@@ -159,6 +161,8 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
         accessRepairSweepMs: parsed.ACCESS_REPAIR_SWEEP_MS,
         /** Fault tests only: the step where the process pauses until SIGUSR2 (TEST_PAUSE_AT, see pause-point.ts). */
         testPauseAt: parsed.TEST_PAUSE_AT,
+        /** Chaos runs only: a fault the product makes on purpose (TEST_FAULT, see test-fault.ts). */
+        testFault: parsed.TEST_FAULT,
       }))
   );
 }

@@ -14,6 +14,7 @@ import {
 } from '../domain/usage-batch-store';
 import type { PoolCredits } from '../domain/user-store';
 import type { PausePoint } from '../pause-point';
+import type { TestFault } from '../test-fault';
 import { writeCreditChanges, writeCreditChangesIfUnchanged, type CreditWrites } from './credit-writes';
 
 // ORDER BY before FOR UPDATE: the rows are locked in key order, the one order every batch
@@ -148,11 +149,15 @@ const isRetryable = (error: unknown): boolean => {
   return code === DEADLOCK || code === SERIALIZATION;
 };
 
-/** `pause`: test-only (TEST_PAUSE_AT `usage-after-commit`: a batch committed, its debits not answered). */
-export function createUsageBatchStore(pool: pg.Pool, pause?: PausePoint): UsageBatchStore {
+/**
+ * `pause`: test-only (TEST_PAUSE_AT `usage-after-commit`: a batch committed, its debits not
+ * answered); `fault`: test-only (TEST_FAULT `usage-answer-without-commit`: a batch answered, not written).
+ */
+export function createUsageBatchStore(pool: pg.Pool, pause?: PausePoint, fault?: TestFault): UsageBatchStore {
   return {
     read: (keys, requestIds) => readPools(pool, READ, keys, requestIds),
     async writeIfUnchanged(writes) {
+      if (fault?.('usage-answer-without-commit')) return true;
       // On a client of its own: a write that found something changed must not cost the connection.
       const written = await withClient(pool, (client) => writeCreditChangesIfUnchanged(client, creditWrites(writes)));
       if (written && pause) await pause('usage-after-commit');
