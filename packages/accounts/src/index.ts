@@ -1,4 +1,5 @@
 export * from './access-reconciler';
 export * from './alert-contacts';
+export * from './key-refusal';
 export * from './pool-credits';
 export * from './webhook-queue';
