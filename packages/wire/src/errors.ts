@@ -65,17 +65,15 @@ export class AppError extends Error {
 /** The reason a refusal is answered with: the thrower's, else the code's; undefined for other errors. */
 export function refusalReasonOf(error: AppError): RefusalReason | undefined {
   if (error.reason !== undefined) return error.reason;
-  switch (error.code) {
-    case 'unauthenticated':
-      return 'invalid_credential';
-    case 'credits_exhausted':
-      return 'pool_exhausted';
-    case 'rate_limited':
-      return 'rate_limited';
-    default:
-      return undefined;
-  }
+  return DEFAULT_REASONS[error.code];
 }
+
+/** The reason of a refusal whose thrower named none. */
+const DEFAULT_REASONS: Readonly<Partial<Record<ErrorCode, RefusalReason>>> = {
+  unauthenticated: 'invalid_credential',
+  credits_exhausted: 'pool_exhausted',
+  rate_limited: 'rate_limited',
+};
 
 export const ACCESS_RESTRICTED = 'Access restricted. Check credits balance or enter the correct API key.';
 

@@ -1,5 +1,5 @@
 import type { IRouter, Request, RequestHandler, Response } from 'express';
-import { AppError, type Params } from '@platform/wire';
+import type { Params } from '@platform/wire';
 import { fingerprint } from '@platform/runtime';
 import { handler, locals, logLevelEnabled, type RouteFn } from '@platform/kernel';
 import type { AccountCredential } from '../domain/account-auth';
