@@ -71,7 +71,7 @@ export function createCredentialVerifier(deps: CredentialVerifierOptions): Crede
       // disabling removed it): only a key's own state can be looked up.
       throw secret !== undefined && isApiKeyShape(secret)
         ? refusedKey(hashSecret(secret), deps.explainKey)
-        : new AppError('unauthenticated');
+        : new AppError('unauthenticated', { reason: 'invalid_credential' });
     },
   };
 }
