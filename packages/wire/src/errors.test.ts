@@ -254,7 +254,10 @@ describe('renderError: Retry-After', () => {
   });
 
   it('when the wait is below a second, then Retry-After is at least 1', () => {
-    expect(renderError(new AppError('rate_limited', { retryAfterSeconds: 0 }), 'codeMessages').headers).toEqual({ 'Retry-After': '1', 'X-Refusal-Reason': 'rate_limited' });
+    expect(renderError(new AppError('rate_limited', { retryAfterSeconds: 0 }), 'codeMessages').headers).toEqual({
+      'Retry-After': '1',
+      'X-Refusal-Reason': 'rate_limited',
+    });
   });
 
   it('when unavailable, then 503 with Retry-After in every envelope', () => {
