@@ -71,6 +71,8 @@ export function refusalReasonOf(error: AppError): RefusalReason | undefined {
 /** The reason of a refusal whose thrower named none. */
 const DEFAULT_REASONS: Readonly<Partial<Record<ErrorCode, RefusalReason>>> = {
   unauthenticated: 'invalid_credential',
+  // A 401 only in the OAuth envelope (invalid_client); its 400 elsewhere carries no reason.
+  key_not_active: 'invalid_credential',
   credits_exhausted: 'pool_exhausted',
   rate_limited: 'rate_limited',
 };
