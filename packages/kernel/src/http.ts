@@ -12,21 +12,13 @@ import { createBodyParsing, DECODE_FAILED } from './body-parsing';
 import { createAppServer } from './http-server';
 import { publicCorsStep, type PublicEndpoints } from './cors';
 import { asDependencyError } from './dependency-failure';
-import {
-  type TrustProxy,
-  type Health,
-  type Logger,
-  createHttpMetrics,
-  registerReadiness,
-  type HttpMetrics,
-  secretDigest,
-  secretsEqual,
-} from '@platform/runtime';
+import { type TrustProxy, type Health, type Logger, createHttpMetrics, registerReadiness, type HttpMetrics } from '@platform/runtime';
 import { AppError, isRefusalStatus, REFUSAL_HEADER, renderError, type Envelope, type ErrorCode, type RefusalReason } from '@platform/wire';
 import { kernelStateOf, levelOf, RequestState, watchRoutes } from './request-state';
 import { watchFinishedResponses } from './finished-responses';
+import { metricsGuard } from './metrics-guard';
 import { respond } from './respond';
-import { routeEdge, type RouteEdge } from './route-edge';
+import { routeEdge } from './route-edge';
 
 export { formatOf, locals, logLevelEnabled, type RequestLocals } from './request-state';
 
@@ -235,21 +227,5 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       app.use(onError);
       return app;
     },
-  };
-}
-
-/**
- * METRICS_TOKEN: with a token, `/metrics` answers 401 (the app's envelope, JSON, no challenge)
- * unless the request carries it as a Bearer token; SHA-256 digests are compared in constant
- * time. Without one, the endpoint stays open.
- */
-function metricsGuard(token: string | undefined, edge: RouteEdge): RequestHandler {
-  if (token === undefined) return (_req, _res, next) => next();
-  const expected = secretDigest(token);
-  return (req, res, next) => {
-    kernelStateOf(res).enter(edge);
-    const presented = /^Bearer +(\S+) *$/i.exec(req.get('authorization') ?? '')?.[1];
-    if (presented !== undefined && secretsEqual(presented, expected)) return next();
-    next(new AppError('unauthenticated', { reason: req.get('authorization') === undefined ? 'missing_credential' : 'invalid_credential' }));
   };
 }
