@@ -353,7 +353,7 @@ describe('§2 where parameters come from: query string, JSON body, form body; on
 });
 
 describe('§2 headers: WWW-Authenticate, Cache-Control, X-Request-Id', () => {
-  const BEARER_REALM = (realm: string): string => `Bearer realm="${realm}", error="invalid_token"`;
+  const BEARER_REALM = (realm: string): string => `Bearer realm="${realm}", error="invalid_token", error_description="invalid_credential"`;
   const BASIC_REALM = 'Basic realm="auth"';
   const garbage = 'tk_this-is-not-a-valid-token';
 

@@ -8,6 +8,8 @@ export interface ApiErrorInit {
   requestId?: string | undefined;
   /** The system error code of a network failure (`ECONNREFUSED`, `ETIMEDOUT`…). */
   networkCode?: string;
+  /** Why a 401, 403 or 429 was answered (`X-Refusal-Reason`). */
+  reason?: string | undefined;
   cause?: unknown;
 }
 
@@ -33,6 +35,11 @@ export class ApiError extends Error {
    * The message names the method, origin and path, never the query string, which may hold a key.
    */
   readonly networkCode: string | undefined;
+  /**
+   * Why the platform refused the call (`X-Refusal-Reason`: `key_replaced`, `account_disabled`,
+   * `no_credits`…), when it said; `refusalSentence(reason)` words it for a person.
+   */
+  readonly reason: string | undefined;
 
   constructor(init: ApiErrorInit) {
     super(`${init.status} ${describeMessages(init.messages)}`, init.cause === undefined ? undefined : { cause: init.cause });
@@ -41,6 +48,7 @@ export class ApiError extends Error {
     this.messages = init.messages;
     this.requestId = init.requestId;
     this.networkCode = init.networkCode;
+    this.reason = init.reason;
   }
 
   /** The messages of one field of a 422 (empty when there are none). */
@@ -62,26 +70,22 @@ function isFieldMessages(value: unknown): value is Record<string, string[]> {
   return isRecord(value) && Object.values(value).every((texts) => Array.isArray(texts) && texts.every((text) => typeof text === 'string'));
 }
 
-/** Maps an error answer's parsed body (any envelope, or none) onto an ApiError. */
-export function errorFromBody(status: number, body: unknown, requestId?: string, fallback = `HTTP ${status}`): ApiError {
+/** Maps an error answer's parsed body (any envelope, or none) onto an ApiError; `reason`: its X-Refusal-Reason. */
+export function errorFromBody(status: number, body: unknown, requestId?: string, fallback = `HTTP ${status}`, reason?: string): ApiError {
+  const answer = { status, requestId, reason };
   if (isRecord(body)) {
     const { code, messages } = body;
     if ((typeof code === 'number' || typeof code === 'string') && (typeof messages === 'string' || isFieldMessages(messages))) {
-      return new ApiError({ status, code, messages, requestId });
+      return new ApiError({ ...answer, code, messages });
     }
     const wrapped = body.ErrorMessage;
     if (isRecord(wrapped) && typeof wrapped.errorCode === 'string') {
-      return new ApiError({
-        status,
-        code: wrapped.errorCode,
-        messages: typeof wrapped.msg === 'string' ? wrapped.msg : fallback,
-        requestId,
-      });
+      return new ApiError({ ...answer, code: wrapped.errorCode, messages: typeof wrapped.msg === 'string' ? wrapped.msg : fallback });
     }
     if (typeof body.error === 'string') {
       const description = body.error_description;
-      return new ApiError({ status, code: body.error, messages: typeof description === 'string' ? description : body.error, requestId });
+      return new ApiError({ ...answer, code: body.error, messages: typeof description === 'string' ? description : body.error });
     }
   }
-  return new ApiError({ status, code: status, messages: fallback, requestId });
+  return new ApiError({ ...answer, code: status, messages: fallback });
 }

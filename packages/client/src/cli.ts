@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ApiError } from './api-error.js';
 import { AccountAccessClient } from './client.js';
+import { refusalSentence } from './refusal.js';
 import type { CategoryOrder, TokenLifetime } from './types.js';
 
 export const USAGE = `usage: pnpm client <command> [options]
@@ -84,7 +85,8 @@ async function runCommand(command: string | undefined, args: string[], client: (
 
 /**
  * Runs one CLI command and prints its result as JSON. Answers the exit code: 0 done,
- * 1 the platform refused (the ApiError printed as JSON on stderr), 2 bad usage.
+ * 1 the platform refused (the ApiError printed as JSON on stderr, a refusal's reason worded as a
+ * sentence in `messages`), 2 bad usage.
  */
 export async function runClientCli(argv: string[], environment: Record<string, string | undefined>, output: CliOutput): Promise<number> {
   const [command, ...args] = argv;
@@ -98,8 +100,10 @@ export async function runClientCli(argv: string[], environment: Record<string, s
     return 0;
   } catch (error) {
     if (error instanceof ApiError) {
-      const { status, code, messages, requestId } = error;
-      output.err(`${JSON.stringify({ error: { status, code, messages, requestId } }, null, 2)}\n`);
+      const { status, code, reason, requestId } = error;
+      // The refusal's own sentence in place of the platform's one sentence for every refusal.
+      const messages = refusalSentence(reason) ?? error.messages;
+      output.err(`${JSON.stringify({ error: { status, code, reason, messages, requestId } }, null, 2)}\n`);
       return 1;
     }
     if (error instanceof UsageError) {

@@ -1,4 +1,5 @@
 import { ApiError, errorFromBody } from './api-error.js';
+import { refusalReasonOf } from './refusal.js';
 
 /** The fetch the client calls: the platform's own unless one is given. */
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
@@ -145,6 +146,9 @@ export async function readJson(response: Response): Promise<unknown> {
       });
     }
   }
-  if (!response.ok) throw errorFromBody(response.status, body, requestId, withoutQuery(response.statusText) || `HTTP ${response.status}`);
+  if (!response.ok) {
+    const fallback = withoutQuery(response.statusText) || `HTTP ${response.status}`;
+    throw errorFromBody(response.status, body, requestId, fallback, refusalReasonOf(response.headers));
+  }
   return body;
 }

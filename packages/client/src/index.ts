@@ -1,5 +1,6 @@
 export { ApiError, errorFromBody, type ApiErrorInit, type ErrorMessages } from './api-error.js';
 export { AccountAccessClient, type AccountAccessClientOptions } from './client.js';
+export { REFUSAL_SENTENCES, refusalSentence } from './refusal.js';
 export type { FetchFunction } from './http.js';
 export type {
   BalanceItem,

@@ -62,8 +62,31 @@ describe('pnpm client', () => {
     const refused = await run(['balance'], environment(account.apiKey));
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stderr)).toMatchObject({
-      error: { status: 401, code: 401, messages: 'Access restricted. Check credits balance or enter the correct API key.' },
+      error: { status: 401, code: 401, reason: 'key_replaced', messages: 'This key was replaced: use the new key.' },
     });
+  });
+
+  it.each<[string, (account: { id: number; apiKey: string }) => Promise<unknown>, string[], string, string]>([
+    [
+      'the account is disabled',
+      (account) => platform.disable(account.id),
+      ['balance'],
+      'account_disabled',
+      'This account is disabled: contact support.',
+    ],
+    [
+      'every pool is at 0',
+      () => Promise.resolve(),
+      ['token'],
+      'no_credits',
+      'Every credit pool of this account is at 0: buy credits to get a token.',
+    ],
+  ])('when %s, then the refusal is worded by its reason, not the generic sentence', async (_case, arrange, args, reason, sentence) => {
+    const account = await platform.anAccount({ '1': reason === 'no_credits' ? 0 : 70 });
+    await arrange(account);
+    const refused = await run(args, environment(account.apiKey));
+    expect({ code: refused.code, stdout: refused.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(JSON.parse(refused.stderr)).toMatchObject({ error: { status: 401, reason, messages: sentence } });
   });
 
   it('when asked for the usage history, then it prints the credits used per day and product', async () => {

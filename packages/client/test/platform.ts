@@ -18,6 +18,8 @@ export interface TestPlatform {
   clientUrls: { authUrl: string; userUrl: string; categorizationUrl: string };
   /** Creates an account through the admin API; answers its id and API key. */
   anAccount(credits?: Record<string, number>): Promise<{ id: number; apiKey: string }>;
+  /** Disables the account through the admin API (its key and tokens are refused at once). */
+  disable(accountId: number): Promise<void>;
   /** Debits `units` of `productId` through the internal usage API, as a product service does. */
   debit(credential: string, productId: number, units: number): Promise<void>;
   /** Lets a token's Redis record reach the end of its TTL now, as if its lifetime were over. */
@@ -62,6 +64,15 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
       });
       if (response.status !== 201) throw new Error(`account not created: ${response.status} ${await response.text()}`);
       return (await response.json()) as { id: number; apiKey: string };
+    },
+    async disable(accountId) {
+      const response = await fetch(`${platform.urls.user}/admin/v1/accounts/${accountId}`, {
+        method: 'PATCH',
+        headers: { Authorization: `Bearer ${platform.adminToken}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ disabled: true }),
+      });
+      if (response.status !== 200) throw new Error(`account not disabled: ${response.status} ${await response.text()}`);
+      await response.body?.cancel();
     },
     async debit(credential, productId, units) {
       const jwt = signServiceJwt({ issuer: 'client-test', audience: 'user', secret: serviceJwtSecret, ttlSeconds: 60 });

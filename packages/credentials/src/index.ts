@@ -7,6 +7,7 @@ export * from './redis-access-store';
 export * from './redis-client';
 export * from './redis-identity';
 export * from './redis-lua';
+export * from './refusals';
 export * from './secrets';
 export * from './service-jwt';
 export * from './token-format';

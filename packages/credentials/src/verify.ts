@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import { readBatch } from '@platform/runtime';
 import { AppError, type Params } from '@platform/wire';
 import type { AccessStore } from './access-store';
+import { missingCredential, refusedKey, type ExplainKeyRefusal, type PresentedCredential } from './refusals';
 import { hashSecret, isApiKeyShape } from './secrets';
 import { isWellFormedPageSession, isWellFormedToken } from './token-format';
 
@@ -20,14 +21,19 @@ export interface Principal {
  */
 export interface CredentialVerifier {
   verify(secret: string): Promise<Principal | undefined>;
-  /** As verify, but throws the contract's 401 for anything not valid. */
-  require(secret: string | undefined): Promise<Principal>;
+  /**
+   * As verify, but throws the contract's 401 for anything not valid, with its refusal reason: a
+   * secret (undefined: none was sent) or what `presentedCredential` read.
+   */
+  require(credential: string | undefined | PresentedCredential): Promise<Principal>;
 }
 
 export interface CredentialVerifierOptions {
   access: AccessStore;
   /** Also accept account-page sessions: only for the account's own pages and data (CONTRACT §4.7). */
   pageSessions?: boolean;
+  /** Tells a replaced key or a disabled account's key from an unknown one, when a key is refused. */
+  explainKey?: ExplainKeyRefusal;
 }
 
 export function createCredentialVerifier(deps: CredentialVerifierOptions): CredentialVerifier {
@@ -55,10 +61,17 @@ export function createCredentialVerifier(deps: CredentialVerifierOptions): Crede
       : undefined;
   return {
     verify,
-    async require(secret) {
+    async require(credential) {
+      const { secret, presented } =
+        typeof credential === 'object' ? credential : { secret: credential, presented: credential !== undefined };
+      if (!presented) throw missingCredential();
       const principal = secret === undefined ? undefined : await verify(secret);
-      if (!principal) throw new AppError('unauthenticated');
-      return principal;
+      if (principal) return principal;
+      // A token the store does not know is invalid_credential whatever the cause (a rotation or a
+      // disabling removed it): only a key's own state can be looked up.
+      throw secret !== undefined && isApiKeyShape(secret)
+        ? refusedKey(hashSecret(secret), deps.explainKey)
+        : new AppError('unauthenticated', { reason: 'invalid_credential' });
     },
   };
 }
@@ -67,7 +80,7 @@ export function createCredentialVerifier(deps: CredentialVerifierOptions): Crede
  * The credential a request presents (CONTRACT §3): the `apiKey` parameter, or, when there is
  * none, `Authorization: Bearer <secret>`. A non-string `apiKey` counts as a wrong credential.
  */
-export function presentedCredential(req: Request, params: Params, name = 'apiKey'): { secret: string | undefined; presented: boolean } {
+export function presentedCredential(req: Request, params: Params, name = 'apiKey'): PresentedCredential {
   const value = params.get(name);
   if (value.kind === 'value') return { secret: value.value, presented: true };
   if (value.kind === 'invalid') return { secret: undefined, presented: true };

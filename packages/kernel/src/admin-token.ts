@@ -38,16 +38,19 @@ function limitUnavailable(res: Response, error: unknown): void {
   locals(res).log.warn('admin failure limit unavailable', { error: errorMessage(error) });
 }
 
+/** The 401 of an admin route: a missing token is a wrong one too (CONTRACT §2, refusal reasons). */
+const wrongAdminToken = (): AppError => new AppError('unauthenticated', { reason: 'wrong_admin_token' });
+
 /** 429 when this failure took the address over its limit, else the 401; a limit store that fails leaves the 401. */
 async function refusal(req: Request, res: Response, failures: FailureLimit | undefined): Promise<AppError> {
-  if (failures === undefined) return new AppError('unauthenticated');
+  if (failures === undefined) return wrongAdminToken();
   try {
     const blockedFor = await failures.recordFailure(clientAddress(req));
     if (blockedFor !== undefined) return rateLimited(blockedFor);
   } catch (error) {
     limitUnavailable(res, error);
   }
-  return new AppError('unauthenticated');
+  return wrongAdminToken();
 }
 
 /** Undefined when the address may try; a limit store that fails lets the token decide. */

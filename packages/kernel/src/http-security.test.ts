@@ -68,19 +68,23 @@ describe('METRICS_TOKEN', () => {
   });
 
   it.each([
-    ['no Authorization', undefined],
-    ['a wrong token', 'Bearer metrics-token-for-the-kernel-tesT'],
-    ['a prefix of the token', 'Bearer metrics-token'],
-    ['Basic credentials', `Basic ${Buffer.from(`x:${METRICS_TOKEN}`).toString('base64')}`],
-  ])('when a token is configured and %s is sent, then 401 in JSON, no metrics, no WWW-Authenticate', async (_what, authorization) => {
-    const call = request(buildApp({ metricsToken: METRICS_TOKEN })).get('/metrics');
-    const response = await (authorization === undefined ? call : call.set('Authorization', authorization));
-    expect(response.status).toBe(401);
-    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(response.body).toEqual({ code: 401, messages: 'Access restricted. Check credits balance or enter the correct API key.' });
-    expect(response.text).not.toContain('http_requests_total');
-    expect(response.headers['www-authenticate']).toBeUndefined();
-  });
+    ['no Authorization', undefined, 'missing_credential'],
+    ['a wrong token', 'Bearer metrics-token-for-the-kernel-tesT', 'invalid_credential'],
+    ['a prefix of the token', 'Bearer metrics-token', 'invalid_credential'],
+    ['Basic credentials', `Basic ${Buffer.from(`x:${METRICS_TOKEN}`).toString('base64')}`, 'invalid_credential'],
+  ])(
+    'when a token is configured and %s is sent, then 401 in JSON saying why, no metrics, no WWW-Authenticate',
+    async (_what, authorization, reason) => {
+      const call = request(buildApp({ metricsToken: METRICS_TOKEN })).get('/metrics');
+      const response = await (authorization === undefined ? call : call.set('Authorization', authorization));
+      expect(response.status).toBe(401);
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(response.body).toEqual({ code: 401, messages: 'Access restricted. Check credits balance or enter the correct API key.' });
+      expect(response.text).not.toContain('http_requests_total');
+      expect(response.headers['www-authenticate']).toBeUndefined();
+      expect(response.headers['x-refusal-reason']).toBe(reason);
+    },
+  );
 
   it('when a token is configured, then health and OpenAPI stay open (probes send no token)', async () => {
     const app = buildApp({ metricsToken: METRICS_TOKEN });

@@ -19,15 +19,14 @@ import {
   createHttpMetrics,
   registerReadiness,
   type HttpMetrics,
-  secretDigest,
-  secretsEqual,
   runningRelease,
 } from '@platform/runtime';
-import { AppError, renderError, type Envelope, type ErrorCode } from '@platform/wire';
+import { AppError, isRefusalStatus, REFUSAL_HEADER, renderError, type Envelope, type ErrorCode, type RefusalReason } from '@platform/wire';
 import { kernelStateOf, levelOf, RequestState, watchRoutes } from './request-state';
 import { watchFinishedResponses } from './finished-responses';
+import { metricsGuard } from './metrics-guard';
 import { respond } from './respond';
-import { routeEdge, type RouteEdge } from './route-edge';
+import { routeEdge } from './route-edge';
 
 export { formatOf, locals, logLevelEnabled, type RequestLocals } from './request-state';
 
@@ -146,7 +145,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const { method, route, status } = series.labels;
     const durationMs = Math.round(seconds * 1e5) / 100;
     const child = state.madeLogger();
-    if (child !== undefined) child.info('request', { method, route, status, durationMs });
+    // A refusal says why (CONTRACT §2): the reason the response carries, never the secret.
+    const reason = isRefusalStatus(res.statusCode) ? res.getHeader(REFUSAL_HEADER) : undefined;
+    if (reason !== undefined) {
+      if (child !== undefined) child.info('request', { method, route, status, durationMs, reason });
+      else logger.info('request', { requestId: state.requestId, method, route, status, durationMs, reason });
+    } else if (child !== undefined) child.info('request', { method, route, status, durationMs });
     else logger.info('request', { requestId: state.requestId, method, route, status, durationMs });
   };
   watchFinishedResponses();
@@ -168,11 +172,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     next(new AppError('not_found'));
   };
 
-  const onError: ErrorRequestHandler = (error: unknown, req: Request, res: Response, _next: NextFunction) => {
+  // Answers an error; `explained`: the reason its deferred lookup found (AppErrorOptions.explain).
+  const answerError = (error: unknown, known: AppError | undefined, req: Request, res: Response, explained?: RefusalReason): void => {
     const state = kernelStateOf(res);
     const { edge } = state;
-    const known = asDependencyError(error) ?? requestError(error);
-    const rendered = renderError(known ?? error, edge.envelope);
+    const rendered = renderError(known ?? error, edge.envelope, explained);
     if (!known) state.log.error('unhandled error', { error });
     else if (known.code === 'internal') state.log.error('internal error', { error: known });
     else if (rendered.status >= 500) state.log.warn('request failed', { code: known.code, error: known });
@@ -185,12 +189,28 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     if (rendered.status === 401 && edge.challenge) {
       const authorization = req.get('authorization') ?? '';
       if (/^bearer\s/i.test(authorization)) {
-        res.setHeader('WWW-Authenticate', `Bearer realm="${options.service}", error="invalid_token"`);
+        // RFC 6750 §3: the reason is the challenge's error_description (a token, no quote in it).
+        const description = rendered.reason === undefined ? '' : `, error_description="${rendered.reason}"`;
+        res.setHeader('WWW-Authenticate', `Bearer realm="${options.service}", error="invalid_token"${description}`);
       } else if (/^basic\s/i.test(authorization)) {
         res.setHeader('WWW-Authenticate', 'Basic realm="auth"');
       }
     }
     respond(res, rendered.status, state.outputFormat === 'XML' ? rendered.xml.value : rendered.body, rendered.xml.root);
+  };
+
+  const onError: ErrorRequestHandler = (error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const known = asDependencyError(error) ?? requestError(error);
+    const explain = known?.explain;
+    if (explain === undefined) return answerError(error, known, req, res);
+    // Only now is the refusal final: its lookup (a replaced key, a disabled account) runs here.
+    explain().then(
+      (reason) => answerError(error, known, req, res, reason),
+      (failure: unknown) => {
+        kernelStateOf(res).log.warn('refusal reason lookup failed', { error: failure });
+        answerError(error, known, req, res);
+      },
+    );
   };
 
   return {
@@ -218,20 +238,5 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       app.use(onError);
       return app;
     },
-  };
-}
-
-/**
- * METRICS_TOKEN: with a token, `/metrics` answers 401 (the app's envelope, JSON, no challenge)
- * unless the request carries it as a Bearer token; SHA-256 digests are compared in constant
- * time. Without one, the endpoint stays open.
- */
-function metricsGuard(token: string | undefined, edge: RouteEdge): RequestHandler {
-  if (token === undefined) return (_req, _res, next) => next();
-  const expected = secretDigest(token);
-  return (req, res, next) => {
-    kernelStateOf(res).enter(edge);
-    const presented = /^Bearer +(\S+) *$/i.exec(req.get('authorization') ?? '')?.[1];
-    next(presented !== undefined && secretsEqual(presented, expected) ? undefined : new AppError('unauthenticated'));
   };
 }

@@ -5,7 +5,7 @@
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodTypeAny } from 'zod';
-import type { Envelope } from '@platform/wire';
+import { isRefusalStatus, REFUSAL_HEADER, REFUSAL_REASONS, type Envelope } from '@platform/wire';
 import {
   declareRoute,
   mountedPaths,
@@ -45,13 +45,24 @@ function content(edge: RouteEdge, json: ZodTypeAny, xml: ZodTypeAny = json, json
     : { 'application/json': { schema: json } };
 }
 
-function responseOf(edge: RouteEdge, response: ResponseDeclaration): ResponseConfig {
-  if (typeof response === 'string') return { description: response, content: content(edge, ENVELOPE_SCHEMAS[edge.envelope]) };
-  const headers = response.headers && z.object(response.headers);
+/** Every 401, 403 and 429 says why (CONTRACT §2, refusal reasons). */
+const REFUSAL_HEADERS = {
+  [REFUSAL_HEADER]: z.enum(REFUSAL_REASONS).openapi({ description: 'Why the request was refused; the body keeps its one sentence.' }),
+};
+
+function responseOf(edge: RouteEdge, status: string, response: ResponseDeclaration): ResponseConfig {
+  const refusal = isRefusalStatus(Number(status)) ? REFUSAL_HEADERS : undefined;
+  if (typeof response === 'string')
+    return {
+      description: response,
+      content: content(edge, ENVELOPE_SCHEMAS[edge.envelope]),
+      ...(refusal ? { headers: z.object(refusal) } : {}),
+    };
+  const declared = response.headers === undefined && refusal === undefined ? undefined : { ...refusal, ...response.headers };
   return {
     description: response.description,
     ...(response.body ? { content: content(edge, response.body, response.xmlBody, response.jsonOnly) } : {}),
-    ...(headers ? { headers } : {}),
+    ...(declared ? { headers: z.object(declared) } : {}),
   };
 }
 
@@ -79,7 +90,7 @@ function operationsOf(declaration: RouteDeclaration): RouteConfig[] {
     ...(declaration.headerParams ? { headers: z.object(declaration.headerParams) } : {}),
   };
   const responses = Object.fromEntries(
-    Object.entries(declaration.responses).map(([status, response]) => [status, responseOf(edge, response)]),
+    Object.entries(declaration.responses).map(([status, response]) => [status, responseOf(edge, status, response)]),
   );
   const deprecated = new Set(declaration.deprecatedPaths ?? []);
   const body = requestBody(declaration);

@@ -143,13 +143,17 @@ describe('WWW-Authenticate on 401', () => {
     const { app } = buildApp();
     const response = await request(app).get('/protected').set('Authorization', 'Bearer tk_nope');
     expect(response.status).toBe(401);
-    expect(response.headers['www-authenticate']).toBe(`Bearer realm="${SERVICE}", error="invalid_token"`);
+    expect(response.headers['www-authenticate']).toBe(
+      `Bearer realm="${SERVICE}", error="invalid_token", error_description="invalid_credential"`,
+    );
   });
 
   it('when the scheme is written in lower case, then it is still recognised', async () => {
     const { app } = buildApp();
     const response = await request(app).get('/protected').set('Authorization', 'bearer tk_nope');
-    expect(response.headers['www-authenticate']).toBe(`Bearer realm="${SERVICE}", error="invalid_token"`);
+    expect(response.headers['www-authenticate']).toBe(
+      `Bearer realm="${SERVICE}", error="invalid_token", error_description="invalid_credential"`,
+    );
   });
 
   it('when HTTP Basic was sent, then Basic realm="auth"', async () => {

@@ -4,7 +4,7 @@
  */
 import { PassThrough } from 'node:stream';
 import express, { type Express } from 'express';
-import { AppError, invalidParams, requiredMessage, throwIfInvalid } from '@platform/wire';
+import { AppError, invalidParams, requiredMessage, throwIfInvalid, type RefusalReason } from '@platform/wire';
 import { Health, type ReadinessCheck, createLogger } from '@platform/runtime';
 import { createHttpApp } from '../src/http';
 import { respond } from '../src/respond';
@@ -22,6 +22,8 @@ interface TestApp {
   health: Health;
   logs(): Array<Record<string, unknown>>;
   logText(): string;
+  /** How many deferred refusal lookups (`/replaced`, `/lookup-fails`) the kernel ran. */
+  refusalLookups(): number;
 }
 
 /** A service built on the kernel with a few routes that exercise it; every test gets its own. */
@@ -136,6 +138,24 @@ export function buildApp(checks: Record<string, ReadinessCheck> = {}): TestApp {
       respond(res, 200, { data: [] });
     }),
   );
+  // Refusals whose precise reason costs a lookup (a replaced key), which the kernel runs.
+  let refusalLookups = 0;
+  const explained = (outcome: () => Promise<RefusalReason>) =>
+    handler(publicEdge, () => {
+      const explain = (): Promise<RefusalReason> => {
+        refusalLookups += 1;
+        return outcome();
+      };
+      throw new AppError('unauthenticated', { reason: 'invalid_credential', explain });
+    });
+  http.app.get(
+    '/replaced',
+    explained(() => Promise.resolve('key_replaced')),
+  );
+  http.app.get(
+    '/lookup-fails',
+    explained(() => Promise.reject(new Error('postgres is away'))),
+  );
   const app = http.finish();
 
   const logText = (): string => chunks.join('');
@@ -144,7 +164,7 @@ export function buildApp(checks: Record<string, ReadinessCheck> = {}): TestApp {
       .split('\n')
       .filter((line) => line.trim() !== '')
       .map((line) => JSON.parse(line) as Record<string, unknown>);
-  return { app, health, logs, logText };
+  return { app, health, logs, logText, refusalLookups: () => refusalLookups };
 }
 
 /** The metric lines of one family that carry every given label. */

@@ -203,6 +203,13 @@ describe('openApiDocument', () => {
           'application/json': { schema: { $ref: '#/components/schemas/CodeMessages' } },
           'application/xml': { schema: { $ref: '#/components/schemas/CodeMessages' } },
         },
+        // Every refusal says why (CONTRACT §2, refusal reasons).
+        headers: {
+          'X-Refusal-Reason': {
+            required: true,
+            schema: expect.objectContaining({ type: 'string', enum: expect.arrayContaining(['key_replaced', 'account_disabled']) }),
+          },
+        },
       },
       422: expect.objectContaining({ description: 'Bad productId' }),
     });

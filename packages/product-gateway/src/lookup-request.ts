@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import type { Request, Response } from 'express';
 import { AppError, invalidMessage, requiredMessage, type FieldMessages, type Params } from '@platform/wire';
 import { checkOutputFormat } from '@platform/kernel';
-import { isApiKeyShape, isWellFormedToken, presentedCredential } from '@platform/credentials';
+import { isApiKeyShape, isWellFormedToken, missingCredential, presentedCredential } from '@platform/credentials';
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 const TOP_LEVEL = /^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
@@ -36,7 +36,8 @@ export interface LookupRequest {
  * kernel's outputFormat decision and `domainName`.
  */
 export function readLookupRequest(req: Request, res: Response, params: Params): LookupRequest {
-  const { secret } = presentedCredential(req, params);
+  const { secret, presented } = presentedCredential(req, params);
+  if (!presented) throw missingCredential();
   if (secret === undefined || !(isApiKeyShape(secret) || isWellFormedToken(secret))) throw new AppError('unauthenticated');
 
   const errors: FieldMessages = {};

@@ -1,6 +1,6 @@
 import { Pool, type Dispatcher } from 'undici';
 import { z } from 'zod';
-import { AppError } from '@platform/wire';
+import { AppError, isRefusalReason, REFUSAL_HEADER, type RefusalReason } from '@platform/wire';
 
 /** One debit through the user service's internal usage API (CONTRACT §7). */
 export interface UsageRequest {
@@ -52,6 +52,12 @@ const RETRYABLE = new Set([500, 502, 503, 504]);
 export const INVALID_SERVICE_TOKEN = 'Invalid service token.';
 
 type Response = Dispatcher.ResponseData;
+
+/** The usage API's refusal reason, passed on to the customer when it is one of the contract's. */
+function refusalReason(response: Response, otherwise: RefusalReason): RefusalReason {
+  const value = response.headers[REFUSAL_HEADER.toLowerCase()];
+  return isRefusalReason(value) ? value : otherwise;
+}
 
 function retryAfter(response: Response): number | undefined {
   const value = Number(response.headers['retry-after']);
@@ -118,12 +124,12 @@ export function createUsageClient(options: UsageClientOptions): UsageClient {
           if (refused?.messages === INVALID_SERVICE_TOKEN) {
             throw new Error('usage API refused the service JWT: check SERVICE_JWT_SECRET and the clock of this host');
           }
-          throw new AppError('unauthenticated');
+          throw new AppError('unauthenticated', { reason: refusalReason(response, 'invalid_credential') });
         }
         case 403:
-          throw new AppError('credits_exhausted');
+          throw new AppError('credits_exhausted', { reason: refusalReason(response, 'pool_exhausted') });
         case 429:
-          throw new AppError('rate_limited', { retryAfterSeconds: retryAfter(response) ?? 1 });
+          throw new AppError('rate_limited', { reason: 'rate_limited', retryAfterSeconds: retryAfter(response) ?? 1 });
         default:
           if (RETRYABLE.has(response.statusCode)) throw new AppError('unavailable', { retryAfterSeconds: retryAfter(response) ?? 1 });
           // 400/404/409/422 mean this gateway is misconfigured (product id, body): a logged 500.

@@ -179,7 +179,9 @@ describe('product gateway (credential-and-credits middleware)', () => {
         .set('Authorization', 'Bearer not-a-token')
         .expect(401);
       expect(response.body).toEqual(errorJson('AUTHENTICATE_01', ACCESS_RESTRICTED));
-      expect(response.headers['www-authenticate']).toBe('Bearer realm="product-1", error="invalid_token"');
+      expect(response.headers['www-authenticate']).toBe(
+        'Bearer realm="product-1", error="invalid_token", error_description="invalid_credential"',
+      );
       expect(usage.calls.length).toBe(before);
     });
 

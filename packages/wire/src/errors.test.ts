@@ -158,7 +158,7 @@ describe('renderError: code/messages envelope', () => {
   });
 
   it('when nothing is rate limited, then no Retry-After header is set', () => {
-    expect(renderError(new AppError('unauthenticated'), 'codeMessages').headers).toEqual({});
+    expect(renderError(new AppError('unauthenticated'), 'codeMessages').headers).toEqual({ 'X-Refusal-Reason': 'invalid_credential' });
   });
 });
 
@@ -254,7 +254,10 @@ describe('renderError: Retry-After', () => {
   });
 
   it('when the wait is below a second, then Retry-After is at least 1', () => {
-    expect(renderError(new AppError('rate_limited', { retryAfterSeconds: 0 }), 'codeMessages').headers).toEqual({ 'Retry-After': '1' });
+    expect(renderError(new AppError('rate_limited', { retryAfterSeconds: 0 }), 'codeMessages').headers).toEqual({
+      'Retry-After': '1',
+      'X-Refusal-Reason': 'rate_limited',
+    });
   });
 
   it('when unavailable, then 503 with Retry-After in every envelope', () => {
@@ -266,7 +269,9 @@ describe('renderError: Retry-After', () => {
   });
 
   it('when the wait is not a number, then no Retry-After header is sent', () => {
-    expect(renderError(new AppError('rate_limited', { retryAfterSeconds: Number.NaN }), 'codeMessages').headers).toEqual({});
+    expect(renderError(new AppError('rate_limited', { retryAfterSeconds: Number.NaN }), 'codeMessages').headers).toEqual({
+      'X-Refusal-Reason': 'rate_limited',
+    });
   });
 });
 

@@ -1,3 +1,5 @@
+import { isRefusalStatus, REFUSAL_HEADER, type RefusalReason } from './refusal';
+
 /**
  * The closed set of error codes every service may raise. The domain picks a code; only
  * `describeError` below decides the HTTP status and the envelope (CONTRACT §2).
@@ -27,6 +29,14 @@ export interface AppErrorOptions {
   message?: string;
   /** Seconds, for rate_limited and unavailable. */
   retryAfterSeconds?: number;
+  /** Why a 401, 403 or 429 was answered (CONTRACT §2); by default the code's (`refusalReasonOf`). */
+  reason?: RefusalReason;
+  /**
+   * A more precise reason that costs a lookup (a replaced key, a disabled account): run by the
+   * error handler only once this refusal is the answer (not when a failure limit turns it into a
+   * 429), so neither the happy path nor a limited client pays for it. If it fails, `reason` stands.
+   */
+  explain?: () => Promise<RefusalReason>;
   cause?: unknown;
 }
 
@@ -37,6 +47,8 @@ export class AppError extends Error {
   readonly retryAfterSeconds: number | undefined;
   /** The message given by the thrower, used in place of the code's default wording. */
   readonly customMessage: string | undefined;
+  readonly reason: RefusalReason | undefined;
+  readonly explain: (() => Promise<RefusalReason>) | undefined;
 
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {
     super(options.message ?? code, options.cause === undefined ? undefined : { cause: options.cause });
@@ -45,8 +57,25 @@ export class AppError extends Error {
     this.fields = options.fields;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.customMessage = options.message;
+    this.reason = options.reason;
+    this.explain = options.explain;
   }
 }
+
+/** The reason a refusal is answered with: the thrower's, else the code's; undefined for other errors. */
+export function refusalReasonOf(error: AppError): RefusalReason | undefined {
+  if (error.reason !== undefined) return error.reason;
+  return DEFAULT_REASONS[error.code];
+}
+
+/** The reason of a refusal whose thrower named none. */
+const DEFAULT_REASONS: Readonly<Partial<Record<ErrorCode, RefusalReason>>> = {
+  unauthenticated: 'invalid_credential',
+  // A 401 only in the OAuth envelope (invalid_client); its 400 elsewhere carries no reason.
+  key_not_active: 'invalid_credential',
+  credits_exhausted: 'pool_exhausted',
+  rate_limited: 'rate_limited',
+};
 
 export const ACCESS_RESTRICTED = 'Access restricted. Check credits balance or enter the correct API key.';
 
@@ -133,6 +162,8 @@ export interface RenderedError {
   /** What the XML form renders, under which root element. */
   xml: { root: string; value: unknown };
   headers: Record<string, string>;
+  /** The refusal reason of a 401, 403 or 429 (also in `headers`). */
+  reason: RefusalReason | undefined;
 }
 
 /**
@@ -154,8 +185,11 @@ function oauthStatus(description: ErrorDescription): number {
 
 const MAX_RETRY_AFTER_SECONDS = 86_400;
 
-/** Converts any thrown value into status, headers and envelope body. Never throws. */
-export function renderError(error: unknown, envelope: Envelope): RenderedError {
+/**
+ * Converts any thrown value into status, headers and envelope body. Never throws. `explained`:
+ * the reason the error's `explain` found, in place of its own.
+ */
+export function renderError(error: unknown, envelope: Envelope, explained?: RefusalReason): RenderedError {
   const appError = error instanceof AppError ? error : new AppError('internal');
   const description = describeError(appError.code);
   // A 500 never tells the client more than the contract's sentence (the cause goes to the log).
@@ -170,21 +204,23 @@ export function renderError(error: unknown, envelope: Envelope): RenderedError {
   }
   // Rate limiting keeps the code/messages envelope everywhere (CONTRACT §2, §9).
   const effective: Envelope = appError.code === 'rate_limited' && envelope === 'oauth' ? 'codeMessages' : envelope;
+  const status = effective === 'oauth' ? oauthStatus(description) : description.status;
+  const reason = isRefusalStatus(status) ? (explained ?? refusalReasonOf(appError)) : undefined;
+  if (reason !== undefined) headers[REFUSAL_HEADER] = reason;
   switch (effective) {
     case 'codeMessages': {
       const body = { code: description.status, messages: fields ?? message };
-      return { status: description.status, body, xml: { root: 'xml', value: body }, headers };
+      return { status, body, xml: { root: 'xml', value: body }, headers, reason };
     }
     case 'errorMessage': {
       const firstFieldMessage = fields ? Object.values(fields)[0]?.[0] : undefined;
       const inner = { errorCode: description.errorCode, msg: firstFieldMessage ?? message };
-      return { status: description.status, body: { ErrorMessage: inner }, xml: { root: 'ErrorMessage', value: inner }, headers };
+      return { status, body: { ErrorMessage: inner }, xml: { root: 'ErrorMessage', value: inner }, headers, reason };
     }
     case 'oauth': {
-      const status = oauthStatus(description);
       const descriptionText = fields ? Object.values(fields).flat().join(' ') : message;
       const body = { error: description.oauthError, error_description: descriptionText };
-      return { status, body, xml: { root: 'xml', value: body }, headers };
+      return { status, body, xml: { root: 'xml', value: body }, headers, reason };
     }
   }
 }

@@ -41,13 +41,17 @@ export function createApp(deps: AuthDeps, config: AuthConfig): { app: Express; h
     help: 'Access tokens issued (both flows)',
     registers: [http.metrics.registry],
   });
-  const issuer = countedIssuer(createTokenIssuer({ access: deps.access, limit: deps.issuanceLimit, now: deps.now }), issued);
+  const issuer = countedIssuer(
+    createTokenIssuer({ access: deps.access, limit: deps.issuanceLimit, now: deps.now, explainKey: deps.explainKey }),
+    issued,
+  );
   // Mounted on the app itself, not as nested routers: a router inside the app's router costs a
   // second dispatch on every request.
   tokenRoutes(http.app, { issuer, limits: deps.limits });
   introspectRevokeRoutes(http.app, {
     access: deps.access,
     findKey: (keyHash) => deps.access.findKey(keyHash),
+    explainKey: deps.explainKey,
     matchAdminToken: adminTokenMatcher(config.adminTokens),
     serviceJwtSecret: config.serviceJwtSecret,
     now: deps.now,

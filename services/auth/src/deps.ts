@@ -1,16 +1,19 @@
 import type { Logger, ReadinessCheck } from '@platform/runtime';
-import { watchAccessRecords } from '@platform/accounts';
-import type { AccessStore, WatchedAccessStore } from '@platform/credentials';
+import { keyRefusalExplainer, watchAccessRecords } from '@platform/accounts';
+import type { AccessStore, ExplainKeyRefusal, WatchedAccessStore } from '@platform/credentials';
 import type { Adapters } from '@platform/infrastructure';
 import type { AuthConfig } from './config';
 import { createAttemptLimits, type AttemptLimits } from './domain/attempt-limits';
 import { guardAccessStore } from './store/unavailable';
 import { memoryWindowCounter, redisWindowCounter, type WindowOptions } from './store/window-counters';
 
-/** The adapters the auth service runs on: Postgres only reconciles the access store after a Redis loss. */
+/**
+ * The adapters the auth service runs on: Postgres only reconciles the access store after a Redis loss
+ * and explains refusals of keys the store does not know.
+ */
 export type AuthInfrastructure = Pick<Adapters, 'pool' | 'redis'>;
 export const AUTH_NEEDS = ['pool', 'redis'] as const;
-/** A small pool: it only reconciles. */
+/** A small pool: it only reconciles and explains refused keys. */
 export const AUTH_POOL_MAX = 2;
 
 /** Seams beside the adapters (tests). */
@@ -26,6 +29,8 @@ export interface AuthDeps {
   /** The store's loss detection: start() before serving. */
   watch: WatchedAccessStore;
   limits: AttemptLimits;
+  /** Why a key the store does not know was refused (Postgres, on the refusal path only). */
+  explainKey: ExplainKeyRefusal;
   /** Issuances per account and window (TOKEN_RATE_PER_ACCOUNT a minute). */
   issuanceLimit: { points: number; windowSeconds: number };
   now: () => number;
@@ -54,6 +59,7 @@ export function createDeps(config: AuthConfig, logger: Logger, infrastructure: A
     access: guardAccessStore(watch.store),
     watch,
     limits: createAttemptLimits({ failuresByAddress }),
+    explainKey: keyRefusalExplainer(pool),
     issuanceLimit: { points: config.tokenRatePerAccount, windowSeconds: WINDOW_SECONDS },
     now: seams.now ?? Date.now,
     readiness: { redis: () => watch.check() },

@@ -36,6 +36,8 @@ export interface HarnessOptions {
   /** Postgres URL of the service's pool (e.g. through a TCP proxy); default the test server. */
   databaseUrl?: string;
   logger?: Logger;
+  /** The pool the service is given, made from the harness's own (e.g. one that counts queries). */
+  wrapPool?: (pool: Pool) => Pool;
 }
 
 /** A Postgres pool on the test database, with the user schema migrated. */
@@ -62,7 +64,11 @@ export async function startAuth(options: HarnessOptions = {}): Promise<AuthHarne
     LOG_LEVEL: 'error',
     ...options.env,
   });
-  const service = await runAuthService({ config, logger: options.logger ?? silentLogger(), given: { pool } });
+  const service = await runAuthService({
+    config,
+    logger: options.logger ?? silentLogger(),
+    given: { pool: options.wrapPool?.(pool) ?? pool },
+  });
   const redis = new Redis(testServers.redisUrl);
   const access = createRedisAccessStore(new Redis(testServers.redisUrl), { keyPrefix: prefix });
   const layout = accessLayout(prefix);

@@ -281,7 +281,7 @@ describe('POST /oauth/introspect (RFC 7662)', () => {
 
   test('when a Bearer caller is refused, then the challenge names the auth realm', async () => {
     const res = await introspect(generateAccessToken(hashSecret(generateApiKey())), 'Bearer wrong');
-    expect(res.headers['www-authenticate']).toBe('Bearer realm="auth", error="invalid_token"');
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="auth", error="invalid_token", error_description="invalid_credential"');
   });
 
   test('when the token parameter is missing, then 400 invalid_request', async () => {

@@ -68,7 +68,7 @@ describe('POST /oauth/revoke with the access token as Bearer', () => {
       const res = await revoke(token, bearer);
       expect(res.status).toBe(401);
       expect(res.body).toEqual(INVALID_CLIENT);
-      expect(res.headers['www-authenticate']).toBe('Bearer realm="auth", error="invalid_token"');
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="auth", error="invalid_token", error_description="invalid_credential"');
     }
   });
 });

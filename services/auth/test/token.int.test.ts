@@ -169,7 +169,7 @@ describe('POST /oauth/token, seed flow: 401', () => {
 
   test('when a Bearer credential is refused, then the challenge names the auth realm', async () => {
     const res = await token(bearerOf(generateApiKey()));
-    expect(res.headers['www-authenticate']).toBe('Bearer realm="auth", error="invalid_token"');
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="auth", error="invalid_token", error_description="invalid_credential"');
   });
 
   test('when HTTP Basic is refused, then the Basic challenge is sent', async () => {

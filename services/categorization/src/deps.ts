@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from '@platform/runtime';
-import { watchAccessRecords } from '@platform/accounts';
+import { keyRefusalExplainer, watchAccessRecords } from '@platform/accounts';
 import {
   createCredentialVerifier,
   memoryFailureLimit,
@@ -43,7 +43,7 @@ export function createDeps(config: CategorizationConfig, logger: Logger, infrast
     watch,
     store,
     catalog: createCatalogCache({ source: store, pollIntervalMs: config.refreshIntervalMs, logger }),
-    verifier: createCredentialVerifier({ access: watch.store }),
+    verifier: createCredentialVerifier({ access: watch.store, explainKey: keyRefusalExplainer(pool) }),
     adminFailures: redis.client ? redisFailureLimit(redis.client, limitOptions) : memoryFailureLimit(limitOptions),
     logger,
     close() {

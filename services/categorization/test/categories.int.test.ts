@@ -317,7 +317,9 @@ describe('GET /api/v2/categories', () => {
         expect(response.status).toBe(401);
         expect(response.body).toEqual(ACCESS_RESTRICTED);
         if (authorization !== 'Bearer ')
-          expect(response.headers['www-authenticate']).toBe('Bearer realm="categorization", error="invalid_token"');
+          expect(response.headers['www-authenticate']).toBe(
+            'Bearer realm="categorization", error="invalid_token", error_description="invalid_credential"',
+          );
       }
     });
 

@@ -3,6 +3,8 @@
  * `pnpm admin audit`): thin calls to the admin API at USER_URL with ADMIN_TOKEN, printing the
  * answer as JSON on stdout and nothing else (`pnpm -s admin …` keeps pnpm's own banner off it too).
  */
+import { adminRefusalSentence } from './cli-refusal';
+
 const DEFAULT_USER_URL = 'http://127.0.0.1:8082';
 const INTEGER = /^-?[0-9]+$/;
 
@@ -221,10 +223,10 @@ export function parseUserCommand(args: string[]): AdminCall {
   return found.command.call(parsed);
 }
 
-function describeFailure(status: number, body: unknown): string {
+function describeFailure(status: number, body: unknown, reason: string | null): string {
   const messages = (body as { messages?: unknown } | null)?.messages;
   const text = typeof messages === 'string' ? messages : messages === undefined ? JSON.stringify(body) : JSON.stringify(messages);
-  return `admin API answered ${status}: ${text}`;
+  return `admin API answered ${status}: ${adminRefusalSentence(reason) ?? text}`;
 }
 
 /**
@@ -273,6 +275,6 @@ export async function runUserCli(
   } catch {
     throw new Error(`admin API answered ${response.status} with a body that is not JSON`);
   }
-  if (!response.ok) throw new Error(describeFailure(response.status, body));
+  if (!response.ok) throw new Error(describeFailure(response.status, body, response.headers.get('x-refusal-reason')));
   write(`${JSON.stringify(body, null, 2)}\n`);
 }

@@ -1,11 +1,12 @@
 import type pg from 'pg';
 import type { Logger } from '@platform/runtime';
-import { watchAccessRecords } from '@platform/accounts';
+import { keyRefusalExplainer, watchAccessRecords } from '@platform/accounts';
 import {
   createCredentialVerifier,
   memoryFailureLimit,
   redisFailureLimit,
   type CredentialVerifier,
+  type ExplainKeyRefusal,
   type FailureLimit,
   type WatchedAccessStore,
 } from '@platform/credentials';
@@ -50,6 +51,8 @@ export interface UserDeps {
   /** Where the stores write access records (CONTRACT §3): closing writes and their repair, grants after commit. */
   access: AccessRecordsDeps;
   credentials: CredentialVerifier;
+  /** Why a key the access store does not know was refused (Postgres, on the refusal path only). */
+  explainKey: ExplainKeyRefusal;
   /** As `credentials`, and also account-page sessions: for the account's own pages and data only (CONTRACT §4.7). */
   accountCredentials: CredentialVerifier;
   /** Failed admin-token attempts per client address, on the access store's Redis (in memory when the store is the embedded one). */
@@ -77,6 +80,7 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
   const pageLimitOptions = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:page-fail` };
   const watch = watchAccessRecords(pool, redis, logger);
   const outbox = createOutboxSignal();
+  const explainKey = keyRefusalExplainer(pool);
   const access: AccessRecordsDeps = {
     writer: watch.store,
     wake: () => outbox.notify(),
@@ -91,8 +95,9 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
     usagePool,
     watch,
     access,
-    credentials: createCredentialVerifier({ access: watch.store }),
-    accountCredentials: createCredentialVerifier({ access: watch.store, pageSessions: true }),
+    credentials: createCredentialVerifier({ access: watch.store, explainKey }),
+    explainKey,
+    accountCredentials: createCredentialVerifier({ access: watch.store, pageSessions: true, explainKey }),
     adminFailures: redis.client ? redisFailureLimit(redis.client, limitOptions) : memoryFailureLimit(limitOptions),
     pageSignInFailures: redis.client ? redisFailureLimit(redis.client, pageLimitOptions) : memoryFailureLimit(pageLimitOptions),
     bus,

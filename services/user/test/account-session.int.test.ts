@@ -91,7 +91,7 @@ describe('the account page session', () => {
     expect(rotated.status).toBe(200);
     const refused = await h.http.get('/user-service/account-balance').set('Authorization', `Bearer ${session}`);
     expect(refused.status).toBe(401);
-    expect(refused.headers['www-authenticate']).toBe('Bearer realm="user", error="invalid_token"');
+    expect(refused.headers['www-authenticate']).toBe('Bearer realm="user", error="invalid_token", error_description="invalid_credential"');
     // The session cannot rotate the key either: only the key itself can.
     expect(
       (

@@ -165,7 +165,7 @@ describe('GET /user-service/account-balance', () => {
   it('when a bad credential is sent as Bearer, then 401 with WWW-Authenticate for the user realm', async () => {
     const res = await h.http.get('/user-service/account-balance').set('Authorization', 'Bearer tk_garbage');
     expect(res.status).toBe(401);
-    expect(res.headers['www-authenticate']).toBe('Bearer realm="user", error="invalid_token"');
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="user", error="invalid_token", error_description="invalid_credential"');
   });
 
   it('when the credential is wrong and productId is invalid too, then 401 comes before 422', async () => {

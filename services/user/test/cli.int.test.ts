@@ -65,7 +65,7 @@ describe('pnpm admin (user commands)', () => {
   it('when the admin API refuses, then the CLI rejects with the status and message', async () => {
     await expect(run(['accounts', 'show', '2147483000'])).rejects.toThrow('admin API answered 404: Not found.');
     await expect(run(['accounts', 'show', '1'], { ...env, ADMIN_TOKEN: 'wrong-token' })).rejects.toThrow(
-      'admin API answered 401: Access restricted. Check credits balance or enter the correct API key.',
+      'admin API answered 401: Wrong admin token: check ADMIN_TOKEN.',
     );
     await expect(run(['accounts', 'create', '--email', 'nope'])).rejects.toThrow(
       'admin API answered 422: {"email":["The selected email is invalid."]}',

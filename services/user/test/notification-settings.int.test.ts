@@ -53,7 +53,7 @@ describe('GET /user-service/notification-settings', () => {
     expect(xml.text).toBe(`${XML_DECLARATION}<xml><code>401</code><messages>${ACCESS_RESTRICTED}</messages></xml>`);
     const bearer = await h.http.get(PATH).set('Authorization', 'Bearer tk_nope');
     expect(bearer.status).toBe(401);
-    expect(bearer.headers['www-authenticate']).toBe('Bearer realm="user", error="invalid_token"');
+    expect(bearer.headers['www-authenticate']).toBe('Bearer realm="user", error="invalid_token", error_description="invalid_credential"');
   });
 
   it('when the credential is wrong and the body invalid, then 401 comes before 422', async () => {

@@ -247,7 +247,7 @@ describe('GET|POST /user-service/usage-history: credentials', () => {
     expect((await h.http.get('/user-service/api-key/generate').query({ currentApiKey: account.apiKey })).status).toBe(200);
     const res = await h.http.get(PATH).set('Authorization', `Bearer ${token}`);
     expect(res.status).toBe(401);
-    expect(res.headers['www-authenticate']).toBe('Bearer realm="user", error="invalid_token"');
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="user", error="invalid_token", error_description="invalid_credential"');
   });
 
   it('when a browser asks from another origin, then CORS allows GET and POST', async () => {

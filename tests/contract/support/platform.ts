@@ -9,6 +9,7 @@ import { createPool } from '@platform/db';
 import { createInProcessEventBus } from '@platform/events';
 import {
   anAccount,
+  captureLogs,
   createPrivateDatabase,
   deleteKeys,
   deleteTopology,
@@ -44,6 +45,8 @@ export interface PlatformParts {
   limitedAuth?: boolean;
   /** `fragileUser`, `fragileAuth`, `redisProxy`. */
   fragile?: boolean;
+  /** Every service logs into `logLines` (otherwise nothing is logged). */
+  logs?: boolean;
 }
 
 /** Every part: what a file that tests across all services asks for. */
@@ -53,6 +56,7 @@ const EVERY_PART: Required<PlatformParts> = {
   notifier: true,
   limitedAuth: true,
   fragile: true,
+  logs: false,
 };
 
 export interface Platform {
@@ -74,6 +78,8 @@ export interface Platform {
   fragileAuth: string;
   redisProxy: TcpProxy;
   pool: Pool;
+  /** The JSON lines every service logged (only with the `logs` part). */
+  logLines(): Array<Record<string, unknown>>;
   /** An account inserted into the user tables (credits: product id -> its pool's credits), with its access records. */
   account(credits?: Record<number, number>): Promise<TestAccount>;
   /** A token minted through the seed flow of the main auth service. */
@@ -91,7 +97,8 @@ export async function startPlatform(parts: PlatformParts = EVERY_PART): Promise<
   const started: RunningService[] = [];
   const cleanups: Array<() => Promise<unknown>> = [];
   const prefix = `test:contract:${uniqueId()}:`;
-  const logger = silentLogger();
+  const captured = parts.logs === true ? captureLogs('contract') : undefined;
+  const logger = captured?.logger ?? silentLogger();
   const stop = async (): Promise<void> => {
     for (const service of started.reverse()) await service.stop().catch(() => undefined);
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
@@ -247,6 +254,7 @@ export async function startPlatform(parts: PlatformParts = EVERY_PART): Promise<
         return part(redisProxy, 'fragile services');
       },
       pool,
+      logLines: () => part(captured, 'log capture').lines(),
       account: (credits = {}) => anAccount(pool, { credits, access: everyPrefix }),
       async token(apiKey, expiresIn = 3600) {
         const reply = await call(auth, '/oauth/token', { headers: seedBearer(apiKey), json: { grantType: 'access_token', expiresIn } });

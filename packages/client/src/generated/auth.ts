@@ -83,6 +83,16 @@ export interface paths {
         /** @description Bad credential or no credits (WWW-Authenticate when a scheme was sent). Seed flow: code/messages; RFC 6749 flow: OAuth error (JSON) */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -113,6 +123,16 @@ export interface paths {
         /** @description Rate limited (Retry-After header). Seed flow: code/messages; RFC 6749 flow: OAuth error (JSON) */
         429: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -193,6 +213,16 @@ export interface paths {
         /** @description Caller not authenticated */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -202,6 +232,16 @@ export interface paths {
         /** @description Rate limited (Retry-After header) */
         429: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -264,6 +304,16 @@ export interface paths {
         /** @description Account not authenticated */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -273,6 +323,16 @@ export interface paths {
         /** @description Rate limited (Retry-After header) */
         429: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {

@@ -57,6 +57,16 @@ export interface paths {
         /** @description A credential was sent and is not valid. */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -133,6 +143,16 @@ export interface paths {
         /** @description Missing or wrong admin token. */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -197,6 +217,16 @@ export interface paths {
         /** @description Missing or wrong admin token. */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {

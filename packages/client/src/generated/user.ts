@@ -46,6 +46,16 @@ export interface paths {
         /** @description Missing or bad credential */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -99,6 +109,16 @@ export interface paths {
         /** @description Missing or bad credential */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -165,6 +185,16 @@ export interface paths {
         /** @description Missing or bad credential */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -219,6 +249,16 @@ export interface paths {
         /** @description Missing or bad credential */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -354,6 +394,16 @@ export interface paths {
         /** @description Missing or bad credential */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -422,6 +472,16 @@ export interface paths {
         /** @description Missing or bad credential */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -487,6 +547,16 @@ export interface paths {
         /** @description Missing or bad credential */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -550,6 +620,16 @@ export interface paths {
         /** @description Missing or bad credential */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -619,6 +699,16 @@ export interface paths {
         /** @description Missing or bad credential */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -674,6 +764,16 @@ export interface paths {
         /** @description Missing or bad credential */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -743,6 +843,16 @@ export interface paths {
         /** @description Missing or wrong admin token */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -761,6 +871,16 @@ export interface paths {
         /** @description The address is over its failure limit (every admin call, until its window ends) */
         429: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -801,6 +921,16 @@ export interface paths {
         /** @description Missing or wrong admin token */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -862,6 +992,16 @@ export interface paths {
         /** @description Missing or wrong admin token */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -919,6 +1059,16 @@ export interface paths {
         /** @description Missing or wrong admin token */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -955,6 +1105,16 @@ export interface paths {
         /** @description The address is over its failure limit (every admin call, until its window ends) */
         429: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -1016,6 +1176,16 @@ export interface paths {
         /** @description Missing or wrong admin token */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -1084,6 +1254,16 @@ export interface paths {
         /** @description Missing or wrong admin token */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -1102,6 +1282,16 @@ export interface paths {
         /** @description The address is over its failure limit (every admin call, until its window ends) */
         429: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -1167,6 +1357,16 @@ export interface paths {
         /** @description Missing or wrong admin token */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -1194,6 +1394,16 @@ export interface paths {
         /** @description The address is over its failure limit (every admin call, until its window ends) */
         429: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -1246,6 +1456,16 @@ export interface paths {
         /** @description Missing or wrong admin token */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -1273,6 +1493,16 @@ export interface paths {
         /** @description The address is over its failure limit (every admin call, until its window ends) */
         429: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -1328,6 +1558,16 @@ export interface paths {
         /** @description Missing or wrong admin token */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -1346,6 +1586,16 @@ export interface paths {
         /** @description The address is over its failure limit (every admin call, until its window ends) */
         429: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -1409,6 +1659,16 @@ export interface paths {
         /** @description Missing or bad service JWT ("Invalid service token."), or bad customer credential */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -1418,6 +1678,16 @@ export interface paths {
         /** @description Pool exhausted (fewer credits than units) or product not held */
         403: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -1569,6 +1839,16 @@ export interface paths {
         /** @description Missing or bad credential */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -1618,6 +1898,16 @@ export interface paths {
         /** @description Missing or bad key */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -1628,6 +1918,16 @@ export interface paths {
         /** @description Too many sign-ins for this key, or too many failed ones from this address */
         429: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -1682,6 +1982,16 @@ export interface paths {
         /** @description Missing or bad credential */
         401: {
           headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {

@@ -1,5 +1,5 @@
 import { AppError } from '@platform/wire';
-import { hashSecret, isApiKeyShape, type ActiveKey } from '@platform/credentials';
+import { hashSecret, isApiKeyShape, refusedKey, type ActiveKey, type ExplainKeyRefusal } from '@platform/credentials';
 
 /** What a caller presented to prove it is an account. */
 export interface AccountCredential {
@@ -36,17 +36,19 @@ export function presentedKey(credential: AccountCredential): PresentedKey {
 
 /**
  * Checks an account credential against the active keys. `requireCredits`: an account whose pools
- * are all at 0 is refused too (token issuance, CONTRACT §4.1).
+ * are all at 0 is refused too (token issuance, CONTRACT §4.1). `explainKey` tells, once a refusal
+ * of a key the store does not know is final, a replaced key or a disabled account's.
  */
 export async function authenticateAccount(
   find: FindActiveKey,
   credential: AccountCredential,
-  options: { requireCredits: boolean },
+  options: { requireCredits: boolean; explainKey?: ExplainKeyRefusal | undefined },
 ): Promise<AuthenticatedKey> {
   const { keyHash, accountId } = presentedKey(credential);
   const key = await find(keyHash);
-  if (!key) throw new AppError('unauthenticated');
-  if (options.requireCredits && !key.hasCredits) throw new AppError('unauthenticated');
+  if (!key) throw refusedKey(keyHash, options.explainKey);
+  // Another account's key is refused before its credits are told: the client_id does not own it.
   if (accountId !== undefined && key.accountId !== accountId) throw new AppError('unauthenticated');
+  if (options.requireCredits && !key.hasCredits) throw new AppError('unauthenticated', { reason: 'no_credits' });
   return { keyHash, key };
 }

@@ -1,5 +1,5 @@
 import { AppError } from '@platform/wire';
-import { isWellFormedToken, verifyServiceJwt, type AccessStore } from '@platform/credentials';
+import { isWellFormedToken, missingCredential, verifyServiceJwt, type AccessStore, type ExplainKeyRefusal } from '@platform/credentials';
 import { authenticateAccount, type AccountCredential, type FindActiveKey } from './account-auth';
 
 /** Who asks: a trusted caller (service JWT or admin token) or an account (only its own tokens). */
@@ -16,6 +16,8 @@ export type Introspection =
 export interface IntrospectionDeps {
   access: AccessStore;
   findKey: FindActiveKey;
+  /** Why an unknown key was refused (a replaced key, a disabled account), looked up only for a final refusal. */
+  explainKey?: ExplainKeyRefusal | undefined;
   /** The name of the admin token presented (ADMIN_TOKEN's is `admin`), or undefined when it is none (`adminTokenMatcher`). */
   matchAdminToken: (presented: string) => string | undefined;
   serviceJwtSecret: string | undefined;
@@ -38,11 +40,11 @@ export async function authenticateIntrospectionCaller(presented: PresentedCaller
       throw new AppError('unauthenticated');
     }
     case 'account': {
-      const { key } = await authenticateAccount(deps.findKey, presented.credential, { requireCredits: false });
+      const { key } = await authenticateAccount(deps.findKey, presented.credential, { requireCredits: false, explainKey: deps.explainKey });
       return { kind: 'account', accountId: key.accountId };
     }
     case 'none':
-      throw new AppError('unauthenticated');
+      throw missingCredential();
   }
 }
 

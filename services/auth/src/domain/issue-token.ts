@@ -1,5 +1,5 @@
 import { AppError } from '@platform/wire';
-import { generateAccessToken, type AccessStore } from '@platform/credentials';
+import { generateAccessToken, refusedKey, type AccessStore, type ExplainKeyRefusal } from '@platform/credentials';
 import { authenticateAccount, presentedKey, type AccountCredential } from './account-auth';
 import { tooMany } from './attempt-limits';
 
@@ -26,6 +26,8 @@ export interface TokenIssuerDeps {
   limit: { points: number; windowSeconds: number };
   /** Milliseconds since the epoch. */
   now: () => number;
+  /** Why an unknown key was refused (a replaced key, a disabled account), looked up only for a final refusal. */
+  explainKey?: ExplainKeyRefusal | undefined;
 }
 
 /**
@@ -53,12 +55,17 @@ export function createTokenIssuer(deps: TokenIssuerDeps): TokenIssuer {
         case 'limited':
           throw tooMany(result.msBeforeNext);
         case 'unknown_key':
+          // The store refuses another account's key (client_id) alike: its own state is what is told.
+          throw refusedKey(keyHash, deps.explainKey);
         case 'no_credits':
-          throw new AppError('unauthenticated');
+          throw new AppError('unauthenticated', { reason: 'no_credits' });
       }
     },
     async authenticate(credential) {
-      await authenticateAccount((keyHash) => deps.access.findKey(keyHash), credential, { requireCredits: true });
+      await authenticateAccount((keyHash) => deps.access.findKey(keyHash), credential, {
+        requireCredits: true,
+        explainKey: deps.explainKey,
+      });
     },
   };
 }

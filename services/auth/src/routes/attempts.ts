@@ -1,7 +1,8 @@
 import type { Request } from 'express';
 import { AppError } from '@platform/wire';
+import { missingCredential } from '@platform/credentials';
 import type { AttemptLimits } from '../domain/attempt-limits';
-import { clientAddress } from './authorization';
+import { clientAddress, type Authorization } from './authorization';
 
 /**
  * Counts a 401 as a failed attempt of the client address (CONTRACT §9): throws the 429 when the
@@ -22,8 +23,8 @@ export async function countingFailures(limits: AttemptLimits, req: Request, work
   }
 }
 
-/** Throws the 401 when no credential was presented. */
-export function required<T>(value: T | undefined): T {
-  if (value === undefined) throw new AppError('unauthenticated');
-  return value;
+/** Throws the 401 when no credential was read: `missing_credential` when the request sent none. */
+export function required<T>(value: T | undefined, authorization: Authorization): T {
+  if (value !== undefined) return value;
+  throw authorization.scheme === 'none' ? missingCredential() : new AppError('unauthenticated');
 }

@@ -55,7 +55,10 @@ async function revocationCaller(req: Request, authorization: Authorization, deps
     return authenticateTokenHolder(deps.access, authorization.value);
   }
   const credential = seedCredential(authorization) ?? clientCredential(req, authorization);
-  const { key } = await authenticateAccount(deps.findKey, required(credential), { requireCredits: false });
+  const { key } = await authenticateAccount(deps.findKey, required(credential, authorization), {
+    requireCredits: false,
+    explainKey: deps.explainKey,
+  });
   return key.accountId;
 }
 

@@ -1,11 +1,11 @@
 import type { IRouter, Request, RequestHandler, Response } from 'express';
-import { AppError, type Params } from '@platform/wire';
+import type { Params } from '@platform/wire';
 import { fingerprint } from '@platform/runtime';
 import { handler, locals, logLevelEnabled, type RouteFn } from '@platform/kernel';
 import type { AccountCredential } from '../domain/account-auth';
 import type { AttemptLimits } from '../domain/attempt-limits';
 import type { IssuedToken, TokenIssuer } from '../domain/issue-token';
-import { countFailure } from './attempts';
+import { countFailure, required } from './attempts';
 import { readAuthorization } from './authorization';
 import { accessTokenGrant } from './grants/access-token';
 import { clientCredentialsGrant, speaksRfc6749 } from './grants/client-credentials';
@@ -20,9 +20,8 @@ export interface TokenRouteDeps {
 
 /** Step: the grant's credential, or the 401 when the request presents none (nothing looked up yet). */
 function clientAuth(grant: TokenGrant, req: Request): AccountCredential {
-  const credential = grant.credential(req, readAuthorization(req));
-  if (credential === undefined) throw new AppError('unauthenticated');
-  return credential;
+  const authorization = readAuthorization(req);
+  return required(grant.credential(req, authorization), authorization);
 }
 
 /**

@@ -16,7 +16,7 @@ async function checkCredential(req: Request, params: Params, verifier: Credentia
   const credential = presentedCredential(req, params);
   if (!credential.presented) return;
   try {
-    await verifier.require(credential.secret);
+    await verifier.require(credential);
   } catch (error) {
     if (error instanceof AppError) throw error;
     // The key directory or the token store did not answer: not the caller's fault.

@@ -1,5 +1,15 @@
 import { AppError } from '@platform/wire';
-import { generatePageSession, hashSecret, isApiKeyShape, type IssueOutcome, type IssueRequest } from '@platform/credentials';
+import {
+  generatePageSession,
+  hashSecret,
+  isApiKeyShape,
+  missingCredential,
+  refusedKey,
+  type ExplainKeyRefusal,
+  type IssueOutcome,
+  type IssueRequest,
+  type PresentedCredential,
+} from '@platform/credentials';
 
 /** How long a page session lives: as long as the page's token did (one hour). */
 export const PAGE_SESSION_SECONDS = 3600;
@@ -10,6 +20,8 @@ const PAGE_SESSIONS_PER_MINUTE = 60;
 export interface PageSessionPorts {
   issue(request: IssueRequest): Promise<IssueOutcome>;
   findAccount(accountId: number): Promise<{ id: number; email: string } | undefined>;
+  /** Why a key the store does not know was refused, looked up once the refusal is final. */
+  explainKey?: ExplainKeyRefusal | undefined;
 }
 
 export interface PageSession {
@@ -24,7 +36,9 @@ export interface PageSession {
  * store beside the key's tokens, under the key's generation: a rotation revokes it like any
  * token. Only the checks that accept page sessions (the account's own data) accept it.
  */
-export async function openPageSession(ports: PageSessionPorts, apiKey: string | undefined, now = Date.now()): Promise<PageSession> {
+export async function openPageSession(ports: PageSessionPorts, credential: PresentedCredential, now = Date.now()): Promise<PageSession> {
+  if (!credential.presented) throw missingCredential();
+  const apiKey = credential.secret;
   if (apiKey === undefined || !isApiKeyShape(apiKey)) throw new AppError('unauthenticated');
   const keyHash = hashSecret(apiKey);
   const session = generatePageSession(keyHash);
@@ -39,7 +53,7 @@ export async function openPageSession(ports: PageSessionPorts, apiKey: string | 
   if (outcome.outcome === 'limited') {
     throw new AppError('rate_limited', { retryAfterSeconds: Math.max(1, Math.ceil(outcome.msBeforeNext / 1000)) });
   }
-  if (outcome.outcome !== 'issued') throw new AppError('unauthenticated');
+  if (outcome.outcome !== 'issued') throw refusedKey(keyHash, ports.explainKey);
   const account = await ports.findAccount(outcome.accountId);
   if (!account) throw new AppError('unauthenticated');
   return { session, expiresIn: PAGE_SESSION_SECONDS, account: { id: account.id, email: account.email } };

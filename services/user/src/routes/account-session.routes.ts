@@ -1,7 +1,7 @@
 import { Router, type Response } from 'express';
 import { AppError } from '@platform/wire';
 import { declareRoute, mountRoute, publicEdge, respond } from '@platform/kernel';
-import { presentedCredential } from '@platform/credentials';
+import { presentedCredential, type PresentedCredential } from '@platform/credentials';
 import { z } from 'zod';
 import type { UserDeps } from '../deps';
 import { openPageSession } from '../domain/page-session';
@@ -68,14 +68,15 @@ export function accountSessionRoutes(deps: UserDeps, queries: Pick<UserQueries, 
   const router = Router();
   // A wrong key counts against the client address: over AUTH_FAILURES_PER_IP a minute, 429 (the
   // page cannot be used to try keys faster than the token endpoint allows).
-  const countedFailure = async (address: string): Promise<AppError> => {
+  // The refusal itself when the address is within its limit: it keeps its reason.
+  const countedFailure = async (address: string, refusal: AppError): Promise<AppError> => {
     const blockedFor = await deps.pageSignInFailures.recordFailure(address);
     return blockedFor === undefined
-      ? new AppError('unauthenticated')
+      ? refusal
       : new AppError('rate_limited', { retryAfterSeconds: Math.max(1, Math.ceil(blockedFor / 1000)) });
   };
-  const signedIn = async (secret: string | undefined) => {
-    const principal = await deps.accountCredentials.require(secret);
+  const signedIn = async (credential: PresentedCredential) => {
+    const principal = await deps.accountCredentials.require(credential);
     const account = await queries.findAccount(principal.accountId);
     if (!account) throw new AppError('unauthenticated');
     return { principal, account: { id: account.id, email: account.email } };
@@ -83,22 +84,23 @@ export function accountSessionRoutes(deps: UserDeps, queries: Pick<UserQueries, 
   mountRoute(router, openSessionRoute, async (req, res, request) => {
     noStore(res);
     const session = await openPageSession(
-      { issue: (issue) => deps.watch.store.issue(issue), findAccount: (id) => queries.findAccount(id) },
-      presentedCredential(req, request.params).secret,
+      { issue: (issue) => deps.watch.store.issue(issue), findAccount: (id) => queries.findAccount(id), explainKey: deps.explainKey },
+      presentedCredential(req, request.params),
     ).catch(async (error: unknown) => {
-      throw error instanceof AppError && error.code === 'unauthenticated' ? await countedFailure(req.ip ?? 'unknown') : error;
+      throw error instanceof AppError && error.code === 'unauthenticated' ? await countedFailure(req.ip ?? 'unknown', error) : error;
     });
     request.input();
     respond(res, 200, session);
   });
   mountRoute(router, readSessionRoute, async (req, res, request) => {
     noStore(res);
-    const { account } = await signedIn(presentedCredential(req, request.params).secret);
+    const { account } = await signedIn(presentedCredential(req, request.params));
     respond(res, 200, { account });
   });
   mountRoute(router, revokeSessionRoute, async (req, res, request) => {
-    const { secret } = presentedCredential(req, request.params);
-    const { principal } = await signedIn(secret);
+    const presented = presentedCredential(req, request.params);
+    const { secret } = presented;
+    const { principal } = await signedIn(presented);
     // Only a page session is ended here; a key or an API token is revoked where it was made.
     if (principal.kind === 'pageSession' && secret !== undefined) await deps.watch.store.revokeToken(secret);
     respond(res, 200, { revoked: principal.kind === 'pageSession' });

@@ -1,7 +1,6 @@
 import { Router } from 'express';
-import { AppError } from '@platform/wire';
 import { declareRoute, mountRoute, publicEdge, respond } from '@platform/kernel';
-import { hashSecret, isApiKeyShape, presentedCredential } from '@platform/credentials';
+import { hashSecret, isApiKeyShape, presentedCredential, refusedKey } from '@platform/credentials';
 import type { UserDeps } from '../deps';
 import { balanceOfPools, type BalanceReads } from '../domain/balance';
 import type { CatalogueReads } from '../domain/catalogue';
@@ -30,15 +29,14 @@ export const balanceRoute = declareRoute({
 export function balanceRoutes(deps: UserDeps, reads: { balances: BalanceReads; catalogue: CatalogueReads }): Router {
   const router = Router();
   mountRoute(router, balanceRoute, async (req, res, request) => {
-    const { secret } = presentedCredential(req, request.params);
+    const presented = presentedCredential(req, request.params);
+    const { secret } = presented;
     // Credential first (401), then the parameters (422). An API key is checked by the same
     // query that reads the account's pools (one round trip); a token by the token store, then
     // the pools are read. Both reads are batched with those of concurrent requests.
-    const caller =
-      secret !== undefined && isApiKeyShape(secret)
-        ? await reads.balances.poolsByKey(hashSecret(secret))
-        : await deps.accountCredentials.require(secret);
-    if (!caller) throw new AppError('unauthenticated');
+    const keyHash = secret !== undefined && isApiKeyShape(secret) ? hashSecret(secret) : undefined;
+    const caller = keyHash !== undefined ? await reads.balances.poolsByKey(keyHash) : await deps.accountCredentials.require(presented);
+    if (!caller) throw refusedKey(keyHash as string, deps.explainKey);
     const { productId } = request.input();
     const pools = 'pools' in caller ? caller.pools : await reads.balances.poolsOf(caller.accountId);
     const balances = await balanceOfPools(reads, pools, productId);

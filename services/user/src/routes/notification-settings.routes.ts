@@ -71,20 +71,20 @@ export const webhookTestRoute = declareRoute({
 export function notificationSettingsRoutes(deps: UserDeps, store: UserStore, webhooks: WebhookStore): Router {
   const router = Router();
   mountRoute(router, readSettingsRoute, async (req, res, request) => {
-    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params).secret);
+    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params));
     request.input();
     respond(res, 200, await changeNotificationSettings(store, principal.accountId, {}, deps.webhooks.allowed));
   });
   // A POST changes what its JSON body names (an empty change reads) and answers the whole document.
   mountRoute(router, changeSettingsRoute, async (req, res, request) => {
-    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params).secret);
+    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params));
     const { document: patch } = request.input();
     respond(res, 200, await changeNotificationSettings(store, principal.accountId, patch, deps.webhooks.allowed));
   });
   // Not declared accountData: its answer is a delivery, not stored data; no cache keeps it all the same.
   mountRoute(router, webhookTestRoute, async (req, res, request) => {
     noStore(res);
-    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params).secret);
+    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params));
     request.input();
     respond(res, 200, await sendTestWebhook({ store: webhooks, send: deps.webhooks.send }, principal.accountId));
   });

@@ -41,7 +41,8 @@ export function createServiceJwtCheck(secret: string, now: () => number = Date.n
     try {
       claims = verify(token);
     } catch (error) {
-      throw new AppError('unauthenticated', { message: INVALID_SERVICE_TOKEN, cause: error });
+      const reason = req.get('authorization') === undefined ? 'missing_credential' : 'invalid_credential';
+      throw new AppError('unauthenticated', { message: INVALID_SERVICE_TOKEN, reason, cause: error });
     }
     if (verified.size >= MAX_KEPT) verified.delete(verified.keys().next().value as string);
     verified.set(token, claims);

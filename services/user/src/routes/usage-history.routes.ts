@@ -63,7 +63,7 @@ export function usageHistoryRoutes(
 ): Router {
   const router = Router();
   mountRoute(router, usageHistoryRoute, async (req, res, request) => {
-    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params).secret);
+    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params));
     const { days, productId } = request.input();
     const items = await usageHistory(reads, principal.accountId, { days, productId, now: now() });
     respond(res, 200, { data: items.map(itemView) });

@@ -106,7 +106,10 @@ export function usageRoutes(
     const caller = requireServiceJwt(req);
     // The JSON body alone: this API never reads the query string.
     const { credential } = declared.params.rawBody();
-    const principal = await deps.credentials.require(typeof credential === 'string' ? credential : undefined);
+    const principal = await deps.credentials.require({
+      secret: typeof credential === 'string' ? credential : undefined,
+      presented: credential !== undefined && credential !== null && credential !== '',
+    });
     const { input, ruled } = await declared.inputWith((accepted) => usageProduct(product, accepted.productId));
     const { requestId, units } = input.document;
     // The schema accepted the product id, so the catalogue named its product.
@@ -123,7 +126,7 @@ export function usageRoutes(
         replayed,
       });
     }
-    if (answer.outcome === 'exhausted') throw new AppError('credits_exhausted');
+    if (answer.outcome === 'exhausted') throw new AppError('credits_exhausted', { reason: 'pool_exhausted' });
     respond(res, 200, { accountId: answer.accountId, productId: answer.productId, credits: answer.credits });
   });
   return router;

@@ -42,7 +42,7 @@ export const webhookDeliveriesRoute = declareRoute({
 export function webhookDeliveriesRoutes(deps: UserDeps, webhooks: WebhookStore): Router {
   const router = Router();
   mountRoute(router, webhookDeliveriesRoute, async (req, res, request) => {
-    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params).secret);
+    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params));
     request.input();
     const attempts = await webhooks.listAttempts(principal.accountId, LISTED_ATTEMPTS);
     respond(res, 200, {
