@@ -113,14 +113,21 @@ export function drillCalls(services: DrillServices) {
         .set('Authorization', `Bearer ${credential}`);
       return (balance.body as { data?: Array<{ credits: number }> }).data?.[0]?.credits;
     },
-    debit: (credential: string, units: number) =>
-      request(services.user)
-        .post('/internal/v1/usage')
-        .set(
-          'Authorization',
-          `Bearer ${signServiceJwt({ issuer: 'restore-drill', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 60 })}`,
-        )
-        .send({ credential, productId: 1, units, requestId: randomUUID() }),
+    /** A debit as a product sends it: a 503 is retried with the same requestId (CONTRACT §1) after its Retry-After. */
+    async debit(credential: string, units: number): Promise<request.Response> {
+      const body = { credential, productId: 1, units, requestId: randomUUID() };
+      for (let attempt = 1; ; attempt++) {
+        const answer = await request(services.user)
+          .post('/internal/v1/usage')
+          .set(
+            'Authorization',
+            `Bearer ${signServiceJwt({ issuer: 'restore-drill', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 60 })}`,
+          )
+          .send(body);
+        if (answer.status !== 503 || attempt === 5) return answer;
+        await new Promise((resolve) => setTimeout(resolve, Number(answer.headers['retry-after'] ?? 1) * 1000));
+      }
+    },
     /** How each service answers a token: statuses, and the introspection's `active`. */
     async seenBy(token: string): Promise<{ user: number; categorization: number; introspection: number | boolean }> {
       const [balance, categories, introspection] = await Promise.all([

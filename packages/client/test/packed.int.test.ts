@@ -73,7 +73,8 @@ describe('the packed @platform/client in a fresh project', () => {
     const pack = pnpm(['pack', '--pack-destination', work], PACKAGE);
     expect(pack.status).toBe(0);
     const tarball = readdirSync(work).find((file) => file.endsWith('.tgz'));
-    expect(tarball).toBe('platform-client-0.1.0.tgz');
+    const { version } = JSON.parse(readFileSync(path.join(PACKAGE, 'package.json'), 'utf8')) as { version: string };
+    expect(tarball).toBe(`platform-client-${version}.tgz`);
     tarballPath = path.join(work, tarball ?? '');
     project = path.join(work, 'project');
     mkdirSync(project);
