@@ -7,16 +7,16 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteCo
 import { z, type ZodTypeAny } from 'zod';
 import type { Envelope } from '@platform/wire';
 import {
-  declareRoute,
   mountedPaths,
   OUTPUT_FORMAT,
   outputFormatParam,
+  type AnswerDeclaration,
   type BodyDeclaration,
   type ParamShape,
   type ResponseDeclaration,
   type RouteDeclaration,
 } from './route-declaration';
-import { adminEdge, type RouteEdge } from './route-edge';
+import type { RouteEdge } from './route-edge';
 
 /** The code/messages envelope (CONTRACT §2). */
 export const CodeMessages = z
@@ -45,12 +45,17 @@ function content(edge: RouteEdge, json: ZodTypeAny, xml: ZodTypeAny = json, json
     : { 'application/json': { schema: json } };
 }
 
+function contentOf(edge: RouteEdge, response: AnswerDeclaration, body: ZodTypeAny): NonNullable<ResponseConfig['content']> {
+  if (!response.mediaTypes) return content(edge, body, response.xmlBody, response.jsonOnly);
+  return Object.fromEntries(response.mediaTypes.map((type) => [type, { schema: body }]));
+}
+
 function responseOf(edge: RouteEdge, response: ResponseDeclaration): ResponseConfig {
   if (typeof response === 'string') return { description: response, content: content(edge, ENVELOPE_SCHEMAS[edge.envelope]) };
   const headers = response.headers && z.object(response.headers);
   return {
     description: response.description,
-    ...(response.body ? { content: content(edge, response.body, response.xmlBody, response.jsonOnly) } : {}),
+    ...(response.body ? { content: contentOf(edge, response, response.body) } : {}),
     ...(headers ? { headers } : {}),
   };
 }
@@ -145,41 +150,4 @@ export function openApiDocument(options: ServiceDocumentOptions): Record<string,
   return plain;
 }
 
-/** The kernel's operations endpoints (CONTRACT §8), mounted by `createHttpApp` itself; a service without a public API documents these. */
-export const operationsRoutes: ReadonlyArray<RouteDeclaration> = [
-  declareRoute({
-    methods: ['get'],
-    paths: ['/health/live'],
-    edge: adminEdge,
-    summary: 'Liveness (touches no dependency)',
-    responses: { 200: { description: '{"status":"ok"}' } },
-  }),
-  declareRoute({
-    methods: ['get'],
-    paths: ['/health/ready'],
-    edge: adminEdge,
-    summary: 'Readiness: every dependency of the service',
-    responses: { 200: { description: '{"status":"ready"}' }, 503: { description: 'Not ready or draining, with each check' } },
-  }),
-  declareRoute({
-    methods: ['get'],
-    paths: ['/metrics'],
-    edge: adminEdge,
-    summary: 'Prometheus metrics',
-    responses: { 200: { description: 'text/plain; version=0.0.4' }, 401: 'METRICS_TOKEN is set and the request does not carry it' },
-  }),
-  declareRoute({
-    methods: ['get'],
-    paths: ['/openapi.json'],
-    edge: adminEdge,
-    summary: 'This document',
-    responses: { 200: { description: 'OpenAPI 3.1' } },
-  }),
-  declareRoute({
-    methods: ['get'],
-    paths: ['/version'],
-    edge: adminEdge,
-    summary: 'The running release',
-    responses: { 200: { description: '{"version":"<semver>","commit":"<git sha>"}' } },
-  }),
-];
+export { operationsRoutes } from './operations-routes';
