@@ -28,6 +28,8 @@ function page(service: string): string {
     '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${service} service API reference</title>`,
     '<link rel="stylesheet" href="/docs/assets/swagger-ui.css">',
+    // No icon to fetch (the browser would ask for /favicon.ico, which no service has).
+    '<link rel="icon" href="data:,">',
     '</head><body>',
     '<main id="reference"></main>',
     '<script src="/docs/assets/swagger-ui-bundle.js"></script>',
@@ -61,7 +63,8 @@ export function mountDocsPage(app: Express, service: string): void {
     if (file === undefined) return next();
     secured(res).setHeader('Cache-Control', 'public, max-age=300');
     if (file === 'start.js') return void res.type('text/javascript').send(START);
-    res.sendFile(path.join(dist, file), (error) => {
+    // `dotfiles`: the package lies under node_modules/.pnpm.
+    res.sendFile(path.join(dist, file), { dotfiles: 'allow' }, (error) => {
       if (error) next(error);
     });
   });

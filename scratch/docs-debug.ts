@@ -1,0 +1,23 @@
+import { createHttpApp } from '@platform/kernel';
+import { Health, createLogger } from '@platform/runtime';
+import { chromium } from 'playwright-core';
+import { openapi } from '/work/wt/webhooks-docs/services/categorization/src/openapi';
+(async () => {
+  const logger = createLogger({ service: 'x', level: 'error' });
+  const http = createHttpApp({ service: 'categorization', logger, health: new Health(), openapi });
+  const app = http.finish();
+  const server = app.listen(0);
+  await new Promise((r) => server.once('listening', r));
+  const port = (server.address() as { port: number }).port;
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--headless'] });
+  const page = await browser.newPage();
+  page.on('console', (m) => console.log('console', m.type(), m.text()));
+  page.on('pageerror', (e) => console.log('pageerror', e.message));
+  page.on('response', (r) => console.log('resp', r.status(), r.url()));
+  await page.goto(`http://127.0.0.1:${port}/docs`);
+  await page.waitForTimeout(4000);
+  console.log((await page.content()).slice(0, 1500));
+  await page.screenshot({ path: '/tmp/docs.png' });
+  await browser.close();
+  server.close();
+})();
