@@ -66,6 +66,12 @@ export const NotificationSettings = z
       .object({
         url: z.string(),
         enabled: z.boolean(),
+        disabledReason: z
+          .enum(['gone', 'failing'])
+          .optional()
+          .openapi({
+            description: 'Why the service disabled it: its receiver answered 410 Gone, or every delivery failed for 5 days. Setting the webhook again enables it.',
+          }),
         secret: z
           .string()
           .optional()
