@@ -43,6 +43,8 @@ const DOCUMENTS: ReadonlyArray<[string, Record<string, unknown>]> = [
   ['kernel', kernelDocument],
 ];
 
+const isEmpty = (value: unknown): boolean => typeof value === 'object' && value !== null && Object.keys(value).length === 0;
+
 /** What is wrong with a schema (followed through $ref): nothing, or why a client could not type it. */
 function schemaProblem(schema: Schema | undefined, document: Document): string | undefined {
   if (schema === undefined) return 'no schema';
@@ -51,7 +53,9 @@ function schemaProblem(schema: Schema | undefined, document: Document): string |
     return schemaProblem(document.components?.schemas?.[name], document);
   }
   const isObject = schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object'));
-  if (isObject && schema.properties === undefined && schema.additionalProperties === undefined) return 'an object schema naming nothing';
+  // No properties (or `{}`) and `additionalProperties: {}` (or true, or none) say only "some object".
+  const anyMembers = schema.additionalProperties === undefined || schema.additionalProperties === true || isEmpty(schema.additionalProperties);
+  if (isObject && (schema.properties === undefined || isEmpty(schema.properties)) && anyMembers) return 'an object schema naming nothing';
   if (schema.type === undefined && !schema.anyOf && !schema.oneOf && !schema.allOf && !schema.$ref) return 'a schema of no type';
   return undefined;
 }
@@ -87,9 +91,21 @@ describe('every answer in the OpenAPI documents has a schema', () => {
   it('when a response has no schema or an empty object schema, then the walk reports it', () => {
     const document: Document = {
       paths: {
-        '/a': { get: { responses: { '200': { content: {} }, '201': { content: { 'application/json': { schema: { type: 'object' } } } } } } },
+        '/a': {
+          get: {
+            responses: {
+              '200': { content: {} },
+              '201': { content: { 'application/json': { schema: { type: 'object' } } } },
+              '202': { content: { 'application/json': { schema: { type: 'object', additionalProperties: {} } } } },
+            },
+          },
+        },
       },
     };
-    expect(problemsOf('x', document)).toEqual(['x GET /a 200: no content', 'x GET /a 201 application/json: an object schema naming nothing']);
+    expect(problemsOf('x', document)).toEqual([
+      'x GET /a 200: no content',
+      'x GET /a 201 application/json: an object schema naming nothing',
+      'x GET /a 202 application/json: an object schema naming nothing',
+    ]);
   });
 });
