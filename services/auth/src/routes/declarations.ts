@@ -62,7 +62,8 @@ export const tokenRoute = declareRoute({
         z.object({ accessToken: z.string(), expiresIn: z.number().int() }),
         z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int() }),
       ]),
-      xmlBody: z.object({}),
+      // The seed flow's answer in XML (`<xml><accessToken>…</accessToken><expiresIn>…</expiresIn></xml>`); the RFC flow is JSON only.
+      xmlBody: z.object({ accessToken: z.string(), expiresIn: z.number().int() }).openapi({ xml: { name: 'xml' } }),
     },
     400: grantError('Malformed body; RFC flow: invalid_request, unsupported_grant_type'),
     401: grantError('Bad credential or no credits (WWW-Authenticate when a scheme was sent)'),
