@@ -54,7 +54,8 @@ function schemaProblem(schema: Schema | undefined, document: Document): string |
   }
   const isObject = schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object'));
   // No properties (or `{}`) and `additionalProperties: {}` (or true, or none) say only "some object".
-  const anyMembers = schema.additionalProperties === undefined || schema.additionalProperties === true || isEmpty(schema.additionalProperties);
+  const anyMembers =
+    schema.additionalProperties === undefined || schema.additionalProperties === true || isEmpty(schema.additionalProperties);
   if (isObject && (schema.properties === undefined || isEmpty(schema.properties)) && anyMembers) return 'an object schema naming nothing';
   if (schema.type === undefined && !schema.anyOf && !schema.oneOf && !schema.allOf && !schema.$ref) return 'a schema of no type';
   return undefined;

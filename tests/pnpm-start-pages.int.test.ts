@@ -105,14 +105,9 @@ describe('/docs on every service', () => {
       const answer = await page.goto(`${base}/docs`);
       expect(answer?.headers()['content-security-policy']).toMatch(/script-src 'self';/);
       await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
-      const shown = await page
-        .locator('.opblock-summary')
-        .evaluateAll((blocks) =>
-          blocks.map(
-            (block) =>
-              `${block.querySelector('.opblock-summary-method')?.textContent ?? ''} ${block.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? ''}`,
-          ),
-        );
+      const methods = await page.locator('.opblock-summary-method').allTextContents();
+      const paths = await Promise.all((await page.locator('.opblock-summary-path').all()).map((path) => path.getAttribute('data-path')));
+      const shown = methods.map((method, index) => `${method} ${paths[index] ?? ''}`);
       expect([...shown].sort()).toEqual([...operations].sort());
       await screenshot(page, `docs-${service}`, { fullPage: false });
       expect(problems).toEqual([]);

@@ -50,7 +50,10 @@ export const operationsRoutes: ReadonlyArray<RouteDeclaration> = [
     edge: adminEdge,
     summary: 'This document',
     responses: {
-      200: { description: 'OpenAPI 3.1', body: z.object({ openapi: z.string() }).passthrough().openapi({ description: 'An OpenAPI 3.1 document' }) },
+      200: {
+        description: 'OpenAPI 3.1',
+        body: z.object({ openapi: z.string() }).passthrough().openapi({ description: 'An OpenAPI 3.1 document' }),
+      },
     },
   }),
   declareRoute({
@@ -65,13 +68,19 @@ export const operationsRoutes: ReadonlyArray<RouteDeclaration> = [
     paths: ['/docs'],
     edge: adminEdge,
     summary: 'This document as a reference in a browser',
-    responses: { 200: { description: 'The reference page (its scripts and styles are the service’s own files)', body: Text, mediaTypes: ['text/html'] } },
+    responses: {
+      200: {
+        description: 'The reference page (its scripts and styles are the service’s own files)',
+        body: Text,
+        mediaTypes: ['text/html'],
+      },
+    },
   }),
   declareRoute({
     methods: ['get'],
     paths: ['/docs/assets/{file}'],
     edge: adminEdge,
-    summary: "A script or stylesheet of the reference page",
+    summary: 'A script or stylesheet of the reference page',
     pathParams: { file: z.enum(DOCS_ASSETS) },
     responses: {
       200: { description: 'The file', body: Text, mediaTypes: ['text/javascript', 'text/css'] },

@@ -66,12 +66,18 @@ describe('notifier config', () => {
 
   it('when ACCOUNT_PAGE_URL is set, then the e-mails link to it and to its alert settings', () => {
     const config = loadConfig({ ACCOUNT_PAGE_URL: 'https://app.example.com/account/' }, { requireInfrastructure: false });
-    expect(config).toMatchObject({ accountUrl: 'https://app.example.com/account/', settingsUrl: 'https://app.example.com/account/#alerts' });
+    expect(config).toMatchObject({
+      accountUrl: 'https://app.example.com/account/',
+      settingsUrl: 'https://app.example.com/account/#alerts',
+    });
   });
 
   it('when only SETTINGS_URL is set (as before ACCOUNT_PAGE_URL), then the account page is that page without its fragment', () => {
     const config = loadConfig({ SETTINGS_URL: 'https://app.example.com/account/#alerts' }, { requireInfrastructure: false });
-    expect(config).toMatchObject({ accountUrl: 'https://app.example.com/account/', settingsUrl: 'https://app.example.com/account/#alerts' });
+    expect(config).toMatchObject({
+      accountUrl: 'https://app.example.com/account/',
+      settingsUrl: 'https://app.example.com/account/#alerts',
+    });
   });
 
   it('when NODE_ENV=production and ACCOUNT_PAGE_URL is unset, then a start-up error names it', () => {

@@ -85,11 +85,16 @@ describe('the webhook setting', () => {
       const read = await receiving.http.get(PATH).query({ apiKey: account.apiKey });
       expect(read.body.webhook).toEqual({ url: receiver.namedUrl, enabled: false, disabledReason: reason });
       const xml = await receiving.http.get(PATH).query({ apiKey: account.apiKey, outputFormat: 'XML' });
-      expect(xml.text).toContain(`<webhook><url>${receiver.namedUrl}</url><enabled>false</enabled><disabledReason>${reason}</disabledReason></webhook>`);
+      expect(xml.text).toContain(
+        `<webhook><url>${receiver.namedUrl}</url><enabled>false</enabled><disabledReason>${reason}</disabledReason></webhook>`,
+      );
 
       const again = await receiving.http.post(PATH).send({ apiKey: account.apiKey, webhook: { url: receiver.namedUrl } });
       expect(again.body.webhook).toEqual({ url: receiver.namedUrl, enabled: true });
-      expect((await receiving.http.get(PATH).query({ apiKey: account.apiKey })).body.webhook).toEqual({ url: receiver.namedUrl, enabled: true });
+      expect((await receiving.http.get(PATH).query({ apiKey: account.apiKey })).body.webhook).toEqual({
+        url: receiver.namedUrl,
+        enabled: true,
+      });
       // The failures before it no longer count towards the 5 days.
       const since = await markWebhookFailed(receiving.pool, account.id, receiver.namedUrl, new Date());
       expect(Date.now() - (since as Date).getTime()).toBeLessThan(60_000);

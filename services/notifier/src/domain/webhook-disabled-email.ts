@@ -28,7 +28,8 @@ export function renderWebhookDisabledEmail(input: WebhookDisabledInput): AlertEm
   const subject = `Balance webhook disabled: ${input.url}`;
   const lead = `We stopped sending balance events to your webhook ${input.url}: ${WHY[input.reason]}.`;
   const accountLine = `This is about your ${links.brandName} account ${input.account.email} (account id ${input.account.id}).`;
-  const closing = 'Balance events that were still waiting are not sent. Once the endpoint works, set the webhook again on your account page to turn it back on.';
+  const closing =
+    'Balance events that were still waiting are not sent. Once the endpoint works, set the webhook again on your account page to turn it back on.';
   const footer = 'You get this e-mail because a balance webhook is set for your account.';
   const text = ['Hello,', '', lead, '', accountLine, '', closing, links.settingsUrl, '', footer, '', links.brandName, ''].join('\n');
   const html = renderAlertHtml({

@@ -79,7 +79,12 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
           );
     const at = new Date(now());
     const disabled = await follow(webhook, outcome, at);
-    const after = afterWebhookAttempt(webhook, outcome.delivered, { initialMs: options.retryInitialMs, maxMs: options.retryMaxMs }, at.getTime());
+    const after = afterWebhookAttempt(
+      webhook,
+      outcome.delivered,
+      { initialMs: options.retryInitialMs, maxMs: options.retryMaxMs },
+      at.getTime(),
+    );
     // A disabled webhook gets no more attempts, this event's included.
     const { result, nextAttemptAt } = disabled ? { result: 'disabled' as const, nextAttemptAt: undefined } : after;
     await queue.recordAttempt({

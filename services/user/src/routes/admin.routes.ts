@@ -87,7 +87,13 @@ const CreatedAccount = z
   .object({ id: z.number().int(), email: z.string(), apiKey: z.string(), createdAt: z.string().datetime() })
   .openapi('CreatedAccount');
 const AccountDetails = z
-  .object({ id: z.number().int(), email: z.string(), createdAt: z.string().datetime(), disabled: z.boolean(), balances: z.array(BalanceItem) })
+  .object({
+    id: z.number().int(),
+    email: z.string(),
+    createdAt: z.string().datetime(),
+    disabled: z.boolean(),
+    balances: z.array(BalanceItem),
+  })
   .openapi('AccountDetails');
 const PoolCredits = z.object({ productId: z.number().int(), credits: z.number().int().min(0) }).openapi('PoolCredits');
 
@@ -126,7 +132,7 @@ export const changeCreditsRoute = declareRoute({
   pathParams: accountIdPath,
   document: CreditChangeBody,
   responses: {
-    200: { description: 'The pool\'s credits after the change', body: PoolCredits },
+    200: { description: "The pool's credits after the change", body: PoolCredits },
     401: ADMIN_401,
     404: 'Unknown account',
     422: 'Bad input',

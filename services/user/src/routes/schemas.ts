@@ -34,7 +34,9 @@ export const securitySchemes = {
 const productRef = z.object({ id: z.number().int(), name: z.string() });
 
 /** One product's balance, as the balance endpoint and the admin API show it. */
-export const BalanceItem = z.object({ product_id: z.number().int(), product: productRef, credits: z.number().int() }).openapi('BalanceItem');
+export const BalanceItem = z
+  .object({ product_id: z.number().int(), product: productRef, credits: z.number().int() })
+  .openapi('BalanceItem');
 
 export const Balance = z.object({ data: z.array(BalanceItem) }).openapi('Balance');
 
@@ -66,12 +68,10 @@ export const NotificationSettings = z
       .object({
         url: z.string(),
         enabled: z.boolean(),
-        disabledReason: z
-          .enum(['gone', 'failing'])
-          .optional()
-          .openapi({
-            description: 'Why the service disabled it: its receiver answered 410 Gone, or every delivery failed for 5 days. Setting the webhook again enables it.',
-          }),
+        disabledReason: z.enum(['gone', 'failing']).optional().openapi({
+          description:
+            'Why the service disabled it: its receiver answered 410 Gone, or every delivery failed for 5 days. Setting the webhook again enables it.',
+        }),
         secret: z
           .string()
           .optional()
