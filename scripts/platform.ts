@@ -28,6 +28,18 @@ export interface Platform {
   stop(): Promise<void>;
 }
 
+const loopback = (url: string): string => url.replace('//0.0.0.0:', '//127.0.0.1:');
+
+/**
+ * The e-mails' links: unless an address is given (ACCOUNT_PAGE_URL, SETTINGS_URL, USER_URL), the
+ * account page of the user service started here, on whatever port it listens (USER_PORT, 0 = any).
+ */
+function accountPageLinks(env: NodeJS.ProcessEnv, userUrl: string): { accountUrl?: string; settingsUrl?: string } {
+  if (env.ACCOUNT_PAGE_URL || env.SETTINGS_URL || env.USER_URL) return {};
+  const accountUrl = `${loopback(userUrl)}/account/`;
+  return { accountUrl, settingsUrl: `${accountUrl}#alerts` };
+}
+
 const secret = (): string => randomBytes(24).toString('hex');
 
 export async function startPlatform(environment: NodeJS.ProcessEnv): Promise<Platform> {
@@ -75,7 +87,8 @@ export async function startPlatform(environment: NodeJS.ProcessEnv): Promise<Pla
     // The user service first: it owns the schema the others read.
     services.push(await startUserService({ config: configs.user, logger: logger('user'), infrastructure, ...pageAuthUrl }));
     services.push(await startCategorizationService({ config: configs.categorization, logger: logger('categorization'), infrastructure }));
-    services.push(await startNotifierService({ config: configs.notifier, logger: logger('notifier'), infrastructure }));
+    const notifierConfig = { ...configs.notifier, ...accountPageLinks(env, (services[0] as RunningService).url) };
+    services.push(await startNotifierService({ config: notifierConfig, logger: logger('notifier'), infrastructure }));
     services.push(await startAuthService({ config: configs.auth, logger: logger('auth'), infrastructure }));
   } catch (error) {
     await stop().catch(() => undefined);
@@ -101,7 +114,6 @@ export async function startPlatform(environment: NodeJS.ProcessEnv): Promise<Pla
  * given secret is already in the caller's environment and is never printed).
  */
 export function walkThroughExports(platform: Platform): string[] {
-  const loopback = (url: string): string => url.replace('//0.0.0.0:', '//127.0.0.1:');
   return [
     `AUTH_URL=${loopback(platform.urls.auth)}`,
     `USER_URL=${loopback(platform.urls.user)}`,

@@ -26,7 +26,8 @@ import { kernelStateOf, levelOf, RequestState, watchRoutes } from './request-sta
 import { watchFinishedResponses } from './finished-responses';
 import { metricsGuard } from './metrics-guard';
 import { respond } from './respond';
-import { routeEdge } from './route-edge';
+import { routeEdge, type RouteEdge } from './route-edge';
+import { mountDocsPage } from './docs-page';
 
 export { formatOf, locals, logLevelEnabled, type RequestLocals } from './request-state';
 
@@ -234,6 +235,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       app.get('/version', (_req, res) => {
         res.json(runningRelease());
       });
+      mountDocsPage(app, options.service);
       app.use(notFound);
       app.use(onError);
       return app;

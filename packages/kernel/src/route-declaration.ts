@@ -42,6 +42,8 @@ export interface AnswerDeclaration {
   xmlBody?: ZodTypeAny;
   /** Answered in JSON only, whatever the edge's formats (an RFC 6749 error beside a seed answer). */
   jsonOnly?: boolean;
+  /** The body's media types when it is not JSON nor XML (`text/html`, Prometheus's text): the types answered. */
+  mediaTypes?: readonly string[];
   /** Response headers, by name. */
   headers?: Record<string, ZodTypeAny>;
 }

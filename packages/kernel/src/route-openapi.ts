@@ -7,16 +7,16 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteCo
 import { z, type ZodTypeAny } from 'zod';
 import { isRefusalStatus, REFUSAL_HEADER, REFUSAL_REASONS, type Envelope } from '@platform/wire';
 import {
-  declareRoute,
   mountedPaths,
   OUTPUT_FORMAT,
   outputFormatParam,
+  type AnswerDeclaration,
   type BodyDeclaration,
   type ParamShape,
   type ResponseDeclaration,
   type RouteDeclaration,
 } from './route-declaration';
-import { adminEdge, type RouteEdge } from './route-edge';
+import type { RouteEdge } from './route-edge';
 
 /** The code/messages envelope (CONTRACT §2). */
 export const CodeMessages = z
@@ -50,6 +50,11 @@ const REFUSAL_HEADERS = {
   [REFUSAL_HEADER]: z.enum(REFUSAL_REASONS).openapi({ description: 'Why the request was refused; the body keeps its one sentence.' }),
 };
 
+function contentOf(edge: RouteEdge, response: AnswerDeclaration, body: ZodTypeAny): NonNullable<ResponseConfig['content']> {
+  if (!response.mediaTypes) return content(edge, body, response.xmlBody, response.jsonOnly);
+  return Object.fromEntries(response.mediaTypes.map((type) => [type, { schema: body }]));
+}
+
 function responseOf(edge: RouteEdge, status: string, response: ResponseDeclaration): ResponseConfig {
   const refusal = isRefusalStatus(Number(status)) ? REFUSAL_HEADERS : undefined;
   if (typeof response === 'string')
@@ -61,7 +66,7 @@ function responseOf(edge: RouteEdge, status: string, response: ResponseDeclarati
   const declared = response.headers === undefined && refusal === undefined ? undefined : { ...refusal, ...response.headers };
   return {
     description: response.description,
-    ...(response.body ? { content: content(edge, response.body, response.xmlBody, response.jsonOnly) } : {}),
+    ...(response.body ? { content: contentOf(edge, response, response.body) } : {}),
     ...(declared ? { headers: z.object(declared) } : {}),
   };
 }
@@ -156,41 +161,4 @@ export function openApiDocument(options: ServiceDocumentOptions): Record<string,
   return plain;
 }
 
-/** The kernel's operations endpoints (CONTRACT §8), mounted by `createHttpApp` itself; a service without a public API documents these. */
-export const operationsRoutes: ReadonlyArray<RouteDeclaration> = [
-  declareRoute({
-    methods: ['get'],
-    paths: ['/health/live'],
-    edge: adminEdge,
-    summary: 'Liveness (touches no dependency)',
-    responses: { 200: { description: '{"status":"ok"}' } },
-  }),
-  declareRoute({
-    methods: ['get'],
-    paths: ['/health/ready'],
-    edge: adminEdge,
-    summary: 'Readiness: every dependency of the service',
-    responses: { 200: { description: '{"status":"ready"}' }, 503: { description: 'Not ready or draining, with each check' } },
-  }),
-  declareRoute({
-    methods: ['get'],
-    paths: ['/metrics'],
-    edge: adminEdge,
-    summary: 'Prometheus metrics',
-    responses: { 200: { description: 'text/plain; version=0.0.4' }, 401: 'METRICS_TOKEN is set and the request does not carry it' },
-  }),
-  declareRoute({
-    methods: ['get'],
-    paths: ['/openapi.json'],
-    edge: adminEdge,
-    summary: 'This document',
-    responses: { 200: { description: 'OpenAPI 3.1' } },
-  }),
-  declareRoute({
-    methods: ['get'],
-    paths: ['/version'],
-    edge: adminEdge,
-    summary: 'The running release',
-    responses: { 200: { description: '{"version":"<semver>","commit":"<git sha>"}' } },
-  }),
-];
+export { operationsRoutes } from './operations-routes';

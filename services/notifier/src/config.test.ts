@@ -73,6 +73,32 @@ describe('notifier config', () => {
     expect(config.settingsUrl).toBe('https://api.example.com/account/#alerts');
   });
 
+  it('when ACCOUNT_PAGE_URL is set, then the e-mails link to it and to its alert settings', () => {
+    const config = loadConfig({ ACCOUNT_PAGE_URL: 'https://app.example.com/account/' }, { requireInfrastructure: false });
+    expect(config).toMatchObject({
+      accountUrl: 'https://app.example.com/account/',
+      settingsUrl: 'https://app.example.com/account/#alerts',
+    });
+  });
+
+  it('when only SETTINGS_URL is set (as before ACCOUNT_PAGE_URL), then the account page is that page without its fragment', () => {
+    const config = loadConfig({ SETTINGS_URL: 'https://app.example.com/account/#alerts' }, { requireInfrastructure: false });
+    expect(config).toMatchObject({
+      accountUrl: 'https://app.example.com/account/',
+      settingsUrl: 'https://app.example.com/account/#alerts',
+    });
+  });
+
+  it('when NODE_ENV=production and ACCOUNT_PAGE_URL is unset, then a start-up error names it', () => {
+    const required = { DATABASE_URL: 'postgres://localhost/db', AMQP_URL: 'amqp://localhost', SMTP_URL: 'smtp://localhost:2525' };
+    expect(() => loadConfig({ ...required, NODE_ENV: 'production', USER_URL: 'http://user.internal:8082' })).toThrow(
+      /ACCOUNT_PAGE_URL: required when NODE_ENV=production/,
+    );
+    expect(loadConfig({ ...required, NODE_ENV: 'production', ACCOUNT_PAGE_URL: 'https://app.example.com/account/' }).accountUrl).toBe(
+      'https://app.example.com/account/',
+    );
+  });
+
   it('when not embedded and without a given pool or DATABASE_URL, then openInfrastructure refuses', async () => {
     const config = loadConfig({ OUTBOX_DIR: '/tmp/outbox' }, { requireInfrastructure: false });
     await expect(openInfrastructure(config, { name: 'notifier', logger: silentLogger(), needs: NOTIFIER_NEEDS })).rejects.toThrow(

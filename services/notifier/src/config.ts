@@ -3,6 +3,16 @@ import { env, nodeEnv, parseEnv, refuseTestSwitchesInProduction } from '@platfor
 import { BALANCE_EXCHANGE, DEFAULT_DELIVERY_LIMIT, NOTIFIER_DEAD_LETTER_QUEUE, NOTIFIER_QUEUE } from '@platform/events';
 import { infrastructureVariables } from '@platform/infrastructure';
 
+/**
+ * The account page's public address: ACCOUNT_PAGE_URL; else, as before it existed, SETTINGS_URL
+ * without its fragment; else (outside production) the page USER_URL serves.
+ */
+function accountPageUrl(parsed: { ACCOUNT_PAGE_URL?: string | undefined; SETTINGS_URL?: string | undefined; USER_URL: string }): string {
+  if (parsed.ACCOUNT_PAGE_URL !== undefined) return parsed.ACCOUNT_PAGE_URL;
+  if (parsed.SETTINGS_URL !== undefined) return parsed.SETTINGS_URL.replace(/#.*$/, '');
+  return `${parsed.USER_URL.replace(/\/+$/, '')}/account/`;
+}
+
 /** The notifier's variables, and the configuration they make: its type is this schema's output. */
 function schema(requireInfrastructure: boolean) {
   const { DATABASE_URL, DATABASE_DIRECT_URL, DATABASE_POOL_MAX, AMQP_URL, SMTP_URL } = infrastructureVariables(requireInfrastructure);
@@ -27,6 +37,7 @@ function schema(requireInfrastructure: boolean) {
       // Longer than a delivery can take (10 s timeout), so that no other replica claims a row being sent.
       NOTIFIER_WEBHOOK_LEASE_MS: z.coerce.number().int().min(15_000).default(60_000),
       USER_URL: z.string().url().default('http://127.0.0.1:8082'),
+      ACCOUNT_PAGE_URL: env.url(['https', 'http']).optional(),
       SETTINGS_URL: z.string().url().optional(),
       BALANCE_EXCHANGE: z.string().default(BALANCE_EXCHANGE),
       NOTIFIER_QUEUE: z.string().default(NOTIFIER_QUEUE),
@@ -46,6 +57,16 @@ function schema(requireInfrastructure: boolean) {
       LOG_LEVEL: env.logLevel(),
     })
     .superRefine(refuseTestSwitchesInProduction(['WEBHOOK_ALLOW_INSECURE']))
+    .superRefine((parsed, context) => {
+      // A production notifier must not link every customer to a loopback default.
+      if (parsed.NODE_ENV === 'production' && parsed.ACCOUNT_PAGE_URL === undefined && parsed.SETTINGS_URL === undefined) {
+        context.addIssue({
+          code: 'custom',
+          path: ['ACCOUNT_PAGE_URL'],
+          message: "required when NODE_ENV=production: the account page's public address, linked from every e-mail",
+        });
+      }
+    })
     .transform((parsed) => ({
       port: parsed.NOTIFIER_PORT,
       host: parsed.HOST,
@@ -61,8 +82,10 @@ function schema(requireInfrastructure: boolean) {
       brandName: parsed.BRAND_NAME,
       /** MAIL_FROM: the alerts' sender; default `<BRAND_NAME> <alerts@localhost>`. */
       mailFrom: parsed.MAIL_FROM ?? `${parsed.BRAND_NAME.replace(/[<>",;\\]/g, '')} <alerts@localhost>`,
-      accountUrl: `${parsed.USER_URL.replace(/\/+$/, '')}/account/`,
-      settingsUrl: parsed.SETTINGS_URL ?? `${parsed.USER_URL.replace(/\/+$/, '')}/account/#alerts`,
+      /** The account page as customers reach it, linked from every e-mail (accountPageUrl). */
+      accountUrl: accountPageUrl(parsed),
+      /** The page's alert settings (SETTINGS_URL, else the account page's `#alerts`). */
+      settingsUrl: parsed.SETTINGS_URL ?? `${accountPageUrl(parsed)}#alerts`,
       /** TOP_UP_URL: where the e-mails send a customer to buy credits (unset: they name no such action). */
       topUpUrl: parsed.TOP_UP_URL,
       /** Webhooks may go to http and to any address (WEBHOOK_ALLOW_INSECURE; development and tests only). */
@@ -106,8 +129,8 @@ export type NotifierConfig = z.infer<ReturnType<typeof schema>>;
 /**
  * The notifier's configuration. With `requireInfrastructure` (a standalone start) DATABASE_URL,
  * AMQP_URL and SMTP_URL are required; the embedded quickstart passes false and openInfrastructure
- * stands in for them. `SETTINGS_URL` defaults to the alert settings on the account page the user
- * service serves (`/account/#alerts`).
+ * stands in for them. `SETTINGS_URL` defaults to the alert settings on the account page
+ * (`<ACCOUNT_PAGE_URL>#alerts`).
  */
 export function loadConfig(environment: NodeJS.ProcessEnv, { requireInfrastructure = true } = {}): NotifierConfig {
   return parseEnv(schema(requireInfrastructure), environment);

@@ -17,6 +17,8 @@ export interface NotifierSeams {
   webhookCa?: string;
   /** A test's names and receiver endpoint, for deliveries with the address rules on (never from configuration). */
   webhookNetwork?: TestNetwork;
+  /** The clock the webhook dispatcher reads (tests move it days ahead; default the system's). */
+  webhookClock?: () => number;
 }
 
 /** What readiness and the metrics know about the consumer, which starts after the app exists. */
@@ -37,6 +39,8 @@ export interface NotifierDeps {
   store: NotifierStore;
   /** The webhook sender's rules (WEBHOOK_ALLOW_INSECURE) and, in tests, the CA of a self-signed receiver. */
   webhookSend: SendOptions;
+  /** A test's clock for the webhook dispatcher; undefined: the system's. */
+  webhookClock: (() => number) | undefined;
   consumer: ConsumerProbe;
   /** Nothing to stop: the adapters are closed by whoever opened them. */
   close(): Promise<void>;
@@ -68,6 +72,7 @@ export function createDeps(
     mailer,
     store: createNotifierStore(pool),
     webhookSend: { allowInsecure: config.webhookAllowInsecure, ca: seams.webhookCa, network: seams.webhookNetwork },
+    webhookClock: seams.webhookClock,
     consumer: consumerProbe(),
     close: () => Promise.resolve(),
   };

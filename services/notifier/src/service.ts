@@ -53,8 +53,13 @@ function startWorkers(
     retryMaxMs: config.mailRetryMaxMs,
     leaseMs: config.mailLeaseMs,
   });
+  const mail = { brandName: config.brandName, accountUrl: config.accountUrl, settingsUrl: config.settingsUrl, topUpUrl: config.topUpUrl };
   const webhooks = startWebhookDispatcher({
     queue: deps.store.webhooks,
+    inTransaction: (work) => deps.store.inTransaction(work),
+    mail: { links: mail, mailFrom: config.mailFrom, queue: config.queue },
+    onMailQueued: () => dispatcher.wake(),
+    ...(deps.webhookClock ? { now: deps.webhookClock } : {}),
     logger,
     metrics,
     send: deps.webhookSend,
@@ -68,7 +73,7 @@ function startWorkers(
     logger,
     metrics,
     mailFrom: config.mailFrom,
-    mail: { brandName: config.brandName, accountUrl: config.accountUrl, settingsUrl: config.settingsUrl, topUpUrl: config.topUpUrl },
+    mail,
     queue: config.queue,
     onMailQueued: () => dispatcher.wake(),
     onWebhookQueued: () => webhooks.wake(),

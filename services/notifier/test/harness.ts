@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { createPool, migrate } from '@platform/db';
-import type { TestNetwork } from '@platform/webhooks';
+import { generateWebhookSecret, type TestNetwork } from '@platform/webhooks';
 import { userMigrations } from '@platform/user/migrations';
 import { BALANCE_CHANGED, createAmqpEventBus, type BalanceChanged, type EventBus } from '@platform/events';
 import {
@@ -29,7 +29,8 @@ export interface Harness {
   /** Publishes on the test exchange with the real AMQP bus. */
   publisher: EventBus;
   config(overrides?: NodeJS.ProcessEnv): NotifierConfig;
-  start(options?: { env?: NodeJS.ProcessEnv; given?: Partial<Adapters> }): Promise<NotifierService>;
+  /** `clock`: what the webhook dispatcher reads as the time (a test's moved clock). */
+  start(options?: { env?: NodeJS.ProcessEnv; given?: Partial<Adapters>; clock?: () => number }): Promise<NotifierService>;
   /** Stops every notifier this harness started that still runs (a restart, with start()). */
   stopAll(): Promise<void>;
   account(credits?: Record<number, number>): Promise<TestAccount>;
@@ -58,6 +59,17 @@ export function aChange(
     occurredAt: new Date(clock).toISOString(),
     ...overrides,
   });
+}
+
+/** Sets the account's webhook (and its e-mail alerts) as the settings API stores them; answers the secret. */
+export async function withWebhook(pool: pg.Pool, account: TestAccount, url: string, emails = true): Promise<string> {
+  const secret = generateWebhookSecret();
+  await pool.query(
+    `INSERT INTO notification_settings (account_id, low_balance_enabled, zero_balance_enabled, webhook_url, webhook_secret)
+     VALUES ($1, $2, $2, $3, $4)`,
+    [account.id, emails, `${url}?account=${account.id}`, secret],
+  );
+  return secret;
 }
 
 export interface HarnessOptions {
@@ -111,11 +123,12 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     names,
     publisher,
     config,
-    async start({ env, given } = {}) {
+    async start({ env, given, clock } = {}) {
       const service = await runNotifierService({
         config: config(env),
         logger: silentLogger(),
         ...(given ? { given } : {}),
+        ...(clock ? { webhookClock: clock } : {}),
         ...(options.webhookCa === undefined ? {} : { webhookCa: options.webhookCa }),
         ...(options.webhookNetwork === undefined ? {} : { webhookNetwork: options.webhookNetwork }),
       });

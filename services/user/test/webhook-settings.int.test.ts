@@ -4,6 +4,7 @@
  * every address class (also after DNS), and a test send reaches a real HTTPS receiver signed per
  * Standard Webhooks.
  */
+import { disableWebhook, markWebhookFailed } from '@platform/accounts';
 import { startWebhookReceiver, type WebhookReceiver } from '@platform/testing';
 import { startHarness, XML_DECLARATION, type Harness } from './harness';
 
@@ -71,6 +72,35 @@ describe('the webhook setting', () => {
       `${XML_DECLARATION}<xml><lowBalanceAlert><enabled>true</enabled><threshold>10</threshold></lowBalanceAlert><zeroBalanceAlert><enabled>true</enabled></zeroBalanceAlert><email>${account.email}</email><webhook/></xml>`,
     );
   });
+
+  it.each(['gone', 'failing'] as const)(
+    'when the notifier disabled the webhook as %s, then the settings say why; setting it again enables it afresh, without a new secret',
+    async (reason) => {
+      const account = await receiving.account({ 1: 10 });
+      const set = await receiving.http.post(PATH).send({ apiKey: account.apiKey, webhook: { url: receiver.namedUrl } });
+      // As the notifier's dispatcher leaves it (the same functions): failing since an attempt, then disabled.
+      await markWebhookFailed(receiving.pool, account.id, receiver.namedUrl, new Date(Date.now() - 6 * 86_400_000));
+      expect(await disableWebhook(receiving.pool, account.id, receiver.namedUrl, reason)).toBe(true);
+      expect(await disableWebhook(receiving.pool, account.id, receiver.namedUrl, reason)).toBe(false);
+      const read = await receiving.http.get(PATH).query({ apiKey: account.apiKey });
+      expect(read.body.webhook).toEqual({ url: receiver.namedUrl, enabled: false, disabledReason: reason });
+      const xml = await receiving.http.get(PATH).query({ apiKey: account.apiKey, outputFormat: 'XML' });
+      expect(xml.text).toContain(
+        `<webhook><url>${receiver.namedUrl}</url><enabled>false</enabled><disabledReason>${reason}</disabledReason></webhook>`,
+      );
+
+      const again = await receiving.http.post(PATH).send({ apiKey: account.apiKey, webhook: { url: receiver.namedUrl } });
+      expect(again.body.webhook).toEqual({ url: receiver.namedUrl, enabled: true });
+      expect((await receiving.http.get(PATH).query({ apiKey: account.apiKey })).body.webhook).toEqual({
+        url: receiver.namedUrl,
+        enabled: true,
+      });
+      // The failures before it no longer count towards the 5 days.
+      const since = await markWebhookFailed(receiving.pool, account.id, receiver.namedUrl, new Date());
+      expect(Date.now() - (since as Date).getTime()).toBeLessThan(60_000);
+      expect(set.body.webhook.secret).toMatch(/^whsec_/);
+    },
+  );
 
   it('when no URL is set and only enabled is sent, then 422 names webhook.url as required', async () => {
     const account = await strict.account({ 1: 10 });

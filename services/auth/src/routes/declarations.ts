@@ -62,7 +62,8 @@ export const tokenRoute = declareRoute({
         z.object({ accessToken: z.string(), expiresIn: z.number().int() }),
         z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int() }),
       ]),
-      xmlBody: z.object({}),
+      // The seed flow's answer in XML (`<xml><accessToken>…</accessToken><expiresIn>…</expiresIn></xml>`); the RFC flow is JSON only.
+      xmlBody: z.object({ accessToken: z.string(), expiresIn: z.number().int() }).openapi({ xml: { name: 'xml' } }),
     },
     400: grantError('Malformed body; RFC flow: invalid_request, unsupported_grant_type'),
     401: grantError('Bad credential or no credits (WWW-Authenticate when a scheme was sent)'),
@@ -121,6 +122,22 @@ export const revokeRoute = declareRoute({
   },
 });
 
+/** What the metadata names (RFC 8414 §2); every URL is under AUTH_URL. */
+const ServerMetadata = z
+  .object({
+    issuer: z.string().url(),
+    token_endpoint: z.string().url(),
+    introspection_endpoint: z.string().url(),
+    revocation_endpoint: z.string().url(),
+    grant_types_supported: z.array(z.string()),
+    response_types_supported: z.array(z.string()),
+    token_endpoint_auth_methods_supported: z.array(z.string()),
+    revocation_endpoint_auth_methods_supported: z.array(z.string()),
+    introspection_endpoint_auth_methods_supported: z.array(z.string()),
+    service_documentation: z.string().url(),
+  })
+  .openapi('AuthorizationServerMetadata');
+
 export const metadataRoute = declareRoute({
   cors: true,
   methods: ['get'],
@@ -128,5 +145,5 @@ export const metadataRoute = declareRoute({
   // The app's default edge, as before it was declared (the answer itself is always JSON).
   edge: publicEdge,
   summary: 'RFC 8414 authorization server metadata',
-  responses: { 200: { description: 'Metadata', body: z.object({}).passthrough(), jsonOnly: true } },
+  responses: { 200: { description: 'Metadata', body: ServerMetadata, jsonOnly: true } },
 });

@@ -31,8 +31,8 @@ export interface AlertEmailLayout {
   empty: boolean;
   /** Paragraphs before the table. */
   paragraphs: string[];
-  /** The pool: one row, named by its lowest-id product, with the products that share it. */
-  pool: { name: string; shared: string | undefined; credits: string };
+  /** The pool: one row, named by its lowest-id product, with the products that share it; undefined for an e-mail about no pool. */
+  pool: { name: string; shared: string | undefined; credits: string } | undefined;
   /** Paragraph after the table. */
   closing: string;
   buttonLabel: string;
@@ -48,6 +48,7 @@ const paragraph = (text: string, style = ''): string =>
   `<p style="margin:0 0 14px;font-size:16px;line-height:24px;color:${COLOURS.ink};${style}">${escapeHtml(text)}</p>`;
 
 function poolTable(layout: AlertEmailLayout): string {
+  if (layout.pool === undefined) return '';
   const cell = `padding:8px 12px;border-bottom:1px solid ${COLOURS.line};font-size:15px;line-height:20px;`;
   const shared = layout.pool.shared
     ? `<br><span style="font-size:13px;line-height:18px;color:${COLOURS.muted};">${escapeHtml(layout.pool.shared)}</span>`

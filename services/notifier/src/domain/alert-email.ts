@@ -125,6 +125,10 @@ export function renderAlertEmail(input: AlertEmailInput): AlertEmail {
  * the SMTP answer and the "sent" mark carries the same id, so mail systems can drop the copy.
  */
 export function alertMessageId(kind: AlertKind, eventId: string, from: string): string {
-  const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1] ?? 'notifier.localhost';
-  return `<${kind}-balance-alert.${eventId}@${domain}>`;
+  return `<${kind}-balance-alert.${eventId}@${mailDomain(from)}>`;
+}
+
+/** The domain of the sender's address: the right-hand side of the e-mails' Message-IDs. */
+export function mailDomain(from: string): string {
+  return /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1] ?? 'notifier.localhost';
 }

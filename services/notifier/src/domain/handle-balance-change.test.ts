@@ -42,6 +42,7 @@ function aStore(tables: { processed?: boolean; pool?: typeof POOL | undefined; r
       written.push(`mail ${mail.kind} to ${mail.recipient}`);
       return Promise.resolve();
     },
+    disableWebhook: () => Promise.reject(new Error('a balance change disables no webhook')),
   };
   const store: Pick<NotifierStore, 'inTransaction'> = { inTransaction: (work) => work(tx) };
   return { store, written };

@@ -1,5 +1,6 @@
-import type { ClaimedWebhook, ProductPool, QueuedWebhook, WebhookAttempt } from '@platform/accounts';
-import type { AlertKind, AlertSettings, AlertState } from './alert-rules';
+import type { ClaimedWebhook, ProductPool, QueuedWebhook, WebhookAttempt, WebhookDisabledReason } from '@platform/accounts';
+import type { AlertSettings, AlertState } from './alert-rules';
+import type { MailKind } from './mail-kind';
 
 /** Who gets an account's alerts, and how (the user service's tables, read-only; no settings row = defaults). */
 export interface Recipient {
@@ -15,10 +16,12 @@ export interface QueuedMail {
   /** The event queue of the deployment that sends it. */
   queue: string;
   messageId: string;
-  eventId: string;
+  /** The balance event it follows; null for an e-mail that follows none (a disabled webhook). */
+  eventId: string | null;
   accountId: number;
-  poolId: number;
-  kind: AlertKind;
+  /** The pool it is about; null for an e-mail about no pool. */
+  poolId: number | null;
+  kind: MailKind;
   recipient: string;
   subject: string;
   text: string;
@@ -47,6 +50,8 @@ export interface AlertTransaction {
   enqueueWebhook(webhook: QueuedWebhook): Promise<void>;
   /** Queues an alert e-mail; the same Message-ID is queued only once. */
   enqueueMail(mail: QueuedMail): Promise<void>;
+  /** Disables the account's webhook at `url` and gives up its events; true only for the call that disabled it. */
+  disableWebhook(accountId: number, url: string, reason: WebhookDisabledReason): Promise<boolean>;
 }
 
 /** The mail outbox the mail dispatcher sends. */
@@ -67,6 +72,10 @@ export interface WebhookQueue {
   /** Lists an attempt for the account. */
   recordAttempt(attempt: WebhookAttempt): Promise<void>;
   finish(id: number, outcome: { delivered: boolean; nextAttemptAt: Date | undefined }): Promise<void>;
+  /** A delivery to the account's `url` succeeded: it is no longer failing. */
+  markDelivered(accountId: number, url: string): Promise<void>;
+  /** A delivery to `url` failed at `at`: since when it has failed without a delivery; undefined when `url` is no longer the enabled webhook. */
+  markFailed(accountId: number, url: string, at: Date): Promise<Date | undefined>;
 }
 
 /** The notifier's tables (and the user service's it reads), as its use cases and entry points need them. */

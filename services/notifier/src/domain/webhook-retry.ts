@@ -1,4 +1,5 @@
 import { MAX_WEBHOOK_ATTEMPTS, webhookRetryDelayMs } from '@platform/webhooks';
+import type { WebhookDisabledReason } from '@platform/accounts';
 
 export interface WebhookRetryPolicy {
   initialMs: number;
@@ -26,4 +27,23 @@ export function afterWebhookAttempt(
   const retry = webhook.url !== undefined && webhook.attempts < MAX_WEBHOOK_ATTEMPTS;
   if (!retry) return { result: 'given_up', nextAttemptAt: undefined };
   return { result: 'failed', nextAttemptAt: new Date(now + webhookRetryDelayMs(webhook.attempts, policy.initialMs, policy.maxMs)) };
+}
+
+/** A webhook whose deliveries have all failed for this long is disabled (CONTRACT §6.1). */
+export const WEBHOOK_FAILING_LIMIT_MS = 5 * 24 * 3600_000;
+
+/**
+ * Whether an attempt disables the webhook (CONTRACT §6.1, Standard Webhooks): a `410 Gone` at
+ * once; any other failure once the webhook has failed, with no delivery in between, since
+ * `failingSince` for WEBHOOK_FAILING_LIMIT_MS.
+ */
+export function disablingReason(
+  outcome: { delivered: boolean; status: number | undefined },
+  failingSince: Date | undefined,
+  now: number,
+): WebhookDisabledReason | undefined {
+  if (outcome.delivered) return undefined;
+  if (outcome.status === 410) return 'gone';
+  if (failingSince !== undefined && now - failingSince.getTime() >= WEBHOOK_FAILING_LIMIT_MS) return 'failing';
+  return undefined;
 }

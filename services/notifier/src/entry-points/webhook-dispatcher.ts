@@ -1,8 +1,11 @@
 import { errorMessage, startWorkerLoop, type Logger, type WorkerLoop } from '@platform/runtime';
 import type { ClaimedWebhook } from '@platform/accounts';
 import { sendWebhook, type SendOptions, type WebhookOutcome } from '@platform/webhooks';
-import type { WebhookQueue } from '../domain/notifier-store';
-import { afterWebhookAttempt } from '../domain/webhook-retry';
+import type { WebhookDisabledReason } from '@platform/accounts';
+import type { MailLinks } from '../domain/alert-email';
+import type { NotifierStore, WebhookQueue } from '../domain/notifier-store';
+import { webhookDisabledMail } from '../domain/webhook-disabled-email';
+import { afterWebhookAttempt, disablingReason } from '../domain/webhook-retry';
 import type { NotifierMetrics } from '../metrics';
 
 export interface WebhookDispatcherOptions {
@@ -17,18 +20,54 @@ export interface WebhookDispatcherOptions {
   retryMaxMs: number;
   /** Deliveries claimed per round (sent concurrently). */
   batch?: number;
+  /** Runs the disabling of a webhook and its e-mail in one transaction. */
+  inTransaction: NotifierStore['inTransaction'];
+  /** What the e-mail that tells of a disabled webhook links to and is sent as. */
+  mail: { links: MailLinks; mailFrom: string; queue: string };
+  onMailQueued(): void;
+  /** The time of an attempt, as the 5-day rule reads it (tests move it; default the system clock). */
+  now?: () => number;
 }
 
 /**
  * Sends the balance-webhook queue (CONTRACT §6.1): each round claims due deliveries under a lease
  * (FOR UPDATE SKIP LOCKED: replicas never claim one row together), sends them, and marks each
  * delivered (a 2xx: never sent again), due again after an exponential backoff, or given up after
- * MAX_WEBHOOK_ATTEMPTS (over 24 h of retries). Every attempt is listed for the account. The window
+ * MAX_WEBHOOK_ATTEMPTS (over 24 h of retries). A `410 Gone`, or failures only for 5 days, disable
+ * the webhook instead, with one e-mail to the account. Every attempt is listed for the account. The window
  * that remains: a crash after the receiver's 2xx and before the mark resends it after the lease,
  * with the same `webhook-id`, which receivers deduplicate by (Standard Webhooks).
  */
 export function startWebhookDispatcher(options: WebhookDispatcherOptions): WorkerLoop {
   const { queue, logger, metrics } = options;
+
+  const now = options.now ?? Date.now;
+
+  /** Disables the webhook and queues its one e-mail, together; false when another attempt disabled it first. */
+  const disable = (webhook: ClaimedWebhook, url: string, reason: WebhookDisabledReason, at: Date): Promise<boolean> =>
+    options.inTransaction(async (tx) => {
+      if (!(await tx.disableWebhook(webhook.accountId, url, reason))) return false;
+      const recipient = await tx.findRecipient(webhook.accountId);
+      if (recipient) {
+        const account = { id: webhook.accountId, email: recipient.accountEmail };
+        await tx.enqueueMail(webhookDisabledMail({ ...options.mail, account, recipient: recipient.email, url, reason, disabledAt: at }));
+      }
+      return true;
+    });
+
+  /** What the attempt did to the webhook's state: delivered, still failing, or disabled now (CONTRACT §6.1). */
+  const follow = async (webhook: ClaimedWebhook, outcome: WebhookOutcome, at: Date): Promise<WebhookDisabledReason | undefined> => {
+    if (webhook.url === undefined) return undefined;
+    if (outcome.delivered) {
+      await queue.markDelivered(webhook.accountId, webhook.url);
+      return undefined;
+    }
+    const failingSince = await queue.markFailed(webhook.accountId, webhook.url, at);
+    const reason = disablingReason(outcome, failingSince, at.getTime());
+    if (reason === undefined || !(await disable(webhook, webhook.url, reason, at))) return undefined;
+    options.onMailQueued();
+    return reason;
+  };
 
   const attempt = async (webhook: ClaimedWebhook): Promise<void> => {
     const outcome: WebhookOutcome =
@@ -38,18 +77,22 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
             { url: webhook.url, secret: webhook.secret, id: webhook.webhookId, timestamp: new Date(), body: webhook.body },
             options.send,
           );
-    const { result, nextAttemptAt } = afterWebhookAttempt(
+    const at = new Date(now());
+    const disabled = await follow(webhook, outcome, at);
+    const after = afterWebhookAttempt(
       webhook,
       outcome.delivered,
       { initialMs: options.retryInitialMs, maxMs: options.retryMaxMs },
-      Date.now(),
+      at.getTime(),
     );
+    // A disabled webhook gets no more attempts, this event's included.
+    const { result, nextAttemptAt } = disabled ? { result: 'disabled' as const, nextAttemptAt: undefined } : after;
     await queue.recordAttempt({
       accountId: webhook.accountId,
       webhookId: webhook.webhookId,
       type: webhook.type,
       status: outcome.status,
-      error: outcome.error,
+      error: outcome.error ?? (disabled ? `webhook disabled (${disabled})` : undefined),
       nextRetryAt: nextAttemptAt,
     });
     // Listed first, then marked: whoever sees the delivery marked also finds its attempt listed.
@@ -57,6 +100,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
     metrics.webhooks.inc({ result });
     const fields = { webhookId: webhook.webhookId, accountId: webhook.accountId, attempts: webhook.attempts, status: outcome.status };
     if (outcome.delivered) logger.info('webhook delivered', fields);
+    else if (disabled) logger.warn('webhook disabled', { ...fields, reason: disabled, error: outcome.error });
     else logger.warn(result === 'failed' ? 'webhook not delivered, will retry' : 'webhook given up', { ...fields, error: outcome.error });
   };
 

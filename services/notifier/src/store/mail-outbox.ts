@@ -1,6 +1,6 @@
 import { currentTraceparent } from '@platform/runtime';
 import type { Queryable } from '@platform/db';
-import type { AlertKind } from '../domain/alert-rules';
+import type { MailKind } from '../domain/mail-kind';
 import type { ClaimedMail, QueuedMail } from '../domain/notifier-store';
 
 /** Queues an alert e-mail; the same Message-ID is queued only once. */
@@ -28,10 +28,10 @@ interface OutboxRow {
   id: number;
   queue: string;
   message_id: string;
-  event_id: string;
+  event_id: string | null;
   account_id: number;
-  pool_id: number;
-  kind: AlertKind;
+  pool_id: number | null;
+  kind: MailKind;
   recipient: string;
   subject: string;
   text_body: string;

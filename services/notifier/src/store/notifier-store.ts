@@ -1,5 +1,13 @@
 import type pg from 'pg';
-import { claimDueWebhooks, enqueueWebhook, finishWebhook, recordWebhookAttempt } from '@platform/accounts';
+import {
+  claimDueWebhooks,
+  disableWebhook,
+  enqueueWebhook,
+  finishWebhook,
+  markWebhookDelivered,
+  markWebhookFailed,
+  recordWebhookAttempt,
+} from '@platform/accounts';
 import { withTransaction, type Queryable } from '@platform/db';
 import type { AlertTransaction, NotifierStore } from '../domain/notifier-store';
 import { findPool, findRecipient, lockAlertState, markProcessed, saveAlertState } from './alert-store';
@@ -14,6 +22,7 @@ function alertTransaction(db: Queryable): AlertTransaction {
     saveAlertState: (accountId, poolId, state) => saveAlertState(db, accountId, poolId, state),
     enqueueWebhook: (webhook) => enqueueWebhook(db, webhook),
     enqueueMail: (mail) => enqueueMail(db, mail),
+    disableWebhook: (accountId, url, reason) => disableWebhook(db, accountId, url, reason),
   };
 }
 
@@ -30,6 +39,8 @@ export function createNotifierStore(pool: pg.Pool): NotifierStore {
       claimDue: (limit, leaseMs) => claimDueWebhooks(pool, limit, leaseMs),
       recordAttempt: (attempt) => recordWebhookAttempt(pool, attempt),
       finish: (id, outcome) => finishWebhook(pool, id, outcome),
+      markDelivered: (accountId, url) => markWebhookDelivered(pool, accountId, url),
+      markFailed: (accountId, url, at) => markWebhookFailed(pool, accountId, url, at),
     },
   };
 }

@@ -25,7 +25,9 @@ async function webhookChange(
   if (url === undefined) throw invalidParams({ [URL_FIELD]: [requiredMessage(URL_FIELD)] });
   const changed = url !== current?.url;
   if (changed && !(await allowed(url))) throw invalidParams({ [URL_FIELD]: [invalidMessage(URL_FIELD)] });
-  return { url, enabled: change.enabled ?? current?.enabled ?? true, secret: changed ? generateWebhookSecret() : undefined };
+  // A webhook the service disabled is enabled again by setting it again (CONTRACT §6.1).
+  const enabled = change.enabled ?? (current?.disabledReason === undefined ? current?.enabled : true) ?? true;
+  return { url, enabled, secret: changed ? generateWebhookSecret() : undefined };
 }
 
 /** Applies the patch (an empty one changes nothing) and answers the whole document. */

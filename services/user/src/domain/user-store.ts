@@ -49,6 +49,8 @@ export type BalanceChangeResult =
 export interface WebhookSetting {
   url: string;
   enabled: boolean;
+  /** Why the service disabled it (CONTRACT §6.1): a 410 Gone, or 5 days of failures; absent otherwise. */
+  disabledReason?: 'gone' | 'failing';
 }
 
 export interface NotificationSettings {

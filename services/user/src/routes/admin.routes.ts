@@ -19,7 +19,7 @@ import { MAX_REASON } from '../domain/operator';
 import type { UserStore } from '../domain/user-store';
 import { mountOperatorRoutes, type OperatorDeps } from './operator.routes';
 import { balanceItemView } from './balance-view';
-import { accountIdPath, adminSecurity, integerMember, requiredInteger } from './schemas';
+import { accountIdPath, adminSecurity, BalanceItem, integerMember, requiredInteger } from './schemas';
 
 const BASE = '/admin/v1';
 const ADMIN_401 = 'Missing or wrong admin token';
@@ -82,6 +82,21 @@ export const CreditChangeBody = z
   })
   .openapi({ example: { productId: 1, amount: 500, reason: 'goodwill' } });
 
+/** The answers of the routes below (CONTRACT §7), so that generated clients type them. */
+const CreatedAccount = z
+  .object({ id: z.number().int(), email: z.string(), apiKey: z.string(), createdAt: z.string().datetime() })
+  .openapi('CreatedAccount');
+const AccountDetails = z
+  .object({
+    id: z.number().int(),
+    email: z.string(),
+    createdAt: z.string().datetime(),
+    disabled: z.boolean(),
+    balances: z.array(BalanceItem),
+  })
+  .openapi('AccountDetails');
+const PoolCredits = z.object({ productId: z.number().int(), credits: z.number().int().min(0) }).openapi('PoolCredits');
+
 /** `POST /admin/v1/accounts`: the body's shape is its schema's; the catalogue's (ids, pools) the domain's. */
 export const createAccountRoute = declareRoute({
   methods: ['post'],
@@ -91,7 +106,7 @@ export const createAccountRoute = declareRoute({
   security: adminSecurity,
   document: NewAccountBody,
   responses: {
-    201: { description: 'Created; the API key is shown only here' },
+    201: { description: 'Created; the API key is shown only here', body: CreatedAccount },
     401: ADMIN_401,
     409: 'E-mail taken',
     422: 'Bad input',
@@ -105,7 +120,7 @@ export const showAccountRoute = declareRoute({
   summary: 'Show an account (admin)',
   security: adminSecurity,
   pathParams: accountIdPath,
-  responses: { 200: { description: 'Account and balances' }, 401: ADMIN_401, 404: 'Unknown account' },
+  responses: { 200: { description: 'Account and balances', body: AccountDetails }, 401: ADMIN_401, 404: 'Unknown account' },
 });
 
 export const changeCreditsRoute = declareRoute({
@@ -117,7 +132,7 @@ export const changeCreditsRoute = declareRoute({
   pathParams: accountIdPath,
   document: CreditChangeBody,
   responses: {
-    200: { description: '`{"productId", "credits"}`' },
+    200: { description: "The pool's credits after the change", body: PoolCredits },
     401: ADMIN_401,
     404: 'Unknown account',
     422: 'Bad input',

@@ -33,11 +33,12 @@ export const securitySchemes = {
 
 const productRef = z.object({ id: z.number().int(), name: z.string() });
 
-export const Balance = z
-  .object({
-    data: z.array(z.object({ product_id: z.number().int(), product: productRef, credits: z.number().int() })),
-  })
-  .openapi('Balance');
+/** One product's balance, as the balance endpoint and the admin API show it. */
+export const BalanceItem = z
+  .object({ product_id: z.number().int(), product: productRef, credits: z.number().int() })
+  .openapi('BalanceItem');
+
+export const Balance = z.object({ data: z.array(BalanceItem) }).openapi('Balance');
 
 export const UsageHistory = z
   .object({
@@ -67,6 +68,10 @@ export const NotificationSettings = z
       .object({
         url: z.string(),
         enabled: z.boolean(),
+        disabledReason: z.enum(['gone', 'failing']).optional().openapi({
+          description:
+            'Why the service disabled it: its receiver answered 410 Gone, or every delivery failed for 5 days. Setting the webhook again enables it.',
+        }),
         secret: z
           .string()
           .optional()

@@ -1,4 +1,5 @@
 import type { Queryable } from '@platform/db';
+import type { WebhookDisabledReason } from '@platform/accounts';
 import type { NotificationSettings, StoredSettingsPatch } from '../domain/user-store';
 
 // The defaults live in the table's column defaults; an absent row reads as those (CONTRACT §6).
@@ -6,7 +7,8 @@ const READ = `
 SELECT COALESCE(s.low_balance_enabled, true) AS low_balance_enabled,
        COALESCE(s.low_balance_threshold, 10) AS low_balance_threshold,
        COALESCE(s.zero_balance_enabled, true) AS zero_balance_enabled,
-       COALESCE(s.alert_email, a.email) AS email, s.webhook_url, COALESCE(s.webhook_enabled, true) AS webhook_enabled
+       COALESCE(s.alert_email, a.email) AS email, s.webhook_url, COALESCE(s.webhook_enabled, true) AS webhook_enabled,
+       s.webhook_disabled_reason
   FROM (SELECT 1) one LEFT JOIN notification_settings s ON s.account_id = $1
   LEFT JOIN accounts a ON a.id = $1`;
 
@@ -27,10 +29,14 @@ ON CONFLICT (account_id) DO UPDATE SET
   webhook_enabled = CASE WHEN $7::boolean THEN COALESCE($9::boolean, true) ELSE s.webhook_enabled END,
   webhook_secret = CASE WHEN NOT $7::boolean THEN s.webhook_secret WHEN $8::text IS NULL THEN NULL
                         ELSE COALESCE($10::text, s.webhook_secret) END,
+  -- Setting the webhook again (CONTRACT §6.1) starts it afresh: no reason, no failures counted.
+  webhook_disabled_reason = CASE WHEN $7::boolean THEN NULL ELSE s.webhook_disabled_reason END,
+  webhook_failing_since = CASE WHEN $7::boolean THEN NULL ELSE s.webhook_failing_since END,
   updated_at = now()
-RETURNING account_id, low_balance_enabled, low_balance_threshold, zero_balance_enabled, alert_email, webhook_url, webhook_enabled)
+RETURNING account_id, low_balance_enabled, low_balance_threshold, zero_balance_enabled, alert_email, webhook_url, webhook_enabled,
+          webhook_disabled_reason)
 SELECT u.low_balance_enabled, u.low_balance_threshold, u.zero_balance_enabled, COALESCE(u.alert_email, a.email) AS email,
-       u.webhook_url, u.webhook_enabled
+       u.webhook_url, u.webhook_enabled, u.webhook_disabled_reason
   FROM upserted u JOIN accounts a ON a.id = u.account_id`;
 
 interface Row {
@@ -40,6 +46,7 @@ interface Row {
   email: string | null;
   webhook_url: string | null;
   webhook_enabled: boolean;
+  webhook_disabled_reason: WebhookDisabledReason | null;
 }
 
 function toSettings(row: Row): NotificationSettings {
@@ -47,7 +54,14 @@ function toSettings(row: Row): NotificationSettings {
     lowBalanceAlert: { enabled: row.low_balance_enabled, threshold: Number(row.low_balance_threshold) },
     zeroBalanceAlert: { enabled: row.zero_balance_enabled },
     email: row.email ?? '',
-    webhook: row.webhook_url === null ? null : { url: row.webhook_url, enabled: row.webhook_enabled },
+    webhook:
+      row.webhook_url === null
+        ? null
+        : {
+            url: row.webhook_url,
+            enabled: row.webhook_enabled,
+            ...(row.webhook_disabled_reason === null ? {} : { disabledReason: row.webhook_disabled_reason }),
+          },
   };
 }
 
