@@ -228,9 +228,17 @@ describe('openApiDocument', () => {
     expect(Object.keys(document.components.schemas).sort()).toEqual(['CodeMessages', 'Credits', 'OAuthError']);
   });
 
-  it('when the kernel’s operations routes are documented, then the five endpoints', () => {
+  it('when the kernel’s operations routes are documented, then the seven endpoints', () => {
     const operations = openApiDocument({ info: { title: 'Ops', version: '1' }, routes: operationsRoutes }) as { paths: object };
-    expect(Object.keys(operations.paths)).toEqual(['/health/live', '/health/ready', '/metrics', '/openapi.json', '/version']);
+    expect(Object.keys(operations.paths)).toEqual([
+      '/health/live',
+      '/health/ready',
+      '/metrics',
+      '/openapi.json',
+      '/version',
+      '/docs',
+      '/docs/assets/{file}',
+    ]);
   });
 });
 

@@ -17,7 +17,12 @@ describe('notifier config', () => {
   });
 
   it('when NODE_ENV=production, then WEBHOOK_ALLOW_INSECURE=true is a start-up error naming it; outside production it is accepted', () => {
-    const urls = { DATABASE_URL: 'postgres://localhost/db', AMQP_URL: 'amqp://localhost', SMTP_URL: 'smtp://localhost:2525' };
+    const urls = {
+      DATABASE_URL: 'postgres://localhost/db',
+      AMQP_URL: 'amqp://localhost',
+      SMTP_URL: 'smtp://localhost:2525',
+      ACCOUNT_PAGE_URL: 'https://account.example.com/account/',
+    };
     expect(() => loadConfig({ ...urls, NODE_ENV: 'production', WEBHOOK_ALLOW_INSECURE: 'true' })).toThrow(
       new ConfigError('invalid configuration: WEBHOOK_ALLOW_INSECURE: exists for tests only; refused when NODE_ENV=production'),
     );
