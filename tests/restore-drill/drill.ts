@@ -82,6 +82,19 @@ export async function adminReconcileAll(target: DrillTarget): Promise<Record<str
   return JSON.parse(stdout) as Record<string, unknown>;
 }
 
+/**
+ * A call as a client of the contract makes it (CONTRACT §1): a 503 is sent again after its
+ * Retry-After, a few times. A service on a Redis Cluster answers 503 while its access store is
+ * closed for a slot refresh right after it starts; the drill asserts the answers that follow.
+ */
+async function asClient(send: () => request.Test): Promise<request.Response> {
+  for (let attempt = 1; ; attempt++) {
+    const answer = await send();
+    if (answer.status !== 503 || attempt === 5) return answer;
+    await new Promise((resolve) => setTimeout(resolve, Number(answer.headers['retry-after'] ?? 1) * 1000));
+  }
+}
+
 /** The customer's and the operator's calls the drill makes. */
 export function drillCalls(services: DrillServices) {
   const admin = (call: request.Test): request.Test => call.set('Authorization', `Bearer ${ADMIN_TOKEN}`);
@@ -97,43 +110,36 @@ export function drillCalls(services: DrillServices) {
     },
     topUp: (accountId: number, amount: number) =>
       admin(request(services.user).post(`/admin/v1/accounts/${accountId}/credits`)).send({ productId: 1, amount }),
-    rotate: (apiKey: string) => request(services.user).get('/user-service/api-key/generate').query({ currentApiKey: apiKey }),
+    rotate: (apiKey: string) =>
+      asClient(() => request(services.user).get('/user-service/api-key/generate').query({ currentApiKey: apiKey })),
     mint: (apiKey: string) =>
-      request(services.auth)
-        .post('/oauth/token')
-        .set('Authorization', `Bearer ${Buffer.from(apiKey).toString('base64')}`)
-        .send({ grantType: 'access_token' }),
+      asClient(() =>
+        request(services.auth)
+          .post('/oauth/token')
+          .set('Authorization', `Bearer ${Buffer.from(apiKey).toString('base64')}`)
+          .send({ grantType: 'access_token' }),
+      ),
     balance: (credential: string) =>
-      request(services.user).get('/user-service/account-balance').set('Authorization', `Bearer ${credential}`),
+      asClient(() => request(services.user).get('/user-service/account-balance').set('Authorization', `Bearer ${credential}`)),
     /** Product 1's credits as the balance endpoint reads them. */
     async credits(credential: string): Promise<unknown> {
-      const balance = await request(services.user)
-        .get('/user-service/account-balance')
-        .query({ productId: 1 })
-        .set('Authorization', `Bearer ${credential}`);
+      const balance = await asClient(() =>
+        request(services.user).get('/user-service/account-balance').query({ productId: 1 }).set('Authorization', `Bearer ${credential}`),
+      );
       return (balance.body as { data?: Array<{ credits: number }> }).data?.[0]?.credits;
     },
-    /** A debit as a product sends it: a 503 is retried with the same requestId (CONTRACT §1) after its Retry-After. */
-    async debit(credential: string, units: number): Promise<request.Response> {
+    /** A debit as a product sends it: one requestId, kept across the retries of a 503. */
+    debit(credential: string, units: number): Promise<request.Response> {
       const body = { credential, productId: 1, units, requestId: randomUUID() };
-      for (let attempt = 1; ; attempt++) {
-        const answer = await request(services.user)
-          .post('/internal/v1/usage')
-          .set(
-            'Authorization',
-            `Bearer ${signServiceJwt({ issuer: 'restore-drill', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 60 })}`,
-          )
-          .send(body);
-        if (answer.status !== 503 || attempt === 5) return answer;
-        await new Promise((resolve) => setTimeout(resolve, Number(answer.headers['retry-after'] ?? 1) * 1000));
-      }
+      const jwt = signServiceJwt({ issuer: 'restore-drill', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 60 });
+      return asClient(() => request(services.user).post('/internal/v1/usage').set('Authorization', `Bearer ${jwt}`).send(body));
     },
     /** How each service answers a token: statuses, and the introspection's `active`. */
     async seenBy(token: string): Promise<{ user: number; categorization: number; introspection: number | boolean }> {
       const [balance, categories, introspection] = await Promise.all([
-        request(services.user).get('/user-service/account-balance').set('Authorization', `Bearer ${token}`),
-        request(services.categorization).get('/api/v2/categories').query({ apiKey: token }),
-        admin(request(services.auth).post('/oauth/introspect')).type('form').send({ token }),
+        asClient(() => request(services.user).get('/user-service/account-balance').set('Authorization', `Bearer ${token}`)),
+        asClient(() => request(services.categorization).get('/api/v2/categories').query({ apiKey: token })),
+        asClient(() => admin(request(services.auth).post('/oauth/introspect')).type('form').send({ token })),
       ]);
       return {
         user: balance.status,
