@@ -67,7 +67,10 @@ export interface paths {
                   token_type: 'Bearer';
                   expires_in: number;
                 };
-            'application/xml': Record<string, never>;
+            'application/xml': {
+              accessToken: string;
+              expiresIn: number;
+            };
           };
         };
         /** @description Malformed body; RFC flow: invalid_request, unsupported_grant_type. Seed flow: code/messages; RFC 6749 flow: OAuth error (JSON) */
@@ -373,7 +376,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': Record<string, never>;
+            'application/json': components['schemas']['AuthorizationServerMetadata'];
           };
         };
       };
@@ -401,6 +404,23 @@ export interface components {
     OAuthError: {
       error: string;
       error_description?: string;
+    };
+    AuthorizationServerMetadata: {
+      /** Format: uri */
+      issuer: string;
+      /** Format: uri */
+      token_endpoint: string;
+      /** Format: uri */
+      introspection_endpoint: string;
+      /** Format: uri */
+      revocation_endpoint: string;
+      grant_types_supported: string[];
+      response_types_supported: string[];
+      token_endpoint_auth_methods_supported: string[];
+      revocation_endpoint_auth_methods_supported: string[];
+      introspection_endpoint_auth_methods_supported: string[];
+      /** Format: uri */
+      service_documentation: string;
     };
   };
   responses: never;

@@ -916,7 +916,9 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': components['schemas']['CreatedAccount'];
+          };
         };
         /** @description Missing or wrong admin token */
         401: {
@@ -987,7 +989,9 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': components['schemas']['AccountDetails'];
+          };
         };
         /** @description Missing or wrong admin token */
         401: {
@@ -1166,12 +1170,14 @@ export interface paths {
         };
       };
       responses: {
-        /** @description `{"productId", "credits"}` */
+        /** @description The pool's credits after the change */
         200: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': components['schemas']['PoolCredits'];
+          };
         };
         /** @description Missing or wrong admin token */
         401: {
@@ -2011,15 +2017,16 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    BalanceItem: {
+      product_id: number;
+      product: {
+        id: number;
+        name: string;
+      };
+      credits: number;
+    };
     Balance: {
-      data: {
-        product_id: number;
-        product: {
-          id: number;
-          name: string;
-        };
-        credits: number;
-      }[];
+      data: components['schemas']['BalanceItem'][];
     };
     CodeMessages: {
       code: number;
@@ -2046,6 +2053,11 @@ export interface components {
       webhook: {
         url: string;
         enabled: boolean;
+        /**
+         * @description Why the service disabled it: its receiver answered 410 Gone, or every delivery failed for 5 days. Setting the webhook again enables it.
+         * @enum {string}
+         */
+        disabledReason?: 'gone' | 'failing';
         /** @description The signing secret (`whsec_…`): only in the answer that set or changed the URL. */
         secret?: string;
       } | null;
@@ -2083,6 +2095,25 @@ export interface components {
         };
         credits_used: number;
       }[];
+    };
+    CreatedAccount: {
+      id: number;
+      email: string;
+      apiKey: string;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    AccountDetails: {
+      id: number;
+      email: string;
+      /** Format: date-time */
+      createdAt: string;
+      disabled: boolean;
+      balances: components['schemas']['BalanceItem'][];
+    };
+    PoolCredits: {
+      productId: number;
+      credits: number;
     };
     AdminAccountItem: {
       id: number;
