@@ -82,14 +82,31 @@ export interface WebhookAttempt {
   error: string | undefined;
   /** When the next attempt is due; undefined when none will be made (delivered, or given up). */
   nextRetryAt: Date | undefined;
+  /** The URL attempted: `nextRetryAt` is listed only while the account's webhook is still enabled at it. */
+  url?: string | undefined;
 }
 
-/** Appends an attempt to the account's list, keeping its newest 50. */
+/**
+ * Appends an attempt to the account's list, keeping its newest 50. Its retry is listed only if
+ * the webhook is still enabled at the attempted URL, read in the same statement under a share
+ * lock: an attempt that ends while another disables the webhook (in its transaction) waits for
+ * that commit and then lists no retry, since a disabled webhook gets none (CONTRACT §6.1).
+ */
 export async function recordWebhookAttempt(db: Queryable, attempt: WebhookAttempt): Promise<void> {
   await db.query(
-    `INSERT INTO webhook_attempts (account_id, webhook_id, type, response_status, error, next_retry_at)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
-    [attempt.accountId, attempt.webhookId, attempt.type, attempt.status ?? null, attempt.error ?? null, attempt.nextRetryAt ?? null],
+    `WITH live AS (
+       SELECT 1 FROM notification_settings WHERE account_id = $1 AND webhook_url = $7 AND webhook_enabled FOR SHARE)
+     INSERT INTO webhook_attempts (account_id, webhook_id, type, response_status, error, next_retry_at)
+     VALUES ($1, $2, $3, $4, $5, CASE WHEN EXISTS (SELECT 1 FROM live) THEN $6::timestamptz END)`,
+    [
+      attempt.accountId,
+      attempt.webhookId,
+      attempt.type,
+      attempt.status ?? null,
+      attempt.error ?? null,
+      attempt.nextRetryAt ?? null,
+      attempt.url ?? null,
+    ],
   );
   await db.query(
     `DELETE FROM webhook_attempts WHERE account_id = $1

@@ -43,6 +43,7 @@ function aStore(tables: { processed?: boolean; pool?: typeof POOL | undefined; r
       return Promise.resolve();
     },
     disableWebhook: () => Promise.reject(new Error('a balance change disables no webhook')),
+    recordWebhookAttempt: () => Promise.reject(new Error('a balance change lists no webhook attempt')),
   };
   const store: Pick<NotifierStore, 'inTransaction'> = { inTransaction: (work) => work(tx) };
   return { store, written };

@@ -52,6 +52,8 @@ export interface AlertTransaction {
   enqueueMail(mail: QueuedMail): Promise<void>;
   /** Disables the account's webhook at `url` and gives up its events; true only for the call that disabled it. */
   disableWebhook(accountId: number, url: string, reason: WebhookDisabledReason): Promise<boolean>;
+  /** Lists a webhook attempt for the account (the one that disabled the webhook, with the disabling). */
+  recordWebhookAttempt(attempt: WebhookAttempt): Promise<void>;
 }
 
 /** The mail outbox the mail dispatcher sends. */

@@ -1,5 +1,5 @@
 import { errorMessage, startWorkerLoop, type Logger, type WorkerLoop } from '@platform/runtime';
-import type { ClaimedWebhook } from '@platform/accounts';
+import type { ClaimedWebhook, WebhookAttempt } from '@platform/accounts';
 import { sendWebhook, type SendOptions, type WebhookOutcome } from '@platform/webhooks';
 import type { WebhookDisabledReason } from '@platform/accounts';
 import type { MailLinks } from '../domain/alert-email';
@@ -43,10 +43,15 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
 
   const now = options.now ?? Date.now;
 
-  /** Disables the webhook and queues its one e-mail, together; false when another attempt disabled it first. */
-  const disable = (webhook: ClaimedWebhook, url: string, reason: WebhookDisabledReason, at: Date): Promise<boolean> =>
+  /**
+   * Disables the webhook, lists the attempt that disabled it and queues its one e-mail, together
+   * (whoever sees the webhook disabled also finds why in its attempts); false when another
+   * attempt disabled it first.
+   */
+  const disable = (webhook: ClaimedWebhook, url: string, reason: WebhookDisabledReason, at: Date, made: WebhookAttempt): Promise<boolean> =>
     options.inTransaction(async (tx) => {
       if (!(await tx.disableWebhook(webhook.accountId, url, reason))) return false;
+      await tx.recordWebhookAttempt({ ...made, error: made.error ?? `webhook disabled (${reason})`, nextRetryAt: undefined });
       const recipient = await tx.findRecipient(webhook.accountId);
       if (recipient) {
         const account = { id: webhook.accountId, email: recipient.accountEmail };
@@ -56,7 +61,12 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
     });
 
   /** What the attempt did to the webhook's state: delivered, still failing, or disabled now (CONTRACT §6.1). */
-  const follow = async (webhook: ClaimedWebhook, outcome: WebhookOutcome, at: Date): Promise<WebhookDisabledReason | undefined> => {
+  const follow = async (
+    webhook: ClaimedWebhook,
+    outcome: WebhookOutcome,
+    at: Date,
+    made: WebhookAttempt,
+  ): Promise<WebhookDisabledReason | undefined> => {
     if (webhook.url === undefined) return undefined;
     if (outcome.delivered) {
       await queue.markDelivered(webhook.accountId, webhook.url);
@@ -64,7 +74,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
     }
     const failingSince = await queue.markFailed(webhook.accountId, webhook.url, at);
     const reason = disablingReason(outcome, failingSince, at.getTime());
-    if (reason === undefined || !(await disable(webhook, webhook.url, reason, at))) return undefined;
+    if (reason === undefined || !(await disable(webhook, webhook.url, reason, at, made))) return undefined;
     options.onMailQueued();
     return reason;
   };
@@ -78,23 +88,27 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
             options.send,
           );
     const at = new Date(now());
-    const disabled = await follow(webhook, outcome, at);
     const after = afterWebhookAttempt(
       webhook,
       outcome.delivered,
       { initialMs: options.retryInitialMs, maxMs: options.retryMaxMs },
       at.getTime(),
     );
-    // A disabled webhook gets no more attempts, this event's included.
-    const { result, nextAttemptAt } = disabled ? { result: 'disabled' as const, nextAttemptAt: undefined } : after;
-    await queue.recordAttempt({
+    const made: WebhookAttempt = {
       accountId: webhook.accountId,
       webhookId: webhook.webhookId,
       type: webhook.type,
       status: outcome.status,
-      error: outcome.error ?? (disabled ? `webhook disabled (${disabled})` : undefined),
-      nextRetryAt: nextAttemptAt,
-    });
+      error: outcome.error,
+      nextRetryAt: after.nextAttemptAt,
+      // A retry is listed only while the webhook is still enabled at this URL (another attempt may disable it meanwhile).
+      url: webhook.url,
+    };
+    // The attempt that disables the webhook is listed by the disabling, in its transaction.
+    const disabled = await follow(webhook, outcome, at, made);
+    // A disabled webhook gets no more attempts, this event's included.
+    const { result, nextAttemptAt } = disabled ? { result: 'disabled' as const, nextAttemptAt: undefined } : after;
+    if (!disabled) await queue.recordAttempt(made);
     // Listed first, then marked: whoever sees the delivery marked also finds its attempt listed.
     await queue.finish(webhook.id, { delivered: outcome.delivered, nextAttemptAt });
     metrics.webhooks.inc({ result });

@@ -23,6 +23,7 @@ function alertTransaction(db: Queryable): AlertTransaction {
     enqueueWebhook: (webhook) => enqueueWebhook(db, webhook),
     enqueueMail: (mail) => enqueueMail(db, mail),
     disableWebhook: (accountId, url, reason) => disableWebhook(db, accountId, url, reason),
+    recordWebhookAttempt: (attempt) => recordWebhookAttempt(db, attempt),
   };
 }
 

@@ -8,12 +8,30 @@ const debit = (overrides: Partial<Debit> = {}): Debit => {
 };
 const granted = (credits: number): DebitOutcome => ({ kind: 'granted', answer: { accountId: 1, productId: 1, credits } });
 
+interface ManualBatch {
+  debits: Debit[];
+  settle(outcomes: (debit: Debit) => DebitOutcome): void;
+  fail(error: Error): void;
+  done: boolean;
+}
+
+/** Every batch the tests' commits were given, and every debit they submitted (see afterEach). */
+const opened: ManualBatch[] = [];
+const submitted: Array<Promise<DebitOutcome>> = [];
+
 /** A commit whose batches the test settles by hand. */
 function manualCommit() {
-  const batches: Array<{ debits: Debit[]; settle(outcomes: (debit: Debit) => DebitOutcome): void; fail(error: Error): void }> = [];
+  const batches: ManualBatch[] = [];
   const commit = (debits: Debit[]): Promise<DebitOutcome[]> =>
     new Promise((resolve, reject) => {
-      batches.push({ debits, settle: (outcome) => resolve(debits.map(outcome)), fail: reject });
+      const batch: ManualBatch = {
+        debits,
+        settle: (outcome) => ((batch.done = true), resolve(debits.map(outcome))),
+        fail: (error) => ((batch.done = true), reject(error)),
+        done: false,
+      };
+      batches.push(batch);
+      opened.push(batch);
     });
   return { batches, commit };
 }
@@ -22,8 +40,31 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 
 function batcher(commit: DebitBatcherOptions['commit'], options: Partial<DebitBatcherOptions> = {}) {
   // Tests that leave a batch unsettled do not see their waiting debits expire.
-  return createDebitBatcher({ maxBatchSize: 100, maxWaitMs: 0, lanes: 1, maxQueueWaitMs: 60_000, commit, ...options });
+  const created = createDebitBatcher({ maxBatchSize: 100, maxWaitMs: 0, lanes: 1, maxQueueWaitMs: 60_000, commit, ...options });
+  return {
+    submit(d: Debit): Promise<DebitOutcome> {
+      const answer = created.submit(d);
+      // Heard here too: a test may drop an answer (`void`) that afterEach then fails.
+      answer.catch(() => undefined);
+      submitted.push(answer);
+      return answer;
+    },
+  };
 }
+
+// A test that leaves a batch committing leaves the debits behind it waiting, with their expiry
+// armed (maxQueueWaitMs): that timer would fire after the file has ended, and reject a debit whose
+// answer the test dropped (`void`) as an unhandled rejection in whichever suite the worker runs
+// then. So every batch left open fails, each lane drains, and every answer is heard.
+afterEach(async () => {
+  jest.useRealTimers();
+  for (let open = opened.filter((batch) => !batch.done); open.length > 0; open = opened.filter((batch) => !batch.done)) {
+    for (const batch of open) batch.fail(new Error('the test ended'));
+    await turn();
+  }
+  await Promise.allSettled(submitted.splice(0));
+  opened.splice(0);
+});
 
 describe('debit batcher', () => {
   it('when debits arrive in one turn, then they go out as one batch in arrival order and each gets its own outcome', async () => {
