@@ -10,7 +10,7 @@ import {
   patchAccountRoute,
   rotateAccountKeyRoute,
   searchAccountsRoute,
-} from './routes/operator.routes';
+} from './routes/operator-declarations';
 import { balanceRoute } from './routes/balance.routes';
 import { changeSettingsRoute, readSettingsRoute, webhookTestRoute } from './routes/notification-settings.routes';
 import { usageHistoryRoute } from './routes/usage-history.routes';

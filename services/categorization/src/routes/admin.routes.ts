@@ -19,6 +19,7 @@ import { Category } from './categories.routes';
 
 const adminSecurity = [{ adminToken: [] }];
 const ADMIN_401 = 'Missing or wrong admin token.';
+const ADMIN_READ_ONLY = 'A support token: this admin token may only read (X-Refusal-Reason: read_only_admin).';
 
 /** `name`: trimmed; absent, null or blank is `required`; 1–255 characters (code points), no control characters. */
 const categoryName = z
@@ -65,6 +66,7 @@ export const createCategoryRoute = declareRoute({
   responses: {
     201: { description: 'Created.', body: Category },
     401: ADMIN_401,
+    403: ADMIN_READ_ONLY,
     409: 'A sibling already has this name (case-insensitive).',
     422: 'Missing or bad name or parent, or unknown parent.',
   },
@@ -80,6 +82,7 @@ export const deleteCategoryRoute = declareRoute({
   responses: {
     204: { description: 'Deleted.' },
     401: ADMIN_401,
+    403: ADMIN_READ_ONLY,
     404: 'Unknown id.',
     409: 'An IAB category, or a category with children.',
   },

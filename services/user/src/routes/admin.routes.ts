@@ -19,7 +19,7 @@ import { MAX_REASON } from '../domain/operator';
 import type { UserStore } from '../domain/user-store';
 import { mountOperatorRoutes, type OperatorDeps } from './operator.routes';
 import { balanceItemView } from './balance-view';
-import { accountIdPath, adminSecurity, integerMember, requiredInteger } from './schemas';
+import { ADMIN_READ_ONLY, accountIdPath, adminSecurity, integerMember, requiredInteger } from './schemas';
 
 const BASE = '/admin/v1';
 const ADMIN_401 = 'Missing or wrong admin token';
@@ -93,6 +93,7 @@ export const createAccountRoute = declareRoute({
   responses: {
     201: { description: 'Created; the API key is shown only here' },
     401: ADMIN_401,
+    403: ADMIN_READ_ONLY,
     409: 'E-mail taken',
     422: 'Bad input',
   },
@@ -119,6 +120,7 @@ export const changeCreditsRoute = declareRoute({
   responses: {
     200: { description: '`{"productId", "credits"}`' },
     401: ADMIN_401,
+    403: ADMIN_READ_ONLY,
     404: 'Unknown account',
     422: 'Bad input',
   },
