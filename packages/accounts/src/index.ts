@@ -4,3 +4,4 @@ export * from './key-refusal';
 export * from './pool-credits';
 export * from './webhook-queue';
 export * from './access-watching';
+export * from './admin-audit';

@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { type Logger } from '@platform/runtime';
 import {
+  adminActor,
   adminEdge,
   declareRoute,
   fieldMessage,
@@ -110,17 +111,19 @@ async function refreshAfterChange(catalog: CatalogCache, log: Logger): Promise<v
 export function mountAdminRoutes(app: Express, deps: AdminRouteDeps): void {
   app.use('/admin/v1', requireAdminToken(deps.adminTokens, { failures: deps.adminFailures }));
   mountRoute(app, createCategoryRoute, async (_req, res, request) => {
-    const category = await createCustomCategory(deps.writer, request.input().document);
+    const actor = adminActor(res);
+    const category = await createCustomCategory(deps.writer, request.input().document, actor);
     await refreshAfterChange(deps.catalog, locals(res).log);
-    locals(res).log.info('category created', { id: category.id, parent: category.parent });
+    locals(res).log.info('category created', { id: category.id, parent: category.parent, actor });
     respond(res, 201, category);
   });
 
   mountRoute(app, deleteCategoryRoute, async (req, res) => {
     const id = typeof req.params.id === 'string' ? req.params.id : '';
-    await deleteCategory(deps.writer, id);
+    const actor = adminActor(res);
+    await deleteCategory(deps.writer, id, actor);
     await refreshAfterChange(deps.catalog, locals(res).log);
-    locals(res).log.info('category deleted', { id });
+    locals(res).log.info('category deleted', { id, actor });
     res.status(204).end();
   });
 }

@@ -1,3 +1,4 @@
+import type { AdminAuditRow } from '@platform/accounts';
 /** What the operator's admin API reads and writes (CONTRACT §7, "what an operator of the business needs"). */
 
 /** An account as a search lists it. */
@@ -39,13 +40,7 @@ export interface AuditEntry {
 }
 
 /** One audit row, written in the transaction of the change it describes. */
-export interface AuditWrite {
-  /** The admin token's name, or `account` for the customer's own key rotation. */
-  actor: string;
-  action: string;
-  accountId: number | null;
-  details: Record<string, unknown>;
-}
+export type AuditWrite = AdminAuditRow;
 
 /** An account row locked for a change, with its latest key (the one an enabling reactivates). */
 export interface LockedAccount {

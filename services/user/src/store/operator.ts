@@ -1,3 +1,4 @@
+import { appendAdminAudit } from '@platform/accounts';
 import type pg from 'pg';
 import { withTransaction, type Queryable } from '@platform/db';
 import type {
@@ -101,12 +102,7 @@ async function auditPage(db: Queryable, accountId: number | undefined, before: n
  */
 export async function writeAudit(db: Queryable, entry: AuditWrite): Promise<void> {
   await db.query("SELECT set_config('platform.actor', $1, true)", [entry.actor]);
-  await db.query('INSERT INTO admin_audit (actor, action, account_id, details) VALUES ($1, $2, $3, $4)', [
-    entry.actor,
-    entry.action,
-    entry.accountId,
-    JSON.stringify(entry.details),
-  ]);
+  await appendAdminAudit(db, entry);
 }
 
 // The account's latest key is its current one (rotations add keys; disabling keeps it, inactive).
