@@ -2,6 +2,7 @@ import { openApiDocument } from '@platform/kernel';
 import { accountPageConfigRoute } from './routes/account-page.routes';
 import { openSessionRoute, readSessionRoute, revokeSessionRoute } from './routes/account-session.routes';
 import { changeCreditsRoute, createAccountRoute, showAccountRoute } from './routes/admin.routes';
+import { listProductsRoute } from './routes/admin-products.routes';
 import { apiKeyRoute } from './routes/api-key.routes';
 import {
   accountLedgerRoute,
@@ -36,6 +37,7 @@ export const userRoutes = [
   accountLedgerRoute,
   accountUsageRoute,
   auditRoute,
+  listProductsRoute,
   usageRoute,
   accountPageConfigRoute,
   openSessionRoute,

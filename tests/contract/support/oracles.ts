@@ -125,6 +125,13 @@ function poolOf(productId: number): readonly number[] {
   return SHARED_POOLS.find((pool) => pool.includes(productId)) ?? [productId];
 }
 
+/** CONTRACT §7: `GET /admin/v1/products`, the catalogue by id with each product's pool. */
+export function adminCatalogue(): Array<{ id: number; name: string; pool: number[] }> {
+  return Object.entries(PRODUCTS)
+    .map(([id, name]) => ({ id: Number(id), name, pool: [...poolOf(Number(id))] }))
+    .sort((a, b) => a.id - b.id);
+}
+
 interface BalanceItem {
   product_id: number;
   product: { id: number; name: string };

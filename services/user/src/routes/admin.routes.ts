@@ -18,6 +18,7 @@ import { MAX_ID } from '../domain/integer-field';
 import { MAX_REASON } from '../domain/operator';
 import type { UserStore } from '../domain/user-store';
 import { mountOperatorRoutes, type OperatorDeps } from './operator.routes';
+import { mountProductRoutes } from './admin-products.routes';
 import { balanceItemView } from './balance-view';
 import { ADMIN_READ_ONLY, accountIdPath, adminSecurity, integerMember, requiredInteger } from './schemas';
 
@@ -87,6 +88,7 @@ export const createAccountRoute = declareRoute({
   methods: ['post'],
   paths: [`${BASE}/accounts`],
   edge: adminEdge,
+  accountData: true,
   summary: 'Create an account (admin)',
   security: adminSecurity,
   document: NewAccountBody,
@@ -103,6 +105,7 @@ export const showAccountRoute = declareRoute({
   methods: ['get'],
   paths: [`${BASE}/accounts/{id}`],
   edge: adminEdge,
+  accountData: true,
   summary: 'Show an account (admin)',
   security: adminSecurity,
   pathParams: accountIdPath,
@@ -113,6 +116,7 @@ export const changeCreditsRoute = declareRoute({
   methods: ['post'],
   paths: [`${BASE}/accounts/{id}/credits`],
   edge: adminEdge,
+  accountData: true,
   summary: 'Top up (positive amount) or adjust (negative, clamped at 0) a pool (admin)',
   security: adminSecurity,
   pathParams: accountIdPath,
@@ -140,7 +144,6 @@ export function adminRoutes(
     const actor = adminActor(res);
     const { account, apiKey } = await createAccount(store, request.input().document, actor);
     locals(res).log.info('account created', { accountId: account.id, actor });
-    res.setHeader('Cache-Control', 'no-store');
     respond(res, 201, { id: account.id, email: account.email, apiKey, createdAt: account.createdAt.toISOString() });
   });
 
@@ -164,5 +167,6 @@ export function adminRoutes(
     respond(res, 200, { productId: result.productId, credits: result.credits });
   });
   mountOperatorRoutes(router, deps);
+  mountProductRoutes(router, deps.catalogue);
   return router;
 }

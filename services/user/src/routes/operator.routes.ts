@@ -64,7 +64,6 @@ export function mountOperatorRoutes(router: Router, deps: OperatorDeps): void {
     const actor = adminActor(res);
     const apiKey = await rotateAccountKey(deps.operator, accountId, actor);
     locals(res).log.info('api key rotated by an operator', { accountId, actor });
-    res.setHeader('Cache-Control', 'no-store');
     respond(res, 200, { apiKey });
   });
 
