@@ -5,7 +5,7 @@
  */
 import { mountedPaths } from '@platform/kernel';
 import { uniqueId } from '@platform/testing';
-import { ADMIN_TOKEN, SUPPORT_TOKEN, adminCatalogue, bearer, expectBody, usePlatform, type Reply } from './support';
+import { ADMIN_TOKEN, SUPPORT_TOKEN, adminCatalogue, bearer, codeMessages, expectBody, usePlatform, type Reply } from './support';
 import { DECLARED_ROUTES } from './support/declared-endpoints';
 
 const { send, admin } = usePlatform();
@@ -56,5 +56,88 @@ describe('§7 admin answers that carry account data', () => {
     });
     expect(privateHeaders(patched)).toEqual({ status: 200, ...PRIVATE });
     expect(privateHeaders(await get('/admin/v1/accounts/987654321'))).toEqual({ status: 404, ...PRIVATE });
+  });
+});
+
+describe('§7 GET /admin/v1/accounts: status and balance filters, pools on each item', () => {
+  const tag = uniqueId('filters').toLowerCase();
+  const accounts: Record<string, { id: number; apiKey: string; createdAt: string }> = {};
+  const open = async (name: string, credits: Record<number, number>): Promise<void> => {
+    const reply = await admin('POST', '/admin/v1/accounts', { email: `${name}.${tag}@example.test`, credits });
+    accounts[name] = reply.json() as { id: number; apiKey: string; createdAt: string };
+  };
+  const idOf = (name: string): number => accounts[name]?.id ?? -1;
+  const found = async (query: Record<string, string>): Promise<number[]> => {
+    const reply = await send('user', '/admin/v1/accounts', { headers: bearer(SUPPORT_TOKEN), query: { q: tag, ...query } });
+    expect(reply.status).toBe(200);
+    return (reply.json() as { data: Array<{ id: number }> }).data.map((item) => item.id);
+  };
+
+  beforeAll(async () => {
+    await open('full', { 1: 100, 7: 50 });
+    await open('low', { 1: 100, 7: 9 });
+    await open('empty', { 1: 0, 7: 50 });
+    await open('raised', { 1: 100 });
+    await open('off', { 1: 100 });
+    // The account's own threshold: 100 credits are low under a threshold of 150.
+    const settings = await send('user', '/user-service/notification-settings', {
+      query: { apiKey: accounts.raised?.apiKey ?? '' },
+      json: { lowBalanceAlert: { threshold: 150 } },
+    });
+    expect(settings.status).toBe(200);
+    const disabled = await send('user', `/admin/v1/accounts/${idOf('off')}`, {
+      method: 'PATCH',
+      headers: bearer(ADMIN_TOKEN),
+      json: { disabled: true },
+    });
+    expect(disabled.status).toBe(200);
+  });
+
+  it("when no filter is given, then every account, newest first, each with its pools' credits", async () => {
+    const reply = await send('user', '/admin/v1/accounts', { headers: bearer(ADMIN_TOKEN), query: { q: `low.${tag}` } });
+    expectBody(reply, 200, {
+      data: [
+        {
+          id: idOf('low'),
+          email: `low.${tag}@example.test`,
+          createdAt: accounts.low?.createdAt,
+          disabled: false,
+          pools: [
+            { pool: [1, 24], credits: 100 },
+            { pool: [7], credits: 9 },
+          ],
+        },
+      ],
+      nextCursor: null,
+    });
+  });
+
+  it.each<[Record<string, string>, string[]]>([
+    [{}, ['off', 'raised', 'empty', 'low', 'full']],
+    [{ status: 'active' }, ['raised', 'empty', 'low', 'full']],
+    [{ status: 'disabled' }, ['off']],
+    [{ balance: 'low' }, ['raised', 'empty', 'low']],
+    [{ balance: 'empty' }, ['empty']],
+    [{ status: 'disabled', balance: 'low' }, []],
+  ])('when filtered by %j, then exactly those accounts', async (query, names) => {
+    expect(await found(query)).toEqual(names.map(idOf));
+  });
+
+  it('when a filtered list is paged, then the pages hold the filtered accounts only', async () => {
+    const first = await send('user', '/admin/v1/accounts', { headers: bearer(ADMIN_TOKEN), query: { q: tag, balance: 'low', limit: '2' } });
+    const page = first.json() as { data: Array<{ id: number }>; nextCursor: string };
+    expect(page.data.map((item) => item.id)).toEqual([idOf('raised'), idOf('empty')]);
+    expect(await found({ balance: 'low', limit: '2', cursor: page.nextCursor })).toEqual([idOf('low')]);
+  });
+
+  it.each([
+    [{ status: 'gone' }, { status: ['The selected status is invalid.'] }],
+    [{ balance: 'zero' }, { balance: ['The selected balance is invalid.'] }],
+    [
+      { status: 'ACTIVE', balance: 'LOW' },
+      { status: ['The selected status is invalid.'], balance: ['The selected balance is invalid.'] },
+    ],
+  ])('when %j, then 422 naming the field', async (query, messages) => {
+    expectBody(await get(`/admin/v1/accounts?${new URLSearchParams(query).toString()}`), 422, codeMessages(422, messages));
   });
 });

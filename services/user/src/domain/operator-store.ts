@@ -15,8 +15,18 @@ export interface AccountSearch {
   email?: string;
   /** A substring of the e-mail (case-insensitive), or, when it is numeric, the account's id. */
   q?: string;
+  /** `active`: not disabled; `disabled`: disabled by an operator. */
+  status?: 'active' | 'disabled';
+  /** `low`: some pool below the account's low threshold; `empty`: some pool at 0. */
+  balance?: 'low' | 'empty';
   before?: number;
   limit: number;
+}
+
+/** One pool an account holds (`poolId`: its lowest product id) and its credits. */
+export interface AccountPool {
+  poolId: number;
+  credits: number;
 }
 
 export interface LedgerEntry {
@@ -55,6 +65,8 @@ export interface LockedAccount {
 
 export interface OperatorReads {
   searchAccounts(search: AccountSearch): Promise<AccountSummary[]>;
+  /** The pools of each of `accountIds` (absent: none held), ordered by pool id. */
+  poolsOf(accountIds: readonly number[]): Promise<Map<number, AccountPool[]>>;
   /** The account's balance changes with ids below `before`, newest first. */
   ledgerPage(accountId: number, before: number | undefined, limit: number): Promise<LedgerEntry[]>;
   /** Audit rows with ids below `before` (of one account when given), newest first. */

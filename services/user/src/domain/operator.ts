@@ -47,7 +47,12 @@ async function page<T extends { id: number }>(limit: number, read: (limit: numbe
 /** `GET /admin/v1/accounts?email=&q=&limit=&cursor=`: newest first. */
 export async function searchAccounts(
   store: OperatorStore,
-  query: PageQuery & { email?: string | undefined; q?: string | undefined },
+  query: PageQuery & {
+    email?: string | undefined;
+    q?: string | undefined;
+    status?: AccountSearch['status'] | undefined;
+    balance?: AccountSearch['balance'] | undefined;
+  },
 ): Promise<Page<AccountSummary>> {
   const errors: FieldMessages = {};
   const before = beforeOf(query, errors);
@@ -55,6 +60,8 @@ export async function searchAccounts(
   const search: Omit<AccountSearch, 'limit'> = {
     ...(query.email === undefined || query.email === '' ? {} : { email: query.email }),
     ...(query.q === undefined || query.q === '' ? {} : { q: query.q }),
+    ...(query.status === undefined ? {} : { status: query.status }),
+    ...(query.balance === undefined ? {} : { balance: query.balance }),
     ...(before === undefined ? {} : { before }),
   };
   return page(query.limit, (size) => store.searchAccounts({ ...search, limit: size }));

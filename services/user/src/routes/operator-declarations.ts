@@ -24,9 +24,16 @@ const cursorParam = z.string().max(200).optional().openapi({ description: 'The `
 const paging = { limit: limitParam, cursor: cursorParam };
 const nextCursor = z.string().nullable();
 
-const AccountItem = z
+export const AccountItem = z
   .object({ id: z.number().int(), email: z.string(), createdAt: z.string(), disabled: z.boolean() })
   .openapi('AdminAccountItem');
+const AccountPoolItem = z
+  .object({
+    pool: z.array(z.number().int()).openapi({ description: 'The product ids of the pool, ascending.' }),
+    credits: z.number().int(),
+  })
+  .openapi('AdminAccountPool');
+const SearchItem = AccountItem.extend({ pools: z.array(AccountPoolItem) }).openapi('AdminAccountSearchItem');
 const LedgerItem = z
   .object({
     id: z.number().int(),
@@ -51,17 +58,23 @@ export const searchAccountsRoute = declareRoute({
   edge: adminEdge,
   accountData: true,
   summary: 'Search accounts (admin)',
-  description: '`email` matches exactly (case-insensitive); `q` a substring of the e-mail, or the id. Newest first.',
+  description:
+    '`email` matches exactly (case-insensitive); `q` a substring of the e-mail, or the id; `status` and `balance` filter. Newest first.',
   security: adminSecurity,
   params: {
     email: z.string().max(254).optional().openapi({ description: 'The exact e-mail (case-insensitive).' }),
     q: z.string().max(254).optional().openapi({ description: 'A substring of the e-mail, or an account id.' }),
+    status: z.enum(['active', 'disabled']).optional().openapi({ description: 'Only enabled (`active`) or disabled accounts.' }),
+    balance: z
+      .enum(['low', 'empty'])
+      .optional()
+      .openapi({ description: "`low`: some pool below the account's low threshold; `empty`: some pool at 0." }),
     ...paging,
   },
   responses: {
-    200: { description: 'A page of accounts', body: z.object({ data: z.array(AccountItem), nextCursor }) },
+    200: { description: "A page of accounts, each with its pools' credits", body: z.object({ data: z.array(SearchItem), nextCursor }) },
     401: ADMIN_401,
-    422: 'Bad email, q, limit or cursor',
+    422: 'Bad email, q, status, balance, limit or cursor',
     429: RATE_429,
   },
 });

@@ -3,7 +3,7 @@ import { adminActor, locals, mountRoute, respond } from '@platform/kernel';
 import { AppError } from '@platform/wire';
 import type { CatalogueReads } from '../domain/catalogue';
 import { accountLedger, auditLog, patchAccount, rotateAccountKey, searchAccounts } from '../domain/operator';
-import type { AccountSummary, AuditEntry, LedgerEntry, OperatorStore } from '../domain/operator-store';
+import type { AccountPool, AccountSummary, AuditEntry, LedgerEntry, OperatorStore } from '../domain/operator-store';
 import { usageHistory, type UsageLedgerReads } from '../domain/usage-history';
 import type { UserQueries } from '../domain/user-store';
 import {
@@ -47,7 +47,11 @@ async function existingAccount(store: UserQueries, id: number) {
 export function mountOperatorRoutes(router: Router, deps: OperatorDeps): void {
   mountRoute(router, searchAccountsRoute, async (_req, res, request) => {
     const found = await searchAccounts(deps.operator, request.input());
-    respond(res, 200, { data: found.data.map(accountView), nextCursor: found.nextCursor });
+    const pools = await deps.operator.poolsOf(found.data.map((account) => account.id));
+    const { byPool } = await deps.catalogue.current();
+    const poolView = ({ poolId, credits }: AccountPool) => ({ pool: (byPool.get(poolId) ?? [{ id: poolId }]).map((product) => product.id), credits });
+    const data = found.data.map((account) => ({ ...accountView(account), pools: (pools.get(account.id) ?? []).map(poolView) }));
+    respond(res, 200, { data, nextCursor: found.nextCursor });
   });
 
   mountRoute(router, patchAccountRoute, async (_req, res, request) => {

@@ -1,48 +1,9 @@
 import { appendAdminAudit } from '@platform/accounts';
 import type pg from 'pg';
 import { withTransaction, type Queryable } from '@platform/db';
-import type {
-  AccountSearch,
-  AccountSummary,
-  AuditEntry,
-  AuditWrite,
-  LedgerEntry,
-  LockedAccount,
-  OperatorStore,
-  OperatorTransaction,
-} from '../domain/operator-store';
+import type { AuditEntry, AuditWrite, LedgerEntry, LockedAccount, OperatorStore, OperatorTransaction } from '../domain/operator-store';
 import { withAccessRules, type AccessEffects, type AccessRecordsDeps } from './access-records';
-
-const MAX_INT = 2_147_483_647;
-
-/** `%`, `_` and `\` match themselves in the LIKE pattern. */
-function likeSubstring(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-}
-
-/**
- * One statement per search shape, so that the planner sees which index serves it: the unique
- * index on lower(email) for an exact e-mail, the trigram index (accounts_email_trgm) for a
- * substring, the primary key for an id and for the newest-first order.
- */
-async function searchAccounts(db: Queryable, search: AccountSearch): Promise<AccountSummary[]> {
-  const values: unknown[] = [];
-  const where: string[] = [];
-  const param = (value: unknown): string => `$${values.push(value)}`;
-  if (search.email !== undefined) where.push(`lower(email) = lower(${param(search.email)})`);
-  if (search.q !== undefined) {
-    const id = /^[0-9]{1,10}$/.test(search.q) && Number(search.q) <= MAX_INT ? Number(search.q) : undefined;
-    const substring = `lower(email) LIKE ${param(likeSubstring(search.q))}`;
-    where.push(id === undefined ? substring : `(${substring} OR id = ${param(id)})`);
-  }
-  if (search.before !== undefined) where.push(`id < ${param(search.before)}`);
-  const result = await db.query<{ id: number; email: string; created_at: Date; disabled: boolean }>(
-    `SELECT id, email, created_at, disabled FROM accounts ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY id DESC LIMIT ${param(search.limit)}`,
-    values,
-  );
-  return result.rows.map((row) => ({ id: row.id, email: row.email, createdAt: row.created_at, disabled: row.disabled }));
-}
+import { poolsOf, searchAccounts } from './operator-search';
 
 // A usage row written before the ledger kept product ids counts under its pool's id.
 const LEDGER_PAGE = `
@@ -178,6 +139,7 @@ function transactionOf(client: pg.PoolClient, effects: AccessEffects): OperatorT
 export function createOperatorStore(pool: pg.Pool, access: AccessRecordsDeps): OperatorStore {
   return {
     searchAccounts: (search) => searchAccounts(pool, search),
+    poolsOf: (accountIds) => poolsOf(pool, accountIds),
     ledgerPage: (accountId, before, limit) => ledgerPage(pool, accountId, before, limit),
     auditPage: (accountId, before, limit) => auditPage(pool, accountId, before, limit),
     transaction: (fn) => withAccessRules(access, (effects) => withTransaction(pool, (client) => fn(transactionOf(client, effects)))),
