@@ -17,9 +17,10 @@ import { accountDetails, addCredits, createAccount, MAX_AMOUNT, type NewAccount 
 import { MAX_ID } from '../domain/integer-field';
 import { MAX_REASON } from '../domain/operator';
 import type { UserStore } from '../domain/user-store';
+import type { WebhookStore } from '../domain/webhooks';
 import { mountOperatorRoutes, type OperatorDeps } from './operator.routes';
 import { mountProductRoutes } from './admin-products.routes';
-import { balanceItemView } from './balance-view';
+import { ADMIN_LISTED_ATTEMPTS, AdminAccount, adminAccountView } from './admin-account-view';
 import { ADMIN_READ_ONLY, accountIdPath, adminSecurity, integerMember, requiredInteger } from './schemas';
 
 const BASE = '/admin/v1';
@@ -109,7 +110,14 @@ export const showAccountRoute = declareRoute({
   summary: 'Show an account (admin)',
   security: adminSecurity,
   pathParams: accountIdPath,
-  responses: { 200: { description: 'Account and balances' }, 401: ADMIN_401, 404: 'Unknown account' },
+  responses: {
+    200: {
+      description: 'The account, its balances, notification settings (no webhook secret) and last webhook deliveries',
+      body: AdminAccount,
+    },
+    401: ADMIN_401,
+    404: 'Unknown account',
+  },
 });
 
 export const changeCreditsRoute = declareRoute({
@@ -132,7 +140,7 @@ export const changeCreditsRoute = declareRoute({
 
 /** The operator's admin API (CONTRACT §7): accounts, top-ups and adjustments, search, disabling, rotation, ledger and audit. */
 export function adminRoutes(
-  deps: OperatorDeps & { store: UserStore },
+  deps: OperatorDeps & { store: UserStore; webhooks: WebhookStore },
   adminTokens: readonly NamedAdminToken[],
   failures: FailureLimit,
 ): Router {
@@ -149,13 +157,11 @@ export function adminRoutes(
 
   mountRoute(router, showAccountRoute, async (_req, res, request) => {
     const { account, balances } = await accountDetails(store, request.path().id);
-    respond(res, 200, {
-      id: account.id,
-      email: account.email,
-      createdAt: account.createdAt.toISOString(),
-      disabled: account.disabled,
-      balances: balances.map(balanceItemView),
-    });
+    const [settings, attempts] = await Promise.all([
+      store.readNotificationSettings(account.id),
+      deps.webhooks.listAttempts(account.id, ADMIN_LISTED_ATTEMPTS),
+    ]);
+    respond(res, 200, adminAccountView({ account, balances, settings, attempts }));
   });
 
   mountRoute(router, changeCreditsRoute, async (_req, res, request) => {

@@ -49,7 +49,10 @@ export function mountOperatorRoutes(router: Router, deps: OperatorDeps): void {
     const found = await searchAccounts(deps.operator, request.input());
     const pools = await deps.operator.poolsOf(found.data.map((account) => account.id));
     const { byPool } = await deps.catalogue.current();
-    const poolView = ({ poolId, credits }: AccountPool) => ({ pool: (byPool.get(poolId) ?? [{ id: poolId }]).map((product) => product.id), credits });
+    const poolView = ({ poolId, credits }: AccountPool) => ({
+      pool: (byPool.get(poolId) ?? [{ id: poolId }]).map((product) => product.id),
+      credits,
+    });
     const data = found.data.map((account) => ({ ...accountView(account), pools: (pools.get(account.id) ?? []).map(poolView) }));
     respond(res, 200, { data, nextCursor: found.nextCursor });
   });
