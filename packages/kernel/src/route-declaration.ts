@@ -44,6 +44,8 @@ export interface AnswerDeclaration {
   jsonOnly?: boolean;
   /** Response headers, by name. */
   headers?: Record<string, ZodTypeAny>;
+  /** Other media types the route itself may answer in, by type (`text/csv` when asked `?format=csv`). */
+  media?: Record<string, ZodTypeAny>;
 }
 
 /**

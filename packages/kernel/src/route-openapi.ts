@@ -61,7 +61,14 @@ function responseOf(edge: RouteEdge, status: string, response: ResponseDeclarati
   const declared = response.headers === undefined && refusal === undefined ? undefined : { ...refusal, ...response.headers };
   return {
     description: response.description,
-    ...(response.body ? { content: content(edge, response.body, response.xmlBody, response.jsonOnly) } : {}),
+    ...(response.body || response.media
+      ? {
+          content: {
+            ...(response.body ? content(edge, response.body, response.xmlBody, response.jsonOnly) : {}),
+            ...Object.fromEntries(Object.entries(response.media ?? {}).map(([type, schema]) => [type, { schema }])),
+          },
+        }
+      : {}),
     ...(declared ? { headers: z.object(declared) } : {}),
   };
 }

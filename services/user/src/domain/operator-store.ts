@@ -49,6 +49,15 @@ export interface AuditEntry {
   details: Record<string, unknown>;
 }
 
+/** Which audit rows to read: every condition given must hold (`from` inclusive, `to` exclusive). */
+export interface AuditFilter {
+  accountId?: number;
+  actor?: string;
+  action?: string;
+  from?: Date;
+  to?: Date;
+}
+
 /** One audit row, written in the transaction of the change it describes. */
 export type AuditWrite = AdminAuditRow;
 
@@ -69,8 +78,8 @@ export interface OperatorReads {
   poolsOf(accountIds: readonly number[]): Promise<Map<number, AccountPool[]>>;
   /** The account's balance changes with ids below `before`, newest first. */
   ledgerPage(accountId: number, before: number | undefined, limit: number): Promise<LedgerEntry[]>;
-  /** Audit rows with ids below `before` (of one account when given), newest first. */
-  auditPage(accountId: number | undefined, before: number | undefined, limit: number): Promise<AuditEntry[]>;
+  /** Audit rows that pass `filter` with ids below `before`, newest first. */
+  auditPage(filter: AuditFilter, before: number | undefined, limit: number): Promise<AuditEntry[]>;
 }
 
 /** One operator change: SQL, the audit row, and the access-store writes that close access before the commit. */

@@ -4,6 +4,7 @@ import { isMailboxAddress, NUMERIC } from '@platform/wire';
 import { z } from 'zod';
 import { DEFAULT_PAGE, MAX_PAGE, type AccountPatch } from '../domain/operator';
 import { DEFAULT_HISTORY_DAYS, MAX_HISTORY_DAYS } from '../domain/usage-history';
+import { csvMedia, formatParam } from './csv';
 import { ADMIN_READ_ONLY, accountIdPath, adminSecurity, ApiKey } from './schemas';
 
 const BASE = '/admin/v1';
@@ -22,6 +23,29 @@ const limitParam = numericIn(1, MAX_PAGE)
   .openapi({ description: `Items per page, 1–${MAX_PAGE} (default ${DEFAULT_PAGE}).` });
 const cursorParam = z.string().max(200).optional().openapi({ description: 'The `nextCursor` of the previous page.' });
 const paging = { limit: limitParam, cursor: cursorParam };
+
+/** Every action the audit log holds (CONTRACT §7), the categorization service's included. */
+export const AUDIT_ACTIONS = [
+  'account.create',
+  'account.update',
+  'credits.top-up',
+  'credits.adjust',
+  'api-key.rotate',
+  'category.create',
+  'category.delete',
+] as const;
+/** An admin token's name (ADMIN_TOKENS) or `account`. */
+const ACTOR = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+// A date (UTC midnight) or a date-time with its offset; anything Date.parse reads loosely is refused.
+const instantParam = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/)
+  .refine((value) => !Number.isNaN(Date.parse(value)))
+  .transform((value) => new Date(value))
+  .optional();
+
+export const LEDGER_COLUMNS = ['id', 'productId', 'delta', 'credits', 'cause', 'actor', 'at'] as const;
+export const AUDIT_COLUMNS = ['at', 'actor', 'action', 'accountId', 'details'] as const;
 const nextCursor = z.string().nullable();
 
 export const AccountItem = z
@@ -150,12 +174,16 @@ export const accountLedgerRoute = declareRoute({
   description: 'Newest first; usage is one row per batch and pool.',
   security: adminSecurity,
   pathParams: accountIdPath,
-  params: paging,
+  params: { ...paging, format: formatParam },
   responses: {
-    200: { description: 'A page of ledger rows', body: z.object({ data: z.array(LedgerItem), nextCursor }) },
+    200: {
+      description: 'A page of ledger rows',
+      body: z.object({ data: z.array(LedgerItem), nextCursor }),
+      media: csvMedia(LEDGER_COLUMNS),
+    },
     401: ADMIN_401,
     404: 'Unknown account',
-    422: 'Bad limit or cursor',
+    422: 'Bad limit, cursor or format',
     429: RATE_429,
   },
 });
@@ -188,13 +216,21 @@ export const auditRoute = declareRoute({
   paths: [`${BASE}/audit`],
   edge: adminEdge,
   accountData: true,
-  summary: 'Audit log: every admin write and every key rotation (admin)',
+  summary: 'Audit log: every admin write (categories included) and every key rotation (admin)',
   security: adminSecurity,
-  params: { accountId: numericIn(1, 2_147_483_647).optional().openapi({ description: 'Only this account.' }), ...paging },
+  params: {
+    accountId: numericIn(1, 2_147_483_647).optional().openapi({ description: 'Only this account.' }),
+    actor: z.string().regex(ACTOR).optional().openapi({ description: "Only this actor (an admin token's name, or `account`)." }),
+    action: z.enum(AUDIT_ACTIONS).optional().openapi({ description: 'Only this action.' }),
+    from: instantParam.openapi({ description: 'Only rows at or after this instant (ISO 8601 date or date-time with offset).' }),
+    to: instantParam.openapi({ description: 'Only rows before this instant (after `from`).' }),
+    ...paging,
+    format: formatParam,
+  },
   responses: {
-    200: { description: 'A page of audit rows', body: z.object({ data: z.array(AuditItem), nextCursor }) },
+    200: { description: 'A page of audit rows', body: z.object({ data: z.array(AuditItem), nextCursor }), media: csvMedia(AUDIT_COLUMNS) },
     401: ADMIN_401,
-    422: 'Bad accountId, limit or cursor',
+    422: 'Bad accountId, actor, action, from, to, limit, cursor or format',
     429: RATE_429,
   },
 });

@@ -2,11 +2,13 @@ import type { Router } from 'express';
 import { adminActor, locals, mountRoute, respond } from '@platform/kernel';
 import { AppError } from '@platform/wire';
 import type { CatalogueReads } from '../domain/catalogue';
-import { accountLedger, auditLog, patchAccount, rotateAccountKey, searchAccounts } from '../domain/operator';
+import { accountLedger, auditExport, auditLog, everyRow, patchAccount, rotateAccountKey, searchAccounts } from '../domain/operator';
 import type { AccountPool, AccountSummary, AuditEntry, LedgerEntry, OperatorStore } from '../domain/operator-store';
 import { usageHistory, type UsageLedgerReads } from '../domain/usage-history';
 import type { UserQueries } from '../domain/user-store';
 import {
+  AUDIT_COLUMNS,
+  LEDGER_COLUMNS,
   accountLedgerRoute,
   accountUsageRoute,
   auditRoute,
@@ -14,6 +16,7 @@ import {
   rotateAccountKeyRoute,
   searchAccountsRoute,
 } from './operator-declarations';
+import { streamCsv } from './csv';
 
 function accountView(account: AccountSummary) {
   return { id: account.id, email: account.email, createdAt: account.createdAt.toISOString(), disabled: account.disabled };
@@ -76,7 +79,15 @@ export function mountOperatorRoutes(router: Router, deps: OperatorDeps): void {
 
   mountRoute(router, accountLedgerRoute, async (_req, res, request) => {
     const { id } = await existingAccount(deps.store, request.path().id);
-    const found = await accountLedger(deps.operator, id, request.input());
+    const input = request.input();
+    if (input.format === 'csv') {
+      const rows = everyRow((before, limit) => deps.operator.ledgerPage(id, before, limit));
+      return streamCsv(res, `ledger-${id}.csv`, LEDGER_COLUMNS, rows, (entry) => {
+        const view = ledgerView(entry);
+        return LEDGER_COLUMNS.map((column) => view[column]);
+      });
+    }
+    const found = await accountLedger(deps.operator, id, input);
     respond(res, 200, { data: found.data.map(ledgerView), nextCursor: found.nextCursor });
   });
 
@@ -88,7 +99,14 @@ export function mountOperatorRoutes(router: Router, deps: OperatorDeps): void {
   });
 
   mountRoute(router, auditRoute, async (_req, res, request) => {
-    const found = await auditLog(deps.operator, request.input());
+    const input = request.input();
+    if (input.format === 'csv') {
+      return streamCsv(res, 'audit.csv', AUDIT_COLUMNS, auditExport(deps.operator, input), (entry) => {
+        const { at, actor, action, accountId, details } = auditView(entry);
+        return [at, actor, action, accountId, JSON.stringify(details)];
+      });
+    }
+    const found = await auditLog(deps.operator, input);
     respond(res, 200, { data: found.data.map(auditView), nextCursor: found.nextCursor });
   });
 }

@@ -1,7 +1,15 @@
 import { appendAdminAudit } from '@platform/accounts';
 import type pg from 'pg';
 import { withTransaction, type Queryable } from '@platform/db';
-import type { AuditEntry, AuditWrite, LedgerEntry, LockedAccount, OperatorStore, OperatorTransaction } from '../domain/operator-store';
+import type {
+  AuditEntry,
+  AuditFilter,
+  AuditWrite,
+  LedgerEntry,
+  LockedAccount,
+  OperatorStore,
+  OperatorTransaction,
+} from '../domain/operator-store';
 import { withAccessRules, type AccessEffects, type AccessRecordsDeps } from './access-records';
 import { poolsOf, searchAccounts } from './operator-search';
 
@@ -33,7 +41,17 @@ async function ledgerPage(db: Queryable, accountId: number, before: number | und
   }));
 }
 
-async function auditPage(db: Queryable, accountId: number | undefined, before: number | undefined, limit: number): Promise<AuditEntry[]> {
+async function auditPage(db: Queryable, filter: AuditFilter, before: number | undefined, limit: number): Promise<AuditEntry[]> {
+  const values: unknown[] = [];
+  const param = (value: unknown): string => `$${values.push(value)}`;
+  const where: string[] = [];
+  // One account's rows come from admin_audit_account (account_id, id); the others walk the key newest first.
+  if (filter.accountId !== undefined) where.push(`account_id = ${param(filter.accountId)}`);
+  if (filter.actor !== undefined) where.push(`actor = ${param(filter.actor)}`);
+  if (filter.action !== undefined) where.push(`action = ${param(filter.action)}`);
+  if (filter.from !== undefined) where.push(`at >= ${param(filter.from)}`);
+  if (filter.to !== undefined) where.push(`at < ${param(filter.to)}`);
+  if (before !== undefined) where.push(`id < ${param(before)}`);
   const result = await db.query<{
     id: string;
     at: Date;
@@ -43,9 +61,8 @@ async function auditPage(db: Queryable, accountId: number | undefined, before: n
     details: Record<string, unknown>;
   }>(
     `SELECT id, at, actor, action, account_id, details FROM admin_audit
-      WHERE ($1::integer IS NULL OR account_id = $1) AND ($2::bigint IS NULL OR id < $2)
-      ORDER BY id DESC LIMIT $3`,
-    [accountId ?? null, before ?? null, limit],
+      ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${param(limit)}`,
+    values,
   );
   return result.rows.map((row) => ({
     id: Number(row.id),
@@ -141,7 +158,7 @@ export function createOperatorStore(pool: pg.Pool, access: AccessRecordsDeps): O
     searchAccounts: (search) => searchAccounts(pool, search),
     poolsOf: (accountIds) => poolsOf(pool, accountIds),
     ledgerPage: (accountId, before, limit) => ledgerPage(pool, accountId, before, limit),
-    auditPage: (accountId, before, limit) => auditPage(pool, accountId, before, limit),
+    auditPage: (filter, before, limit) => auditPage(pool, filter, before, limit),
     transaction: (fn) => withAccessRules(access, (effects) => withTransaction(pool, (client) => fn(transactionOf(client, effects)))),
   };
 }
