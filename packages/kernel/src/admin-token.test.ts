@@ -66,6 +66,37 @@ describe('requireAdminToken', () => {
     expect((await request(app).get('/admin/whoami').set('Authorization', 'Bearer alice-admin-token-0123456789-abcdeF')).status).toBe(401);
   });
 
+  it('when a support token is presented, then GET and HEAD go through and every other method is 403 read_only_admin before the route', async () => {
+    const http = createHttpApp({
+      trustProxy: false,
+      service: 'admin-test',
+      logger: createLogger({ service: 'admin-test', level: 'error', stream: new PassThrough().resume() }),
+      health: new Health({}),
+      openapi: {},
+    });
+    const support = 'support-admin-token-0123456789-abcdef';
+    http.app.use('/admin', requireAdminToken([{ name: 'sam', token: support, role: 'support' }]));
+    let reached = 0;
+    http.app.all('/admin/thing', (_req, res) => {
+      reached += 1;
+      res.json({ actor: adminActor(res) });
+    });
+    const app = http.finish();
+    const as = (method: 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete') =>
+      request(app)[method]('/admin/thing').set('Authorization', `Bearer ${support}`);
+    expect((await as('get')).body).toEqual({ actor: 'sam' });
+    expect((await as('head')).status).toBe(200);
+    for (const method of ['post', 'put', 'patch', 'delete'] as const) {
+      const refused = await as(method);
+      expect({ status: refused.status, body: refused.body as unknown, reason: refused.headers['x-refusal-reason'] }).toEqual({
+        status: 403,
+        body: { code: 403, messages: 'This admin token may only read.' },
+        reason: 'read_only_admin',
+      });
+    }
+    expect(reached).toBe(2);
+  });
+
   it('when no admin token is configured, then every call is refused', async () => {
     const response = await request(adminApp(undefined)).get('/admin/ping').set('Authorization', 'Bearer anything-at-all-here');
     expect(response.status).toBe(401);
