@@ -808,7 +808,7 @@ export interface paths {
     };
     /**
      * Search accounts (admin)
-     * @description `email` matches exactly (case-insensitive); `q` a substring of the e-mail, or the id. Newest first.
+     * @description `email` matches exactly (case-insensitive); `q` a substring of the e-mail, or the id; `status` and `balance` filter. Newest first.
      */
     get: {
       parameters: {
@@ -817,6 +817,10 @@ export interface paths {
           email?: string;
           /** @description A substring of the e-mail, or an account id. */
           q?: string;
+          /** @description Only enabled (`active`) or disabled accounts. */
+          status?: 'active' | 'disabled';
+          /** @description `low`: some pool below the account's low threshold; `empty`: some pool at 0. */
+          balance?: 'low' | 'empty';
           /** @description Items per page, 1–100 (default 20). */
           limit?: string;
           /** @description The `nextCursor` of the previous page. */
@@ -828,14 +832,14 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description A page of accounts */
+        /** @description A page of accounts, each with its pools' credits */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
             'application/json': {
-              data: components['schemas']['AdminAccountItem'][];
+              data: components['schemas']['AdminAccountSearchItem'][];
               nextCursor: string | null;
             };
           };
@@ -859,7 +863,7 @@ export interface paths {
             'application/json': components['schemas']['CodeMessages'];
           };
         };
-        /** @description Bad email, q, limit or cursor */
+        /** @description Bad email, q, status, balance, limit or cursor */
         422: {
           headers: {
             [name: string]: unknown;
@@ -937,6 +941,25 @@ export interface paths {
             'application/json': components['schemas']['CodeMessages'];
           };
         };
+        /** @description A support token: this admin token may only read (X-Refusal-Reason: read_only_admin) */
+        403: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
         /** @description E-mail taken */
         409: {
           headers: {
@@ -982,12 +1005,14 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Account and balances */
+        /** @description The account, its balances, notification settings (no webhook secret) and last webhook deliveries */
         200: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': components['schemas']['AdminAccount'];
+          };
         };
         /** @description Missing or wrong admin token */
         401: {
@@ -1058,6 +1083,25 @@ export interface paths {
         };
         /** @description Missing or wrong admin token */
         401: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description A support token: this admin token may only read (X-Refusal-Reason: read_only_admin) */
+        403: {
           headers: {
             'X-Refusal-Reason':
               | 'missing_credential'
@@ -1192,6 +1236,25 @@ export interface paths {
             'application/json': components['schemas']['CodeMessages'];
           };
         };
+        /** @description A support token: this admin token may only read (X-Refusal-Reason: read_only_admin) */
+        403: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
         /** @description Unknown account */
         404: {
           headers: {
@@ -1253,6 +1316,25 @@ export interface paths {
         };
         /** @description Missing or wrong admin token */
         401: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description A support token: this admin token may only read (X-Refusal-Reason: read_only_admin) */
+        403: {
           headers: {
             'X-Refusal-Reason':
               | 'missing_credential'
@@ -1333,6 +1415,8 @@ export interface paths {
           limit?: string;
           /** @description The `nextCursor` of the previous page. */
           cursor?: string;
+          /** @description `csv`: every row that matches (all pages; `limit` and `cursor` ignored) as `text/csv`, streamed. */
+          format?: 'json' | 'csv';
         };
         header?: never;
         path: {
@@ -1352,6 +1436,7 @@ export interface paths {
               data: components['schemas']['LedgerItem'][];
               nextCursor: string | null;
             };
+            'text/csv': string;
           };
         };
         /** @description Missing or wrong admin token */
@@ -1382,7 +1467,7 @@ export interface paths {
             'application/json': components['schemas']['CodeMessages'];
           };
         };
-        /** @description Bad limit or cursor */
+        /** @description Bad limit, cursor or format */
         422: {
           headers: {
             [name: string]: unknown;
@@ -1526,16 +1611,33 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Audit log: every admin write and every key rotation (admin) */
+    /** Audit log: every admin write (categories included) and every key rotation (admin) */
     get: {
       parameters: {
         query?: {
           /** @description Only this account. */
           accountId?: string;
+          /** @description Only this actor (an admin token's name, or `account`). */
+          actor?: string;
+          /** @description Only this action. */
+          action?:
+            | 'account.create'
+            | 'account.update'
+            | 'credits.top-up'
+            | 'credits.adjust'
+            | 'api-key.rotate'
+            | 'category.create'
+            | 'category.delete';
+          /** @description Only rows at or after this instant (ISO 8601 date or date-time with offset). */
+          from?: string;
+          /** @description Only rows before this instant (after `from`). */
+          to?: string;
           /** @description Items per page, 1–100 (default 20). */
           limit?: string;
           /** @description The `nextCursor` of the previous page. */
           cursor?: string;
+          /** @description `csv`: every row that matches (all pages; `limit` and `cursor` ignored) as `text/csv`, streamed. */
+          format?: 'json' | 'csv';
         };
         header?: never;
         path?: never;
@@ -1553,6 +1655,7 @@ export interface paths {
               data: components['schemas']['AuditItem'][];
               nextCursor: string | null;
             };
+            'text/csv': string;
           };
         };
         /** @description Missing or wrong admin token */
@@ -1574,9 +1677,85 @@ export interface paths {
             'application/json': components['schemas']['CodeMessages'];
           };
         };
-        /** @description Bad accountId, limit or cursor */
+        /** @description Bad accountId, actor, action, from, to, limit, cursor or format */
         422: {
           headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description The address is over its failure limit (every admin call, until its window ends) */
+        429: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/products': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The product catalogue with each product’s pool (admin) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Every product, by id */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['AdminProduct'][];
+            };
+          };
+        };
+        /** @description Missing or wrong admin token */
+        401: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -2058,19 +2237,20 @@ export interface components {
       status: number | null;
       error: string | null;
     };
+    WebhookAttempt: {
+      /** @description `webhook-id`: the same for every attempt of one event */
+      id: string;
+      type: string;
+      attemptedAt: string;
+      /** @description The receiver's status code, or null */
+      status: number | null;
+      /** @description Why no status came (timeout, address not allowed, …), or null */
+      error: string | null;
+      /** @description When the next attempt is due; null: none (delivered or given up) */
+      nextRetryAt: string | null;
+    };
     WebhookDeliveries: {
-      data: {
-        /** @description `webhook-id`: the same for every attempt of one event */
-        id: string;
-        type: string;
-        attemptedAt: string;
-        /** @description The receiver's status code, or null */
-        status: number | null;
-        /** @description Why no status came (timeout, address not allowed, …), or null */
-        error: string | null;
-        /** @description When the next attempt is due; null: none (delivered or given up) */
-        nextRetryAt: string | null;
-      }[];
+      data: components['schemas']['WebhookAttempt'][];
     };
     UsageHistory: {
       data: {
@@ -2084,11 +2264,52 @@ export interface components {
         credits_used: number;
       }[];
     };
+    AdminNotificationSettings: {
+      /** @description Where alert e-mails go (the account's e-mail unless set). */
+      email: string;
+      lowBalanceAlert: {
+        enabled: boolean;
+        threshold: number;
+      };
+      zeroBalanceAlert: {
+        enabled: boolean;
+      };
+      /** @description The balance webhook (never its secret), or null. */
+      webhook: {
+        url: string;
+        enabled: boolean;
+      } | null;
+    };
+    AdminAccount: {
+      id: number;
+      email: string;
+      createdAt: string;
+      disabled: boolean;
+      balances: {
+        product_id: number;
+        product: {
+          id: number;
+          name: string;
+        };
+        credits: number;
+      }[];
+      notifications: components['schemas']['AdminNotificationSettings'];
+      /** @description The last 10 delivery attempts, newest first. */
+      webhookDeliveries: components['schemas']['WebhookAttempt'][];
+    };
+    AdminAccountPool: {
+      /** @description The product ids of the pool, ascending. */
+      pool: number[];
+      credits: number;
+    };
     AdminAccountItem: {
       id: number;
       email: string;
       createdAt: string;
       disabled: boolean;
+    };
+    AdminAccountSearchItem: components['schemas']['AdminAccountItem'] & {
+      pools: components['schemas']['AdminAccountPool'][];
     };
     LedgerItem: {
       id: number;
@@ -2114,6 +2335,12 @@ export interface components {
       details: {
         [key: string]: unknown;
       };
+    };
+    AdminProduct: {
+      id: number;
+      name: string;
+      /** @description Every product id of its pool, itself included, ascending. */
+      pool: number[];
     };
     UsageGrant: {
       accountId: number;
