@@ -21,6 +21,17 @@ function adminApp(adminToken: string | undefined, failures?: FailureLimit) {
 }
 
 const TOKEN = 'admin-token-for-the-guard-test-0123456789';
+
+/** An app without a proxy in front, for routes the test mounts behind its own guard. */
+function namedTokensHttp() {
+  return createHttpApp({
+    trustProxy: false,
+    service: 'admin-test',
+    logger: createLogger({ service: 'admin-test', level: 'error', stream: new PassThrough().resume() }),
+    health: new Health({}),
+    openapi: {},
+  });
+}
 const UNAUTHENTICATED = { code: 401, messages: 'Access restricted. Check credits balance or enter the correct API key.' };
 
 describe('requireAdminToken', () => {
@@ -44,13 +55,7 @@ describe('requireAdminToken', () => {
   });
 
   it('when named tokens are configured, then each is accepted and its name is the actor', async () => {
-    const http = createHttpApp({
-      trustProxy: false,
-      service: 'admin-test',
-      logger: createLogger({ service: 'admin-test', level: 'error', stream: new PassThrough().resume() }),
-      health: new Health({}),
-      openapi: {},
-    });
+    const http = namedTokensHttp();
     const tokens = [
       { name: 'admin', token: TOKEN },
       { name: 'ops-alice', token: 'alice-admin-token-0123456789-abcdef' },
@@ -67,13 +72,7 @@ describe('requireAdminToken', () => {
   });
 
   it('when a support token is presented, then GET and HEAD go through and every other method is 403 read_only_admin before the route', async () => {
-    const http = createHttpApp({
-      trustProxy: false,
-      service: 'admin-test',
-      logger: createLogger({ service: 'admin-test', level: 'error', stream: new PassThrough().resume() }),
-      health: new Health({}),
-      openapi: {},
-    });
+    const http = namedTokensHttp();
     const support = 'support-admin-token-0123456789-abcdef';
     http.app.use('/admin', requireAdminToken([{ name: 'sam', token: support, role: 'support' }]));
     let reached = 0;
