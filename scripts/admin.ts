@@ -17,7 +17,8 @@ runMain(async () => {
   switch (area) {
     case 'accounts':
     case 'credits':
-    case 'audit': {
+    case 'audit':
+    case 'products': {
       await runUserCli([area, ...rest], process.env);
       return;
     }

@@ -5,6 +5,7 @@
  */
 import { uniqueId } from '@platform/testing';
 import {
+  DEFAULT_SETTINGS,
   ADMIN_TOKEN,
   API_KEY_PATTERN,
   ISO_8601,
@@ -108,7 +109,7 @@ describe('§7/§9 account admin API', () => {
     expect(reply.json()).toEqual({ code: 409, messages: expect.any(String) });
   });
 
-  it('when an account is shown, then 200 {"id","email","createdAt","disabled","balances"} with balance-endpoint items and no key', async () => {
+  it('when an account is shown, then 200 {"id","email","createdAt","disabled","balances","notifications","webhookDeliveries"} and no key', async () => {
     const address = email();
     const account = await created({ email: address, credits: { 1: 100, 14: 50 } });
     const reply = await admin('GET', `/admin/v1/accounts/${account.id}`);
@@ -120,6 +121,8 @@ describe('§7/§9 account admin API', () => {
         createdAt: body.createdAt,
         disabled: false,
         balances: balanceItems({ 1: 100, 14: 50 }),
+        notifications: { email: address, ...DEFAULT_SETTINGS, webhook: null },
+        webhookDeliveries: [],
       }),
     );
     expect(reply.type).toBe(JSON_TYPE);

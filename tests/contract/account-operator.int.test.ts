@@ -50,7 +50,9 @@ describe('§7 GET /admin/v1/accounts (search)', () => {
   it('when searched by e-mail in another case, then the one account, with disabled, and no next page', async () => {
     const account = await created();
     expectBody(await get('/admin/v1/accounts', { email: account.email.toUpperCase() }), 200, {
-      data: [{ id: account.id, email: account.email, createdAt: account.createdAt, disabled: false }],
+      data: [
+        { id: account.id, email: account.email, createdAt: account.createdAt, disabled: false, pools: [{ pool: [1, 24], credits: 100 }] },
+      ],
       nextCursor: null,
     });
   });

@@ -3,7 +3,7 @@
  * Black-box, over HTTP: every expectation is written from the contract (oracles in `support/`), never read from the code.
  */
 import { uniqueId } from '@platform/testing';
-import { ADMIN_TOKEN, JSON_TYPE, NOT_FOUND, expectBody, unauthorized, usePlatform, type Category, type Reply } from './support';
+import { ADMIN_TOKEN, JSON_TYPE, NOT_FOUND, OPS_TOKEN, expectBody, unauthorized, usePlatform, type Category, type Reply } from './support';
 
 const { send, admin } = usePlatform({ categorization: true });
 
@@ -111,5 +111,20 @@ describe('§7/§9 category admin API', () => {
     const reply = await request();
     expectBody(reply, 401, unauthorized);
     expect(reply.header('www-authenticate')).toBeNull();
+  });
+
+  it('when a category is created and deleted, then the audit log names the token of each, with the category', async () => {
+    const name = `Audited ${uniqueId()}`;
+    const created = (await createCategory({ name, parent: 'IAB-1' }, OPS_TOKEN)).json() as Category;
+    expect((await remove(created.id)).status).toBe(204);
+    const refused = await createCategory({ name, parent: 'IAB-99999' }, OPS_TOKEN);
+    expect(refused.status).toBe(422);
+    const audit = (await admin('GET', '/admin/v1/audit?limit=100')).json() as { data: Array<{ details: { id?: unknown } }> };
+    const rows = audit.data.filter((row) => row.details.id === created.id).map(({ at: _at, ...row }: Record<string, unknown>) => row);
+    const category = { id: created.id, name, parent: 'IAB-1' };
+    expect(rows).toEqual([
+      { actor: 'admin', action: 'category.delete', accountId: null, details: category },
+      { actor: 'ops', action: 'category.create', accountId: null, details: category },
+    ]);
   });
 });

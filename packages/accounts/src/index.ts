@@ -5,3 +5,4 @@ export * from './pool-credits';
 export * from './webhook-queue';
 export * from './access-watching';
 export * from './webhook-state';
+export * from './admin-audit';

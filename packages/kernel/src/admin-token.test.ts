@@ -21,6 +21,17 @@ function adminApp(adminToken: string | undefined, failures?: FailureLimit) {
 }
 
 const TOKEN = 'admin-token-for-the-guard-test-0123456789';
+
+/** An app without a proxy in front, for routes the test mounts behind its own guard. */
+function namedTokensHttp() {
+  return createHttpApp({
+    trustProxy: false,
+    service: 'admin-test',
+    logger: createLogger({ service: 'admin-test', level: 'error', stream: new PassThrough().resume() }),
+    health: new Health({}),
+    openapi: {},
+  });
+}
 const UNAUTHENTICATED = { code: 401, messages: 'Access restricted. Check credits balance or enter the correct API key.' };
 
 describe('requireAdminToken', () => {
@@ -44,13 +55,7 @@ describe('requireAdminToken', () => {
   });
 
   it('when named tokens are configured, then each is accepted and its name is the actor', async () => {
-    const http = createHttpApp({
-      trustProxy: false,
-      service: 'admin-test',
-      logger: createLogger({ service: 'admin-test', level: 'error', stream: new PassThrough().resume() }),
-      health: new Health({}),
-      openapi: {},
-    });
+    const http = namedTokensHttp();
     const tokens = [
       { name: 'admin', token: TOKEN },
       { name: 'ops-alice', token: 'alice-admin-token-0123456789-abcdef' },
@@ -64,6 +69,31 @@ describe('requireAdminToken', () => {
     expect(await who(TOKEN)).toEqual({ actor: 'admin' });
     expect(await who('alice-admin-token-0123456789-abcdef')).toEqual({ actor: 'ops-alice' });
     expect((await request(app).get('/admin/whoami').set('Authorization', 'Bearer alice-admin-token-0123456789-abcdeF')).status).toBe(401);
+  });
+
+  it('when a support token is presented, then GET and HEAD go through and every other method is 403 read_only_admin before the route', async () => {
+    const http = namedTokensHttp();
+    const support = 'support-admin-token-0123456789-abcdef';
+    http.app.use('/admin', requireAdminToken([{ name: 'sam', token: support, role: 'support' }]));
+    let reached = 0;
+    http.app.all('/admin/thing', (_req, res) => {
+      reached += 1;
+      res.json({ actor: adminActor(res) });
+    });
+    const app = http.finish();
+    const as = (method: 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete') =>
+      request(app)[method]('/admin/thing').set('Authorization', `Bearer ${support}`);
+    expect((await as('get')).body).toEqual({ actor: 'sam' });
+    expect((await as('head')).status).toBe(200);
+    for (const method of ['post', 'put', 'patch', 'delete'] as const) {
+      const refused = await as(method);
+      expect({ status: refused.status, body: refused.body as unknown, reason: refused.headers['x-refusal-reason'] }).toEqual({
+        status: 403,
+        body: { code: 403, messages: 'This admin token may only read.' },
+        reason: 'read_only_admin',
+      });
+    }
+    expect(reached).toBe(2);
   });
 
   it('when no admin token is configured, then every call is refused', async () => {

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '@platform/wire';
-import { errorMessage, secretDigest, secretsEqual } from '@platform/runtime';
+import { errorMessage, secretDigest, secretsEqual, type AdminRole } from '@platform/runtime';
 import type { FailureLimit } from '@platform/credentials';
 import { locals } from './request-state';
 import { adminEdge } from './route-edge';
@@ -9,11 +9,15 @@ import { enterRoute } from './route-handler';
 /** Every admin token is at least this long (CONTRACT §7): a shorter one is a start-up error. */
 export const ADMIN_TOKEN_MIN_LENGTH = 32;
 
-/** An admin token and the name it acts under (the actor in the audit log and in the logs). */
+/** An admin token, the name it acts under (the actor in the audit log and in the logs) and its role (`admin` when not given). */
 export interface NamedAdminToken {
   name: string;
   token: string;
+  role?: AdminRole;
 }
+
+/** Methods a `support` token may use: reads only (CONTRACT §7, roles). */
+const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 
 export interface AdminGuardOptions {
   /**
@@ -97,13 +101,17 @@ export function adminTokenMatcher(tokens: readonly NamedAdminToken[]): (presente
 /**
  * Guards an admin API (CONTRACT §7): `Authorization: Bearer <admin token>` before anything else;
  * it enters the admin routes' edge (`adminEdge`: JSON only, no WWW-Authenticate). Tokens are
- * compared as `adminTokenMatcher` does. No token refuses every call.
+ * compared as `adminTokenMatcher` does. No token refuses every call. A `support` token may read
+ * only: any other method is a 403 `read_only_admin` before the route runs, whatever the route
+ * (so a write route added later is covered without a change here).
  */
 export function requireAdminToken(
   tokens: string | readonly NamedAdminToken[] | undefined,
   options: AdminGuardOptions = {},
 ): RequestHandler {
-  const match = adminTokenMatcher(namedTokens(tokens));
+  const named = namedTokens(tokens);
+  const match = adminTokenMatcher(named);
+  const readOnly = new Set(named.filter((token) => token.role === 'support').map((token) => token.name));
   return (req, res, next) => {
     enterRoute(res, adminEdge);
     void blocked(req, res, options.failures).then(async (limited) => {
@@ -111,6 +119,7 @@ export function requireAdminToken(
       const presented = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
       const name = presented === undefined ? undefined : match(presented);
       if (name === undefined) return next(await refusal(req, res, options.failures));
+      if (readOnly.has(name) && !READ_METHODS.has(req.method)) return next(new AppError('read_only'));
       ACTOR.set(res, name);
       next();
     });

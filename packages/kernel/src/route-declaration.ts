@@ -46,6 +46,8 @@ export interface AnswerDeclaration {
   mediaTypes?: readonly string[];
   /** Response headers, by name. */
   headers?: Record<string, ZodTypeAny>;
+  /** Other media types the route itself may answer in, by type (`text/csv` when asked `?format=csv`). */
+  media?: Record<string, ZodTypeAny>;
 }
 
 /**

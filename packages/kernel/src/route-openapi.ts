@@ -66,7 +66,14 @@ function responseOf(edge: RouteEdge, status: string, response: ResponseDeclarati
   const declared = response.headers === undefined && refusal === undefined ? undefined : { ...refusal, ...response.headers };
   return {
     description: response.description,
-    ...(response.body ? { content: contentOf(edge, response, response.body) } : {}),
+    ...(response.body || response.media
+      ? {
+          content: {
+            ...(response.body ? contentOf(edge, response, response.body) : {}),
+            ...Object.fromEntries(Object.entries(response.media ?? {}).map(([type, schema]) => [type, { schema }])),
+          },
+        }
+      : {}),
     ...(declared ? { headers: z.object(declared) } : {}),
   };
 }

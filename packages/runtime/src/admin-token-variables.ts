@@ -13,7 +13,7 @@ interface AdminTokenValues {
 
 /**
  * ADMIN_TOKEN and ADMIN_TOKENS (CONTRACT §7), parsed the same way by every service that takes
- * admin tokens: ADMIN_TOKENS is a `name=token,…` list beside or instead of ADMIN_TOKEN (whose
+ * admin tokens: ADMIN_TOKENS is a `name[:role]=token,…` list beside or instead of ADMIN_TOKEN (whose
  * name is `admin`). With `required` (every start but the embedded quickstart) ADMIN_TOKEN must
  * be set unless ADMIN_TOKENS names a token. Spread into the schema's object; add
  * `checkAdminTokens` as its refinement and read the tokens with `adminTokensOf`.
@@ -34,7 +34,8 @@ export function checkAdminTokens(parsed: AdminTokenValues, context: z.Refinement
     context.addIssue({ code: 'custom', path: ['ADMIN_TOKENS'], message: 'names admin or repeats ADMIN_TOKEN (whose name is admin)' });
 }
 
-/** Every admin token with the name it acts under: ADMIN_TOKEN as `admin`, then ADMIN_TOKENS. */
+/** Every admin token with the name it acts under and its role: ADMIN_TOKEN as `admin` (role admin), then ADMIN_TOKENS. */
 export function adminTokensOf(parsed: AdminTokenValues): NamedSecret[] {
-  return [...(parsed.ADMIN_TOKEN === undefined ? [] : [{ name: 'admin', token: parsed.ADMIN_TOKEN }]), ...parsed.ADMIN_TOKENS];
+  const admin: NamedSecret[] = parsed.ADMIN_TOKEN === undefined ? [] : [{ name: 'admin', token: parsed.ADMIN_TOKEN, role: 'admin' }];
+  return [...admin, ...parsed.ADMIN_TOKENS];
 }

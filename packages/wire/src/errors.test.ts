@@ -25,6 +25,7 @@ describe('describeError (CONTRACT §2 status table)', () => {
     ['payload_too_large', 413, 'Request body too large.'],
     ['unauthenticated', 401, ACCESS_RESTRICTED],
     ['credits_exhausted', 403, ACCESS_RESTRICTED],
+    ['read_only', 403, 'This admin token may only read.'],
     ['invalid_params', 422, 'Input correct request parameters.'],
     ['invalid_request_params', 422, 'Input correct request parameters.'],
     ['key_not_active', 400, 'The API key you entered does not exist or is no longer active.'],

@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unauthenticated'
   | 'credits_exhausted'
+  | 'read_only'
   | 'invalid_params'
   | 'invalid_request_params'
   | 'key_not_active'
@@ -74,6 +75,7 @@ const DEFAULT_REASONS: Readonly<Partial<Record<ErrorCode, RefusalReason>>> = {
   // A 401 only in the OAuth envelope (invalid_client); its 400 elsewhere carries no reason.
   key_not_active: 'invalid_credential',
   credits_exhausted: 'pool_exhausted',
+  read_only: 'read_only_admin',
   rate_limited: 'rate_limited',
 };
 
@@ -116,6 +118,8 @@ export function describeError(code: ErrorCode): ErrorDescription {
       return { status: 401, message: ACCESS_RESTRICTED, errorCode: 'AUTHENTICATE_01', oauthError: 'invalid_client' };
     case 'credits_exhausted':
       return { status: 403, message: ACCESS_RESTRICTED, errorCode: 'AUTHENTICATE_02', oauthError: 'invalid_client' };
+    case 'read_only':
+      return { status: 403, message: 'This admin token may only read.', errorCode: 'AUTHENTICATE_04', oauthError: 'access_denied' };
     case 'invalid_params':
       return { status: 422, message: 'Input correct request parameters.', errorCode: 'VALIDATION_01', oauthError: 'invalid_request' };
     case 'invalid_request_params':

@@ -11,6 +11,7 @@ const CODES: ErrorCode[] = [
   'payload_too_large',
   'unauthenticated',
   'credits_exhausted',
+  'read_only',
   'invalid_params',
   'invalid_request_params',
   'key_not_active',

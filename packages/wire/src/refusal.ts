@@ -21,7 +21,7 @@ export const REFUSAL_REASONS = [
   'rate_limited',
   /** An admin route with a missing or wrong admin token. */
   'wrong_admin_token',
-  /** An admin write with a read-only (`support`) token: defined for admin roles, which no service has yet. */
+  /** An admin write with a read-only (`support`) token (CONTRACT §7, roles). */
   'read_only_admin',
 ] as const;
 

@@ -19,7 +19,7 @@ describe('loadConfig', () => {
       databasePoolMax: 10,
       redisUrl: complete.REDIS_URL,
       redisKeyPrefix: 'aap:',
-      adminTokens: [{ name: 'admin', token: 'admin-token-0123456789-0123456789abcdef' }],
+      adminTokens: [{ name: 'admin', token: 'admin-token-0123456789-0123456789abcdef', role: 'admin' }],
       serviceJwtSecret: complete.SERVICE_JWT_SECRET,
       publicUrl: 'https://auth.example.test',
       tokenRatePerAccount: 600,
@@ -116,15 +116,15 @@ describe('loadConfig', () => {
 
     test('when ADMIN_TOKENS names tokens beside ADMIN_TOKEN, then each acts under its name, admin first', () => {
       expect(loadConfig({ ...complete, ADMIN_TOKENS: `ops=${ops}, audit=${'a'.repeat(40)}` }).adminTokens).toEqual([
-        { name: 'admin', token: complete.ADMIN_TOKEN },
-        { name: 'ops', token: ops },
-        { name: 'audit', token: 'a'.repeat(40) },
+        { name: 'admin', token: complete.ADMIN_TOKEN, role: 'admin' },
+        { name: 'ops', token: ops, role: 'admin' },
+        { name: 'audit', token: 'a'.repeat(40), role: 'admin' },
       ]);
     });
 
     test('when ADMIN_TOKENS stands instead of ADMIN_TOKEN, then ADMIN_TOKEN is not required', () => {
       const { ADMIN_TOKEN: _unused, ...rest } = complete;
-      expect(loadConfig({ ...rest, ADMIN_TOKENS: `ops=${ops}` }).adminTokens).toEqual([{ name: 'ops', token: ops }]);
+      expect(loadConfig({ ...rest, ADMIN_TOKENS: `ops=${ops}` }).adminTokens).toEqual([{ name: 'ops', token: ops, role: 'admin' }]);
     });
 
     test.each([

@@ -48,7 +48,7 @@ describe('loadConfig', () => {
       iabTaxonomyFile: '/data/taxonomy.tsv',
       refreshIntervalMs: 250,
       redisKeyPrefix: 'x:',
-      adminTokens: [{ name: 'admin', token: 'admin-token-0123456789-0123456789abcdef' }],
+      adminTokens: [{ name: 'admin', token: 'admin-token-0123456789-0123456789abcdef', role: 'admin' }],
       trustProxy: 2,
       authFailuresPerIp: 7,
     });
@@ -68,7 +68,7 @@ describe('loadConfig', () => {
   it('when ADMIN_TOKENS stands instead of ADMIN_TOKEN, then ADMIN_TOKEN is not required and each token acts under its name', () => {
     const ops = 'o'.repeat(32);
     expect(loadConfig({ DATABASE_URL: 'postgres://h/db', REDIS_URL: 'redis://r', ADMIN_TOKENS: `ops=${ops}` }).adminTokens).toEqual([
-      { name: 'ops', token: ops },
+      { name: 'ops', token: ops, role: 'admin' },
     ]);
     expect(() => loadConfig({ DATABASE_URL: 'postgres://h/db', REDIS_URL: 'redis://r' })).toThrow(/ADMIN_TOKEN: Required/);
   });

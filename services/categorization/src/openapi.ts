@@ -14,5 +14,7 @@ export const openapi = openApiDocument({
       'Website categories: the IAB Tech Lab Content Taxonomy 2.2 (CC BY 3.0, © IAB Technology Laboratory, Inc.) plus custom categories.',
   },
   routes: categorizationRoutes,
-  securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' } },
+  securitySchemes: {
+    adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN or an ADMIN_TOKENS entry (role support: GET only)' },
+  },
 });

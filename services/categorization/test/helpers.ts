@@ -56,9 +56,20 @@ export async function startService(env: Record<string, string> = {}): Promise<St
   return { service, config };
 }
 
-/** A database of its own, for tests that must see the categories start empty or must own the version counter. */
-export function temporaryDatabase(): Promise<PrivateDatabase> {
-  return createPrivateDatabase('categorization');
+/**
+ * A database of its own, for tests that must see the categories start empty or must own the
+ * version counter; with the user service's tables already in it, as in every deployment (one
+ * database, the user service migrated first): category writes append to its audit log.
+ */
+export async function temporaryDatabase(): Promise<PrivateDatabase> {
+  const database = await createPrivateDatabase('categorization');
+  const pool = createPool({ connectionString: database.url, logger: silentLogger(), max: 1 });
+  try {
+    await migrate(pool, [userMigrations], silentLogger());
+  } finally {
+    await pool.end();
+  }
+  return database;
 }
 
 /** An account with an API key (user service tables, and its access record) and the access store to mint its tokens. */

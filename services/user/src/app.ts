@@ -99,7 +99,7 @@ function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): {
     notificationSettingsRoutes(deps, store, webhooks),
     webhookDeliveriesRoutes(deps, webhooks),
     adminRoutes(
-      { store, operator: createOperatorStore(deps.pool, deps.access), catalogue, ledger: createUsageLedgerReads(deps.pool) },
+      { store, operator: createOperatorStore(deps.pool, deps.access), catalogue, ledger: createUsageLedgerReads(deps.pool), webhooks },
       config.adminTokens,
       deps.adminFailures,
     ),

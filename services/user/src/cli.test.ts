@@ -45,6 +45,20 @@ describe('parseUserCommand', () => {
       { method: 'POST', path: '/admin/v1/accounts/7/credits', body: { productId: 1, amount: 50, reason: 'goodwill' } },
     ],
     [['audit', '--account-id', '7'], { method: 'GET', path: '/admin/v1/audit', query: { accountId: '7' } }],
+    [
+      ['audit', '--actor', 'ops', '--action', 'category.create', '--from', '2026-01-01', '--to=2026-02-01', '--format', 'csv'],
+      {
+        method: 'GET',
+        path: '/admin/v1/audit',
+        query: { actor: 'ops', action: 'category.create', from: '2026-01-01', to: '2026-02-01', format: 'csv' },
+      },
+    ],
+    [
+      ['accounts', 'search', '--status', 'disabled', '--balance', 'low'],
+      { method: 'GET', path: '/admin/v1/accounts', query: { status: 'disabled', balance: 'low' } },
+    ],
+    [['accounts', 'ledger', '7', '--format', 'csv'], { method: 'GET', path: '/admin/v1/accounts/7/ledger', query: { format: 'csv' } }],
+    [['products'], { method: 'GET', path: '/admin/v1/products' }],
   ])('when the arguments are %p, then the admin API call', (args, call) => {
     expect(parseUserCommand(args)).toEqual(call);
   });
@@ -75,6 +89,7 @@ describe('parseUserCommand', () => {
     [['credits', 'add', '1', '1', '1.5']],
     [['credits', 'add', '1', 'x', '5']],
     [['credits', 'remove', '1', '1', '5']],
+    [['products', '1']],
   ])('when the arguments are %p, then a usage error', (args) => {
     expect(() => parseUserCommand(args)).toThrow(/usage: pnpm admin/);
   });

@@ -33,7 +33,7 @@ describe('loadConfig', () => {
       usageBatchLanes: 1,
       usageRequestRetentionHours: 25,
       usageRequestSweepMs: 10_000,
-      adminTokens: [{ name: 'admin', token: FULL.ADMIN_TOKEN }],
+      adminTokens: [{ name: 'admin', token: FULL.ADMIN_TOKEN, role: 'admin' }],
       serviceJwtSecret: FULL.SERVICE_JWT_SECRET,
       trustProxy: false,
       authFailuresPerIp: 30,
@@ -220,15 +220,27 @@ describe('loadConfig', () => {
       const alice = 'a'.repeat(32);
       const bob = 'b'.repeat(40);
       expect(loadConfig({ ...FULL, ADMIN_TOKENS: `alice=${alice}, bob=${bob}` }).adminTokens).toEqual([
-        { name: 'admin', token: FULL.ADMIN_TOKEN },
-        { name: 'alice', token: alice },
-        { name: 'bob', token: bob },
+        { name: 'admin', token: FULL.ADMIN_TOKEN, role: 'admin' },
+        { name: 'alice', token: alice, role: 'admin' },
+        { name: 'bob', token: bob, role: 'admin' },
+      ]);
+    });
+
+    it('when an ADMIN_TOKENS entry names a role, then the token has it (admin when not named)', () => {
+      const sam = 's'.repeat(32);
+      const ops = 'o'.repeat(32);
+      expect(loadConfig({ ...FULL, ADMIN_TOKENS: `sam:support=${sam}, ops:admin=${ops}` }).adminTokens).toEqual([
+        { name: 'admin', token: FULL.ADMIN_TOKEN, role: 'admin' },
+        { name: 'sam', token: sam, role: 'support' },
+        { name: 'ops', token: ops, role: 'admin' },
       ]);
     });
 
     it('when ADMIN_TOKENS stands instead of ADMIN_TOKEN, then ADMIN_TOKEN is not required', () => {
       const { ADMIN_TOKEN: _unused, ...rest } = FULL;
-      expect(loadConfig({ ...rest, ADMIN_TOKENS: `ops=${'o'.repeat(32)}` }).adminTokens).toEqual([{ name: 'ops', token: 'o'.repeat(32) }]);
+      expect(loadConfig({ ...rest, ADMIN_TOKENS: `ops=${'o'.repeat(32)}` }).adminTokens).toEqual([
+        { name: 'ops', token: 'o'.repeat(32), role: 'admin' },
+      ]);
       expect(() => loadConfig(rest)).toThrow('ADMIN_TOKEN: Required');
     });
 
@@ -237,6 +249,12 @@ describe('loadConfig', () => {
       ['a name twice', `alice=${'a'.repeat(32)},alice=${'b'.repeat(32)}`, 'ADMIN_TOKENS: the name alice is given twice'],
       ['an entry without a name', `${'a'.repeat(32)}`, 'ADMIN_TOKENS: entry 1 must be name=token'],
       ['the name admin beside ADMIN_TOKEN', `admin=${'a'.repeat(32)}`, 'ADMIN_TOKENS: names admin or repeats ADMIN_TOKEN'],
+      [
+        'an unknown role',
+        `alice:root=${'a'.repeat(32)}`,
+        'ADMIN_TOKENS: the token named alice has the role root, which is not one of admin, support',
+      ],
+      ['two roles', `alice:support:admin=${'a'.repeat(32)}`, 'ADMIN_TOKENS: entry 1 must be name=token or name:role=token'],
     ])('when ADMIN_TOKENS has %s, then the start stops and no token is printed', (_what, spec, message) => {
       let error: unknown;
       try {

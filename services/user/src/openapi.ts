@@ -2,6 +2,7 @@ import { openApiDocument } from '@platform/kernel';
 import { accountPageConfigRoute } from './routes/account-page.routes';
 import { openSessionRoute, readSessionRoute, revokeSessionRoute } from './routes/account-session.routes';
 import { changeCreditsRoute, createAccountRoute, showAccountRoute } from './routes/admin.routes';
+import { listProductsRoute } from './routes/admin-products.routes';
 import { apiKeyRoute } from './routes/api-key.routes';
 import {
   accountLedgerRoute,
@@ -10,7 +11,7 @@ import {
   patchAccountRoute,
   rotateAccountKeyRoute,
   searchAccountsRoute,
-} from './routes/operator.routes';
+} from './routes/operator-declarations';
 import { balanceRoute } from './routes/balance.routes';
 import { changeSettingsRoute, readSettingsRoute, webhookTestRoute } from './routes/notification-settings.routes';
 import { usageHistoryRoute } from './routes/usage-history.routes';
@@ -36,6 +37,7 @@ export const userRoutes = [
   accountLedgerRoute,
   accountUsageRoute,
   auditRoute,
+  listProductsRoute,
   usageRoute,
   accountPageConfigRoute,
   openSessionRoute,

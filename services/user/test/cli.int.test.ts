@@ -51,7 +51,26 @@ describe('pnpm admin (user commands)', () => {
       createdAt: created.createdAt,
       disabled: false,
       balances: [item(1, 'WHOIS API', 3), item(24, 'Bulk WHOIS API', 3), item(28, 'Website Contacts & Categorization Database', 0)],
+      notifications: {
+        email: created.email,
+        lowBalanceAlert: { enabled: true, threshold: 10 },
+        zeroBalanceAlert: { enabled: true },
+        webhook: null,
+      },
+      webhookDeliveries: [],
     });
+    expect(await run(['products'])).toMatchObject({ data: expect.arrayContaining([{ id: 24, name: 'Bulk WHOIS API', pool: [1, 24] }]) });
+    let csv = '';
+    await runUserCli(['accounts', 'ledger', id, '--format', 'csv'], env, (text) => {
+      csv += text;
+    });
+    expect(csv.split('\r\n')[0]).toBe('id,productId,delta,credits,cause,actor,at');
+    expect(
+      csv
+        .split('\r\n')
+        .slice(1, -1)
+        .map((line) => line.split(',').slice(2, 6).join(',')),
+    ).toEqual(['3,3,top-up,admin', '-7,0,adjustment,admin', '7,7,top-up,admin']);
   });
 
   it('when the output is printed, then it is indented JSON ending in a newline', async () => {
@@ -86,7 +105,7 @@ describe('pnpm admin (user commands)', () => {
     const created = await run(['accounts', 'create', '--email', email, '--credits', '1=10']);
     const id = String(created.id);
     expect(await run(['accounts', 'search', '--email', email.toUpperCase()])).toEqual({
-      data: [{ id: created.id, email, createdAt: created.createdAt, disabled: false }],
+      data: [{ id: created.id, email, createdAt: created.createdAt, disabled: false, pools: [{ pool: [1, 24], credits: 10 }] }],
       nextCursor: null,
     });
     expect(await run(['accounts', 'disable', id])).toMatchObject({ id: created.id, disabled: true });

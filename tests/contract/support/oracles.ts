@@ -10,6 +10,10 @@ import { DEFAULT_TAXONOMY_FILE } from '../../../services/categorization/src';
 import type { Reply } from './http';
 
 export const ADMIN_TOKEN = `contract-admin-token-${uniqueId()}-0123456789`;
+/** An `ADMIN_TOKENS` entry with the read-only role (CONTRACT §7, roles), named `support`. */
+export const SUPPORT_TOKEN = `contract-support-token-${uniqueId()}-0123456789`;
+/** An `ADMIN_TOKENS` entry with the admin role given explicitly, named `ops`. */
+export const OPS_TOKEN = `contract-ops-token-${uniqueId()}-0123456789`;
 export const SERVICE_JWT_SECRET = 'contract-suite-service-jwt-secret-0123456789';
 export const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -119,6 +123,13 @@ const SHARED_POOLS: readonly (readonly number[])[] = [
 /** CONTRACT §5: the products that share the pool of `productId`. */
 function poolOf(productId: number): readonly number[] {
   return SHARED_POOLS.find((pool) => pool.includes(productId)) ?? [productId];
+}
+
+/** CONTRACT §7: `GET /admin/v1/products`, the catalogue by id with each product's pool. */
+export function adminCatalogue(): Array<{ id: number; name: string; pool: number[] }> {
+  return Object.entries(PRODUCTS)
+    .map(([id, name]) => ({ id: Number(id), name, pool: [...poolOf(Number(id))] }))
+    .sort((a, b) => a.id - b.id);
 }
 
 interface BalanceItem {

@@ -31,7 +31,7 @@ import {
 import { loadConfig as loadNotifierConfig, runNotifierService } from '../../../services/notifier/src';
 import { loadConfig as loadUserConfig, runUserService } from '../../../services/user/src';
 import { call, seedBearer } from './http';
-import { ADMIN_TOKEN, LOW_LIMIT, SERVICE_JWT_SECRET } from './oracles';
+import { ADMIN_TOKEN, LOW_LIMIT, OPS_TOKEN, SERVICE_JWT_SECRET, SUPPORT_TOKEN } from './oracles';
 
 /** The parts beyond the user and the main auth service, which every platform runs. */
 export interface PlatformParts {
@@ -115,6 +115,7 @@ export async function startPlatform(parts: PlatformParts = EVERY_PART): Promise<
       REDIS_KEY_PREFIX: prefix,
       AMQP_URL: testServers.amqpUrl,
       ADMIN_TOKEN,
+      ADMIN_TOKENS: `support:support=${SUPPORT_TOKEN},ops:admin=${OPS_TOKEN}`,
       SERVICE_JWT_SECRET,
       AUTH_PORT: '0',
       AUTH_URL: 'http://auth.contract.test',

@@ -159,6 +159,25 @@ export interface paths {
             'application/json': components['schemas']['CodeMessages'];
           };
         };
+        /** @description A support token: this admin token may only read (X-Refusal-Reason: read_only_admin). */
+        403: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
         /** @description A sibling already has this name (case-insensitive). */
         409: {
           headers: {
@@ -216,6 +235,25 @@ export interface paths {
         };
         /** @description Missing or wrong admin token. */
         401: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description A support token: this admin token may only read (X-Refusal-Reason: read_only_admin). */
+        403: {
           headers: {
             'X-Refusal-Reason':
               | 'missing_credential'

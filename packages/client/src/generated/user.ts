@@ -808,7 +808,7 @@ export interface paths {
     };
     /**
      * Search accounts (admin)
-     * @description `email` matches exactly (case-insensitive); `q` a substring of the e-mail, or the id. Newest first.
+     * @description `email` matches exactly (case-insensitive); `q` a substring of the e-mail, or the id; `status` and `balance` filter. Newest first.
      */
     get: {
       parameters: {
@@ -817,6 +817,10 @@ export interface paths {
           email?: string;
           /** @description A substring of the e-mail, or an account id. */
           q?: string;
+          /** @description Only enabled (`active`) or disabled accounts. */
+          status?: 'active' | 'disabled';
+          /** @description `low`: some pool below the account's low threshold; `empty`: some pool at 0. */
+          balance?: 'low' | 'empty';
           /** @description Items per page, 1–100 (default 20). */
           limit?: string;
           /** @description The `nextCursor` of the previous page. */
@@ -828,14 +832,14 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description A page of accounts */
+        /** @description A page of accounts, each with its pools' credits */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
             'application/json': {
-              data: components['schemas']['AdminAccountItem'][];
+              data: components['schemas']['AdminAccountSearchItem'][];
               nextCursor: string | null;
             };
           };
@@ -859,7 +863,7 @@ export interface paths {
             'application/json': components['schemas']['CodeMessages'];
           };
         };
-        /** @description Bad email, q, limit or cursor */
+        /** @description Bad email, q, status, balance, limit or cursor */
         422: {
           headers: {
             [name: string]: unknown;
@@ -939,6 +943,25 @@ export interface paths {
             'application/json': components['schemas']['CodeMessages'];
           };
         };
+        /** @description A support token: this admin token may only read (X-Refusal-Reason: read_only_admin) */
+        403: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
         /** @description E-mail taken */
         409: {
           headers: {
@@ -984,13 +1007,13 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Account and balances */
+        /** @description The account, its balances, notification settings (no webhook secret) and last webhook deliveries */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['AccountDetails'];
+            'application/json': components['schemas']['AdminAccount'];
           };
         };
         /** @description Missing or wrong admin token */
@@ -1062,6 +1085,25 @@ export interface paths {
         };
         /** @description Missing or wrong admin token */
         401: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description A support token: this admin token may only read (X-Refusal-Reason: read_only_admin) */
+        403: {
           headers: {
             'X-Refusal-Reason':
               | 'missing_credential'
@@ -1198,6 +1240,25 @@ export interface paths {
             'application/json': components['schemas']['CodeMessages'];
           };
         };
+        /** @description A support token: this admin token may only read (X-Refusal-Reason: read_only_admin) */
+        403: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
         /** @description Unknown account */
         404: {
           headers: {
@@ -1259,6 +1320,25 @@ export interface paths {
         };
         /** @description Missing or wrong admin token */
         401: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description A support token: this admin token may only read (X-Refusal-Reason: read_only_admin) */
+        403: {
           headers: {
             'X-Refusal-Reason':
               | 'missing_credential'
@@ -1339,6 +1419,8 @@ export interface paths {
           limit?: string;
           /** @description The `nextCursor` of the previous page. */
           cursor?: string;
+          /** @description `csv`: every row that matches (all pages; `limit` and `cursor` ignored) as `text/csv`, streamed. */
+          format?: 'json' | 'csv';
         };
         header?: never;
         path: {
@@ -1358,6 +1440,7 @@ export interface paths {
               data: components['schemas']['LedgerItem'][];
               nextCursor: string | null;
             };
+            'text/csv': string;
           };
         };
         /** @description Missing or wrong admin token */
@@ -1388,7 +1471,7 @@ export interface paths {
             'application/json': components['schemas']['CodeMessages'];
           };
         };
-        /** @description Bad limit or cursor */
+        /** @description Bad limit, cursor or format */
         422: {
           headers: {
             [name: string]: unknown;
@@ -1532,16 +1615,33 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Audit log: every admin write and every key rotation (admin) */
+    /** Audit log: every admin write (categories included) and every key rotation (admin) */
     get: {
       parameters: {
         query?: {
           /** @description Only this account. */
           accountId?: string;
+          /** @description Only this actor (an admin token's name, or `account`). */
+          actor?: string;
+          /** @description Only this action. */
+          action?:
+            | 'account.create'
+            | 'account.update'
+            | 'credits.top-up'
+            | 'credits.adjust'
+            | 'api-key.rotate'
+            | 'category.create'
+            | 'category.delete';
+          /** @description Only rows at or after this instant (ISO 8601 date or date-time with offset). */
+          from?: string;
+          /** @description Only rows before this instant (after `from`). */
+          to?: string;
           /** @description Items per page, 1–100 (default 20). */
           limit?: string;
           /** @description The `nextCursor` of the previous page. */
           cursor?: string;
+          /** @description `csv`: every row that matches (all pages; `limit` and `cursor` ignored) as `text/csv`, streamed. */
+          format?: 'json' | 'csv';
         };
         header?: never;
         path?: never;
@@ -1559,6 +1659,7 @@ export interface paths {
               data: components['schemas']['AuditItem'][];
               nextCursor: string | null;
             };
+            'text/csv': string;
           };
         };
         /** @description Missing or wrong admin token */
@@ -1580,9 +1681,85 @@ export interface paths {
             'application/json': components['schemas']['CodeMessages'];
           };
         };
-        /** @description Bad accountId, limit or cursor */
+        /** @description Bad accountId, actor, action, from, to, limit, cursor or format */
         422: {
           headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description The address is over its failure limit (every admin call, until its window ends) */
+        429: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/products': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The product catalogue with each product’s pool (admin) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Every product, by id */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: components['schemas']['AdminProduct'][];
+            };
+          };
+        };
+        /** @description Missing or wrong admin token */
+        401: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {
@@ -2070,19 +2247,20 @@ export interface components {
       status: number | null;
       error: string | null;
     };
+    WebhookAttempt: {
+      /** @description `webhook-id`: the same for every attempt of one event */
+      id: string;
+      type: string;
+      attemptedAt: string;
+      /** @description The receiver's status code, or null */
+      status: number | null;
+      /** @description Why no status came (timeout, address not allowed, …), or null */
+      error: string | null;
+      /** @description When the next attempt is due; null: none (delivered or given up) */
+      nextRetryAt: string | null;
+    };
     WebhookDeliveries: {
-      data: {
-        /** @description `webhook-id`: the same for every attempt of one event */
-        id: string;
-        type: string;
-        attemptedAt: string;
-        /** @description The receiver's status code, or null */
-        status: number | null;
-        /** @description Why no status came (timeout, address not allowed, …), or null */
-        error: string | null;
-        /** @description When the next attempt is due; null: none (delivered or given up) */
-        nextRetryAt: string | null;
-      }[];
+      data: components['schemas']['WebhookAttempt'][];
     };
     UsageHistory: {
       data: {
@@ -2103,16 +2281,39 @@ export interface components {
       /** Format: date-time */
       createdAt: string;
     };
-    AccountDetails: {
+    AdminNotificationSettings: {
+      /** @description Where alert e-mails go (the account's e-mail unless set). */
+      email: string;
+      lowBalanceAlert: {
+        enabled: boolean;
+        threshold: number;
+      };
+      zeroBalanceAlert: {
+        enabled: boolean;
+      };
+      /** @description The balance webhook (never its secret), or null. */
+      webhook: {
+        url: string;
+        enabled: boolean;
+      } | null;
+    };
+    AdminAccount: {
       id: number;
       email: string;
-      /** Format: date-time */
       createdAt: string;
       disabled: boolean;
       balances: components['schemas']['BalanceItem'][];
+      notifications: components['schemas']['AdminNotificationSettings'];
+      /** @description The last 10 delivery attempts, newest first. */
+      webhookDeliveries: components['schemas']['WebhookAttempt'][];
     };
     PoolCredits: {
       productId: number;
+      credits: number;
+    };
+    AdminAccountPool: {
+      /** @description The product ids of the pool, ascending. */
+      pool: number[];
       credits: number;
     };
     AdminAccountItem: {
@@ -2120,6 +2321,9 @@ export interface components {
       email: string;
       createdAt: string;
       disabled: boolean;
+    };
+    AdminAccountSearchItem: components['schemas']['AdminAccountItem'] & {
+      pools: components['schemas']['AdminAccountPool'][];
     };
     LedgerItem: {
       id: number;
@@ -2145,6 +2349,12 @@ export interface components {
       details: {
         [key: string]: unknown;
       };
+    };
+    AdminProduct: {
+      id: number;
+      name: string;
+      /** @description Every product id of its pool, itself included, ascending. */
+      pool: number[];
     };
     UsageGrant: {
       accountId: number;

@@ -12,18 +12,21 @@ export interface NewCategory {
 export type CreateOutcome = { kind: 'created'; category: Category } | { kind: 'unknown_parent' } | { kind: 'duplicate_name' };
 export type DeleteOutcome = { kind: 'deleted' } | { kind: 'not_found' } | { kind: 'has_children' };
 
-/** The writes custom categories need; each one is atomic and marks the categories as changed. */
+/**
+ * The writes custom categories need; each one is atomic, marks the categories as changed and
+ * writes its audit row under `actor` (the admin token's name) in the same transaction.
+ */
 export interface CustomCategoryWriter {
   /** Inserts `CUS-<next number>` unless the parent is missing or a sibling already has the name key. */
-  createCustom(input: { name: string; nameKey: string; parent: string | null }): Promise<CreateOutcome>;
+  createCustom(input: { name: string; nameKey: string; parent: string | null }, actor: string): Promise<CreateOutcome>;
   /** Deletes a custom category that has no children. */
-  deleteCustom(id: string): Promise<DeleteOutcome>;
+  deleteCustom(id: string, actor: string): Promise<DeleteOutcome>;
   exists(id: string): Promise<boolean>;
 }
 
 /** Creates `CUS-<n>`: the parent must exist (else 422) and no sibling may have the same name, ignoring case (else 409). */
-export async function createCustomCategory(writer: CustomCategoryWriter, input: NewCategory): Promise<Category> {
-  const outcome = await writer.createCustom({ name: input.name, nameKey: nameKey(input.name), parent: input.parent });
+export async function createCustomCategory(writer: CustomCategoryWriter, input: NewCategory, actor: string): Promise<Category> {
+  const outcome = await writer.createCustom({ name: input.name, nameKey: nameKey(input.name), parent: input.parent }, actor);
   switch (outcome.kind) {
     case 'created':
       return outcome.category;
@@ -37,7 +40,7 @@ export async function createCustomCategory(writer: CustomCategoryWriter, input: 
 }
 
 /** Deletes a custom category. IAB categories and categories with children are refused (409); unknown ids are 404. */
-export async function deleteCategory(writer: CustomCategoryWriter, id: string): Promise<void> {
+export async function deleteCategory(writer: CustomCategoryWriter, id: string, actor: string): Promise<void> {
   const key = parseCategoryId(id);
   if (!key) throw new AppError('not_found');
   if (key.source === 'IAB') {
@@ -46,7 +49,7 @@ export async function deleteCategory(writer: CustomCategoryWriter, id: string): 
     }
     throw new AppError('not_found');
   }
-  const outcome = await writer.deleteCustom(id);
+  const outcome = await writer.deleteCustom(id, actor);
   switch (outcome.kind) {
     case 'deleted':
       return;

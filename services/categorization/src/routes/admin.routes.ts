@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { type Logger } from '@platform/runtime';
 import {
+  adminActor,
   adminEdge,
   declareRoute,
   fieldMessage,
@@ -19,6 +20,7 @@ import { Category } from './categories.routes';
 
 const adminSecurity = [{ adminToken: [] }];
 const ADMIN_401 = 'Missing or wrong admin token.';
+const ADMIN_READ_ONLY = 'A support token: this admin token may only read (X-Refusal-Reason: read_only_admin).';
 
 /** `name`: trimmed; absent, null or blank is `required`; 1–255 characters (code points), no control characters. */
 const categoryName = z
@@ -65,6 +67,7 @@ export const createCategoryRoute = declareRoute({
   responses: {
     201: { description: 'Created.', body: Category },
     401: ADMIN_401,
+    403: ADMIN_READ_ONLY,
     409: 'A sibling already has this name (case-insensitive).',
     422: 'Missing or bad name or parent, or unknown parent.',
   },
@@ -80,6 +83,7 @@ export const deleteCategoryRoute = declareRoute({
   responses: {
     204: { description: 'Deleted.' },
     401: ADMIN_401,
+    403: ADMIN_READ_ONLY,
     404: 'Unknown id.',
     409: 'An IAB category, or a category with children.',
   },
@@ -107,17 +111,19 @@ async function refreshAfterChange(catalog: CatalogCache, log: Logger): Promise<v
 export function mountAdminRoutes(app: Express, deps: AdminRouteDeps): void {
   app.use('/admin/v1', requireAdminToken(deps.adminTokens, { failures: deps.adminFailures }));
   mountRoute(app, createCategoryRoute, async (_req, res, request) => {
-    const category = await createCustomCategory(deps.writer, request.input().document);
+    const actor = adminActor(res);
+    const category = await createCustomCategory(deps.writer, request.input().document, actor);
     await refreshAfterChange(deps.catalog, locals(res).log);
-    locals(res).log.info('category created', { id: category.id, parent: category.parent });
+    locals(res).log.info('category created', { id: category.id, parent: category.parent, actor });
     respond(res, 201, category);
   });
 
   mountRoute(app, deleteCategoryRoute, async (req, res) => {
     const id = typeof req.params.id === 'string' ? req.params.id : '';
-    await deleteCategory(deps.writer, id);
+    const actor = adminActor(res);
+    await deleteCategory(deps.writer, id, actor);
     await refreshAfterChange(deps.catalog, locals(res).log);
-    locals(res).log.info('category deleted', { id });
+    locals(res).log.info('category deleted', { id, actor });
     res.status(204).end();
   });
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { appendAdminAudit } from '@platform/accounts';
 import { withTransaction } from '@platform/db';
 import { nameKey, type Category } from '../domain/category';
 import type { CreateOutcome, CustomCategoryWriter, DeleteOutcome } from '../domain/custom-categories';
@@ -156,7 +157,7 @@ export function createCategoryStore(pool: pg.Pool): CategoryStore {
       }
     },
 
-    async createCustom(input): Promise<CreateOutcome> {
+    async createCustom(input, actor): Promise<CreateOutcome> {
       return withTransaction(pool, async (client) => {
         await client.query(LOCK_STATE);
         if (input.parent !== null) {
@@ -169,19 +170,23 @@ export function createCategoryStore(pool: pg.Pool): CategoryStore {
         const row = inserted.rows[0];
         if (!row) throw new Error('insert returned no row');
         await bumpVersion(client);
-        return { kind: 'created', category: toCategory(row) };
+        const category = toCategory(row);
+        await appendAdminAudit(client, { actor, action: 'category.create', accountId: null, details: { ...category } });
+        return { kind: 'created', category };
       });
     },
 
-    async deleteCustom(id): Promise<DeleteOutcome> {
+    async deleteCustom(id, actor): Promise<DeleteOutcome> {
       return withTransaction(pool, async (client) => {
         await client.query(LOCK_STATE);
-        const found = await client.query(`SELECT 1 FROM categories WHERE id = $1 AND source = 'CUS'`, [id]);
-        if (found.rowCount === 0) return { kind: 'not_found' };
+        const found = await client.query<CategoryRow>(`SELECT id, name, parent_id FROM categories WHERE id = $1 AND source = 'CUS'`, [id]);
+        const row = found.rows[0];
+        if (!row) return { kind: 'not_found' };
         const children = await client.query('SELECT 1 FROM categories WHERE parent_id = $1 LIMIT 1', [id]);
         if ((children.rowCount ?? 0) > 0) return { kind: 'has_children' };
         await client.query('DELETE FROM categories WHERE id = $1', [id]);
         await bumpVersion(client);
+        await appendAdminAudit(client, { actor, action: 'category.delete', accountId: null, details: { ...toCategory(row) } });
         return { kind: 'deleted' };
       });
     },

@@ -1,3 +1,4 @@
+import type { AdminAuditRow } from '@platform/accounts';
 /** What the operator's admin API reads and writes (CONTRACT §7, "what an operator of the business needs"). */
 
 /** An account as a search lists it. */
@@ -14,8 +15,18 @@ export interface AccountSearch {
   email?: string;
   /** A substring of the e-mail (case-insensitive), or, when it is numeric, the account's id. */
   q?: string;
+  /** `active`: not disabled; `disabled`: disabled by an operator. */
+  status?: 'active' | 'disabled';
+  /** `low`: some pool below the account's low threshold; `empty`: some pool at 0. */
+  balance?: 'low' | 'empty';
   before?: number;
   limit: number;
+}
+
+/** One pool an account holds (`poolId`: its lowest product id) and its credits. */
+export interface AccountPool {
+  poolId: number;
+  credits: number;
 }
 
 export interface LedgerEntry {
@@ -38,14 +49,17 @@ export interface AuditEntry {
   details: Record<string, unknown>;
 }
 
-/** One audit row, written in the transaction of the change it describes. */
-export interface AuditWrite {
-  /** The admin token's name, or `account` for the customer's own key rotation. */
-  actor: string;
-  action: string;
-  accountId: number | null;
-  details: Record<string, unknown>;
+/** Which audit rows to read: every condition given must hold (`from` inclusive, `to` exclusive). */
+export interface AuditFilter {
+  accountId?: number;
+  actor?: string;
+  action?: string;
+  from?: Date;
+  to?: Date;
 }
+
+/** One audit row, written in the transaction of the change it describes. */
+export type AuditWrite = AdminAuditRow;
 
 /** An account row locked for a change, with its latest key (the one an enabling reactivates). */
 export interface LockedAccount {
@@ -60,10 +74,12 @@ export interface LockedAccount {
 
 export interface OperatorReads {
   searchAccounts(search: AccountSearch): Promise<AccountSummary[]>;
+  /** The pools of each of `accountIds` (absent: none held), ordered by pool id. */
+  poolsOf(accountIds: readonly number[]): Promise<Map<number, AccountPool[]>>;
   /** The account's balance changes with ids below `before`, newest first. */
   ledgerPage(accountId: number, before: number | undefined, limit: number): Promise<LedgerEntry[]>;
-  /** Audit rows with ids below `before` (of one account when given), newest first. */
-  auditPage(accountId: number | undefined, before: number | undefined, limit: number): Promise<AuditEntry[]>;
+  /** Audit rows that pass `filter` with ids below `before`, newest first. */
+  auditPage(filter: AuditFilter, before: number | undefined, limit: number): Promise<AuditEntry[]>;
 }
 
 /** One operator change: SQL, the audit row, and the access-store writes that close access before the commit. */

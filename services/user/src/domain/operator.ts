@@ -1,7 +1,7 @@
 import { AppError, invalidMessage, throwIfInvalid, type FieldMessages } from '@platform/wire';
 import { generateApiKey, hashSecret } from '@platform/credentials';
 import { EMAIL_TAKEN } from './accounts';
-import type { AccountSearch, AccountSummary, AuditEntry, LedgerEntry, OperatorStore } from './operator-store';
+import type { AccountSearch, AccountSummary, AuditEntry, AuditFilter, LedgerEntry, OperatorStore } from './operator-store';
 
 export const DEFAULT_PAGE = 20;
 export const MAX_PAGE = 100;
@@ -47,7 +47,12 @@ async function page<T extends { id: number }>(limit: number, read: (limit: numbe
 /** `GET /admin/v1/accounts?email=&q=&limit=&cursor=`: newest first. */
 export async function searchAccounts(
   store: OperatorStore,
-  query: PageQuery & { email?: string | undefined; q?: string | undefined },
+  query: PageQuery & {
+    email?: string | undefined;
+    q?: string | undefined;
+    status?: AccountSearch['status'] | undefined;
+    balance?: AccountSearch['balance'] | undefined;
+  },
 ): Promise<Page<AccountSummary>> {
   const errors: FieldMessages = {};
   const before = beforeOf(query, errors);
@@ -55,6 +60,8 @@ export async function searchAccounts(
   const search: Omit<AccountSearch, 'limit'> = {
     ...(query.email === undefined || query.email === '' ? {} : { email: query.email }),
     ...(query.q === undefined || query.q === '' ? {} : { q: query.q }),
+    ...(query.status === undefined ? {} : { status: query.status }),
+    ...(query.balance === undefined ? {} : { balance: query.balance }),
     ...(before === undefined ? {} : { before }),
   };
   return page(query.limit, (size) => store.searchAccounts({ ...search, limit: size }));
@@ -121,10 +128,48 @@ export async function accountLedger(store: OperatorStore, accountId: number, que
   return page(query.limit, (size) => store.ledgerPage(accountId, before, size));
 }
 
-/** `GET /admin/v1/audit?accountId=&limit=&cursor=`: newest first. */
-export async function auditLog(store: OperatorStore, query: PageQuery & { accountId?: number | undefined }): Promise<Page<AuditEntry>> {
+/** The audit log's filters as the route validated them (undefined: not given). */
+export type AuditQuery = { [K in keyof AuditFilter]?: AuditFilter[K] | undefined };
+
+/** The filter without its absent members; a `to` not after `from` selects nothing and is refused (422). */
+function auditFilter(query: AuditQuery, errors: FieldMessages): AuditFilter {
+  if (query.from !== undefined && query.to !== undefined && query.to <= query.from) errors.to = [invalidMessage('to')];
+  const filter: AuditFilter = {};
+  for (const key of ['accountId', 'actor', 'action', 'from', 'to'] as const)
+    if (query[key] !== undefined) Object.assign(filter, { [key]: query[key] });
+  return filter;
+}
+
+/** `GET /admin/v1/audit?accountId=&actor=&action=&from=&to=&limit=&cursor=`: newest first. */
+export async function auditLog(store: OperatorStore, query: PageQuery & AuditQuery): Promise<Page<AuditEntry>> {
   const errors: FieldMessages = {};
   const before = beforeOf(query, errors);
+  const filter = auditFilter(query, errors);
   throwIfInvalid(errors);
-  return page(query.limit, (size) => store.auditPage(query.accountId, before, size));
+  return page(query.limit, (size) => store.auditPage(filter, before, size));
+}
+
+/** Rows per read of an export: each is one keyset page, so an export of any size holds one page in memory. */
+export const EXPORT_BATCH = 500;
+
+/** Every row a keyset reader gives, newest first, read `EXPORT_BATCH` at a time (CSV exports). */
+export async function* everyRow<T extends { id: number }>(
+  read: (before: number | undefined, limit: number) => Promise<T[]>,
+): AsyncGenerator<T[]> {
+  let before: number | undefined;
+  for (;;) {
+    const rows = await read(before, EXPORT_BATCH);
+    if (rows.length > 0) yield rows;
+    const last = rows[rows.length - 1];
+    if (rows.length < EXPORT_BATCH || last === undefined) return;
+    before = last.id;
+  }
+}
+
+/** The audit rows of an export: the filter checked as for a page (422 before anything is sent). */
+export function auditExport(store: OperatorStore, query: AuditQuery): AsyncGenerator<AuditEntry[]> {
+  const errors: FieldMessages = {};
+  const filter = auditFilter(query, errors);
+  throwIfInvalid(errors);
+  return everyRow((before, limit) => store.auditPage(filter, before, limit));
 }

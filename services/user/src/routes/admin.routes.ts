@@ -17,9 +17,11 @@ import { accountDetails, addCredits, createAccount, MAX_AMOUNT, type NewAccount 
 import { MAX_ID } from '../domain/integer-field';
 import { MAX_REASON } from '../domain/operator';
 import type { UserStore } from '../domain/user-store';
+import type { WebhookStore } from '../domain/webhooks';
 import { mountOperatorRoutes, type OperatorDeps } from './operator.routes';
-import { balanceItemView } from './balance-view';
-import { accountIdPath, adminSecurity, BalanceItem, integerMember, requiredInteger } from './schemas';
+import { mountProductRoutes } from './admin-products.routes';
+import { ADMIN_LISTED_ATTEMPTS, AdminAccount, adminAccountView } from './admin-account-view';
+import { ADMIN_READ_ONLY, accountIdPath, adminSecurity, integerMember, requiredInteger } from './schemas';
 
 const BASE = '/admin/v1';
 const ADMIN_401 = 'Missing or wrong admin token';
@@ -86,15 +88,6 @@ export const CreditChangeBody = z
 const CreatedAccount = z
   .object({ id: z.number().int(), email: z.string(), apiKey: z.string(), createdAt: z.string().datetime() })
   .openapi('CreatedAccount');
-const AccountDetails = z
-  .object({
-    id: z.number().int(),
-    email: z.string(),
-    createdAt: z.string().datetime(),
-    disabled: z.boolean(),
-    balances: z.array(BalanceItem),
-  })
-  .openapi('AccountDetails');
 const PoolCredits = z.object({ productId: z.number().int(), credits: z.number().int().min(0) }).openapi('PoolCredits');
 
 /** `POST /admin/v1/accounts`: the body's shape is its schema's; the catalogue's (ids, pools) the domain's. */
@@ -102,12 +95,14 @@ export const createAccountRoute = declareRoute({
   methods: ['post'],
   paths: [`${BASE}/accounts`],
   edge: adminEdge,
+  accountData: true,
   summary: 'Create an account (admin)',
   security: adminSecurity,
   document: NewAccountBody,
   responses: {
     201: { description: 'Created; the API key is shown only here', body: CreatedAccount },
     401: ADMIN_401,
+    403: ADMIN_READ_ONLY,
     409: 'E-mail taken',
     422: 'Bad input',
   },
@@ -117,16 +112,25 @@ export const showAccountRoute = declareRoute({
   methods: ['get'],
   paths: [`${BASE}/accounts/{id}`],
   edge: adminEdge,
+  accountData: true,
   summary: 'Show an account (admin)',
   security: adminSecurity,
   pathParams: accountIdPath,
-  responses: { 200: { description: 'Account and balances', body: AccountDetails }, 401: ADMIN_401, 404: 'Unknown account' },
+  responses: {
+    200: {
+      description: 'The account, its balances, notification settings (no webhook secret) and last webhook deliveries',
+      body: AdminAccount,
+    },
+    401: ADMIN_401,
+    404: 'Unknown account',
+  },
 });
 
 export const changeCreditsRoute = declareRoute({
   methods: ['post'],
   paths: [`${BASE}/accounts/{id}/credits`],
   edge: adminEdge,
+  accountData: true,
   summary: 'Top up (positive amount) or adjust (negative, clamped at 0) a pool (admin)',
   security: adminSecurity,
   pathParams: accountIdPath,
@@ -134,6 +138,7 @@ export const changeCreditsRoute = declareRoute({
   responses: {
     200: { description: "The pool's credits after the change", body: PoolCredits },
     401: ADMIN_401,
+    403: ADMIN_READ_ONLY,
     404: 'Unknown account',
     422: 'Bad input',
   },
@@ -141,7 +146,7 @@ export const changeCreditsRoute = declareRoute({
 
 /** The operator's admin API (CONTRACT §7): accounts, top-ups and adjustments, search, disabling, rotation, ledger and audit. */
 export function adminRoutes(
-  deps: OperatorDeps & { store: UserStore },
+  deps: OperatorDeps & { store: UserStore; webhooks: WebhookStore },
   adminTokens: readonly NamedAdminToken[],
   failures: FailureLimit,
 ): Router {
@@ -153,19 +158,16 @@ export function adminRoutes(
     const actor = adminActor(res);
     const { account, apiKey } = await createAccount(store, request.input().document, actor);
     locals(res).log.info('account created', { accountId: account.id, actor });
-    res.setHeader('Cache-Control', 'no-store');
     respond(res, 201, { id: account.id, email: account.email, apiKey, createdAt: account.createdAt.toISOString() });
   });
 
   mountRoute(router, showAccountRoute, async (_req, res, request) => {
     const { account, balances } = await accountDetails(store, request.path().id);
-    respond(res, 200, {
-      id: account.id,
-      email: account.email,
-      createdAt: account.createdAt.toISOString(),
-      disabled: account.disabled,
-      balances: balances.map(balanceItemView),
-    });
+    const [settings, attempts] = await Promise.all([
+      store.readNotificationSettings(account.id),
+      deps.webhooks.listAttempts(account.id, ADMIN_LISTED_ATTEMPTS),
+    ]);
+    respond(res, 200, adminAccountView({ account, balances, settings, attempts }));
   });
 
   mountRoute(router, changeCreditsRoute, async (_req, res, request) => {
@@ -177,5 +179,6 @@ export function adminRoutes(
     respond(res, 200, { productId: result.productId, credits: result.credits });
   });
   mountOperatorRoutes(router, deps);
+  mountProductRoutes(router, deps.catalogue);
   return router;
 }

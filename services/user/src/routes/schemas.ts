@@ -24,10 +24,12 @@ export const productIdParam = z
 /** Security of the customer endpoints: a Bearer credential, or `apiKey` (no scheme). */
 export const customerSecurity = [{ credential: [] }, {}];
 export const adminSecurity = [{ admin: [] }];
+/** The 403 of every admin write (CONTRACT §7, roles): `{"code":403,"messages":"This admin token may only read."}`. */
+export const ADMIN_READ_ONLY = 'A support token: this admin token may only read (X-Refusal-Reason: read_only_admin)';
 
 export const securitySchemes = {
   credential: { type: 'http', scheme: 'bearer', description: 'Access token (or API key)' },
-  admin: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
+  admin: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN or an ADMIN_TOKENS entry (role support: GET only)' },
   serviceJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Service JWT signed with SERVICE_JWT_SECRET' },
 };
 

@@ -3,23 +3,33 @@ import { declareRoute, mountRoute, publicEdge, respond } from '@platform/kernel'
 import { presentedCredential } from '@platform/credentials';
 import { z } from 'zod';
 import type { UserDeps } from '../deps';
-import { LISTED_ATTEMPTS, type WebhookStore } from '../domain/webhooks';
+import { LISTED_ATTEMPTS, type WebhookAttemptView, type WebhookStore } from '../domain/webhooks';
 import { apiKeyParam, customerSecurity } from './schemas';
 
-const WebhookDeliveries = z
+/** One delivery attempt as the customer's list and the operator's account view show it. */
+export const WebhookAttempt = z
   .object({
-    data: z.array(
-      z.object({
-        id: z.string().openapi({ description: '`webhook-id`: the same for every attempt of one event' }),
-        type: z.string(),
-        attemptedAt: z.string(),
-        status: z.number().int().nullable().openapi({ description: "The receiver's status code, or null" }),
-        error: z.string().nullable().openapi({ description: 'Why no status came (timeout, address not allowed, …), or null' }),
-        nextRetryAt: z.string().nullable().openapi({ description: 'When the next attempt is due; null: none (delivered or given up)' }),
-      }),
-    ),
+    id: z.string().openapi({ description: '`webhook-id`: the same for every attempt of one event' }),
+    type: z.string(),
+    attemptedAt: z.string(),
+    status: z.number().int().nullable().openapi({ description: "The receiver's status code, or null" }),
+    error: z.string().nullable().openapi({ description: 'Why no status came (timeout, address not allowed, …), or null' }),
+    nextRetryAt: z.string().nullable().openapi({ description: 'When the next attempt is due; null: none (delivered or given up)' }),
   })
-  .openapi('WebhookDeliveries');
+  .openapi('WebhookAttempt');
+
+const WebhookDeliveries = z.object({ data: z.array(WebhookAttempt) }).openapi('WebhookDeliveries');
+
+export function webhookAttemptView(attempt: WebhookAttemptView): z.output<typeof WebhookAttempt> {
+  return {
+    id: attempt.id,
+    type: attempt.type,
+    attemptedAt: attempt.attemptedAt.toISOString(),
+    status: attempt.status,
+    error: attempt.error,
+    nextRetryAt: attempt.nextRetryAt?.toISOString() ?? null,
+  };
+}
 
 /** `GET /user-service/webhook-deliveries` (CONTRACT §6.1): the account's last 50 attempts, newest first. */
 export const webhookDeliveriesRoute = declareRoute({
@@ -45,16 +55,7 @@ export function webhookDeliveriesRoutes(deps: UserDeps, webhooks: WebhookStore):
     const principal = await deps.accountCredentials.require(presentedCredential(req, request.params));
     request.input();
     const attempts = await webhooks.listAttempts(principal.accountId, LISTED_ATTEMPTS);
-    respond(res, 200, {
-      data: attempts.map((attempt) => ({
-        id: attempt.id,
-        type: attempt.type,
-        attemptedAt: attempt.attemptedAt.toISOString(),
-        status: attempt.status,
-        error: attempt.error,
-        nextRetryAt: attempt.nextRetryAt?.toISOString() ?? null,
-      })),
-    });
+    respond(res, 200, { data: attempts.map(webhookAttemptView) });
   });
   return router;
 }

@@ -1,9 +1,9 @@
+import { appendAdminAudit } from '@platform/accounts';
 import type pg from 'pg';
 import { withTransaction, type Queryable } from '@platform/db';
 import type {
-  AccountSearch,
-  AccountSummary,
   AuditEntry,
+  AuditFilter,
   AuditWrite,
   LedgerEntry,
   LockedAccount,
@@ -11,37 +11,7 @@ import type {
   OperatorTransaction,
 } from '../domain/operator-store';
 import { withAccessRules, type AccessEffects, type AccessRecordsDeps } from './access-records';
-
-const MAX_INT = 2_147_483_647;
-
-/** `%`, `_` and `\` match themselves in the LIKE pattern. */
-function likeSubstring(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-}
-
-/**
- * One statement per search shape, so that the planner sees which index serves it: the unique
- * index on lower(email) for an exact e-mail, the trigram index (accounts_email_trgm) for a
- * substring, the primary key for an id and for the newest-first order.
- */
-async function searchAccounts(db: Queryable, search: AccountSearch): Promise<AccountSummary[]> {
-  const values: unknown[] = [];
-  const where: string[] = [];
-  const param = (value: unknown): string => `$${values.push(value)}`;
-  if (search.email !== undefined) where.push(`lower(email) = lower(${param(search.email)})`);
-  if (search.q !== undefined) {
-    const id = /^[0-9]{1,10}$/.test(search.q) && Number(search.q) <= MAX_INT ? Number(search.q) : undefined;
-    const substring = `lower(email) LIKE ${param(likeSubstring(search.q))}`;
-    where.push(id === undefined ? substring : `(${substring} OR id = ${param(id)})`);
-  }
-  if (search.before !== undefined) where.push(`id < ${param(search.before)}`);
-  const result = await db.query<{ id: number; email: string; created_at: Date; disabled: boolean }>(
-    `SELECT id, email, created_at, disabled FROM accounts ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY id DESC LIMIT ${param(search.limit)}`,
-    values,
-  );
-  return result.rows.map((row) => ({ id: row.id, email: row.email, createdAt: row.created_at, disabled: row.disabled }));
-}
+import { poolsOf, searchAccounts } from './operator-search';
 
 // A usage row written before the ledger kept product ids counts under its pool's id.
 const LEDGER_PAGE = `
@@ -71,7 +41,17 @@ async function ledgerPage(db: Queryable, accountId: number, before: number | und
   }));
 }
 
-async function auditPage(db: Queryable, accountId: number | undefined, before: number | undefined, limit: number): Promise<AuditEntry[]> {
+async function auditPage(db: Queryable, filter: AuditFilter, before: number | undefined, limit: number): Promise<AuditEntry[]> {
+  const values: unknown[] = [];
+  const param = (value: unknown): string => `$${values.push(value)}`;
+  const where: string[] = [];
+  // One account's rows come from admin_audit_account (account_id, id); the others walk the key newest first.
+  if (filter.accountId !== undefined) where.push(`account_id = ${param(filter.accountId)}`);
+  if (filter.actor !== undefined) where.push(`actor = ${param(filter.actor)}`);
+  if (filter.action !== undefined) where.push(`action = ${param(filter.action)}`);
+  if (filter.from !== undefined) where.push(`at >= ${param(filter.from)}`);
+  if (filter.to !== undefined) where.push(`at < ${param(filter.to)}`);
+  if (before !== undefined) where.push(`id < ${param(before)}`);
   const result = await db.query<{
     id: string;
     at: Date;
@@ -81,9 +61,8 @@ async function auditPage(db: Queryable, accountId: number | undefined, before: n
     details: Record<string, unknown>;
   }>(
     `SELECT id, at, actor, action, account_id, details FROM admin_audit
-      WHERE ($1::integer IS NULL OR account_id = $1) AND ($2::bigint IS NULL OR id < $2)
-      ORDER BY id DESC LIMIT $3`,
-    [accountId ?? null, before ?? null, limit],
+      ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${param(limit)}`,
+    values,
   );
   return result.rows.map((row) => ({
     id: Number(row.id),
@@ -101,12 +80,7 @@ async function auditPage(db: Queryable, accountId: number | undefined, before: n
  */
 export async function writeAudit(db: Queryable, entry: AuditWrite): Promise<void> {
   await db.query("SELECT set_config('platform.actor', $1, true)", [entry.actor]);
-  await db.query('INSERT INTO admin_audit (actor, action, account_id, details) VALUES ($1, $2, $3, $4)', [
-    entry.actor,
-    entry.action,
-    entry.accountId,
-    JSON.stringify(entry.details),
-  ]);
+  await appendAdminAudit(db, entry);
 }
 
 // The account's latest key is its current one (rotations add keys; disabling keeps it, inactive).
@@ -182,8 +156,9 @@ function transactionOf(client: pg.PoolClient, effects: AccessEffects): OperatorT
 export function createOperatorStore(pool: pg.Pool, access: AccessRecordsDeps): OperatorStore {
   return {
     searchAccounts: (search) => searchAccounts(pool, search),
+    poolsOf: (accountIds) => poolsOf(pool, accountIds),
     ledgerPage: (accountId, before, limit) => ledgerPage(pool, accountId, before, limit),
-    auditPage: (accountId, before, limit) => auditPage(pool, accountId, before, limit),
+    auditPage: (filter, before, limit) => auditPage(pool, filter, before, limit),
     transaction: (fn) => withAccessRules(access, (effects) => withTransaction(pool, (client) => fn(transactionOf(client, effects)))),
   };
 }
