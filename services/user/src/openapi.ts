@@ -15,6 +15,7 @@ import { balanceRoute } from './routes/balance.routes';
 import { changeSettingsRoute, readSettingsRoute, webhookTestRoute } from './routes/notification-settings.routes';
 import { usageHistoryRoute } from './routes/usage-history.routes';
 import { usageRoute } from './routes/usage.routes';
+import { usageBatchRoute } from './routes/usage-batch.routes';
 import { webhookDeliveriesRoute } from './routes/webhook-deliveries.routes';
 import { securitySchemes } from './routes/schemas';
 
@@ -37,6 +38,7 @@ export const userRoutes = [
   accountUsageRoute,
   auditRoute,
   usageRoute,
+  usageBatchRoute,
   accountPageConfigRoute,
   openSessionRoute,
   readSessionRoute,
