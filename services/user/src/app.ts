@@ -21,6 +21,9 @@ import { usageHistoryRoutes } from './routes/usage-history.routes';
 import { webhookDeliveriesRoutes } from './routes/webhook-deliveries.routes';
 import { usageRoutes } from './routes/usage.routes';
 import { USAGE_BATCH_BODY_LIMIT, USAGE_BATCH_PATH, usageBatchRoutes } from './routes/usage-batch.routes';
+import { reservationRoutes } from './routes/reservations.routes';
+import { createReservations } from './domain/reservations';
+import { createReservationStore } from './store/reservations';
 import { createBalanceReads } from './store/balances';
 import { createCatalogueReads, keptCatalogue } from './store/catalogue';
 import { countPendingEvents } from './store/outbox';
@@ -91,6 +94,13 @@ function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): {
   const usage = [
     usageRoutes(deps, recorder, config.serviceJwtSecret, catalogue, config.previousServiceJwtSecret),
     usageBatchRoutes(deps, recorder, config.serviceJwtSecret, catalogue, config.previousServiceJwtSecret),
+    reservationRoutes(
+      deps,
+      createReservations(createReservationStore(deps.pool, deps.access)),
+      config.serviceJwtSecret,
+      catalogue,
+      config.previousServiceJwtSecret,
+    ),
   ];
   const webhooks = createWebhookStore(deps.pool);
   const others = [

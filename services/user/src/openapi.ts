@@ -16,6 +16,7 @@ import { changeSettingsRoute, readSettingsRoute, webhookTestRoute } from './rout
 import { usageHistoryRoute } from './routes/usage-history.routes';
 import { usageRoute } from './routes/usage.routes';
 import { usageBatchRoute } from './routes/usage-batch.routes';
+import { releaseRoute, reserveRoute, settleRoute } from './routes/reservations.routes';
 import { webhookDeliveriesRoute } from './routes/webhook-deliveries.routes';
 import { securitySchemes } from './routes/schemas';
 
@@ -39,6 +40,9 @@ export const userRoutes = [
   auditRoute,
   usageRoute,
   usageBatchRoute,
+  reserveRoute,
+  settleRoute,
+  releaseRoute,
   accountPageConfigRoute,
   openSessionRoute,
   readSessionRoute,
