@@ -5,7 +5,6 @@
 import { eventually, uniqueId } from '@platform/testing';
 import {
   ACCESS_RESTRICTED,
-  ADMIN_TOKEN,
   GRANT,
   JSON_TYPE,
   NOT_FOUND,

@@ -154,21 +154,4 @@ describe('§7.1 POST /internal/v1/usage/batch', () => {
     });
     expect(await pool1(account.apiKey)).toBe(10);
   });
-
-  it('when batches and single debits race on one pool, then exactly its credits are granted and it ends at 0, never below', async () => {
-    const account = await platform.account({ 1: 300 });
-    const item = () => ({ credential: account.apiKey, productId: 1, units: 1, requestId: requestId() });
-    const batches = Array.from({ length: 8 }, () => batch(Array.from({ length: 50 }, item)));
-    const singles = Array.from({ length: 100 }, () => usage(item()));
-    const [batchReplies, singleReplies] = await Promise.all([Promise.all(batches), Promise.all(singles)]);
-    const statuses = [
-      ...batchReplies.flatMap((reply) => (reply.json() as { items: Array<{ status: number }> }).items.map((result) => result.status)),
-      ...singleReplies.map((reply) => reply.status),
-    ];
-    expect({ granted: statuses.filter((s) => s === 200).length, refused: statuses.filter((s) => s === 403).length }).toEqual({
-      granted: 300,
-      refused: 200,
-    });
-    expect(await pool1(account.apiKey)).toBe(0);
-  });
 });
