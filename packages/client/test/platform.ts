@@ -18,6 +18,8 @@ export interface TestPlatform {
   clientUrls: { authUrl: string; userUrl: string; categorizationUrl: string };
   /** Creates an account through the admin API; answers its id and API key. */
   anAccount(credits?: Record<string, number>): Promise<{ id: number; apiKey: string }>;
+  /** SERVICE_JWT_SECRET of the platform's user service, for product-service clients. */
+  serviceJwtSecret: string;
   /** Debits `units` of `productId` through the internal usage API, as a product service does. */
   debit(credential: string, productId: number, units: number): Promise<void>;
   /** Lets a token's Redis record reach the end of its TTL now, as if its lifetime were over. */
@@ -54,6 +56,7 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
   return {
     urls: platform.urls,
     clientUrls: { authUrl: platform.urls.auth, userUrl: platform.urls.user, categorizationUrl: platform.urls.categorization },
+    serviceJwtSecret,
     async anAccount(credits = { '1': 100 }) {
       const response = await fetch(`${platform.urls.user}/admin/v1/accounts`, {
         method: 'POST',
