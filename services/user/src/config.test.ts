@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       accountPageAuthUrl: 'http://127.0.0.1:8081',
       accessRepairSweepMs: 5000,
+      reservationSweepMs: 10000,
       testPauseAt: undefined,
       topUpUrl: undefined,
       brandName: 'Account access',
@@ -52,6 +53,9 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...FULL, TEST_PAUSE_AT: 'usage-after-commit@3' }).testPauseAt).toBe('usage-after-commit@3');
     expect(() => loadConfig({ ...FULL, TEST_PAUSE_AT: 'Usage after commit' })).toThrow(/TEST_PAUSE_AT/);
     expect(loadConfig({ ...FULL, ACCESS_REPAIR_SWEEP_MS: '250' }).accessRepairSweepMs).toBe(250);
+    expect(loadConfig({ ...FULL, RESERVATION_SWEEP_MS: '200' }).reservationSweepMs).toBe(200);
+    // A reservation must come back within 60 s after its expiresAt (CONTRACT §7.1).
+    expect(() => loadConfig({ ...FULL, RESERVATION_SWEEP_MS: '60000' })).toThrow(/RESERVATION_SWEEP_MS/);
   });
 
   it('when TOP_UP_URL, BRAND_NAME and WEBHOOK_ALLOW_INSECURE are set, then the page and the webhooks use them', () => {
