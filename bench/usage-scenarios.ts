@@ -32,7 +32,7 @@ import { cpuUse, readCpu, type CpuSpan, type CpuUse } from './process-cpu';
 
 const ROOT = path.resolve(__dirname, '..');
 const ADMIN_TOKEN = 'bench-usage-admin-token-0123456789';
-const SERVICE_JWT_SECRET = 'bench-usage-service-jwt-secret-0123456789abcdef';
+export const SERVICE_JWT_SECRET = 'bench-usage-service-jwt-secret-0123456789abcdef';
 const PATH = '/internal/v1/usage';
 /** Turns per scenario unless `turns` says otherwise. */
 export const DEFAULT_TURNS = 4;
@@ -101,14 +101,14 @@ export interface UsageBenchReport {
   scenarios: UsageScenarioResult[];
 }
 
-interface Account {
+export interface Account {
   id: number;
   apiKey: string;
 }
 
-const CREDITS = 1_000_000_000;
+export const CREDITS = 1_000_000_000;
 
-async function createAccount(userUrl: string, credits: number): Promise<Account> {
+export async function createAccount(userUrl: string, credits: number): Promise<Account> {
   const res = await fetch(`${userUrl}/admin/v1/accounts`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
@@ -118,7 +118,7 @@ async function createAccount(userUrl: string, credits: number): Promise<Account>
   return (await res.json()) as Account;
 }
 
-async function lookupCredits(userUrl: string, accounts: readonly Account[]): Promise<number> {
+export async function lookupCredits(userUrl: string, accounts: readonly Account[]): Promise<number> {
   let total = 0;
   for (const account of accounts) {
     const res = await fetch(`${userUrl}/admin/v1/accounts/${account.id}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
@@ -128,17 +128,17 @@ async function lookupCredits(userUrl: string, accounts: readonly Account[]): Pro
   return total;
 }
 
-interface Load extends Throughput {
+export interface Load extends Throughput {
   statuses: Record<string, number>;
 }
 
 /** One turn of load: what autocannon counted, every response's latency (ms), and the CPU around it. */
-interface Turn extends CpuSpan {
+export interface Turn extends CpuSpan {
   result: autocannon.Result;
   latencies: number[];
 }
 
-function runTurn(options: autocannon.Options, serverPid: number | undefined): Promise<Turn> {
+export function runTurn(options: autocannon.Options, serverPid: number | undefined): Promise<Turn> {
   const latencies: number[] = [];
   const before = readCpu(serverPid);
   return new Promise((resolve, reject) => {
@@ -157,7 +157,7 @@ function percentile(sorted: readonly number[], share: number): number {
 }
 
 /** The turns of one load as one: requests over the time under load, percentiles over every response. */
-function combine(turns: readonly Turn[]): Load {
+export function combine(turns: readonly Turn[]): Load {
   const requests = turns.reduce((sum, turn) => sum + turn.result.requests.total, 0);
   const seconds = turns.reduce((sum, turn) => sum + turn.result.duration, 0);
   const latencies = turns.flatMap((turn) => turn.latencies).sort((a, b) => a - b);
@@ -226,7 +226,7 @@ function bareLoad(url: string, options: UsageBenchOptions, seconds: number): aut
   };
 }
 
-interface Target {
+export interface Target {
   url: string;
   pid: number | undefined;
   /** The service's database (its outbox is sampled during the load). */
@@ -308,56 +308,62 @@ async function startBare(): Promise<ServiceProcess> {
   });
 }
 
-/** Starts a user service process on its own database and exchange (and a bare express baseline unless given), runs the scenarios, removes what it made. */
-export async function runUsageBench(options: UsageBenchOptions): Promise<UsageBenchReport> {
+/** Runs `fn` against a user service process on a database and exchange of its own (its events routed to a bench queue), then removes them. */
+export async function withBenchUserService<T>(options: UsageBenchOptions, fn: (user: Target) => Promise<T>): Promise<T> {
   const exchange = uniqueId('bench.balance.');
   const queue = uniqueId('bench.balance-changed.');
   await bindBenchQueue(options.amqpUrl, exchange, queue, BALANCE_CHANGED, { type: options.queueType ?? 'classic' });
   const database = await createPrivateDatabase('bench_usage', options.databaseUrl);
   try {
-    return await runWithUserService(options, database.url, exchange);
+    const port = await freePort();
+    const user = await startServiceProcess({
+      script: 'services/user/src/main.ts',
+      cwd: ROOT,
+      port,
+      nodeArgs: options.cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir],
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: database.url,
+        REDIS_URL: options.redisUrl,
+        AMQP_URL: options.amqpUrl,
+        BALANCE_EXCHANGE: exchange,
+        REDIS_KEY_PREFIX: 'bench-usage:',
+        ADMIN_TOKEN,
+        SERVICE_JWT_SECRET,
+        USER_PORT: String(port),
+        LOG_LEVEL: 'warn',
+        ...options.userEnv,
+      },
+    });
+    try {
+      return await fn({ url: user.url, pid: user.child.pid, databaseUrl: database.url });
+    } finally {
+      const exit = await user.stop();
+      if (exit !== 0 || process.env.BENCH_SHOW_OUTPUT)
+        process.stderr.write(`user service exited with ${exit}:\n${user.output().slice(-3000)}\n`);
+    }
   } finally {
     await deleteTopology(options.amqpUrl, { queues: [queue], exchanges: [exchange] }).catch(() => undefined);
     await database.drop();
   }
 }
 
-async function runWithUserService(options: UsageBenchOptions, databaseUrl: string, exchange: string): Promise<UsageBenchReport> {
-  const port = await freePort();
-  const user = await startServiceProcess({
-    script: 'services/user/src/main.ts',
-    cwd: ROOT,
-    port,
-    nodeArgs: options.cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir],
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: options.redisUrl,
-      AMQP_URL: options.amqpUrl,
-      BALANCE_EXCHANGE: exchange,
-      REDIS_KEY_PREFIX: 'bench-usage:',
-      ADMIN_TOKEN,
-      SERVICE_JWT_SECRET,
-      USER_PORT: String(port),
-      LOG_LEVEL: 'warn',
-      ...options.userEnv,
-    },
-  });
-  const bare = options.bareUrl === undefined ? await startBare() : undefined;
-  try {
-    const bareUrl = options.bareUrl ?? (bare as ServiceProcess).url;
-    const scenarios: UsageScenarioResult[] = [];
-    for (const scenario of SCENARIOS) {
-      if (options.only === undefined || options.only.includes(scenario.name)) {
-        const bareTarget = { url: bareUrl, pid: options.bareUrl === undefined ? bare?.child.pid : options.barePid };
-        scenarios.push(await runScenario(scenario, { url: user.url, pid: user.child.pid, databaseUrl }, bareTarget, options));
+/** Starts a user service (withBenchUserService) and a bare express baseline unless given, runs the scenarios. */
+export function runUsageBench(options: UsageBenchOptions): Promise<UsageBenchReport> {
+  return withBenchUserService(options, async (user) => {
+    const bare = options.bareUrl === undefined ? await startBare() : undefined;
+    try {
+      const bareUrl = options.bareUrl ?? (bare as ServiceProcess).url;
+      const scenarios: UsageScenarioResult[] = [];
+      for (const scenario of SCENARIOS) {
+        if (options.only === undefined || options.only.includes(scenario.name)) {
+          const bareTarget = { url: bareUrl, pid: options.bareUrl === undefined ? bare?.child.pid : options.barePid };
+          scenarios.push(await runScenario(scenario, user, bareTarget, options));
+        }
       }
+      return { scenarios };
+    } finally {
+      await bare?.stop();
     }
-    return { scenarios };
-  } finally {
-    await bare?.stop();
-    const exit = await user.stop();
-    if (exit !== 0 || process.env.BENCH_SHOW_OUTPUT)
-      process.stderr.write(`user service exited with ${exit}:\n${user.output().slice(-3000)}\n`);
-  }
+  });
 }

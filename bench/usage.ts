@@ -2,9 +2,12 @@
  * `pnpm bench:usage`: only the usage API scenarios (bench/usage-scenarios.ts); `pnpm bench` runs them too.
  *   pnpm bench:usage [--seconds 10] [--turns 4] [--connections 50] [--cpu-prof <dir>] [--only usage-one-pool,usage-replay]
  *                    [--user-env USAGE_BATCH_LANES=4,USAGE_BATCH_MAX_WAIT_MS=1] [--queue classic|quorum]
+ *   pnpm bench:usage --batch [--seconds 5] [--connections 8] [--only batch-100-accounts,gateway-coalesced]: the batch
+ *                    route and the product gateway (bench/usage-batch-scenarios.ts) instead.
  * BENCH_DATABASE_URL / BENCH_AMQP_URL / BENCH_REDIS_URL name the servers; BENCH_SERVER_PIDS
  * (`postgres=<postmaster pid>,rabbitmq=<beam.smp pid>`) counts only their CPU (docs/benchmarks.md).
  */
+import { formatBatchReport, runBatchBench } from './usage-batch-scenarios';
 import { formatUsageReport } from './usage-report';
 import { runUsageBench } from './usage-scenarios';
 
@@ -29,7 +32,7 @@ async function main(): Promise<void> {
     const name = at === -1 ? pair : pair.slice(0, at);
     if (name) userEnv[name] = at === -1 ? '' : pair.slice(at + 1);
   }
-  const report = await runUsageBench({
+  const options = {
     seconds,
     turns,
     connections,
@@ -40,7 +43,14 @@ async function main(): Promise<void> {
     ...(cpuProfileDir ? { cpuProfileDir } : {}),
     userEnv,
     queueType,
-  });
+  } as const;
+  if (process.argv.includes('--batch')) {
+    const results = await runBatchBench(options);
+    process.stdout.write(`\n${formatBatchReport(results, options)}`);
+    if (results.some((row) => !row.accountingOk)) process.exitCode = 1;
+    return;
+  }
+  const report = await runUsageBench(options);
   process.stdout.write(`\n${formatUsageReport(report, { seconds, turns, connections, queueType })}`);
   if (report.scenarios.some((row) => !row.accountingOk)) process.exitCode = 1;
 }

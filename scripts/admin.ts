@@ -8,9 +8,10 @@ import { runMain } from '@platform/runtime';
 import { runCategoriesCli } from '../services/categorization/src/cli';
 import { runUserCli, USER_USAGE } from '../services/user/src/cli';
 import { RECONCILE_USAGE, runReconcileCli } from '../services/user/src/reconcile-cli';
+import { runVerifyLedger, VERIFY_LEDGER_USAGE } from '../services/user/src/verify-ledger-cli';
 import { serviceJwt } from './service-jwt';
 
-const USAGE = `usage: ${[...USER_USAGE, RECONCILE_USAGE, 'pnpm admin categories import <file>', 'pnpm admin service-jwt <auth|user> [issuer] [ttlSeconds]'].join('\n       ')}`;
+const USAGE = `usage: ${[...USER_USAGE, RECONCILE_USAGE, VERIFY_LEDGER_USAGE, 'pnpm admin categories import <file>', 'pnpm admin service-jwt <auth|user> [issuer] [ttlSeconds]'].join('\n       ')}`;
 
 runMain(async () => {
   const [area, ...rest] = process.argv.slice(2);
@@ -24,6 +25,10 @@ runMain(async () => {
     }
     case 'reconcile': {
       await runReconcileCli(rest, process.env, (text) => process.stdout.write(text));
+      return;
+    }
+    case 'verify-ledger': {
+      await runVerifyLedger(rest, process.env);
       return;
     }
     case 'categories': {

@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpApp } from '@platform/kernel';
 import { Health } from '@platform/runtime';
-import { createProductGateway } from '@platform/product-gateway';
+import { createProductGateway, type CoalesceOptions } from '@platform/product-gateway';
 import { silentLogger } from '@platform/testing';
 import {
   ACCESS_RESTRICTED,
@@ -17,6 +17,7 @@ import {
   SERVICE_JWT_SECRET,
   XML_TYPE,
   balanceItem,
+  metricSample,
   bearer,
   call,
   unknownKey,
@@ -30,10 +31,11 @@ const { platform, freshKey, balanceOf } = usePlatform();
 
 describe('§4.2 a product of the domain-registration-lookup family', () => {
   const PATH = '/whoisserver/WhoisService';
-  let server: Server;
+  const servers: Server[] = [];
   let product: string;
 
-  beforeAll(async () => {
+  /** A product app of the family on its own port, its gateway configured with `coalesce`. */
+  async function startProduct(coalesce?: CoalesceOptions): Promise<string> {
     const http = createHttpApp({
       service: 'product-1',
       logger: silentLogger(),
@@ -41,16 +43,28 @@ describe('§4.2 a product of the domain-registration-lookup family', () => {
       openapi: {},
       envelope: 'errorMessage',
     });
-    const gateway = createProductGateway({ userUrl: platform.user, serviceJwtSecret: SERVICE_JWT_SECRET, productId: 1 });
+    const gateway = createProductGateway({
+      userUrl: platform.user,
+      serviceJwtSecret: SERVICE_JWT_SECRET,
+      productId: 1,
+      ...(coalesce ? { coalesce } : {}),
+    });
     http.app.use(gateway.routes(PATH, (accepted) => ({ WhoisRecord: { domainName: accepted.domainName } })));
-    server = http.finish().listen(0, '127.0.0.1');
+    const server = http.finish().listen(0, '127.0.0.1');
+    servers.push(server);
     await once(server, 'listening');
-    product = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  beforeAll(async () => {
+    product = await startProduct();
   });
 
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    for (const server of servers) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   const lookupPool = async (apiKey: string): Promise<unknown> => (await balanceOf(apiKey, { productId: '1' })).json();
@@ -84,5 +98,32 @@ describe('§4.2 a product of the domain-registration-lookup family', () => {
     expect(reply.status).toBe(403);
     expect(reply.json()).toEqual({ ErrorMessage: { errorCode: expect.any(String), msg: ACCESS_RESTRICTED } });
     expect(await lookupPool(apiKey)).toEqual({ data: [balanceItem(1, 0)] });
+  });
+
+  it('when concurrent calls outnumber the pool’s credits, then they go as batches of maxItems and exactly the credits are served, each call on its own debit', async () => {
+    // A window no test outlasts: a batch goes only when it is full, so 30 calls make exactly 3.
+    const coalescing = await startProduct({ windowMs: 600_000, maxItems: 10 });
+    const apiKey = await freshKey({ 1: 20 });
+    const requests = async (route: string): Promise<number> => {
+      const sample = metricSample((await call(platform.user, '/metrics')).text, 'http_requests_total', { method: 'POST', route });
+      return Number(sample?.split(' ').at(-1) ?? 0);
+    };
+    const [singleBefore, batchesBefore] = [await requests('/internal/v1/usage'), await requests('/internal/v1/usage/batch')];
+    const replies = await Promise.all(
+      Array.from({ length: 30 }, () => call(coalescing, PATH, { query: { domainName: 'example.com', apiKey } })),
+    );
+    const statuses = replies.map((reply) => reply.status);
+    expect({
+      served: statuses.filter((status) => status === 200).length,
+      refused: statuses.filter((status) => status === 403).length,
+    }).toEqual({
+      served: 20,
+      refused: 10,
+    });
+    expect(await lookupPool(apiKey)).toEqual({ data: [balanceItem(1, 0)] });
+    expect({ single: await requests('/internal/v1/usage'), batches: await requests('/internal/v1/usage/batch') }).toEqual({
+      single: singleBefore,
+      batches: batchesBefore + 3,
+    });
   });
 });

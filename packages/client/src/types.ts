@@ -53,3 +53,8 @@ type CategoriesOperation = CategorizationPaths['/api/v2/categories']['get'];
 export type Category = CategorizationComponents['schemas']['Category'];
 /** `IAB` (by id, the default) or `ABC` (by name). */
 export type CategoryOrder = NonNullable<NonNullable<CategoriesOperation['parameters']['query']>['order']>;
+
+/** A reservation of the internal usage API: `{reservationId, accountId, productId, units, expiresAt, credits}`. */
+export type Reservation = UserComponents['schemas']['Reservation'];
+/** The end of a reservation: `{reservationId, charged, released, credits}`. */
+export type ReservationEnd = UserComponents['schemas']['ReservationEnd'];

@@ -20,6 +20,8 @@ export interface TestPlatform {
   anAccount(credits?: Record<string, number>): Promise<{ id: number; apiKey: string }>;
   /** Disables the account through the admin API (its key and tokens are refused at once). */
   disable(accountId: number): Promise<void>;
+  /** SERVICE_JWT_SECRET of the platform's user service, for product-service clients. */
+  serviceJwtSecret: string;
   /** Debits `units` of `productId` through the internal usage API, as a product service does. */
   debit(credential: string, productId: number, units: number): Promise<void>;
   /** Lets a token's Redis record reach the end of its TTL now, as if its lifetime were over. */
@@ -56,6 +58,7 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
   return {
     urls: platform.urls,
     clientUrls: { authUrl: platform.urls.auth, userUrl: platform.urls.user, categorizationUrl: platform.urls.categorization },
+    serviceJwtSecret,
     async anAccount(credits = { '1': 100 }) {
       const response = await fetch(`${platform.urls.user}/admin/v1/accounts`, {
         method: 'POST',

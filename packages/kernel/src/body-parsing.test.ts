@@ -6,9 +6,9 @@ import request from 'supertest';
 import { createBodyParsing } from './body-parsing';
 
 /** An app that parses the body as the kernel does and answers what it got (or the parser's error type). */
-function app(): express.Express {
+function app(largeJson: Record<string, string> = {}): express.Express {
   const served = express();
-  served.use(createBodyParsing());
+  served.use(createBodyParsing(largeJson));
   served.use((req, res) => {
     res.json({ body: (req.body as unknown) ?? null });
   });
@@ -38,6 +38,22 @@ describe('createBodyParsing', () => {
   it('when the body has another media type, then it is left unread', async () => {
     const reply = await request(app()).post('/').set('Content-Type', 'text/plain').send('a=1');
     expect(reply.body).toEqual({ body: null });
+  });
+
+  it('when a path has a larger JSON limit, then a body over 16 KiB is read there and refused elsewhere', async () => {
+    const big = JSON.stringify({ a: 'x'.repeat(100 * 1024) });
+    const served = app({ '/batch': '1mb' });
+    const there = await request(served).post('/batch').set('Content-Type', 'application/json').send(big);
+    const elsewhere = await request(served).post('/other').set('Content-Type', 'application/json').send(big);
+    const tooBig = await request(served)
+      .post('/batch')
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ a: 'x'.repeat(1024 * 1024) }));
+    expect([there.body, elsewhere.body, tooBig.body]).toEqual([
+      { body: { a: 'x'.repeat(100 * 1024) } },
+      { type: 'entity.too.large' },
+      { type: 'entity.too.large' },
+    ]);
   });
 
   it('when a form body is over 16 KiB, then the parser refuses it as too large', async () => {

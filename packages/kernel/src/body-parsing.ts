@@ -30,11 +30,16 @@ function typedDecodeFailure(req: Request, next: NextFunction): NextFunction {
  * The kernel's body parsing (CONTRACT §2): a JSON or a form body, at most 16 KiB. The media type
  * is read once and only the parser it selects runs (each parser would otherwise check the type,
  * the request's state and its body again, for nothing on most requests); a body of another type
- * is left unread, as both parsers would leave it.
+ * is left unread, as both parsers would leave it. `largeJson`: paths whose JSON bodies may be
+ * larger (path → limit, `'1mb'`), as a route of the contract allows (CONTRACT §7.1, the usage
+ * batch); every other body of such a path keeps the common limit.
  */
-export function createBodyParsing(): (req: Request, res: Response, next: NextFunction) => void {
+export function createBodyParsing(
+  largeJson: Readonly<Record<string, string>> = {},
+): (req: Request, res: Response, next: NextFunction) => void {
   const jsonBody: RequestHandler = express.json({ limit: BODY_LIMIT, type: JSON_TYPES });
   const formBody: RequestHandler = express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 100 });
+  const largeJsonBodies = new Map(Object.entries(largeJson).map(([path, limit]) => [path, express.json({ limit, type: JSON_TYPES })]));
   return (req, res, next) => {
     // What both parsers check first (type-is's hasBody) without running either: most requests
     // (GET) have no body.
@@ -44,7 +49,9 @@ export function createBodyParsing(): (req: Request, res: Response, next: NextFun
       return;
     }
     const contentType = req.headers['content-type'];
-    const parser = contentType !== undefined && typeis.is(contentType, FORM_TYPES) !== false ? formBody : jsonBody;
+    const form = contentType !== undefined && typeis.is(contentType, FORM_TYPES) !== false;
+    // Looked up only when some path has a limit of its own: the common case pays nothing.
+    const parser = form ? formBody : ((largeJsonBodies.size > 0 ? largeJsonBodies.get(req.path) : undefined) ?? jsonBody);
     void parser(req, res, typedDecodeFailure(req, next));
   };
 }

@@ -57,6 +57,8 @@ export interface HttpAppOptions {
    * Default `codeMessages`; product apps of the lookup family answer `errorMessage` throughout.
    */
   envelope?: Envelope;
+  /** Paths whose JSON bodies may exceed the common 16 KiB (path → limit, `'1mb'`): only where the contract says so. */
+  largeJsonBodies?: Readonly<Record<string, string>>;
 }
 
 export interface HttpApp {
@@ -157,7 +159,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   watchFinishedResponses();
 
   const cors = publicCorsStep(options.publicEndpoints ?? {});
-  const parseBody = createBodyParsing();
+  const parseBody = createBodyParsing(options.largeJsonBodies);
   // The kernel's work before any route, in one layer (each layer is one more router step on
   // every request): request id, state and metrics, CORS (a preflight ends here), the body.
   app.use((req, res, next) => {

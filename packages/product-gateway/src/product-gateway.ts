@@ -4,7 +4,8 @@ import { enterRoute, formatOf, handler, productEdge, respond } from '@platform/k
 import { type OutputFormat, type Params } from '@platform/wire';
 import { signServiceJwt } from '@platform/credentials';
 import { readLookupRequest } from './lookup-request';
-import { createUsageClient, type UsageClient } from './usage-client';
+import { createUsageClient, createUsageTransport, type UsageClient } from './usage-client';
+import { createCoalescingUsageClient, type CoalesceOptions } from './usage-coalescer';
 
 /** A product call that passed the credential and parameter checks and was debited one credit. */
 export interface AcceptedCall {
@@ -38,6 +39,13 @@ export type ProductGatewayOptions = Signer & {
   timeoutMs?: number;
   /** Extra attempts after a network error or 5xx (same requestId, so never a double debit). Default 2. */
   retries?: number;
+  /**
+   * How debits reach the user service (CONTRACT §7.1). Default: coalesced, concurrent calls
+   * gathered into one `POST /internal/v1/usage/batch` for up to 2 ms or 1,000 calls
+   * (`{ windowMs, maxItems }` picks other bounds); `false`: one `POST /internal/v1/usage` per call.
+   * Either way each call waits for its own debit.
+   */
+  coalesce?: CoalesceOptions | false;
 };
 
 export interface ProductGateway {
@@ -86,13 +94,17 @@ export function createProductGateway(options: ProductGatewayOptions): ProductGat
     'signJwt' in options
       ? options.signJwt
       : reusedJwt(() => signServiceJwt({ issuer, audience: 'user', secret: options.serviceJwtSecret, ttlSeconds: JWT_TTL_SECONDS }));
-  const usage: UsageClient = createUsageClient({
+  const clientOptions = {
     userUrl: options.userUrl,
     signJwt,
     connections: options.connections ?? 64,
     timeoutMs: options.timeoutMs ?? 5000,
     retries: options.retries ?? 2,
-  });
+  };
+  const usage: UsageClient =
+    options.coalesce === false
+      ? createUsageClient(clientOptions)
+      : createCoalescingUsageClient(createUsageTransport(clientOptions), options.coalesce ?? {});
 
   const accept = async (req: Request, res: Response, params: Params): Promise<AcceptedCall> => {
     const lookup = readLookupRequest(req, res, params);

@@ -53,12 +53,6 @@ export const INVALID_SERVICE_TOKEN = 'Invalid service token.';
 
 type Response = Dispatcher.ResponseData;
 
-/** The usage API's refusal reason, passed on to the customer when it is one of the contract's. */
-function refusalReason(response: Response, otherwise: RefusalReason): RefusalReason {
-  const value = response.headers[REFUSAL_HEADER.toLowerCase()];
-  return isRefusalReason(value) ? value : otherwise;
-}
-
 function retryAfter(response: Response): number | undefined {
   const value = Number(response.headers['retry-after']);
   return Number.isFinite(value) && value > 0 ? value : undefined;
@@ -74,23 +68,39 @@ function parseJson(text: string): unknown {
 
 type Attempt = { kind: 'answer'; response: Response } | { kind: 'unreachable'; error: unknown };
 
+/** A usage API answer, read whole. */
+export interface UsageAnswer {
+  status: number;
+  text: string;
+  retryAfter: number | undefined;
+  /** Why a 401, 403 or 429 was answered (X-Refusal-Reason, or a batch item's `reason`), passed on to the product's caller. */
+  reason?: unknown;
+}
+
+/** POSTs to the internal usage API with retries; shared by the single and the coalescing client. */
+export interface UsageTransport {
+  /** Resolves with the last answer that is not a 5xx, or the last 5xx; throws `unavailable` when no attempt got an answer. */
+  post(route: '' | '/batch', body: unknown): Promise<UsageAnswer>;
+  close(): Promise<void>;
+}
+
 /**
- * The usage API over kept-alive connections (an undici Pool): one request per debit, no
- * connection set-up once the pool is warm, so a product call costs one round trip to the
- * user service (more only when an attempt fails and is retried).
+ * The usage API over kept-alive connections (an undici Pool): no connection set-up once the pool
+ * is warm, so a debit costs one round trip to the user service (more only when an attempt fails
+ * and is retried, with the same body: the requestIds make a retry safe).
  */
-export function createUsageClient(options: UsageClientOptions): UsageClient {
+export function createUsageTransport(options: UsageClientOptions): UsageTransport {
   const base = new URL(options.userUrl);
   const path = `${base.pathname.replace(/\/+$/, '')}/internal/v1/usage`;
   const pool = new Pool(base.origin, { connections: options.connections });
 
-  const attempt = async (request: UsageRequest): Promise<Attempt> => {
+  const attempt = async (route: string, body: string): Promise<Attempt> => {
     try {
       const response = await pool.request({
-        path,
+        path: `${path}${route}`,
         method: 'POST',
         headers: { authorization: `Bearer ${options.signJwt()}`, 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify(request),
+        body,
         signal: AbortSignal.timeout(options.timeoutMs),
       });
       return { kind: 'answer', response };
@@ -100,11 +110,12 @@ export function createUsageClient(options: UsageClientOptions): UsageClient {
   };
 
   return {
-    async debit(request) {
+    async post(route, document) {
+      const body = JSON.stringify(document);
       let last: Attempt | undefined;
       for (let round = 0; round <= options.retries; round += 1) {
         if (round > 0) await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** (round - 1)));
-        last = await attempt(request);
+        last = await attempt(route, body);
         if (last.kind === 'answer' && !RETRYABLE.has(last.response.statusCode)) break;
         if (last.kind === 'answer') await last.response.body.dump();
       }
@@ -112,30 +123,61 @@ export function createUsageClient(options: UsageClientOptions): UsageClient {
       const { response } = last;
       // Read whole in every case: an unread body would keep its connection from the pool.
       const text = await response.body.text().catch(() => '');
-      switch (response.statusCode) {
-        case 200: {
-          const grant = grantSchema.safeParse(parseJson(text));
-          if (!grant.success) throw new Error(`usage API answered 200 with an unexpected body: ${grant.error.message}`);
-          return grant.data;
-        }
-        case 401: {
-          const refused = parseJson(text) as { messages?: unknown } | undefined;
-          // Our own JWT was refused: the product is misconfigured, not the customer (a logged 500).
-          if (refused?.messages === INVALID_SERVICE_TOKEN) {
-            throw new Error('usage API refused the service JWT: check SERVICE_JWT_SECRET and the clock of this host');
-          }
-          throw new AppError('unauthenticated', { reason: refusalReason(response, 'invalid_credential') });
-        }
-        case 403:
-          throw new AppError('credits_exhausted', { reason: refusalReason(response, 'pool_exhausted') });
-        case 429:
-          throw new AppError('rate_limited', { reason: 'rate_limited', retryAfterSeconds: retryAfter(response) ?? 1 });
-        default:
-          if (RETRYABLE.has(response.statusCode)) throw new AppError('unavailable', { retryAfterSeconds: retryAfter(response) ?? 1 });
-          // 400/404/409/422 mean this gateway is misconfigured (product id, body): a logged 500.
-          throw new Error(`usage API answered ${response.statusCode}: ${text.slice(0, 300)}`);
-      }
+      return {
+        status: response.statusCode,
+        text,
+        retryAfter: retryAfter(response),
+        reason: response.headers[REFUSAL_HEADER.toLowerCase()],
+      };
     },
     close: () => pool.close(),
+  };
+}
+
+/** The usage API's reason for a refusal, checked before it is passed on; else the status's own. */
+function reasonOf(answer: UsageAnswer, otherwise: RefusalReason): RefusalReason {
+  return isRefusalReason(answer.reason) ? answer.reason : otherwise;
+}
+
+/**
+ * A debit's answer as the gateway's outcome: the grant, or the error to throw: AppError
+ * unauthenticated (401), credits_exhausted (403), rate_limited, unavailable; a plain Error (a
+ * logged 500) for the gateway's own misconfiguration (its JWT refused, a body the API refused).
+ */
+export function debitOutcome(
+  answer: UsageAnswer,
+  messages: unknown = (parseJson(answer.text) as { messages?: unknown } | undefined)?.messages,
+): UsageGrant | Error {
+  switch (answer.status) {
+    case 200: {
+      const grant = grantSchema.safeParse(parseJson(answer.text));
+      return grant.success ? grant.data : new Error(`usage API answered 200 with an unexpected body: ${grant.error.message}`);
+    }
+    case 401:
+      // Our own JWT was refused: the product is misconfigured, not the customer (a logged 500).
+      return messages === INVALID_SERVICE_TOKEN
+        ? new Error('usage API refused the service JWT: check SERVICE_JWT_SECRET and the clock of this host')
+        : new AppError('unauthenticated', { reason: reasonOf(answer, 'invalid_credential') });
+    case 403:
+      return new AppError('credits_exhausted', { reason: reasonOf(answer, 'pool_exhausted') });
+    case 429:
+      return new AppError('rate_limited', { reason: 'rate_limited', retryAfterSeconds: answer.retryAfter ?? 1 });
+    default:
+      if (RETRYABLE.has(answer.status)) return new AppError('unavailable', { retryAfterSeconds: answer.retryAfter ?? 1 });
+      // 400/404/409/422 mean this gateway is misconfigured (product id, body): a logged 500.
+      return new Error(`usage API answered ${answer.status}: ${answer.text.slice(0, 300)}`);
+  }
+}
+
+/** One request per debit (`POST /internal/v1/usage`). */
+export function createUsageClient(options: UsageClientOptions): UsageClient {
+  const transport = createUsageTransport(options);
+  return {
+    async debit(request) {
+      const outcome = debitOutcome(await transport.post('', request));
+      if (outcome instanceof Error) throw outcome;
+      return outcome;
+    },
+    close: () => transport.close(),
   };
 }

@@ -9,8 +9,8 @@ const POOL_OF: Record<number, number> = { 1: 1, 24: 1, 14: 14, 27: 14, 101: 14, 
 
 /**
  * A stand-in for the user service's internal usage API (CONTRACT §7) over in-memory maps, for
- * the gateway's unit tests (tests/metering.int.test.ts runs against the real one): service JWT
- * check, credential → account, pool debit that never goes below 0, requestId replay.
+ * the gateway's unit tests (tests/contract/product-gateway.int.test.ts runs against the real one): service JWT
+ * check, the single and the batch route, credential → account, pool debit that never goes below 0, requestId replay.
  */
 export interface FakeUsageApi {
   url: string;
@@ -18,8 +18,10 @@ export interface FakeUsageApi {
   addCredential(credential: string, accountId: number): void;
   setCredits(accountId: number, productId: number, credits: number): void;
   credits(accountId: number, productId: number): number | undefined;
-  /** Every request received, with the verified JWT claims. */
+  /** Every debit received (each item of a batch), with the verified JWT claims of its request. */
   calls: Array<{ body: Record<string, unknown>; claims: ServiceJwtClaims | undefined }>;
+  /** The number of debits of every request received, in order (1 for a single debit). */
+  batches: number[];
   /** TCP connections accepted so far. */
   connections(): number;
   /** The next `count` requests answer `status` (e.g. 503) before doing anything. */
@@ -32,47 +34,22 @@ export async function startFakeUsageApi(secret: string): Promise<FakeUsageApi> {
   const balances = new Map<string, number>();
   const replies = new Map<string, { digest: string; status: number; body: unknown }>();
   const calls: FakeUsageApi['calls'] = [];
+  const batches: number[] = [];
   let failures: { count: number; status: number } = { count: 0, status: 503 };
   const poolKey = (accountId: number, productId: number): string => `${accountId}:${POOL_OF[productId] ?? productId}`;
 
-  const app = express();
-  app.use(express.json());
-  app.post('/internal/v1/usage', (req, res) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    let claims: ServiceJwtClaims | undefined;
-    try {
-      claims = verifyServiceJwt(/^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1] ?? '', { audience: 'user', secret });
-    } catch {
-      claims = undefined;
-    }
-    calls.push({ body, claims });
-    if (failures.count > 0) {
-      failures = { ...failures, count: failures.count - 1 };
-      res
-        .status(failures.status)
-        .set('Retry-After', '2')
-        .json({ code: failures.status, messages: 'Service temporarily unavailable. Try your call again later.' });
-      return;
-    }
-    if (!claims) {
-      res.status(401).json({ code: 401, messages: 'Invalid service token.' });
-      return;
-    }
+  /** One debit as the single route decides it: its status and body. */
+  const debit = (body: Record<string, unknown>): { status: number; body: unknown } => {
     const { credential, productId, units, requestId } = body;
     if (typeof credential !== 'string' || typeof productId !== 'number' || typeof requestId !== 'string' || units !== 1) {
-      res.status(422).json({ code: 422, messages: { units: ['The selected units is invalid.'] } });
-      return;
+      return { status: 422, body: { code: 422, messages: { units: ['The selected units is invalid.'] } } };
     }
     const digest = JSON.stringify([credential, productId, units]);
     const replay = replies.get(requestId);
-    if (replay) {
-      if (replay.digest !== digest) res.status(409).json({ code: 409, messages: 'Conflict.' });
-      else res.status(replay.status).json(replay.body);
-      return;
-    }
-    const answer = (status: number, answerBody: unknown): void => {
+    if (replay) return replay.digest === digest ? replay : { status: 409, body: { code: 409, messages: 'Conflict.' } };
+    const answer = (status: number, answerBody: unknown) => {
       replies.set(requestId, { digest, status, body: answerBody });
-      res.status(status).json(answerBody);
+      return { status, body: answerBody };
     };
     const accountId = accounts.get(credential);
     if (accountId === undefined)
@@ -83,6 +60,51 @@ export async function startFakeUsageApi(secret: string): Promise<FakeUsageApi> {
       return answer(403, { code: 403, messages: 'Access restricted. Check credits balance or enter the correct API key.' });
     balances.set(key, credits - units);
     return answer(200, { accountId, productId, credits: credits - units });
+  };
+
+  /** The JWT check and the injected failures, shared by both routes; true when the request was answered already. */
+  const refused = (req: express.Request, res: express.Response, debits: Array<Record<string, unknown>>): boolean => {
+    let claims: ServiceJwtClaims | undefined;
+    try {
+      claims = verifyServiceJwt(/^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1] ?? '', { audience: 'user', secret });
+    } catch {
+      claims = undefined;
+    }
+    for (const body of debits) calls.push({ body, claims });
+    batches.push(debits.length);
+    if (failures.count > 0) {
+      failures = { ...failures, count: failures.count - 1 };
+      res
+        .status(failures.status)
+        .set('Retry-After', '2')
+        .json({ code: failures.status, messages: 'Service temporarily unavailable. Try your call again later.' });
+      return true;
+    }
+    if (!claims) {
+      res.status(401).json({ code: 401, messages: 'Invalid service token.' });
+      return true;
+    }
+    return false;
+  };
+
+  const app = express();
+  app.use(express.json({ limit: '1mb' }));
+  app.post('/internal/v1/usage', (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (refused(req, res, [body])) return;
+    const { status, body: answer } = debit(body);
+    res.status(status).json(answer);
+  });
+  // CONTRACT §7.1: each item as one debit; a refusal as its status and messages.
+  app.post('/internal/v1/usage/batch', (req, res) => {
+    const items = ((req.body ?? {}) as { items?: Array<Record<string, unknown>> }).items ?? [];
+    if (refused(req, res, items)) return;
+    res.json({
+      items: items.map((item) => {
+        const { status, body } = debit(item);
+        return status === 200 ? { status, ...(body as object) } : { status, messages: (body as { messages: unknown }).messages };
+      }),
+    });
   });
 
   const server: Server = app.listen(0, '127.0.0.1');
@@ -96,6 +118,7 @@ export async function startFakeUsageApi(secret: string): Promise<FakeUsageApi> {
     setCredits: (accountId, productId, credits) => balances.set(poolKey(accountId, productId), credits),
     credits: (accountId, productId) => balances.get(poolKey(accountId, productId)),
     calls,
+    batches,
     connections: () => connections,
     failNext(count, status) {
       failures = { count, status };

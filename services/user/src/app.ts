@@ -20,6 +20,10 @@ import { notificationSettingsRoutes } from './routes/notification-settings.route
 import { usageHistoryRoutes } from './routes/usage-history.routes';
 import { webhookDeliveriesRoutes } from './routes/webhook-deliveries.routes';
 import { usageRoutes } from './routes/usage.routes';
+import { USAGE_BATCH_BODY_LIMIT, USAGE_BATCH_PATH, usageBatchRoutes } from './routes/usage-batch.routes';
+import { reservationRoutes } from './routes/reservations.routes';
+import { createReservations } from './domain/reservations';
+import { createReservationStore } from './store/reservations';
 import { createBalanceReads } from './store/balances';
 import { createCatalogueReads, keptCatalogue } from './store/catalogue';
 import { countPendingEvents } from './store/outbox';
@@ -84,14 +88,24 @@ function usageRecorder(deps: UserDeps, config: UserConfig, registry: Registry): 
  * Every router the service mounts (further APIs add theirs here); each gets the deps and the
  * domain's ports it calls. The internal usage API apart: it may listen on a port of its own.
  */
-function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): { usage: Router; others: Router[] } {
+function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): { usage: Router[]; others: Router[] } {
   if (config.adminTokens.length === 0) throw new ConfigError('invalid configuration: ADMIN_TOKEN: Required');
   if (config.serviceJwtSecret === undefined) throw new ConfigError('invalid configuration: SERVICE_JWT_SECRET: Required');
   const kept = keptCatalogue();
   const store = createUserStore(deps.pool, deps.access, kept);
   const catalogue = createCatalogueReads(deps.pool, kept);
   const recorder = usageRecorder(deps, config, usageRegistry);
-  const usage = usageRoutes(deps, recorder, config.serviceJwtSecret, catalogue, config.previousServiceJwtSecret);
+  const usage = [
+    usageRoutes(deps, recorder, config.serviceJwtSecret, catalogue, config.previousServiceJwtSecret),
+    usageBatchRoutes(deps, recorder, config.serviceJwtSecret, catalogue, config.previousServiceJwtSecret),
+    reservationRoutes(
+      deps,
+      createReservations(createReservationStore(deps.pool, deps.access)),
+      config.serviceJwtSecret,
+      catalogue,
+      config.previousServiceJwtSecret,
+    ),
+  ];
   const webhooks = createWebhookStore(deps.pool);
   const others = [
     balanceRoutes(deps, { balances: createBalanceReads(deps.pool, kept), catalogue }),
@@ -135,6 +149,7 @@ export function createApp(deps: UserDeps, config: UserConfig): { app: Express; h
     openapi,
     trustProxy: config.trustProxy,
     metricsToken: config.metricsToken,
+    largeJsonBodies: { [USAGE_BATCH_PATH]: USAGE_BATCH_BODY_LIMIT },
   };
   // The endpoints browsers may call from any origin (CONTRACT §2): the routes declared `cors`;
   // the admin and internal APIs are not.
@@ -150,7 +165,7 @@ export function createApp(deps: UserDeps, config: UserConfig): { app: Express; h
   });
   const { usage, others } = routers(deps, config, (internal ?? http).metrics.registry);
   // First: the busiest route (every product call) matches before the others are tried.
-  (internal ?? http).app.use(usage);
+  for (const router of usage) (internal ?? http).app.use(router);
   for (const router of others) http.app.use(router);
   return { app: http.finish(), health, ...(internal ? { internal: internal.finish() } : {}) };
 }

@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       accountPageAuthUrl: 'http://127.0.0.1:8081',
       accessRepairSweepMs: 5000,
+      reservationSweepMs: 10000,
       testPauseAt: undefined,
       testFault: undefined,
       topUpUrl: undefined,
@@ -61,6 +62,9 @@ describe('loadConfig', () => {
       /TEST_FAULT.*exists for tests only; refused when NODE_ENV=production/,
     );
     expect(loadConfig({ ...FULL, ACCESS_REPAIR_SWEEP_MS: '250' }).accessRepairSweepMs).toBe(250);
+    expect(loadConfig({ ...FULL, RESERVATION_SWEEP_MS: '200' }).reservationSweepMs).toBe(200);
+    // A reservation must come back within 60 s after its expiresAt (CONTRACT §7.1).
+    expect(() => loadConfig({ ...FULL, RESERVATION_SWEEP_MS: '60000' })).toThrow(/RESERVATION_SWEEP_MS/);
   });
 
   it('when NODE_ENV=production, then a test switch that is on is a start-up error naming it; off, or outside production, it is accepted', () => {

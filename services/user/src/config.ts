@@ -70,6 +70,8 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
         BRAND_NAME: z.string().max(100).default('Account access'),
         WEBHOOK_ALLOW_INSECURE: env.bool(false),
         ACCESS_REPAIR_SWEEP_MS: env.positiveInt(5000),
+        // At most 60 s between a reservation's expiresAt and its return (CONTRACT §7.1).
+        RESERVATION_SWEEP_MS: env.positiveInt(10_000).refine((ms) => ms <= 50_000),
         TEST_PAUSE_AT: z
           .string()
           .regex(/^[a-z-]+(@[1-9][0-9]*)?$/)
@@ -159,6 +161,8 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
          * (ACCESS_REPAIR_SWEEP_MS; also once at start): its committed grants, its closing writes.
          */
         accessRepairSweepMs: parsed.ACCESS_REPAIR_SWEEP_MS,
+        /** How often reservations past their expiresAt are released (RESERVATION_SWEEP_MS, at most 50 s). */
+        reservationSweepMs: parsed.RESERVATION_SWEEP_MS,
         /** Fault tests only: the step where the process pauses until SIGUSR2 (TEST_PAUSE_AT, see pause-point.ts). */
         testPauseAt: parsed.TEST_PAUSE_AT,
         /** Chaos runs only: a fault the product makes on purpose (TEST_FAULT, see test-fault.ts). */

@@ -16,6 +16,8 @@ import { balanceRoute } from './routes/balance.routes';
 import { changeSettingsRoute, readSettingsRoute, webhookTestRoute } from './routes/notification-settings.routes';
 import { usageHistoryRoute } from './routes/usage-history.routes';
 import { usageRoute } from './routes/usage.routes';
+import { usageBatchRoute } from './routes/usage-batch.routes';
+import { releaseRoute, reserveRoute, settleRoute } from './routes/reservations.routes';
 import { webhookDeliveriesRoute } from './routes/webhook-deliveries.routes';
 import { securitySchemes } from './routes/schemas';
 
@@ -39,6 +41,10 @@ export const userRoutes = [
   auditRoute,
   listProductsRoute,
   usageRoute,
+  usageBatchRoute,
+  reserveRoute,
+  settleRoute,
+  releaseRoute,
   accountPageConfigRoute,
   openSessionRoute,
   readSessionRoute,

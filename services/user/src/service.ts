@@ -9,6 +9,9 @@ import { startOutboxRelay } from './outbox-relay';
 import { startAccessRepairSweeper } from './store/access-records';
 import { deletePublishedEvents } from './store/outbox';
 import { deleteExpiredUsageRequests } from './store/usage-requests';
+import { createReservations } from './domain/reservations';
+import { startReservationExpirySweeper } from './reservation-expiry';
+import { createReservationStore } from './store/reservations';
 
 export interface StartUserServiceOptions extends UserSeams {
   config: UserConfig;
@@ -29,7 +32,7 @@ const HOUR_MS = 60 * 60 * 1000;
 
 /**
  * Background workers that run beside the HTTP listener: the outbox relay, the sweepers of
- * expired usage requestIds and of published events, and the access repair sweeper. Their stop functions run after HTTP has
+ * expired usage requestIds and of published events, the access repair sweeper and the reservation expiry sweeper. Their stop functions run after HTTP has
  * drained and before the connections close.
  */
 function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]> {
@@ -46,6 +49,13 @@ function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]>
   const unsubscribe = deps.outbox.subscribe(() => relay.wake());
   // What a killed process committed or closed without settling it in Redis: repaired now, then swept.
   const repairs = startAccessRepairSweeper(deps.access, config.accessRepairSweepMs);
+  const reservationStore = createReservationStore(deps.pool, deps.access);
+  const expiry = startReservationExpirySweeper({
+    reservations: createReservations(reservationStore),
+    store: reservationStore,
+    logger: deps.logger,
+    intervalMs: config.reservationSweepMs,
+  });
   const sweepers = [
     startRetentionSweeper({
       name: 'usage request',
@@ -71,6 +81,7 @@ function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]>
     },
     ...sweepers.map((sweeper) => () => sweeper.stop()),
     () => repairs.stop(),
+    () => expiry.stop(),
   ]);
 }
 

@@ -125,6 +125,8 @@ export async function startPlatform(parts: PlatformParts = EVERY_PART): Promise<
       TOKEN_RATE_PER_ACCOUNT: '100000',
       IAB_TAXONOMY_FILE: DEFAULT_TAXONOMY_FILE,
       CATEGORY_REFRESH_INTERVAL_MS: '3600000',
+      // Expired reservations come back within 60 s (CONTRACT §7.1); the suite waits for less.
+      RESERVATION_SWEEP_MS: '200',
     };
     const run = async (service: Promise<RunningService>): Promise<string> => {
       const running = await service;

@@ -1912,6 +1912,413 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/internal/v1/usage/batch': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Debit many product calls at once (internal, product services)
+     * @description Service JWT as for `POST /internal/v1/usage`; body up to 1 MiB, 1–1,000 items. Each item is exactly one `POST /internal/v1/usage` (all or nothing, idempotent by `requestId` across both routes, never overspending, the same events and alerts); items on one pool apply in order. One result per item, in order: `status` 200 with the single route's body, or the single route's refusal as `status` and `messages` (401, 403, 422; 409 for a requestId already used with a different body). A whole-request problem (JWT, body) answers as the single route does; 503 when the database is unavailable (retry with the same requestIds: what committed is replayed). JSON only.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            items: Record<string, never>[];
+          };
+        };
+      };
+      responses: {
+        /** @description One result per item, in order */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              items: components['schemas']['UsageBatchItemAnswer'][];
+            };
+          };
+        };
+        /** @description Missing or bad service JWT ("Invalid service token.") */
+        401: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Body over 1 MiB */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description No `items`, or not 1–1,000 of them */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Database or token store unavailable (retry with the same requestIds) */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/internal/v1/usage/reservations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reserve units of a pool for a call whose price is known after the work (internal)
+     * @description Service JWT as for `POST /internal/v1/usage`. The units are taken from the pool at once (balance, alerts and the token gate see them as spent) until settled, released, or released by the service within 60 s after `expiresAt`. Idempotent by `requestId` (reservations keep their own requestIds, apart from the debits'): a replay answers the first 201; another body is 409. JSON only.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The customer's API key or access token. */
+            credential: string;
+            /** @description Idempotency key, global. */
+            requestId: string;
+            /** @description Catalogue product id (numeric strings allowed). */
+            productId: number | string;
+            /** @default 1 */
+            units?: number | string | null;
+            /**
+             * @description Seconds until the service releases it.
+             * @default 300
+             */
+            ttlSeconds?: number | string | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Reserved; `credits` is what the pool holds after the hold */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Reservation'];
+          };
+        };
+        /** @description Missing or bad service JWT ("Invalid service token."), or bad customer credential */
+        401: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description The pool holds fewer credits than units, or the product is not held */
+        403: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description requestId already used with a different body */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Bad productId, units, requestId or ttlSeconds */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Database or token store unavailable; nothing was reserved (retry with the same requestId) */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/internal/v1/usage/reservations/{id}/settle': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Charge part of a reservation and return the rest (internal)
+     * @description Service JWT as for `POST /internal/v1/usage`. Charges `units` (0 to the units reserved) and returns the rest to the pool. Idempotent: a repeat answers the first answer; a settle after a release or expiry, a release after a settle, or a second settle of other units is 409. JSON only.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The reservationId of the 201. */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Units to charge, 0 to the units reserved. */
+            units: number | string;
+          };
+        };
+      };
+      responses: {
+        /** @description Settled; `credits` is what the pool holds after the return */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ReservationEnd'];
+          };
+        };
+        /** @description Missing or bad service JWT ("Invalid service token.") */
+        401: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description No such reservation */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Released or expired already, or settled with other units */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description units missing, not an integer, or more than reserved */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Database or token store unavailable (retry) */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/internal/v1/usage/reservations/{id}/release': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Return a whole reservation to its pool (internal)
+     * @description Service JWT as for `POST /internal/v1/usage`. Returns every reserved unit to the pool (after expiry: the return the service made). Idempotent: a repeat answers the first answer; a settle after a release or expiry, a release after a settle, or a second settle of other units is 409. JSON only.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The reservationId of the 201. */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Released; `credits` is what the pool holds after the return */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ReservationEnd'];
+          };
+        };
+        /** @description Missing or bad service JWT ("Invalid service token.") */
+        401: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description No such reservation */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Settled already */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Database or token store unavailable (retry) */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/account/config.json': {
     parameters: {
       query?: never;
@@ -2331,7 +2738,7 @@ export interface components {
       delta: number;
       credits: number;
       /** @enum {string} */
-      cause: 'usage' | 'top-up' | 'adjustment';
+      cause: 'usage' | 'top-up' | 'adjustment' | 'hold' | 'release';
       actor: string;
       at: string;
     };
@@ -2359,6 +2766,54 @@ export interface components {
     UsageGrant: {
       accountId: number;
       productId: number;
+      credits: number;
+    };
+    UsageBatchItemAnswer:
+      | {
+          /** @enum {number} */
+          status: 200;
+          accountId: number;
+          productId: number;
+          credits: number;
+        }
+      | {
+          /** @description 401, 403, 409 or 422, as the single route would answer */
+          status: number;
+          messages:
+            | string
+            | {
+                [key: string]: string[];
+              };
+          /**
+           * @description A 401's or 403's refusal reason: what the single route sends as X-Refusal-Reason
+           * @enum {string}
+           */
+          reason?:
+            | 'missing_credential'
+            | 'invalid_credential'
+            | 'key_replaced'
+            | 'account_disabled'
+            | 'no_credits'
+            | 'pool_exhausted'
+            | 'rate_limited'
+            | 'wrong_admin_token'
+            | 'read_only_admin';
+        };
+    Reservation: {
+      /** Format: uuid */
+      reservationId: string;
+      accountId: number;
+      productId: number;
+      units: number;
+      /** Format: date-time */
+      expiresAt: string;
+      credits: number;
+    };
+    ReservationEnd: {
+      /** Format: uuid */
+      reservationId: string;
+      charged: number;
+      released: number;
       credits: number;
     };
     SignedInAccount: {

@@ -34,7 +34,7 @@ export interface LedgerEntry {
   productId: number;
   delta: number;
   credits: number;
-  cause: 'usage' | 'top-up' | 'adjustment';
+  cause: 'usage' | 'top-up' | 'adjustment' | 'hold' | 'release';
   /** The admin token's name; null for usage (and for changes made before actors were kept). */
   actor: string | null;
   at: Date;

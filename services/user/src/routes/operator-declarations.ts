@@ -64,7 +64,7 @@ const LedgerItem = z
     productId: z.number().int(),
     delta: z.number().int(),
     credits: z.number().int(),
-    cause: z.enum(['usage', 'top-up', 'adjustment']),
+    cause: z.enum(['usage', 'top-up', 'adjustment', 'hold', 'release']),
     actor: z.string(),
     at: z.string(),
   })

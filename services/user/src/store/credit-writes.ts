@@ -33,8 +33,9 @@ export interface LedgerEntry {
   delta: number;
   /** Credits left in the pool after this entry. */
   credits: number;
-  cause: 'usage' | 'top-up' | 'adjustment';
-  /** The usage debit's product; null for admin changes. */
+  /** `hold` and `release`: a reservation's units taken and returned (CONTRACT §7.1). */
+  cause: 'usage' | 'top-up' | 'adjustment' | 'hold' | 'release';
+  /** The usage debit's or reservation's product; null for admin changes. */
   productId: number | null;
   /** The usage debit's requestId and request digest; null for admin changes. */
   requestId: string | null;

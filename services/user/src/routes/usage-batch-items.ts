@@ -1,0 +1,81 @@
+import { validateDocument } from '@platform/kernel';
+import { ruleMessages } from '@platform/kernel';
+import { AppError, invalidParams, isRefusalStatus, renderError, type FieldMessages, type RefusalReason } from '@platform/wire';
+import type { CredentialVerifier } from '@platform/credentials';
+import type { Product } from '../domain/catalogue';
+import { usageProduct, type ProductLookup, type UsagePayer, type UsageRecorder, type UsageRequest } from '../domain/usage';
+import { plainUsageBody, UsageBody } from './usage-body';
+
+/**
+ * One item's answer in a usage batch (CONTRACT §7.1): the single route's 200 body, or its
+ * refusal's status and messages; a 401 or 403 also says why (`reason`, the single route's
+ * X-Refusal-Reason, CONTRACT §2), since one answer's header cannot speak for each item.
+ */
+export type BatchItemResult =
+  | { status: 200; accountId: number; productId: number; credits: number }
+  | { status: number; messages: string | FieldMessages; reason?: RefusalReason };
+
+/** An item checked as the single route checks its request: who pays for what, or why it is refused. */
+type ItemCheck = { payer: UsagePayer; request: UsageRequest } | { refused: AppError };
+
+/** The item form of a refusal: its status and the `messages` of the single route's body, with its reason (looked up only now, as the single route does). */
+async function itemRefusal(error: AppError): Promise<BatchItemResult> {
+  const explained = error.explain ? await error.explain().catch(() => undefined) : undefined;
+  const { status, body, reason } = renderError(error, 'codeMessages', explained);
+  const messages = (body as { messages: string | FieldMessages }).messages;
+  return isRefusalStatus(status) && reason !== undefined ? { status, messages, reason } : { status, messages };
+}
+
+const asObject = (raw: unknown): Record<string, unknown> | undefined =>
+  raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
+
+/**
+ * The single route's checks, in its order: the credential (401), then the body with the
+ * catalogue's rule (422, every problem together). A failure that is not the item's own (the
+ * access store down) is thrown: the whole request answers it, as the single route would.
+ */
+async function checkItem(raw: unknown, credentials: CredentialVerifier, product: ProductLookup): Promise<ItemCheck> {
+  const credential = asObject(raw)?.credential;
+  let payer: UsagePayer;
+  try {
+    payer = await credentials.require(typeof credential === 'string' ? credential : undefined);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'unauthenticated') return { refused: error };
+    throw error;
+  }
+  const errors: FieldMessages = {};
+  const plain = plainUsageBody(raw);
+  const outcome = plain === undefined ? validateDocument(UsageBody, raw, errors) : { ok: true as const, value: plain };
+  const accepted = outcome.ok ? outcome.value : (outcome.accepted as { productId?: number });
+  const found: Product | undefined = await ruleMessages(() => usageProduct(product, accepted.productId), errors);
+  if (!outcome.ok || !found || Object.keys(errors).length > 0) return { refused: invalidParams(errors) };
+  return { payer, request: { product: found, units: outcome.value.units ?? 1, requestId: outcome.value.requestId } };
+}
+
+/**
+ * Meters a batch's items (CONTRACT §7.1), each exactly as one `POST /internal/v1/usage`: every
+ * item is checked first; then the accepted ones go to the one recorder (the group commit, the
+ * requestIds shared with the single route) in the items' order, in one turn of the event loop, so
+ * that the debits of one pool are queued, and decided, in that order. A reused requestId is the
+ * item's 409. Resolves once every debit has committed; a failure of the commit itself (503)
+ * rejects, and the whole request answers it (a retry with the same requestIds replays what did
+ * commit).
+ */
+export async function meterItems(
+  items: readonly unknown[],
+  deps: { credentials: CredentialVerifier; product: ProductLookup; recorder: UsageRecorder },
+): Promise<BatchItemResult[]> {
+  const checks = await Promise.all(items.map((item) => checkItem(item, deps.credentials, deps.product)));
+  const results = checks.map(async (check): Promise<BatchItemResult> => {
+    if ('refused' in check) return itemRefusal(check.refused);
+    try {
+      const { answer } = await deps.recorder.record(check.payer, check.request);
+      if (answer.outcome === 'exhausted') return itemRefusal(new AppError('credits_exhausted'));
+      return { status: 200, accountId: answer.accountId, productId: answer.productId, credits: answer.credits };
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'conflict') return itemRefusal(error);
+      throw error;
+    }
+  });
+  return Promise.all(results);
+}

@@ -1,0 +1,104 @@
+/**
+ * CONTRACT §7.1: `pnpm admin verify-ledger [--account ID]`, per pool credits = top-ups and
+ * adjustments − charges − open holds; and the usage API's writes (single, batch, reservations,
+ * racing) keep it so.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { PassThrough } from 'node:stream';
+import { uniqueId } from '@platform/testing';
+import { runVerifyLedger } from '../../services/user/src/verify-ledger-cli';
+import { bearer, serviceJwt, usePlatform } from './support';
+
+const { platform, send, admin, usage } = usePlatform();
+const ROOT = path.resolve(__dirname, '../..');
+
+const databaseUrl = (): string => platform.pool.options.connectionString as string;
+const internal = (route: string, json: unknown) => send('user', `/internal/v1/usage${route}`, { headers: bearer(serviceJwt()), json });
+
+async function anAccount(credits: number): Promise<{ id: number; apiKey: string }> {
+  const reply = await admin('POST', '/admin/v1/accounts', { email: `${uniqueId('ledger')}@example.com`, credits: { 1: credits } });
+  return reply.json() as { id: number; apiKey: string };
+}
+
+/** The command's JSON report, or its failure's message. */
+async function verify(accountId: number): Promise<{ report: unknown; failure: string | undefined }> {
+  const out = new PassThrough();
+  let text = '';
+  out.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const failure = await runVerifyLedger(['--account', String(accountId)], { DATABASE_URL: databaseUrl() }, out).then(
+    () => undefined,
+    (error: Error) => error.message,
+  );
+  return { report: JSON.parse(text), failure };
+}
+
+describe('§7.1 pnpm admin verify-ledger', () => {
+  it('when an account was topped up, adjusted, debited one by one and in batches, and reserved, then its pools verify clean', async () => {
+    const account = await anAccount(100);
+    await admin('POST', `/admin/v1/accounts/${account.id}/credits`, { productId: 1, amount: 20 });
+    await admin('POST', `/admin/v1/accounts/${account.id}/credits`, { productId: 1, amount: -5 });
+    const item = (units: number) => ({ credential: account.apiKey, productId: 1, units, requestId: uniqueId('v-') });
+    expect((await usage(item(3))).status).toBe(200);
+    expect((await internal('/batch', { items: [item(2), item(1)] })).status).toBe(200);
+    const held = (await internal('/reservations', item(10))).json() as { reservationId: string };
+    const settled = (await internal('/reservations', item(7))).json() as { reservationId: string };
+    expect((await internal(`/reservations/${settled.reservationId}/settle`, { units: 4 })).status).toBe(200);
+    const released = (await internal('/reservations', item(6))).json() as { reservationId: string };
+    expect((await internal(`/reservations/${released.reservationId}/release`, {})).status).toBe(200);
+    expect(held.reservationId).toEqual(expect.any(String));
+    expect(await verify(account.id)).toEqual({ report: { pools: 1, differences: [] }, failure: undefined });
+  });
+
+  it('when batches and single debits race on one pool, then exactly its credits are granted and the ledger verifies clean', async () => {
+    const account = await anAccount(300);
+    const item = () => ({ credential: account.apiKey, productId: 1, units: 1, requestId: uniqueId('race-') });
+    const batches = Array.from({ length: 8 }, () => internal('/batch', { items: Array.from({ length: 50 }, item) }));
+    const singles = Array.from({ length: 100 }, () => usage(item()));
+    const replies = await Promise.all([...batches, ...singles]);
+    const statuses = replies.flatMap((reply) => {
+      const body = reply.json() as { items?: Array<{ status: number }> };
+      return body.items ? body.items.map((result) => result.status) : [reply.status];
+    });
+    expect(statuses.filter((status) => status === 200)).toHaveLength(300);
+    expect(await verify(account.id)).toEqual({ report: { pools: 1, differences: [] }, failure: undefined });
+  });
+
+  it('when a pool’s credits are changed in SQL behind the ledger, then the difference is reported and the command exits non-zero', async () => {
+    const account = await anAccount(50);
+    const held = (
+      await internal('/reservations', { credential: account.apiKey, productId: 1, units: 8, requestId: uniqueId('v-') })
+    ).json() as {
+      reservationId: string;
+    };
+    expect(held.reservationId).toEqual(expect.any(String));
+    await platform.pool.query('UPDATE pool_balances SET credits = credits + 5 WHERE account_id = $1', [account.id]);
+    const difference = {
+      accountId: account.id,
+      poolId: 1,
+      credits: 47,
+      expected: 42,
+      topUps: 50,
+      adjustments: 0,
+      charges: 0,
+      openHolds: 8,
+    };
+    expect(await verify(account.id)).toEqual({
+      report: { pools: 1, differences: [difference] },
+      failure: `credits differ from the ledger in 1 pool(s):\naccount ${account.id} pool 1: credits 47, ledger 42 (top-ups 50, adjustments 0, charges 0, open holds 8)`,
+    });
+    const run = promisify(execFile)(
+      process.execPath,
+      ['--conditions=development', '--import', 'tsx', 'scripts/admin.ts', 'verify-ledger', '--account', String(account.id)],
+      {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: databaseUrl() },
+      },
+    );
+    await expect(run).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(`account ${account.id} pool 1: credits 47, ledger 42`),
+    });
+  });
+});
