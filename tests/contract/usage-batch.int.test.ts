@@ -42,13 +42,13 @@ describe('§7.1 POST /internal/v1/usage/batch', () => {
     expectBody(reply, 200, {
       items: [
         { status: 200, accountId: account.id, productId: 1, credits: 7 },
-        { status: 401, messages: ACCESS_RESTRICTED },
+        { status: 401, messages: ACCESS_RESTRICTED, reason: 'invalid_credential' },
         { status: 422, messages: { units: ['The selected units is invalid.'] } },
-        { status: 403, messages: ACCESS_RESTRICTED },
+        { status: 403, messages: ACCESS_RESTRICTED, reason: 'pool_exhausted' },
         { status: 409, messages: REUSED },
         { status: 422, messages: { productId: ['The selected product id is invalid.'] } },
         { status: 200, accountId: account.id, productId: 24, credits: 4 },
-        { status: 401, messages: ACCESS_RESTRICTED },
+        { status: 401, messages: ACCESS_RESTRICTED, reason: 'missing_credential' },
       ],
     });
     expect(await pool1(account.apiKey)).toBe(4);
@@ -60,9 +60,9 @@ describe('§7.1 POST /internal/v1/usage/batch', () => {
     expectBody(await batch(items), 200, {
       items: [
         { status: 200, accountId: account.id, productId: 1, credits: 2 },
-        { status: 403, messages: ACCESS_RESTRICTED },
+        { status: 403, messages: ACCESS_RESTRICTED, reason: 'pool_exhausted' },
         { status: 200, accountId: account.id, productId: 1, credits: 0 },
-        { status: 403, messages: ACCESS_RESTRICTED },
+        { status: 403, messages: ACCESS_RESTRICTED, reason: 'pool_exhausted' },
       ],
     });
   });
