@@ -26,7 +26,7 @@ import { kernelStateOf, levelOf, RequestState, watchRoutes } from './request-sta
 import { watchFinishedResponses } from './finished-responses';
 import { metricsGuard } from './metrics-guard';
 import { respond } from './respond';
-import { routeEdge, type RouteEdge } from './route-edge';
+import { routeEdge } from './route-edge';
 import { mountDocsPage } from './docs-page';
 
 export { formatOf, locals, logLevelEnabled, type RequestLocals } from './request-state';
