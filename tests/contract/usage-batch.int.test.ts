@@ -6,11 +6,13 @@ import { uniqueId } from '@platform/testing';
 import {
   ACCESS_RESTRICTED,
   JSON_TYPE,
+  GRANT,
   MALFORMED,
   TOO_LARGE,
   bearer,
   codeMessages,
   expectBody,
+  seedBearer,
   serviceJwt,
   unknownKey,
   usePlatform,
@@ -153,5 +155,14 @@ describe('§7.1 POST /internal/v1/usage/batch', () => {
       challenge: null,
     });
     expect(await pool1(account.apiKey)).toBe(10);
+  });
+
+  it('when a batch item takes the pool’s last credits, then no token is minted once the batch has answered (the single route’s closing write)', async () => {
+    const account = await platform.account({ 1: 2 });
+    expectBody(await batch([{ credential: account.apiKey, productId: 1, units: 2, requestId: requestId() }]), 200, {
+      items: [{ status: 200, accountId: account.id, productId: 1, credits: 0 }],
+    });
+    const mint = await send('auth', '/oauth/token', { headers: seedBearer(account.apiKey), json: GRANT });
+    expect(mint.status).toBe(401);
   });
 });

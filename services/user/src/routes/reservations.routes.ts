@@ -16,7 +16,9 @@ const ReservationBody = UsageBody.extend({
   }),
 });
 
-const SettleBody = z.object({ units: requiredInteger(0, MAX_UNITS).openapi({ description: 'Units to charge, 0 to the units reserved.' }) });
+const SettleBody = z
+  .object({ units: requiredInteger(0, MAX_UNITS).openapi({ description: 'Units to charge, 0 to the units reserved.' }) })
+  .openapi({ example: { units: 3 } });
 
 const Reservation = z
   .object({
@@ -126,8 +128,9 @@ export function reservationRoutes(
   });
   mountRoute(router, settleRoute, async (req, res, declared) => {
     requireServiceJwt(req);
-    const { id } = declared.path();
+    // The body before the id, as the admin API's writes do: a bad body is 422 whatever it names.
     const { units } = declared.input().document;
+    const { id } = declared.path();
     respond(res, 200, await reservations.settle(id, units));
   });
   mountRoute(router, releaseRoute, async (req, res, declared) => {
