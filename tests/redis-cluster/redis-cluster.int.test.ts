@@ -60,7 +60,9 @@ async function burstThen(fault: Fault): Promise<void> {
   // (never a 500), and comes within 8 s (a request may not hang on a node that is gone).
   const seen = new Set<string>();
   const answer = async (what: string, call: request.Test): Promise<request.Response | undefined> => {
+    const t0 = Date.now();
     const response = await call.timeout(8000).catch(() => undefined);
+    console.log('BURST', what, response?.status, Date.now() - t0);
     seen.add(`${what} ${response?.status ?? 'no answer'}`);
     return response;
   };
@@ -174,6 +176,7 @@ describe('a Redis Cluster master lost right after a burst of rotations and issua
       );
     } finally {
       process.kill(pid, 'SIGCONT');
+      console.log(JSON.stringify(answers.map((a) => [a.what, a.status, a.ms])));
     }
     const late = answers.filter((answer) => answer.ms >= 5000 || !(answer.status === 200 || (answer.status === 503 && answer.retryAfter)));
     expect({ late, answered: answers.length > 0 }).toEqual({ late: [], answered: true });
