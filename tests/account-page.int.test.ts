@@ -1,6 +1,7 @@
 /**
  * The customer's account page in a real browser (Debian's Chromium through playwright-core)
- * against `pnpm start`: sign in with the API key (a page session, also at 0), read the balance per
+ * against the platform `pnpm start` runs (scripts/platform.ts, in this process, the webhook address
+ * rules on): sign in with the API key (a page session, also at 0), read the balance per
  * pool (low and empty pools marked) and the usage chart (values on hover and keyboard), change the
  * alert threshold (a bad one shows a sentence), set a balance webhook to a real HTTPS receiver and
  * send a test event, replace the key (the old key then gets 401 from curl), sign out (the session
@@ -29,7 +30,8 @@ import {
   type WebhookReceiver,
 } from '@platform/testing';
 import { launchBrowser, screenshot, SCREENSHOTS, seriousViolations, type Browser } from './browser/browser';
-import { pnpmStart, type StartedPlatform } from './browser/pnpm-start';
+import { ensureAccountPageBuilt } from '../scripts/account-page-build';
+import { startPlatform } from '../scripts/platform';
 
 const ADMIN_TOKEN = `browser-admin-token-${randomUUID()}`;
 const SERVICE_JWT_SECRET = `browser-service-jwt-secret-${randomUUID()}`;
@@ -43,7 +45,7 @@ let database: PrivateDatabase;
 let smtp: SmtpCapture;
 let receiver: WebhookReceiver;
 let webhookSecret: string;
-let platform: StartedPlatform;
+let platform: { urls: Record<'auth' | 'user' | 'account page', string>; stop(): Promise<void> };
 let browser: Browser;
 let pool: pg.Pool;
 let dataDir: string;
@@ -118,24 +120,29 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'aap-page-'));
   const userPort = await freePort();
-  platform = await pnpmStart({
-    // The receiver is on loopback with a certificate only this run trusts (development settings).
-    WEBHOOK_ALLOW_INSECURE: 'true',
-    NODE_EXTRA_CA_CERTS: receiver.caFile,
-    TOP_UP_URL,
-    BRAND_NAME: 'Acme Data',
-    USER_URL: `http://127.0.0.1:${userPort}`,
-    DATABASE_URL: database.url,
-    SMTP_URL: smtp.url,
-    ADMIN_TOKEN,
-    SERVICE_JWT_SECRET,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    AUTH_PORT: '0',
-    USER_PORT: String(userPort),
-    CATEGORIZATION_PORT: '0',
-    NOTIFIER_PORT: '0',
-  });
+  // The user service serves the account page's build: built first when missing or old.
+  ensureAccountPageBuilt(() => undefined);
+  const started = await startPlatform(
+    {
+      TOP_UP_URL,
+      BRAND_NAME: 'Acme Data',
+      USER_URL: `http://127.0.0.1:${userPort}`,
+      DATABASE_URL: database.url,
+      SMTP_URL: smtp.url,
+      ADMIN_TOKEN,
+      SERVICE_JWT_SECRET,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      AUTH_PORT: '0',
+      USER_PORT: String(userPort),
+      CATEGORIZATION_PORT: '0',
+      NOTIFIER_PORT: '0',
+    },
+    // The receiver is on loopback with a certificate only this run trusts: reached through a test
+    // network, with the webhook address rules on.
+    { webhookNetwork: receiver.network(), webhookCa: receiver.ca },
+  );
+  platform = { urls: { ...started.urls, 'account page': `${started.urls.user}/account/` }, stop: started.stop };
   pool = createPool({ connectionString: database.url, logger: silentLogger(), max: 2 });
   const created = await json(`${platform.urls.user}/admin/v1/accounts`, {
     method: 'POST',

@@ -9,7 +9,7 @@
 import type request from 'supertest';
 import { accessLayout, createRedisAccessStore, hashSecret } from '@platform/credentials';
 import { contractFlows } from './flows';
-import { eventually, type LocalRedisCluster } from '@platform/testing';
+import type { LocalRedisCluster } from '@platform/testing';
 import { client, newAccount, seenBy, startClusterPlatform, tokenOf, type ClusterPlatform } from './platform';
 
 let platform: ClusterPlatform;
@@ -60,9 +60,7 @@ async function burstThen(fault: Fault): Promise<void> {
   // (never a 500), and comes within 8 s (a request may not hang on a node that is gone).
   const seen = new Set<string>();
   const answer = async (what: string, call: request.Test): Promise<request.Response | undefined> => {
-    const t0 = Date.now();
     const response = await call.timeout(8000).catch(() => undefined);
-    console.log('BURST', what, response?.status, Date.now() - t0);
     seen.add(`${what} ${response?.status ?? 'no answer'}`);
     return response;
   };
@@ -136,50 +134,4 @@ describe('a Redis Cluster master lost right after a burst of rotations and issua
       await cluster.restart(victim);
     });
   }, 60_000);
-
-  test('when a master stops answering (SIGSTOP) until its replica takes over, then every request answers within 5 s of its arrival: 200, or 503 with Retry-After', async () => {
-    const cluster = platform.cluster as NonNullable<ClusterPlatform['cluster']>;
-    const accounts = await Promise.all(Array.from({ length: 9 }, () => newAccount(calls)));
-    const victim = await cluster.masterOf(recordOf((accounts[0] as { apiKey: string }).apiKey));
-    const masters = await Promise.all(accounts.map((account) => cluster.masterOf(recordOf(account.apiKey))));
-    const stalled = accounts.filter((_account, index) => masters[index] === victim);
-    const tokens = await Promise.all(stalled.map((account) => tokenOf(calls, account.apiKey)));
-    const pid = Number(/process_id:(\d+)/.exec(String(await cluster.readOn(victim, 'INFO', 'server')))?.[1]);
-    const answers: Array<{ what: string; status: number; retryAfter: boolean; ms: number }> = [];
-    const timed = async (what: string, call: request.Test): Promise<number> => {
-      const sentAt = Date.now();
-      // Well past the budget, so that a late answer is measured rather than cut off.
-      const response = await call.timeout(20_000);
-      answers.push({ what, status: response.status, retryAfter: Number(response.headers['retry-after']) > 0, ms: Date.now() - sentAt });
-      return response.status;
-    };
-    const minted = new Set<number>();
-    process.kill(pid, 'SIGSTOP');
-    try {
-      // Every call needs the stalled master's slots: through the failover until each works again.
-      await eventually(
-        async () => {
-          const statuses = await Promise.all(
-            stalled.flatMap((account, index) => [
-              // One more token per account once it mints (TOKEN_RATE_PER_ACCOUNT is small here).
-              minted.has(index)
-                ? Promise.resolve(200)
-                : timed('token', calls.mint(account.apiKey)).then((status) => (status === 200 && minted.add(index), status)),
-              timed('balance', calls.balance(tokens[index] as string)),
-              timed('debit', calls.debit(account.apiKey, 1, 1)),
-            ]),
-          );
-          return statuses.every((status) => status === 200) && answers.some((answer) => answer.status === 503) ? true : undefined;
-        },
-        40_000,
-        'the stalled slots served again',
-      );
-    } finally {
-      process.kill(pid, 'SIGCONT');
-      console.log(JSON.stringify(answers.map((a) => [a.what, a.status, a.ms])));
-    }
-    const late = answers.filter((answer) => answer.ms >= 5000 || !(answer.status === 200 || (answer.status === 503 && answer.retryAfter)));
-    expect({ late, answered: answers.length > 0 }).toEqual({ late: [], answered: true });
-    await cluster.settled();
-  }, 90_000);
 });
