@@ -109,7 +109,15 @@ export function startUpgradeLoad(
         },
         60_000,
         `${count} more debits in phase "${phase}"`,
-      );
+      ).catch((error: Error) => {
+        // What the load got meanwhile, so that a stall shows its cause (e.g. replays refused).
+        const tally: Record<string, number> = {};
+        for (const answer of answers.filter((each) => each.phase === phase)) {
+          const key = `${answer.what} ${answer.status}`;
+          tally[key] = (tally[key] ?? 0) + 1;
+        }
+        throw new Error(`${error.message}; answers in that phase: ${JSON.stringify(tally)}`);
+      });
     },
     async stop() {
       stopped = true;

@@ -2,14 +2,14 @@
  * CONTRACT §1: a request caught in a Redis Cluster failover answers within 5 s of its arrival.
  * The cluster runs with the largest cluster-node-timeout the docs allow (5 s), so its failover
  * takes longer than the answer budget. A master stops answering (SIGSTOP) with requests' commands
- * on it, unread; it is then SIGKILLed, so those commands fail with the connection and the client
- * retries them until the replica is promoted, seconds later, unless its retries are bounded.
+ * on it, unread; it is then SIGKILLed, so those commands fail with the connection. Only the
+ * client's bounds (the command timeout, the retries: REDIS_CLUSTER_COMMAND_BUDGET_MS) keep them
+ * from waiting for the replica's promotion, seconds later.
  */
 import { execFileSync } from 'node:child_process';
 import type request from 'supertest';
-import { accessLayout, hashSecret } from '@platform/credentials';
+import { accessLayout, CLUSTER_NODE_TIMEOUT_MS, hashSecret } from '@platform/credentials';
 import { eventually } from '@platform/testing';
-import { CLUSTER_NODE_TIMEOUT_MS } from '../../packages/credentials/src/redis-client';
 import { client, newAccount, startClusterPlatform, tokenOf, type ClusterPlatform } from './platform';
 
 let platform: ClusterPlatform;
