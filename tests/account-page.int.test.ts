@@ -9,13 +9,14 @@
  * serious violation, and the alert e-mails are rendered and followed: the zero-balance e-mail's
  * link opens the page of an account at 0, which signs in and shows 0 and where to buy credits.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type pg from 'pg';
 import type { Page, Response } from 'playwright-core';
 import { signServiceJwt } from '@platform/credentials';
@@ -54,9 +55,9 @@ let page: Page;
 let accountPage: Response | null;
 const cspViolations: string[] = [];
 
-function curlStatus(url: string): string {
-  const result = spawnSync('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', url], { encoding: 'utf8' });
-  return result.stdout;
+/** Not spawnSync: the services run in this process and must answer meanwhile. */
+async function curlStatus(url: string): Promise<string> {
+  return (await promisify(execFile)('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', url], { encoding: 'utf8' })).stdout;
 }
 
 async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: unknown }> {
@@ -365,7 +366,7 @@ describe('the account page in Chromium against pnpm start', () => {
 
   it('when the key is replaced, then the dialog warns first, the new key is shown once, and the old key gets 401 from curl', async () => {
     const balanceByKey = (key: string) => `${platform.urls.user}/user-service/account-balance?apiKey=${key}`;
-    expect(curlStatus(balanceByKey(account.apiKey))).toBe('200');
+    expect(await curlStatus(balanceByKey(account.apiKey))).toBe('200');
     await page.click('#rotate-open');
     await page.waitForSelector('#rotate-dialog[open]');
     expect(await page.textContent('#rotate-warning')).toMatch(/current key and every access token made from it stop working at once/);
@@ -387,8 +388,8 @@ describe('the account page in Chromium against pnpm start', () => {
     await page.locator('#key').scrollIntoViewIfNeeded();
     await screenshot(page, '08b-new-key', { fullPage: false });
 
-    expect(curlStatus(balanceByKey(account.apiKey))).toBe('401');
-    expect(curlStatus(balanceByKey(newKey))).toBe('200');
+    expect(await curlStatus(balanceByKey(account.apiKey))).toBe('401');
+    expect(await curlStatus(balanceByKey(newKey))).toBe('200');
     await page.click('#new-key-done');
     expect(await page.inputValue('#new-key-value')).toBe('');
     // The page traded the new key for a new session: it still reads the account.
