@@ -13,6 +13,7 @@ import { loadConfig as loadAuthConfig, startAuthService } from '../services/auth
 import { loadConfig as loadCategorizationConfig, startCategorizationService } from '../services/categorization/src';
 import { loadConfig as loadNotifierConfig, startNotifierService } from '../services/notifier/src';
 import { loadConfig as loadUserConfig, startUserService } from '../services/user/src';
+import type { UserSeams } from '../services/user/src/deps';
 
 export interface Platform {
   services: RunningService[];
@@ -42,7 +43,10 @@ function accountPageLinks(env: NodeJS.ProcessEnv, userUrl: string): { accountUrl
 
 const secret = (): string => randomBytes(24).toString('hex');
 
-export async function startPlatform(environment: NodeJS.ProcessEnv): Promise<Platform> {
+/** Seams for tests, beside the environment: a webhook test network and the CA its receiver's certificate needs. */
+export type PlatformSeams = Pick<UserSeams, 'webhookCa' | 'webhookNetwork'>;
+
+export async function startPlatform(environment: NodeJS.ProcessEnv, seams: PlatformSeams = {}): Promise<Platform> {
   const dataDir = path.resolve(environment.DATA_DIR ?? '.data');
   const env: NodeJS.ProcessEnv = {
     ...environment,
@@ -85,10 +89,10 @@ export async function startPlatform(environment: NodeJS.ProcessEnv): Promise<Pla
 
   try {
     // The user service first: it owns the schema the others read.
-    services.push(await startUserService({ config: configs.user, logger: logger('user'), infrastructure, ...pageAuthUrl }));
+    services.push(await startUserService({ config: configs.user, logger: logger('user'), infrastructure, ...pageAuthUrl, ...seams }));
     services.push(await startCategorizationService({ config: configs.categorization, logger: logger('categorization'), infrastructure }));
     const notifierConfig = { ...configs.notifier, ...accountPageLinks(env, (services[0] as RunningService).url) };
-    services.push(await startNotifierService({ config: notifierConfig, logger: logger('notifier'), infrastructure }));
+    services.push(await startNotifierService({ config: notifierConfig, logger: logger('notifier'), infrastructure, ...seams }));
     services.push(await startAuthService({ config: configs.auth, logger: logger('auth'), infrastructure }));
   } catch (error) {
     await stop().catch(() => undefined);

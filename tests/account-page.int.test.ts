@@ -1,6 +1,7 @@
 /**
  * The customer's account page in a real browser (Debian's Chromium through playwright-core)
- * against `pnpm start`: sign in with the API key (a page session, also at 0), read the balance per
+ * against the platform `pnpm start` runs (scripts/platform.ts, in this process, the webhook address
+ * rules on): sign in with the API key (a page session, also at 0), read the balance per
  * pool (low and empty pools marked) and the usage chart (values on hover and keyboard), change the
  * alert threshold (a bad one shows a sentence), set a balance webhook to a real HTTPS receiver and
  * send a test event, replace the key (the old key then gets 401 from curl), sign out (the session
@@ -8,13 +9,14 @@
  * serious violation, and the alert e-mails are rendered and followed: the zero-balance e-mail's
  * link opens the page of an account at 0, which signs in and shows 0 and where to buy credits.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type pg from 'pg';
 import type { Page, Response } from 'playwright-core';
 import { signServiceJwt } from '@platform/credentials';
@@ -29,7 +31,8 @@ import {
   type WebhookReceiver,
 } from '@platform/testing';
 import { launchBrowser, screenshot, SCREENSHOTS, seriousViolations, type Browser } from './browser/browser';
-import { pnpmStart, type StartedPlatform } from './browser/pnpm-start';
+import { ensureAccountPageBuilt } from '../scripts/account-page-build';
+import { startPlatform } from '../scripts/platform';
 
 const ADMIN_TOKEN = `browser-admin-token-${randomUUID()}`;
 const SERVICE_JWT_SECRET = `browser-service-jwt-secret-${randomUUID()}`;
@@ -43,7 +46,7 @@ let database: PrivateDatabase;
 let smtp: SmtpCapture;
 let receiver: WebhookReceiver;
 let webhookSecret: string;
-let platform: StartedPlatform;
+let platform: { urls: Record<'auth' | 'user' | 'account page', string>; stop(): Promise<void> };
 let browser: Browser;
 let pool: pg.Pool;
 let dataDir: string;
@@ -52,9 +55,9 @@ let page: Page;
 let accountPage: Response | null;
 const cspViolations: string[] = [];
 
-function curlStatus(url: string): string {
-  const result = spawnSync('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', url], { encoding: 'utf8' });
-  return result.stdout;
+/** Not spawnSync: the services run in this process and must answer meanwhile. */
+async function curlStatus(url: string): Promise<string> {
+  return (await promisify(execFile)('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', url], { encoding: 'utf8' })).stdout;
 }
 
 async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: unknown }> {
@@ -118,24 +121,29 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'aap-page-'));
   const userPort = await freePort();
-  platform = await pnpmStart({
-    // The receiver is on loopback with a certificate only this run trusts (development settings).
-    WEBHOOK_ALLOW_INSECURE: 'true',
-    NODE_EXTRA_CA_CERTS: receiver.caFile,
-    TOP_UP_URL,
-    BRAND_NAME: 'Acme Data',
-    USER_URL: `http://127.0.0.1:${userPort}`,
-    DATABASE_URL: database.url,
-    SMTP_URL: smtp.url,
-    ADMIN_TOKEN,
-    SERVICE_JWT_SECRET,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    AUTH_PORT: '0',
-    USER_PORT: String(userPort),
-    CATEGORIZATION_PORT: '0',
-    NOTIFIER_PORT: '0',
-  });
+  // The user service serves the account page's build: built first when missing or old.
+  ensureAccountPageBuilt(() => undefined);
+  const started = await startPlatform(
+    {
+      TOP_UP_URL,
+      BRAND_NAME: 'Acme Data',
+      USER_URL: `http://127.0.0.1:${userPort}`,
+      DATABASE_URL: database.url,
+      SMTP_URL: smtp.url,
+      ADMIN_TOKEN,
+      SERVICE_JWT_SECRET,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      AUTH_PORT: '0',
+      USER_PORT: String(userPort),
+      CATEGORIZATION_PORT: '0',
+      NOTIFIER_PORT: '0',
+    },
+    // The receiver is on loopback with a certificate only this run trusts: reached through a test
+    // network, with the webhook address rules on.
+    { webhookNetwork: receiver.network(), webhookCa: receiver.ca },
+  );
+  platform = { urls: { ...started.urls, 'account page': `${started.urls.user}/account/` }, stop: started.stop };
   pool = createPool({ connectionString: database.url, logger: silentLogger(), max: 2 });
   const created = await json(`${platform.urls.user}/admin/v1/accounts`, {
     method: 'POST',
@@ -358,7 +366,7 @@ describe('the account page in Chromium against pnpm start', () => {
 
   it('when the key is replaced, then the dialog warns first, the new key is shown once, and the old key gets 401 from curl', async () => {
     const balanceByKey = (key: string) => `${platform.urls.user}/user-service/account-balance?apiKey=${key}`;
-    expect(curlStatus(balanceByKey(account.apiKey))).toBe('200');
+    expect(await curlStatus(balanceByKey(account.apiKey))).toBe('200');
     await page.click('#rotate-open');
     await page.waitForSelector('#rotate-dialog[open]');
     expect(await page.textContent('#rotate-warning')).toMatch(/current key and every access token made from it stop working at once/);
@@ -380,8 +388,8 @@ describe('the account page in Chromium against pnpm start', () => {
     await page.locator('#key').scrollIntoViewIfNeeded();
     await screenshot(page, '08b-new-key', { fullPage: false });
 
-    expect(curlStatus(balanceByKey(account.apiKey))).toBe('401');
-    expect(curlStatus(balanceByKey(newKey))).toBe('200');
+    expect(await curlStatus(balanceByKey(account.apiKey))).toBe('401');
+    expect(await curlStatus(balanceByKey(newKey))).toBe('200');
     await page.click('#new-key-done');
     expect(await page.inputValue('#new-key-value')).toBe('');
     // The page traded the new key for a new session: it still reads the account.

@@ -1,10 +1,9 @@
 /** `pnpm start` as a customer's operator runs it, in a child process, with the URLs it prints. */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
+import { pnpmCommand } from '@platform/testing';
 
 const ROOT = path.resolve(__dirname, '../..');
-/** pnpm itself: the one running `pnpm test`, else the one on PATH. */
-const PNPM = process.env.npm_execpath?.includes('pnpm') ? [process.execPath, process.env.npm_execpath] : ['pnpm'];
 const SERVICES = ['auth', 'user', 'categorization', 'notifier', 'account page'] as const;
 
 export interface StartedPlatform {
@@ -14,7 +13,7 @@ export interface StartedPlatform {
 }
 
 export async function pnpmStart(env: NodeJS.ProcessEnv, timeoutMs = 150_000): Promise<StartedPlatform> {
-  const [command, ...args] = PNPM;
+  const [command, ...args] = pnpmCommand;
   const child: ChildProcessWithoutNullStreams = spawn(command as string, [...args, 'start'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },

@@ -7,6 +7,7 @@
  * again there (publisher confirms and the outbox's retry), the quorum queue keeps its messages on
  * the two nodes left, and no alert is lost or sent twice.
  */
+import { unpublishedEvents } from '@platform/testing';
 import { alive, waitFor } from '../../scripts/cluster/processes';
 import { connectionsByPort, killRabbitNode, rabbitmqctl } from '../../scripts/cluster/rabbitmq';
 import { crossingLoad, expectAlertsOnce, expectExactAccounting } from './load';
@@ -47,10 +48,10 @@ describe('the RabbitMQ node of the relays and notifiers killed while a load that
         state: string;
       }>
     ).filter((connection) => connection.port === Number(busiestPort) && connection.state === 'blocked').length;
-    const pending = await c.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM outbox_event_list
-        WHERE published_at IS NULL AND (payload->>'accountId')::int = ANY($1::int[]) AND (payload->>'credits')::int = 0`,
-      [load.zero.map((account) => account.id)],
+    const pending = await unpublishedEvents(
+      c.pool,
+      load.zero.map((account) => account.id),
+      0,
     );
     const vm = killRabbitNode(c.state.dir, victim, c.pid(`rabbitmq-${victim + 1}`));
     expect(vm).toBeDefined();
@@ -71,7 +72,7 @@ describe('the RabbitMQ node of the relays and notifiers killed while a load that
     await expectExactAccounting(c, load);
     await expectAlertsOnce(c, load);
     // What was at stake at the kill (checked last, so that a lost event shows as the lost alert it is).
-    expect({ blocked: blocked > 0, zeroCrossingsPending: pending.rows[0]?.n }).toEqual({
+    expect({ blocked: blocked > 0, zeroCrossingsPending: pending.pending }).toEqual({
       blocked: true,
       zeroCrossingsPending: load.zero.length,
     });

@@ -3,15 +3,19 @@
  * named there) serves as 2 auth and 2 user replicas behind HAProxy, with accounts, rotated keys
  * and debits in its database. Under a steady load this checkout's migrations run while the old
  * replicas go on serving, then each replica is drained and replaced by one of this checkout, one
- * at a time. No answer is a 5xx other than 503, every debit answered 200 is in the ledger once
- * (and no other), and the keys rotated away before the upgrade stay refused by every replica.
+ * at a time; each new one starts as on a Redis it has not seen (the store's reconciled marker
+ * removed), so it rewrites the access records from the previous release's data before it
+ * serves. Debits answered 200 are sent again under their requestId all along, so that what one
+ * release applied is replayed to the next. No answer is a 5xx other than 503, every debit answered
+ * 200 is in the ledger once (and no other), and the keys rotated away before the upgrade stay
+ * refused by every replica.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Pool } from 'pg';
-import { closeRedis, connectRedis } from '@platform/credentials';
+import { accessLayout, closeRedis, connectRedis } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import {
   createPrivateDatabase,
@@ -84,6 +88,9 @@ describe('a rolling upgrade from the previous release', () => {
       account.apiKey = (rotated.json() as { apiKey: string }).apiKey;
     }
 
+    const redis = await connectRedis(testServers.redisUrl, silentLogger());
+    const marker = accessLayout(live.env.REDIS_KEY_PREFIX as string).reconciledMarker;
+    const reconciled: Array<{ name: string; marker: string | null }> = [];
     const load = startUpgradeLoad(live, SECRETS.SERVICE_JWT_SECRET, accounts, retired);
     try {
       await load.progress(40);
@@ -92,13 +99,18 @@ describe('a rolling upgrade from the previous release', () => {
       await load.progress(40);
       for (const name of ['user-1', 'auth-1', 'user-2', 'auth-2']) {
         load.enter(`replacing ${name}`);
+        // The replicas running keep the server they checked; the new one reconciles before it serves.
+        await redis.del(marker);
         expect({ name, exit: await live.replace(name, ROOT) }).toEqual({ name, exit: 0 });
+        reconciled.push({ name, marker: await redis.get(marker) });
         load.enter(`${name} replaced`);
         await load.progress(30);
       }
     } finally {
       await load.stop();
+      await closeRedis(redis);
     }
+    expect(reconciled.filter((entry) => entry.marker === null)).toEqual([]);
 
     expect(load.answers.filter((answer) => !acceptable(answer.status))).toEqual([]);
     expect([...new Set(load.answers.filter((answer) => answer.what.startsWith('retired')).map((answer) => answer.status))]).toEqual([401]);
@@ -108,6 +120,8 @@ describe('a rolling upgrade from the previous release', () => {
       load.answers.filter((answer) => answer.phase === 'migrated, previous release serving' && answer.status === 200).length,
     ).toBeGreaterThan(0);
 
+    // Debits applied by the previous release replayed to this one's replicas alone.
+    expect(load.answers.filter((answer) => answer.what === 'replay' && answer.phase === 'auth-2 replaced').length).toBeGreaterThan(0);
     // Every debit was answered 200 in the end, and the ledger holds each exactly once, and nothing else.
     expect(load.debits.filter((debit) => debit.statuses.at(-1) !== 200)).toEqual([]);
     const ledger = new Map(

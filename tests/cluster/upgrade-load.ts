@@ -1,8 +1,10 @@
 /**
  * Traffic for the rolling-upgrade test, through HAProxy's fronts until stopped: debits with a
  * requestId, sent again after a 503 or no answer (settleDebit), and between them token mints with
- * each account's current key and probes with the keys rotated away before the upgrade. Every
- * answer is kept with the phase it was sent in.
+ * each account's current key, probes with the keys rotated away before the upgrade, and a debit
+ * answered 200 earlier sent again under its requestId (a client that lost the answer), oldest
+ * first, so that what one release applied is replayed to the next. Every answer is kept with the
+ * phase it was sent in.
  */
 import { randomUUID } from 'node:crypto';
 import { signServiceJwt } from '@platform/credentials';
@@ -12,7 +14,7 @@ import { settleDebit, type Debit } from './load';
 import type { Fleet } from './upgrade-fleet';
 
 export interface Answer {
-  what: 'debit' | 'token' | 'retired token' | 'retired balance';
+  what: 'debit' | 'replay' | 'token' | 'retired token' | 'retired balance';
   status: number | string;
   phase: string;
 }
@@ -55,6 +57,8 @@ export function startUpgradeLoad(
   const answers: Answer[] = [];
   let phase = 'previous release';
   let stopped = false;
+  const answered: Debit[] = [];
+  let replays = 0;
   const send = debitVia(fleet, secret);
   const record = async (what: Answer['what'], request: () => Promise<{ status: number }>): Promise<void> => {
     const sentIn = phase;
@@ -71,7 +75,13 @@ export function startUpgradeLoad(
       const sentIn = phase;
       await settleDebit(send, debit, Date.now() + 60_000);
       for (const status of debit.statuses) answers.push({ what: 'debit', status, phase: sentIn });
+      if (debit.statuses.at(-1) === 200) answered.push(debit);
       if (turn % PROBE_EVERY !== 0) continue;
+      // The oldest debit answered 200 not replayed yet (one is every turn, one replayed every PROBE_EVERY).
+      const replayed = answered[replays++] as Debit;
+      const from = replayed.statuses.length;
+      await settleDebit(send, replayed, Date.now() + 60_000);
+      for (const status of replayed.statuses.slice(from)) answers.push({ what: 'replay', status, phase: sentIn });
       const retired = retiredKeys[turn % retiredKeys.length] as string;
       const token = { grantType: 'access_token', expiresIn: 3600 };
       await record('token', () => call(fleet.front('auth'), '/oauth/token', { headers: seedBearer(account.apiKey), json: token }));
@@ -99,7 +109,15 @@ export function startUpgradeLoad(
         },
         60_000,
         `${count} more debits in phase "${phase}"`,
-      );
+      ).catch((error: Error) => {
+        // What the load got meanwhile, so that a stall shows its cause (e.g. replays refused).
+        const tally: Record<string, number> = {};
+        for (const answer of answers.filter((each) => each.phase === phase)) {
+          const key = `${answer.what} ${answer.status}`;
+          tally[key] = (tally[key] ?? 0) + 1;
+        }
+        throw new Error(`${error.message}; answers in that phase: ${JSON.stringify(tally)}`);
+      });
     },
     async stop() {
       stopped = true;

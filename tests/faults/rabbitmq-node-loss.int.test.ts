@@ -1,12 +1,15 @@
 /**
  * CONTRACT §1, RabbitMQ over several nodes: AMQP_URL lists two "nodes" (two TCP proxies in front
  * of the shared broker). The user service's outbox relay and the notifier both start on the
- * first; it goes away while debits cross thresholds on many accounts. Both move to the second
- * without a restart, and every account gets exactly one low and one zero alert.
+ * first. It stops answering (a black hole) while debits cross thresholds on many accounts, so the
+ * relay's publishes of those crossings sit on it unconfirmed; then it goes away. Both move to the
+ * second without a restart, the unconfirmed events go out there (publisher confirms), and every
+ * account gets exactly one low and one zero alert.
  */
 import { randomUUID } from 'node:crypto';
 import { signServiceJwt } from '@platform/credentials';
 import {
+  captureLogs,
   createPrivateDatabase,
   deleteKeys,
   deleteTopology,
@@ -19,18 +22,22 @@ import {
   type PrivateDatabase,
   type SmtpCapture,
   type TcpProxy,
+  unpublishedEvents,
 } from '@platform/testing';
 import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '../../services/notifier/src';
 import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '../../services/user/test/harness';
 
 const ACCOUNTS = 12;
 const CREDITS = 20;
+/** Debits per account before the fault: 20 -> 15, above the low threshold (10). */
+const BEFORE = 5;
 
 describe('the RabbitMQ node the relay and the notifier use goes away during a load that crosses thresholds', () => {
   let db: PrivateDatabase;
   let smtp: SmtpCapture;
   let nodes: TcpProxy[];
   let user: Harness;
+  const logs = captureLogs('user');
   let notifier: NotifierService;
   const exchange = uniqueId('test.nodeloss.');
   const queue = `${exchange}.notifier`;
@@ -44,6 +51,7 @@ describe('the RabbitMQ node the relay and the notifier use goes away during a lo
     const amqpUrl = nodes.map((node) => node.url(testServers.amqpUrl)).join(',');
     user = await startHarness({
       eventBus: 'amqp',
+      logger: logs.logger,
       config: testConfig({
         DATABASE_URL: db.url,
         AMQP_URL: amqpUrl,
@@ -88,7 +96,20 @@ describe('the RabbitMQ node the relay and the notifier use goes away during a lo
         .send({ credential: apiKey, productId: 1, units: 1, requestId: randomUUID() })
     ).status;
 
-  test('then both move to the other node, and every account gets one low and one zero alert, none twice', async () => {
+  const mailsTo = (email: string): string[] =>
+    smtp.messages.filter((mail) => JSON.stringify(mail.to ?? null).includes(email)).map((mail) => (mail.subject ?? '').split(':')[0] ?? '');
+  /** Every event of the accounts published and handled by the notifier, and every e-mail it queued sent. */
+  const settledFor = async (ids: number[]): Promise<boolean> => {
+    const left = await user.pool.query<{ n: number }>(
+      `SELECT (SELECT count(*)::int FROM outbox_event_list o WHERE (o.payload->>'accountId')::int = ANY($1::int[])
+                AND (o.published_at IS NULL OR NOT EXISTS (SELECT 1 FROM notifier_processed_events p WHERE p.event_id = o.id)))
+            + (SELECT count(*)::int FROM notifier_mail_outbox WHERE account_id = ANY($1::int[]) AND sent_at IS NULL) AS n`,
+      [ids],
+    );
+    return left.rows[0]?.n === 0;
+  };
+
+  test('then both move to the other node, the unconfirmed events go out there, and every account gets one low and one zero alert, none twice', async () => {
     const accounts = await Promise.all(
       Array.from({ length: ACCOUNTS }, async () => {
         const email = `${uniqueId('nodeloss')}@example.test`;
@@ -97,45 +118,48 @@ describe('the RabbitMQ node the relay and the notifier use goes away during a lo
           .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
           .send({ email, credits: { 1: CREDITS } });
         expect(created.status).toBe(201);
-        return { email, apiKey: (created.body as { apiKey: string }).apiKey };
+        const body = created.body as { id: number; apiKey: string };
+        return { id: body.id, email, apiKey: body.apiKey };
       }),
     );
+    const ids = accounts.map((account) => account.id);
     const [first, second] = nodes as [TcpProxy, TcpProxy];
     // The relay's publisher and the notifier's consumer: both on the first node.
     expect({ first: first.accepted(), second: second.accepted() }).toEqual({ first: 2, second: 0 });
+    const debitAll = async (times: number): Promise<number[]> =>
+      (await Promise.all(accounts.map(async (account) => Promise.all(Array.from({ length: times }, () => debit(account.apiKey)))))).flat();
 
-    // Every account debited to 0 one credit at a time, the accounts in parallel; the first node goes
-    // away once a third of the debits are done (after the first events went out through it).
-    const statuses: number[] = [];
-    let cut = false;
-    await Promise.all(
-      accounts.map(async (account) => {
-        for (let step = 0; step < CREDITS; step += 1) {
-          statuses.push(await debit(account.apiKey));
-          if (!cut && statuses.length >= (ACCOUNTS * CREDITS) / 3) {
-            cut = true;
-            first.cut();
-          }
-        }
-      }),
+    // Above every threshold: these events go out through the first node and are handled.
+    expect((await debitAll(BEFORE)).filter((status) => status !== 200)).toEqual([]);
+    await eventually(async () => ((await settledFor(ids)) ? true : undefined), 30_000, 'the first events handled');
+
+    // The first node stops answering: whatever the relay publishes now is never confirmed. Every
+    // crossing is made now, so every alert depends on events that were sent to the lost node.
+    first.blackHole();
+    expect((await debitAll(CREDITS - BEFORE)).filter((status) => status !== 200)).toEqual([]);
+    const atCut = await eventually(
+      async () => {
+        const [owed, zero] = [await unpublishedEvents(user.pool, ids), await unpublishedEvents(user.pool, ids, 0)];
+        // The relay at work on them: publishing (a claim held), or done (nothing of the crossings left).
+        return owed.claimed > 0 || zero.pending === 0 ? { ...owed, zero: zero.pending } : undefined;
+      },
+      5_000,
+      'the relay to take the events of the crossings',
     );
-    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    first.cut();
 
-    const mailsTo = (email: string): string[] =>
-      smtp.messages
-        .filter((mail) => JSON.stringify(mail.to ?? null).includes(email))
-        .map((mail) => (mail.subject ?? '').split(':')[0] ?? '');
     await eventually(() => (accounts.every((account) => mailsTo(account.email).length >= 2) ? true : undefined), 30_000, 'every alert');
-    // Settled: every event handled by the notifier and every e-mail it queued sent.
-    await eventually(async () => {
-      const pending = await user.pool.query<{ n: number }>(
-        `SELECT (SELECT count(*)::int FROM outbox_events o WHERE o.published_at IS NULL
-                    OR NOT EXISTS (SELECT 1 FROM notifier_processed_events p WHERE p.event_id = o.id))
-              + (SELECT count(*)::int FROM notifier_mail_outbox WHERE sent_at IS NULL) AS n`,
-      );
-      return pending.rows[0]?.n === 0 ? true : undefined;
-    }, 30_000);
+    await eventually(async () => ((await settledFor(ids)) ? true : undefined), 30_000, 'every event handled, every e-mail sent');
     for (const account of accounts) expect(mailsTo(account.email).sort()).toEqual(['Low balance alert', 'Zero balance alert']);
     expect(second.accepted()).toBe(2);
+    // What was at stake at the cut (checked last, so that a lost event shows as the lost alert it
+    // is): every event since the black hole unconfirmed, and the one the relay was publishing sent
+    // on the lost node, then again on the other.
+    const resent = logs.lines().filter((line) => line.message === 'publish not confirmed before the connection was lost; sending it again');
+    expect({ zeroCrossingsPending: atCut.zero, claimed: atCut.claimed > 0, resent: resent.length > 0 }).toEqual({
+      zeroCrossingsPending: ACCOUNTS,
+      claimed: true,
+      resent: true,
+    });
   }, 120_000);
 });

@@ -40,8 +40,16 @@ export interface ClusterPlatform {
   stop(): Promise<void>;
 }
 
-export async function startClusterPlatform(label: string, on: 'cluster' | 'single redis' = 'cluster'): Promise<ClusterPlatform> {
-  const cluster = on === 'cluster' ? await startRedisCluster({ dir: `/tmp/redis-cluster-${label}-${process.pid}` }) : undefined;
+/** `nodeTimeoutMs`: the cluster's cluster-node-timeout (startRedisCluster's default unless given). */
+export async function startClusterPlatform(
+  label: string,
+  on: 'cluster' | 'single redis' = 'cluster',
+  { nodeTimeoutMs }: { nodeTimeoutMs?: number } = {},
+): Promise<ClusterPlatform> {
+  const cluster =
+    on === 'cluster'
+      ? await startRedisCluster({ dir: `/tmp/redis-cluster-${label}-${process.pid}`, ...(nodeTimeoutMs ? { nodeTimeoutMs } : {}) })
+      : undefined;
   const database = await createPrivateDatabase(label);
   const prefix = `test:${label}:${uniqueId()}:`;
   const bus = createInProcessEventBus();

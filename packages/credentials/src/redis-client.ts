@@ -19,15 +19,24 @@ export interface RedisClusterNode {
 /** Where Redis is: one server's URL (REDIS_URL) or a cluster's seed nodes (REDIS_CLUSTER_NODES). */
 export type RedisTarget = { url: string } | { clusterNodes: readonly RedisClusterNode[] };
 
-/**
- * The cluster-node-timeout (ms) the failover options are sized for: the docs (docs/operations.md,
- * "Redis Cluster") ask for a cluster-node-timeout of at most this. ioredis' docs: keep
- * retryDelayOnFailover × maxRedirections above it, so that a command caught in a failover is
- * retried on the promoted replica instead of failing.
- */
+/** The cluster-node-timeout (ms) the docs (docs/operations.md, "Redis Cluster") ask for at most. */
 export const CLUSTER_NODE_TIMEOUT_MS = 5000;
-const RETRY_DELAY_ON_FAILOVER_MS = 400;
-const MAX_REDIRECTIONS = 16;
+const COMMAND_TIMEOUT_MS = 2000;
+/** The longest wait before a cluster command is sent again (a failover, CLUSTERDOWN, TRYAGAIN). */
+const RETRY_DELAY_MS = 300;
+/** Attempts of one cluster command, the first included (every MOVED and every retry counts). */
+const MAX_REDIRECTIONS = 6;
+
+/**
+ * The longest one command can take on a Redis Cluster: an attempt may wait out the command
+ * timeout before its connection fails, then the retries, each after at most RETRY_DELAY_MS.
+ * Below the 5 s within which a request caught in a failover must answer (CONTRACT §1), and
+ * shorter than a failover (cluster-node-timeout, then an election): a command caught in one
+ * fails and its request answers 503 rather than waiting for the promoted replica, whose answer
+ * would be refused anyway (the access store closes with the lost connection, see
+ * docs/operations.md, "Failover and revocation").
+ */
+export const REDIS_CLUSTER_COMMAND_BUDGET_MS = COMMAND_TIMEOUT_MS + (MAX_REDIRECTIONS - 1) * RETRY_DELAY_MS;
 
 // Commands fail fast while Redis is away (the caller answers 503) instead of queueing behind a
 // reconnect; no CLIENT SETINFO round trips on every (re)connect.
@@ -35,7 +44,7 @@ const COMMON = { enableOfflineQueue: false } as const;
 const NODE = {
   maxRetriesPerRequest: 1,
   connectTimeout: 2000,
-  commandTimeout: 2000,
+  commandTimeout: COMMAND_TIMEOUT_MS,
   disableClientInfo: true,
 } as const;
 
@@ -67,9 +76,10 @@ function newClient(target: RedisTarget): RedisClient {
       enableAutoPipelining: false,
       // Replicas may lag behind their master: every read goes to the master (CONTRACT §3).
       scaleReads: 'master',
-      retryDelayOnFailover: RETRY_DELAY_ON_FAILOVER_MS,
+      // Bounded by REDIS_CLUSTER_COMMAND_BUDGET_MS.
+      retryDelayOnFailover: RETRY_DELAY_MS,
       maxRedirections: MAX_REDIRECTIONS,
-      retryDelayOnClusterDown: 300,
+      retryDelayOnClusterDown: RETRY_DELAY_MS,
       retryDelayOnTryAgain: 100,
       clusterRetryStrategy: (attempt) => Math.min(attempt * 200, 2000),
       redisOptions: { ...NODE, ...access },

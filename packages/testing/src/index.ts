@@ -16,3 +16,4 @@ export * from './redis-cluster';
 export * from './pgbouncer';
 export * from './webhook-receiver';
 export * from './pnpm';
+export * from './outbox';

@@ -1,9 +1,16 @@
 import { spawnSync } from 'node:child_process';
 
-/** pnpm itself: the one running the tests (`pnpm test`), else the one on PATH. */
+const onPath = (): boolean => spawnSync('pnpm', ['--version'], { stdio: 'ignore' }).status === 0;
+
+/**
+ * pnpm itself: the one running the tests (`pnpm test`), else the one on PATH, else pnpm 10
+ * through npx (a machine with Node alone, as the README allows).
+ */
 export const pnpmCommand: readonly string[] = process.env.npm_execpath?.includes('pnpm')
   ? [process.execPath, process.env.npm_execpath]
-  : ['pnpm'];
+  : onPath()
+    ? ['pnpm']
+    : ['npx', '--yes', 'pnpm@10'];
 
 /** Runs `pnpm <args>` in `cwd` with only PATH and HOME of this environment; throws with its output if it fails. */
 export function runPnpm(args: string[], cwd: string): void {

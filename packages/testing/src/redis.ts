@@ -13,5 +13,9 @@ async function deleteOn(node: Redis, prefix: string): Promise<void> {
 /** Deletes every Redis key under a test's own prefix (tests never flush the shared Redis), on one server or every cluster master. */
 export async function deleteKeys(redis: Redis | Cluster, prefix: string): Promise<void> {
   const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
-  for (const node of nodes) await deleteOn(node, prefix);
+  // A client's view of a cluster may be stale after a failover: a former master answers MOVED, a killed one not at all.
+  for (const node of nodes) {
+    const [role] = (await node.role().catch(() => ['gone'])) as unknown[];
+    if (role === 'master') await deleteOn(node, prefix);
+  }
 }

@@ -1,0 +1,81 @@
+/**
+ * CONTRACT §1: a request caught in a Redis Cluster failover answers within 5 s of its arrival.
+ * The cluster runs with the largest cluster-node-timeout the docs allow (5 s), so its failover
+ * takes longer than the answer budget. A master stops answering (SIGSTOP) with requests' commands
+ * on it, unread; it is then SIGKILLed, so those commands fail with the connection. Only the
+ * client's bounds (the command timeout, the retries: REDIS_CLUSTER_COMMAND_BUDGET_MS) keep them
+ * from waiting for the replica's promotion, seconds later.
+ */
+import { execFileSync } from 'node:child_process';
+import type request from 'supertest';
+import { accessLayout, CLUSTER_NODE_TIMEOUT_MS, hashSecret } from '@platform/credentials';
+import { eventually } from '@platform/testing';
+import { client, newAccount, startClusterPlatform, tokenOf, type ClusterPlatform } from './platform';
+
+let platform: ClusterPlatform;
+let calls: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  platform = await startClusterPlatform('redis_stall', 'cluster', { nodeTimeoutMs: CLUSTER_NODE_TIMEOUT_MS });
+  calls = client(platform);
+}, 90_000);
+
+afterAll(async () => {
+  await platform.stop();
+}, 30_000);
+
+interface Answer {
+  what: string;
+  status: number;
+  retryAfter: boolean;
+  ms: number;
+}
+
+/** Bytes sent to the node's port and not read by it yet (the Recv-Q of its connections). */
+const unread = (port: number): number =>
+  execFileSync('ss', ['-Htn', 'state', 'established', `( sport = :${port} )`], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .reduce((sum, line) => sum + Number(line.trim().split(/\s+/)[0]), 0);
+
+test('when a master with commands on it stops and is then killed, then every request answers within 5 s: 200, or 503 with Retry-After', async () => {
+  const cluster = platform.cluster as NonNullable<ClusterPlatform['cluster']>;
+  const recordOf = (apiKey: string): string => accessLayout(platform.prefix).keyRecord(hashSecret(apiKey));
+  const accounts = await Promise.all(Array.from({ length: 9 }, () => newAccount(calls)));
+  const masters = await Promise.all(accounts.map((account) => cluster.masterOf(recordOf(account.apiKey))));
+  const victim = masters[0] as (typeof masters)[number];
+  const stalled = accounts.filter((_account, index) => masters[index] === victim);
+  const tokens = await Promise.all(stalled.map((account) => tokenOf(calls, account.apiKey)));
+  const pid = Number(/process_id:(\d+)/.exec(String(await cluster.readOn(victim, 'INFO', 'server')))?.[1]);
+
+  const answers: Answer[] = [];
+  const timed = async (what: string, call: request.Test): Promise<number> => {
+    const sentAt = Date.now();
+    // Well past the budget, so that a late answer is measured rather than cut off.
+    const response = await call.timeout(20_000);
+    answers.push({ what, status: response.status, retryAfter: Number(response.headers['retry-after']) > 0, ms: Date.now() - sentAt });
+    return response.status;
+  };
+  const round = (): Promise<number[]> =>
+    Promise.all(
+      stalled.flatMap((account, index) => [
+        timed('balance', calls.balance(tokens[index] as string)),
+        timed('debit', calls.debit(account.apiKey, 1, 1)),
+      ]),
+    );
+
+  process.kill(pid, 'SIGSTOP');
+  const caught = round();
+  // The requests' commands reached the stopped master: sent, unread.
+  await eventually(() => (unread(victim.port) > 0 ? true : undefined), 1500, 'commands waiting on the stopped master');
+  await cluster.kill(victim);
+  await caught;
+  // Through the failover, until the replica serves the slots again (the first answers are 503s).
+  await eventually(async () => ((await round()).every((status) => status === 200) ? true : undefined), 60_000, 'the slots served again');
+
+  const wrong = answers.filter((answer) => answer.ms >= 5000 || !(answer.status === 200 || (answer.status === 503 && answer.retryAfter)));
+  expect({ wrong, caught: answers.slice(0, stalled.length * 2).every((answer) => answer.status === 503) }).toEqual({
+    wrong: [],
+    caught: true,
+  });
+}, 120_000);
