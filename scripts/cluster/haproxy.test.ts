@@ -80,10 +80,10 @@ describe('the cluster HAProxy front', () => {
     );
     return url;
   };
-  const use = async (...behaviours: Behaviour[]): Promise<Replica[]> => {
-    const replicas = await Promise.all(behaviours.map(replica));
-    servers.push(...replicas.map((entry) => entry.server));
-    return replicas;
+  const use = async (behaviour: Behaviour): Promise<Replica> => {
+    const started = await replica(behaviour);
+    servers.push(started.server);
+    return started;
   };
   const call = async (url: string, method = 'POST'): Promise<{ ms: number; answer: typeof CONTRACT_503 }> => {
     const started = Date.now();
@@ -98,7 +98,7 @@ describe('the cluster HAProxy front', () => {
   };
 
   test('a replica that holds the request: the contract 503 within 5 s, never sent to the other replica', async () => {
-    const [held, other] = await use('hold', 'answer');
+    const [held, other] = [await use('hold'), await use('answer')];
     const url = await front([held.port, other.port]);
     // The health check above went to server 1; the round robin sends this one to server 2, the next to 1.
     await fetch(`${url}/warm`);
@@ -109,7 +109,7 @@ describe('the cluster HAProxy front', () => {
   });
 
   test('a replica that dies mid-request: the contract 503, the request not replayed on the other replica', async () => {
-    const [dying, other] = await use('die', 'answer');
+    const [dying, other] = [await use('die'), await use('answer')];
     const url = await front([dying.port, other.port]);
     await fetch(`${url}/warm`);
     const { answer } = await call(`${url}/admin/rotate`);
@@ -118,7 +118,7 @@ describe('the cluster HAProxy front', () => {
   });
 
   test('a replica that is gone (connection refused): the request goes to the other replica', async () => {
-    const [other] = await use('answer');
+    const other = await use('answer');
     const url = await front([await freePort(), other.port]);
     for (let request = 0; request < 4; request += 1) expect((await fetch(`${url}/read`)).status).toBe(200);
     expect(other.seen.filter((line) => line === 'GET /read')).toHaveLength(4);
