@@ -1,4 +1,4 @@
-import { errorMessage, startWorkerLoop, type Logger, type WorkerLoop } from '@platform/runtime';
+import { errorMessage, startWorkerLoop, untilRecorded, type Logger, type WorkerLoop } from '@platform/runtime';
 import type { ClaimedWebhook } from '@platform/accounts';
 import { sendWebhook, type SendOptions, type WebhookOutcome } from '@platform/webhooks';
 import type { WebhookQueue } from '../domain/notifier-store';
@@ -24,13 +24,13 @@ export interface WebhookDispatcherOptions {
  * (FOR UPDATE SKIP LOCKED: replicas never claim one row together), sends them, and marks each
  * delivered (a 2xx: never sent again), due again after an exponential backoff, or given up after
  * MAX_WEBHOOK_ATTEMPTS (over 24 h of retries). Every attempt is listed for the account. The window
- * that remains: a crash after the receiver's 2xx and before the mark resends it after the lease,
+ * that remains (a delivery is recorded until Postgres takes it): a crash after the receiver's 2xx and before the mark resends it after the lease,
  * with the same `webhook-id`, which receivers deduplicate by (Standard Webhooks).
  */
 export function startWebhookDispatcher(options: WebhookDispatcherOptions): WorkerLoop {
   const { queue, logger, metrics } = options;
 
-  const attempt = async (webhook: ClaimedWebhook): Promise<void> => {
+  const attempt = async (webhook: ClaimedWebhook, signal: AbortSignal): Promise<void> => {
     const outcome: WebhookOutcome =
       webhook.url === undefined || webhook.secret === undefined
         ? { delivered: false, status: undefined, error: 'webhook removed or disabled' }
@@ -44,16 +44,30 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
       { initialMs: options.retryInitialMs, maxMs: options.retryMaxMs },
       Date.now(),
     );
-    await queue.recordAttempt({
-      accountId: webhook.accountId,
-      webhookId: webhook.webhookId,
-      type: webhook.type,
-      status: outcome.status,
-      error: outcome.error,
-      nextRetryAt: nextAttemptAt,
-    });
+    // A delivered webhook is recorded until Postgres takes it: given up, it would be sent again
+    // once its lease ran out. Any other outcome is tried again anyway.
+    const record = (write: () => Promise<void>): Promise<void> =>
+      outcome.delivered
+        ? untilRecorded(write, {
+            what: 'webhook delivery recorded',
+            everyMs: options.pollMs,
+            signal,
+            logger,
+            fields: { webhookId: webhook.webhookId },
+          })
+        : write();
+    await record(() =>
+      queue.recordAttempt({
+        accountId: webhook.accountId,
+        webhookId: webhook.webhookId,
+        type: webhook.type,
+        status: outcome.status,
+        error: outcome.error,
+        nextRetryAt: nextAttemptAt,
+      }),
+    );
     // Listed first, then marked: whoever sees the delivery marked also finds its attempt listed.
-    await queue.finish(webhook.id, { delivered: outcome.delivered, nextAttemptAt });
+    await record(() => queue.finish(webhook.id, { delivered: outcome.delivered, nextAttemptAt }));
     metrics.webhooks.inc({ result });
     const fields = { webhookId: webhook.webhookId, accountId: webhook.accountId, attempts: webhook.attempts, status: outcome.status };
     if (outcome.delivered) logger.info('webhook delivered', fields);
@@ -65,9 +79,9 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
     pollMs: options.pollMs,
     backoff: { initialMs: options.pollMs, maxMs: options.pollMs },
     logger,
-    work: async () => {
+    work: async (signal) => {
       const claimed = await queue.claimDue(options.batch ?? 10, options.leaseMs);
-      await Promise.all(claimed.map(attempt));
+      await Promise.all(claimed.map((webhook) => attempt(webhook, signal)));
       return claimed.length > 0;
     },
     failure: (error) => ({
