@@ -37,8 +37,7 @@ describe('the contract through HAProxy', () => {
       });
     }
 
-    // Two notifiers consume the queue: the zero crossing is made once the low alert is out, since
-    // a low crossing handled after a newer zero one is stale and sends nothing (alert-rules.ts).
+    // Two notifiers consume the queue; each crossing alerts whatever order they handle them in.
     const low = await debit(front('user'), { credential: accessToken, productId: 1, units: 3, requestId: randomUUID() });
     expect({ status: low.status, body: low.json() }).toEqual({ status: 200, body: { accountId: account.id, productId: 1, credits: 9 } });
     await smtp.waitFor(1, 30_000);

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { claimDueWebhooks, enqueueWebhook, finishWebhook, recordWebhookAttempt } from '@platform/accounts';
 import { withTransaction, type Queryable } from '@platform/db';
 import type { AlertTransaction, NotifierStore } from '../domain/notifier-store';
-import { findPool, findRecipient, lockAlertState, markProcessed, saveAlertState } from './alert-store';
+import { findPool, findRecipient, markProcessed } from './alert-store';
 import { claimDueMail, enqueueMail, markFailed, markSent } from './mail-outbox';
 
 function alertTransaction(db: Queryable): AlertTransaction {
@@ -10,8 +10,6 @@ function alertTransaction(db: Queryable): AlertTransaction {
     findPool: (productId) => findPool(db, productId),
     markProcessed: (eventId, accountId, poolId) => markProcessed(db, eventId, accountId, poolId),
     findRecipient: (accountId) => findRecipient(db, accountId),
-    lockAlertState: (accountId, poolId) => lockAlertState(db, accountId, poolId),
-    saveAlertState: (accountId, poolId, state) => saveAlertState(db, accountId, poolId, state),
     enqueueWebhook: (webhook) => enqueueWebhook(db, webhook),
     enqueueMail: (mail) => enqueueMail(db, mail),
   };
