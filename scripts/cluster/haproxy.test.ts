@@ -4,7 +4,6 @@
  * dies mid-request, one that is gone. Every answer is a 2xx or the contract's 503 within 5 s
  * (CONTRACT §1), and a request that reached a replica is never sent to another.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
@@ -12,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { eventually } from '@platform/testing';
 import { haproxyDefaults, serviceSection, writeUnavailableFile } from './haproxy';
+import { startDetached } from './processes';
 
 type Behaviour = 'hold' | 'die' | 'answer';
 
@@ -54,10 +54,11 @@ const CONTRACT_503 = {
 describe('the cluster HAProxy front', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'haproxy-front-'));
   const servers: Server[] = [];
-  let haproxy: ChildProcess | undefined;
+  let haproxy: number | undefined;
 
   afterEach(async () => {
-    haproxy?.kill('SIGKILL');
+    if (haproxy !== undefined) process.kill(haproxy, 'SIGKILL');
+    haproxy = undefined;
     for (const server of servers.splice(0)) {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -70,7 +71,7 @@ describe('the cluster HAProxy front', () => {
     const port = await freePort();
     const config = path.join(dir, `haproxy-${port}.cfg`);
     writeFileSync(config, [...haproxyDefaults(writeUnavailableFile(dir)), ...serviceSection('user', port, replicaPorts), ''].join('\n'));
-    haproxy = spawn('haproxy', ['-db', '-f', config], { stdio: 'ignore' });
+    haproxy = startDetached({ name: `haproxy-${port}`, command: 'haproxy', args: ['-db', '-f', config], logDir: dir });
     const url = `http://127.0.0.1:${port}`;
     await eventually(() =>
       fetch(`${url}/health/live`).then(
