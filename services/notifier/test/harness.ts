@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { createPool, migrate } from '@platform/db';
-import type { TestNetwork } from '@platform/webhooks';
+import { generateWebhookSecret, type TestNetwork } from '@platform/webhooks';
 import { userMigrations } from '@platform/user/migrations';
 import { BALANCE_CHANGED, createAmqpEventBus, type BalanceChanged, type EventBus } from '@platform/events';
 import {
@@ -58,6 +58,17 @@ export function aChange(
     occurredAt: new Date(clock).toISOString(),
     ...overrides,
   });
+}
+
+/** Sets the account's webhook (and its e-mail alerts) as the settings API stores them; answers the secret. */
+export async function withWebhook(pool: pg.Pool, account: TestAccount, url: string, emails = true): Promise<string> {
+  const secret = generateWebhookSecret();
+  await pool.query(
+    `INSERT INTO notification_settings (account_id, low_balance_enabled, zero_balance_enabled, webhook_url, webhook_secret)
+     VALUES ($1, $2, $2, $3, $4)`,
+    [account.id, emails, `${url}?account=${account.id}`, secret],
+  );
+  return secret;
 }
 
 export interface HarnessOptions {

@@ -16,7 +16,7 @@ import {
 } from '@platform/testing';
 import { generateWebhookSecret } from '@platform/webhooks';
 import type { BalanceChanged } from '@platform/events';
-import { aChange, createHarness, type Harness } from './harness';
+import { aChange, createHarness, withWebhook as setWebhook, type Harness } from './harness';
 
 // The address rules stay on: the receiver is reached by a name the test's network resolves to
 // it, and only its own endpoint is exempt (WebhookReceiver.network).
@@ -49,16 +49,9 @@ afterAll(async () => {
   await database?.drop();
 });
 
-/** Sets the account's webhook (and its e-mail alerts) as the settings API stores them; answers the secret. */
-async function withWebhook(pool: pg.Pool, account: TestAccount, emails = true, url = receiver.namedUrl): Promise<string> {
-  const secret = generateWebhookSecret();
-  await pool.query(
-    `INSERT INTO notification_settings (account_id, low_balance_enabled, zero_balance_enabled, webhook_url, webhook_secret)
-     VALUES ($1, $2, $2, $3, $4)`,
-    [account.id, emails, `${url}?account=${account.id}`, secret],
-  );
-  return secret;
-}
+/** The account's webhook at the receiver (or `url`). */
+const withWebhook = (pool: pg.Pool, account: TestAccount, emails = true, url = receiver.namedUrl): Promise<string> =>
+  setWebhook(pool, account, url, emails);
 
 const requestsOf = (account: TestAccount) =>
   receiver.received.filter((entry) => entry.headers['webhook-id'] !== undefined && JSON.parse(entry.body).data.accountId === account.id);
