@@ -34,34 +34,66 @@ export function serviceSection(service: string, front: number, replicas: readonl
     // Liveness, not readiness: a replica whose Postgres is switching answers its own 503.
     '  option httpchk GET /health/live',
     '  http-check expect status 200',
-    // A request that reached a replica that died (connection refused or reset before any answer)
-    // is sent again, to another replica (redispatch). Reads are idempotent; debits carry a
-    // requestId, so a replayed debit is answered from the first one's record.
-    '  retries 3',
+    // Only a connection that failed (a replica gone: refused) is tried again, on another replica
+    // (redispatch): a request that reached a replica may have been applied there, and a key
+    // rotation is not idempotent. A request caught in a replica that dies or stops answers 503
+    // (the error files below), and the client decides.
+    '  retries 2',
     '  option redispatch 1',
-    '  retry-on conn-failure empty-response response-timeout',
+    '  retry-on conn-failure',
+    '  option httpclose',
+    // A stopped replica fails its check within 1.5 s and gets no new requests.
+    '  timeout check 1s',
     '  default-server inter 500ms fall 1 rise 2',
     ...replicas.map((port, index) => `  server ${service}-${index + 1} 127.0.0.1:${port} check`),
   ];
 }
 
-/** The global and default sections, with extra `global` lines (a runtime API socket). */
-export function haproxyDefaults(global: string[] = []): string[] {
+const UNAVAILABLE_BODY = '{"code":503,"messages":"Service temporarily unavailable. Try your call again later."}';
+
+/**
+ * HAProxy's own answer for 502, 503 and 504 (a raw HTTP response): the contract's 503 (CONTRACT
+ * §1, never another 5xx), so a replica that died mid-request, none up, or one that does not
+ * answer within `timeout server` all answer as a service in a fault does. Written to `dir`.
+ */
+export function writeUnavailableFile(dir: string): string {
+  const file = path.join(dir, 'unavailable.http');
+  const head = [
+    'HTTP/1.1 503 Service Unavailable',
+    'Content-Type: application/json; charset=utf-8',
+    'Retry-After: 1',
+    'Cache-Control: no-store',
+    'Connection: close',
+    `Content-Length: ${Buffer.byteLength(UNAVAILABLE_BODY)}`,
+  ];
+  writeFileSync(file, `${head.join('\r\n')}\r\n\r\n${UNAVAILABLE_BODY}`);
+  return file;
+}
+
+/**
+ * The global and default sections, with extra `global` lines (a runtime API socket) and the
+ * file of HAProxy's own 5xx answers (writeUnavailableFile).
+ */
+export function haproxyDefaults(unavailableFile: string, global: string[] = []): string[] {
   return [
     'global',
     '  maxconn 4000',
     ...global,
     'defaults',
-    '  timeout connect 2s',
+    '  timeout connect 1s',
     '  timeout client 60s',
-    '  timeout server 30s',
+    // Under CONTRACT §1's 5 s: a replica that stops answering (SIGSTOP, a stalled event loop)
+    // costs the requests it holds 4 s and a 503, not its whole pause. Every service answers
+    // faster, its own faults included (docs/operations.md, Timeouts).
+    '  timeout server 4s',
     '  timeout check 2s',
+    ...[502, 503, 504].map((status) => `  errorfile ${status} ${unavailableFile}`),
   ];
 }
 
-export function haproxyConfig(ports: ClusterPorts): string {
+export function haproxyConfig(ports: ClusterPorts, unavailableFile: string): string {
   return [
-    ...haproxyDefaults(),
+    ...haproxyDefaults(unavailableFile),
     ...postgresSection(ports),
     ...HTTP_SERVICES.flatMap((service) => serviceSection(service, ports.front[service], ports.replicas[service])),
     'listen stats',
@@ -75,7 +107,7 @@ export function haproxyConfig(ports: ClusterPorts): string {
 
 export function startHaproxy(dir: string, ports: ClusterPorts, logDir: string): ClusterProcess {
   const config = path.join(dir, 'haproxy.cfg');
-  writeFileSync(config, haproxyConfig(ports));
+  writeFileSync(config, haproxyConfig(ports, writeUnavailableFile(dir)));
   // -db: stay in the foreground (no daemon), so the pid is HAProxy's own.
   const pid = startDetached({ name: 'haproxy', command: 'haproxy', args: ['-db', '-f', config], logDir });
   return { name: 'haproxy', component: 'haproxy', pid, port: ports.postgresPrimary };

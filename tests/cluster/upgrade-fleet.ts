@@ -11,7 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, runPnpm, startServiceProcess, testServers, uniqueId, type ServiceProcess } from '@platform/testing';
-import { haproxyDefaults, serviceSection } from '../../scripts/cluster/haproxy';
+import { haproxyDefaults, serviceSection, writeUnavailableFile } from '../../scripts/cluster/haproxy';
 import { startDetached, stopProcess, waitFor } from '../../scripts/cluster/processes';
 
 export const ROOT = path.resolve(__dirname, '../..');
@@ -90,7 +90,7 @@ export async function startFleet(options: { dir: string; databaseUrl: string; se
     ...options.secrets,
   };
   const config = [
-    ...haproxyDefaults([`  stats socket ${socket} mode 600 level admin`]),
+    ...haproxyDefaults(writeUnavailableFile(work), [`  stats socket ${socket} mode 600 level admin`]),
     ...FLEET_SERVICES.flatMap((service) => serviceSection(service, ports.front[service], ports.replicas[service])),
     '',
   ].join('\n');

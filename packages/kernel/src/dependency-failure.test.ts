@@ -11,6 +11,7 @@ describe('isDependencyFailure', () => {
     Object.assign(new Error('query_wait_timeout'), { code: '08P01' }),
     Object.assign(new Error('the database system is shutting down'), { code: '57P03' }),
     Object.assign(new Error('too many connections'), { code: '53300' }),
+    Object.assign(new Error('cannot execute SELECT FOR UPDATE in a read-only transaction'), { code: '25006' }),
     new Error('Connection is closed.'),
     new Error('Command timed out'),
     Object.assign(new Error('Reached the max retries per request limit (which is 1).'), { name: 'MaxRetriesPerRequestError' }),

@@ -17,7 +17,10 @@ const CONNECTION_CODES = new Set([
 // SQLSTATE classes: 08 connection exception (pgbouncer's query_wait_timeout too), 53
 // insufficient resources, 57P operator intervention (server shutting down), 57014 a statement
 // cancelled (statement_timeout: the request's budget spent); 40001/40P01 are worth a retry too.
-const SQLSTATE = /^(08|53|57P)|^57014$|^40001$|^40P01$/;
+// 25006 (a write in a read-only transaction): no service opens one, so it is a node that is not
+// (yet) the primary: Patroni starts a primary it restarts read-only and promotes it a moment
+// later, while it already holds the leader key and HAProxy routes to it; a failover's old node.
+const SQLSTATE = /^(08|53|57P)|^57014$|^40001$|^40P01$|^25006$/;
 const MESSAGES = [
   // pg
   /^Connection terminated/,

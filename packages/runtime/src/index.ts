@@ -9,6 +9,7 @@ export * from './redact';
 export * from './secret-compare';
 export * from './trace-context';
 export * from './worker-loop';
+export * from './until-recorded';
 export * from './named-secrets';
 export * from './admin-token-variables';
 export * from './release';

@@ -1,7 +1,9 @@
 import { once } from 'node:events';
 import net from 'node:net';
 import request from 'supertest';
+import { createPool } from '@platform/db';
 import { createAmqpEventBus, type EventBus } from '@platform/events';
+import { createSmtpMailer, type Mailer } from '@platform/infrastructure';
 import { eventually, silentLogger, startTcpProxy, testServers } from '@platform/testing';
 import { aChange, createHarness, type Harness } from './harness';
 
@@ -15,6 +17,7 @@ async function unusedPort(): Promise<number> {
 }
 
 const AMQP_PORT = Number(new URL(testServers.amqpUrl).port || 5672);
+const POSTGRES_PORT = Number(new URL(testServers.databaseUrl).port || 5432);
 
 async function outboxRow(
   harness: Harness,
@@ -112,6 +115,45 @@ describe('notifier: exactly one e-mail under crashes, redelivery and SMTP outage
     expect(harness.mailsTo(account).map((mail) => mail.subject)).toEqual(['Zero balance alert: WHOIS API has no credits left']);
     expect(await outboxRow(harness, account.id)).toMatchObject({ sent: true });
     await second.stop();
+  });
+
+  it('when Postgres is away as the SMTP server accepts an e-mail, then it is marked sent once back and never sent again', async () => {
+    const account = await harness.account();
+    const crossing = aChange(account, 15, 0);
+    // The notifier's Postgres behind a proxy, cut the moment the SMTP server has accepted the
+    // e-mail: its mark as sent fails, as when pgbouncer is killed or the primary fails over.
+    const proxy = await startTcpProxy(POSTGRES_PORT);
+    const pool = createPool({ connectionString: proxy.url(testServers.databaseUrl), logger: silentLogger() });
+    const smtp = createSmtpMailer(harness.smtp.url);
+    let cut = false;
+    const mailer: Mailer = {
+      send: async (mail) => {
+        await smtp.send(mail);
+        if (mail.to !== account.email || cut) return;
+        cut = true;
+        proxy.cut();
+      },
+      close: () => smtp.close(),
+    };
+    const service = await harness.start({ env: { NOTIFIER_MAIL_LEASE_MS: '1000' }, given: { pool, mailer } });
+    await harness.publish(crossing);
+    await eventually(() => (harness.mailsTo(account).length > 0 ? true : undefined));
+    // Postgres comes back only once the e-mail's lease has run out: then it is due again, unless
+    // the dispatcher still holds it to mark it sent.
+    await eventually(async () =>
+      (await harness.pool.query('SELECT 1 FROM notifier_mail_outbox WHERE account_id = $1 AND next_attempt_at <= now()', [account.id]))
+        .rowCount === 1
+        ? true
+        : undefined,
+    );
+    proxy.restore();
+
+    await eventually(async () => ((await outboxRow(harness, account.id))?.sent ? true : undefined), 15_000, 'the e-mail marked sent');
+    expect(harness.mailsTo(account).map((mail) => mail.subject)).toEqual(['Zero balance alert: WHOIS API has no credits left']);
+    expect(await outboxRow(harness, account.id)).toMatchObject({ attempts: 1, sent: true });
+    await service.stop();
+    await pool.end();
+    await proxy.close();
   });
 
   it('when events are published while the notifier is stopped, then a restarted notifier handles them from the durable queue', async () => {

@@ -106,8 +106,8 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
    * neither repeats nor reorders anything. Once it is confirmed, the rest go out together, in
    * order, and their confirms are awaited together (one round trip to the broker, not one per
    * message). When one of those fails, it and everything after it are given back, confirmed or
-   * not: they are published again (at least once; consumers deduplicate by event id and take
-   * an older change as stale).
+   * not: they are published again, with the ids they were written with (at least once;
+   * consumers deduplicate by event id).
    */
   const publishBatch = async (batch: ClaimedMessage[], stopping: AbortSignal): Promise<boolean> => {
     const confirmed: string[] = [];

@@ -1,24 +1,24 @@
-import { decideAlerts, DEFAULT_SETTINGS, INITIAL_STATE, type AlertKind, type AlertSettings, type AlertState } from './alert-rules';
+import { decideAlerts, DEFAULT_SETTINGS, type AlertKind, type AlertSettings } from './alert-rules';
 
 type Step = [previousCredits: number, credits: number];
 
-/** Applies changes in order (one second apart unless `at` is given) and returns the alerts of each. */
-function run(
-  steps: Step[],
-  settings: AlertSettings = DEFAULT_SETTINGS,
-  start: AlertState = INITIAL_STATE,
-): { alerts: AlertKind[][]; state: AlertState } {
-  let state = start;
-  const alerts: AlertKind[][] = [];
-  steps.forEach(([previousCredits, credits], index) => {
-    const decision = decideAlerts(state, settings, { previousCredits, credits, occurredAt: new Date(Date.UTC(2026, 0, 1, 0, 0, index)) });
-    alerts.push(decision.alerts);
-    state = decision.state;
-  });
-  return { alerts, state };
+/** The alerts of each change, each decided on its own (the order they are handled in does not matter). */
+function run(steps: Step[], settings: AlertSettings = DEFAULT_SETTINGS): { alerts: AlertKind[][] } {
+  return { alerts: steps.map(([previousCredits, credits]) => decideAlerts(settings, { previousCredits, credits }).alerts) };
 }
 
-const at = (second: number): Date => new Date(Date.UTC(2026, 0, 1, 0, 0, second));
+/** Every order of `items`. */
+function orders<T>(items: readonly T[]): T[][] {
+  if (items.length <= 1) return [[...items]];
+  return items.flatMap((item, index) => orders([...items.slice(0, index), ...items.slice(index + 1)]).map((rest) => [item, ...rest]));
+}
+
+/** The alerts of a pool's changes handled in `order`, as one sorted list (what the mailbox holds in the end). */
+function mailbox(steps: Step[], settings: AlertSettings = DEFAULT_SETTINGS): string[] {
+  return run(steps, settings)
+    .alerts.flatMap((alerts, index) => alerts.map((kind) => `${kind} ${(steps[index] as Step).join('→')}`))
+    .sort();
+}
 
 describe('alert rules', () => {
   it('when the pool crosses from the threshold to below it, then one low alert', () => {
@@ -90,21 +90,6 @@ describe('alert rules', () => {
     ).toEqual([['low'], [], ['low']]);
   });
 
-  it('when the same crossing arrives again under a new event id, then no second alert', () => {
-    expect(
-      run([
-        [20, 5],
-        [20, 5],
-      ]).alerts,
-    ).toEqual([['low'], []]);
-    expect(
-      run([
-        [3, 0],
-        [3, 0],
-      ]).alerts,
-    ).toEqual([['zero'], []]);
-  });
-
   it('when the low alert is disabled, then crossings send nothing but the zero alert still works', () => {
     const settings = { ...DEFAULT_SETTINGS, lowEnabled: false };
     expect(
@@ -147,22 +132,14 @@ describe('alert rules', () => {
   });
 
   it('when the alert was disabled during a crossing and enabled later, then no alert until the next crossing', () => {
-    const disabled = run([[20, 5]], { ...DEFAULT_SETTINGS, lowEnabled: false });
-    expect(
-      run(
-        [
-          [20, 5],
-          [5, 4],
-        ],
-        DEFAULT_SETTINGS,
-        disabled.state,
-      ).alerts,
-    ).toEqual([[], []]);
+    expect(run([[20, 5]], { ...DEFAULT_SETTINGS, lowEnabled: false }).alerts).toEqual([[]]);
+    expect(run([[5, 4]]).alerts).toEqual([[]]);
   });
 
   it('when the threshold is raised above the balance, then nothing until a later change crosses it', () => {
     const raised = { ...DEFAULT_SETTINGS, threshold: 100 };
-    expect(run([[50, 49]], raised, run([[60, 50]]).state).alerts).toEqual([[]]);
+    expect(run([[60, 50]]).alerts).toEqual([[]]);
+    expect(run([[50, 49]], raised).alerts).toEqual([[]]);
   });
 
   it('when a pool is created below the threshold, then nothing', () => {
@@ -194,39 +171,53 @@ describe('alert rules', () => {
     ).toEqual([['low'], []]);
   });
 
-  describe('out of order', () => {
-    it('when an older top-up arrives after a newer crossing, then it does not re-arm', () => {
-      const crossing = decideAlerts(INITIAL_STATE, DEFAULT_SETTINGS, { previousCredits: 20, credits: 5, occurredAt: at(2) });
-      const oldTopUp = decideAlerts(crossing.state, DEFAULT_SETTINGS, { previousCredits: 5, credits: 20, occurredAt: at(1) });
-      expect([crossing.alerts, oldTopUp.alerts]).toEqual([['low'], []]);
-      const duplicate = decideAlerts(oldTopUp.state, DEFAULT_SETTINGS, { previousCredits: 20, credits: 5, occurredAt: at(2) });
-      expect(duplicate.alerts).toEqual([]);
+  describe('out of order (several relay replicas, requeues, prefetch > 1)', () => {
+    it('when the zero crossing arrives after the top-up that refilled the pool, then the zero alert is still sent', () => {
+      expect(
+        run([
+          [0, 15],
+          [3, 0],
+        ]).alerts,
+      ).toEqual([[], ['zero']]);
     });
 
-    it('when an older crossing arrives after a newer change that stays low, then the crossing still alerts once', () => {
-      const newer = decideAlerts(INITIAL_STATE, DEFAULT_SETTINGS, { previousCredits: 5, credits: 3, occurredAt: at(2) });
-      const older = decideAlerts(newer.state, DEFAULT_SETTINGS, { previousCredits: 20, credits: 5, occurredAt: at(1) });
-      expect([newer.alerts, older.alerts]).toEqual([[], ['low']]);
+    it('when a low crossing arrives after the pool reached 0, then both alerts are sent', () => {
+      expect(
+        run([
+          [9, 0],
+          [20, 9],
+        ]).alerts,
+      ).toEqual([['zero'], ['low']]);
     });
 
-    it('when an older crossing arrives after a newer top-up, then the crossing is over and sends nothing', () => {
-      const newer = decideAlerts(INITIAL_STATE, DEFAULT_SETTINGS, { previousCredits: 5, credits: 40, occurredAt: at(2) });
-      const older = decideAlerts(newer.state, DEFAULT_SETTINGS, { previousCredits: 20, credits: 5, occurredAt: at(1) });
-      expect(older.alerts).toEqual([]);
-      expect(older.state.lowArmed).toBe(true);
+    it('when an older crossing arrives after a newer top-up, then the crossing still alerts once', () => {
+      expect(
+        run([
+          [5, 40],
+          [20, 5],
+        ]).alerts,
+      ).toEqual([[], ['low']]);
     });
 
-    it('when an older low crossing arrives after the pool reached 0, then only the zero alert is sent', () => {
-      const zero = decideAlerts(INITIAL_STATE, DEFAULT_SETTINGS, { previousCredits: 5, credits: 0, occurredAt: at(2) });
-      const older = decideAlerts(zero.state, DEFAULT_SETTINGS, { previousCredits: 20, credits: 5, occurredAt: at(1) });
-      expect([zero.alerts, older.alerts]).toEqual([['zero'], []]);
+    it('when a pool goes low, empties, is refilled and does it again, then every order of its changes sends the same alerts', () => {
+      const ledger: Step[] = [
+        [20, 9],
+        [9, 0],
+        [0, 15],
+        [15, 4],
+        [4, 0],
+        [0, 3],
+      ];
+      const expected = ['low 15→4', 'low 20→9', 'zero 4→0', 'zero 9→0'];
+      for (const order of orders(ledger)) expect(mailbox(order)).toEqual(expected);
     });
 
-    it('when an older zero arrives after a newer top-up, then nothing', () => {
-      const topUp = decideAlerts(INITIAL_STATE, DEFAULT_SETTINGS, { previousCredits: 0, credits: 100, occurredAt: at(2) });
-      const older = decideAlerts(topUp.state, DEFAULT_SETTINGS, { previousCredits: 5, credits: 0, occurredAt: at(1) });
-      expect(older.alerts).toEqual([]);
-      expect(older.state).toEqual(topUp.state);
+    it('when a usage batch sends the last debit to 0 as its own event, then in either order one low and one zero alert', () => {
+      for (const order of orders<Step>([
+        [25, 1],
+        [1, 0],
+      ]))
+        expect(mailbox(order)).toEqual(['low 25→1', 'zero 1→0']);
     });
   });
 });

@@ -1,13 +1,15 @@
 /**
- * Alert rules of CONTRACT §6, as a pure function of the alert state of one (account, pool),
- * the account's settings and one balance change.
+ * Alert rules of CONTRACT §6, as a pure function of the account's settings and one balance
+ * change.
  *
- * Alerts are edge-triggered: only a change that crosses a line sends anything. The state keeps
- * one "armed" flag per alert so that a crossing sends at most one e-mail even when the same
- * change arrives again under a new event id; a flag re-arms only when a change puts the pool
- * back on the safe side of its line. Events can arrive out of order (requeues, prefetch > 1):
- * the state remembers the newest change it has seen, and an older ("stale") change neither
- * re-arms nor alerts about a condition the newest change shows is over.
+ * Alerts are edge-triggered: only a change that crosses a line sends anything, and whether it
+ * crosses is a property of the change itself (previousCredits → credits), never of what else
+ * has arrived. Every change is exactly one event with its own id, written in the transaction
+ * that makes the change (CONTRACT §6): the outbox relay republishes a row with the ids it was
+ * written with, and a usage batch retried after an unknown commit finds its debits in the
+ * ledger and changes nothing. So deduplicating by event id (notifier_processed_events) is
+ * "exactly one e-mail per crossing", and the decision needs no state: events may arrive in any
+ * order (several relay replicas, requeues, prefetch > 1) and each crossing still alerts once.
  */
 
 export type AlertKind = 'low' | 'zero';
@@ -22,22 +24,9 @@ export interface AlertSettings {
 /** The real defaults, used when the account has no settings row. */
 export const DEFAULT_SETTINGS: AlertSettings = { lowEnabled: true, threshold: 10, zeroEnabled: true };
 
-export interface AlertState {
-  lowArmed: boolean;
-  zeroArmed: boolean;
-  /** occurredAt of the newest change applied, null before the first. */
-  lastOccurredAt: Date | null;
-  /** credits after the newest change applied. */
-  lastCredits: number | null;
-}
-
-/** A pool nobody has alerted about yet: both alerts armed. */
-export const INITIAL_STATE: AlertState = { lowArmed: true, zeroArmed: true, lastOccurredAt: null, lastCredits: null };
-
 export interface BalanceChange {
   previousCredits: number;
   credits: number;
-  occurredAt: Date;
 }
 
 export interface AlertDecision {
@@ -48,36 +37,14 @@ export interface AlertDecision {
    * events (CONTRACT §6.1). `alerts` is these, less the alerts that are off.
    */
   crossings: AlertKind[];
-  state: AlertState;
 }
 
-export function decideAlerts(state: AlertState, settings: AlertSettings, change: BalanceChange): AlertDecision {
+export function decideAlerts(settings: AlertSettings, change: BalanceChange): AlertDecision {
   const { previousCredits, credits } = change;
-  const stale = state.lastOccurredAt !== null && change.occurredAt.getTime() < state.lastOccurredAt.getTime();
-  // What the pool holds now, as far as we know: a stale change says nothing about the present.
-  const current = stale && state.lastCredits !== null ? state.lastCredits : credits;
-  const next: AlertState = { ...state };
   const crossings: AlertKind[] = [];
-
-  const crossedLow = previousCredits >= settings.threshold && credits < settings.threshold;
-  if (crossedLow && current < settings.threshold) {
-    // Disarmed also when the alert is off or the pool went straight to 0: the crossing is spent.
-    if (next.lowArmed && credits > 0 && current > 0) crossings.push('low');
-    next.lowArmed = false;
-  }
-
-  const reachedZero = previousCredits > 0 && credits === 0;
-  if (reachedZero && current === 0) {
-    if (next.zeroArmed) crossings.push('zero');
-    next.zeroArmed = false;
-  }
+  // A change straight to 0 is the zero crossing only.
+  if (previousCredits >= settings.threshold && credits < settings.threshold && credits > 0) crossings.push('low');
+  if (previousCredits > 0 && credits === 0) crossings.push('zero');
   const alerts = crossings.filter((kind) => (kind === 'low' ? settings.lowEnabled : settings.zeroEnabled));
-
-  if (!stale) {
-    if (credits >= settings.threshold) next.lowArmed = true;
-    if (credits > 0) next.zeroArmed = true;
-    next.lastOccurredAt = change.occurredAt;
-    next.lastCredits = credits;
-  }
-  return { alerts, crossings, state: next };
+  return { alerts, crossings };
 }

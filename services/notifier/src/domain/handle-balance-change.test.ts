@@ -1,6 +1,6 @@
 import { PoisonMessageError } from '@platform/events';
 import { aBalanceChange } from '@platform/testing';
-import { DEFAULT_SETTINGS, INITIAL_STATE } from './alert-rules';
+import { DEFAULT_SETTINGS } from './alert-rules';
 import { handleBalanceChange } from './handle-balance-change';
 import type { AlertTransaction, NotifierStore, Recipient } from './notifier-store';
 
@@ -29,11 +29,6 @@ function aStore(tables: { processed?: boolean; pool?: typeof POOL | undefined; r
     findPool: () => Promise.resolve('pool' in tables ? tables.pool : POOL),
     markProcessed: () => Promise.resolve(!tables.processed),
     findRecipient: () => Promise.resolve('recipient' in tables ? tables.recipient : RECIPIENT),
-    lockAlertState: () => Promise.resolve(INITIAL_STATE),
-    saveAlertState: () => {
-      written.push('state');
-      return Promise.resolve();
-    },
     enqueueWebhook: (webhook) => {
       written.push(`webhook ${webhook.webhookId}`);
       return Promise.resolve();
@@ -54,7 +49,7 @@ describe('handleBalanceChange', () => {
     const { store, written } = aStore();
     const event = aBalanceChange({ previousCredits: 20, credits: 5 });
     expect(await handleBalanceChange(store, event, OPTIONS)).toEqual({ result: 'processed', alerts: ['low'], webhooks: 1 });
-    expect(written).toEqual(['state', `webhook msg_low_${event.id}`, 'mail low to alerts@example.test']);
+    expect(written).toEqual([`webhook msg_low_${event.id}`, 'mail low to alerts@example.test']);
   });
 
   it('when the event was handled before, then duplicate and nothing is written', async () => {
@@ -66,7 +61,7 @@ describe('handleBalanceChange', () => {
   it('when the account has no webhook enabled, then the e-mail alone is queued', async () => {
     const { store, written } = aStore({ recipient: { ...RECIPIENT, webhookEnabled: false } });
     expect(await handleBalanceChange(store, aBalanceChange({ previousCredits: 20, credits: 0 }), OPTIONS)).toMatchObject({ webhooks: 0 });
-    expect(written).toEqual(['state', 'mail zero to alerts@example.test']);
+    expect(written).toEqual(['mail zero to alerts@example.test']);
   });
 
   it('when the product or the account is unknown, then a poison message', async () => {

@@ -16,8 +16,7 @@ export type BalanceChangeOutcome = { result: 'duplicate' } | { result: 'processe
 
 /**
  * One balance.changed event in one transaction: record the event id (a second delivery stops
- * here), apply the alert rules to the pool's locked alert state, and queue the webhooks and
- * e-mails they decide. An unknown product or account is a poison message (never retried).
+ * here), apply the alert rules to the change, and queue the webhooks and e-mails they decide. An unknown product or account is a poison message (never retried).
  */
 export function handleBalanceChange(
   store: Pick<NotifierStore, 'inTransaction'>,
@@ -30,13 +29,7 @@ export function handleBalanceChange(
     if (!(await tx.markProcessed(event.id, event.accountId, pool.poolId))) return { result: 'duplicate' };
     const recipient = await tx.findRecipient(event.accountId);
     if (!recipient) throw new PoisonMessageError(`unknown account ${event.accountId}`);
-    const state = await tx.lockAlertState(event.accountId, pool.poolId);
-    const decision = decideAlerts(state, recipient.settings, {
-      previousCredits: event.previousCredits,
-      credits: event.credits,
-      occurredAt: new Date(event.occurredAt),
-    });
-    await tx.saveAlertState(event.accountId, pool.poolId, decision.state);
+    const decision = decideAlerts(recipient.settings, event);
     const webhooks = crossingWebhooks({
       event,
       pool,

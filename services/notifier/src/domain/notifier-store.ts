@@ -1,5 +1,5 @@
 import type { ClaimedWebhook, ProductPool, QueuedWebhook, WebhookAttempt, WebhookDisabledReason } from '@platform/accounts';
-import type { AlertSettings, AlertState } from './alert-rules';
+import type { AlertKind, AlertSettings } from './alert-rules';
 import type { MailKind } from './mail-kind';
 
 /** Who gets an account's alerts, and how (the user service's tables, read-only; no settings row = defaults). */
@@ -43,9 +43,6 @@ export interface AlertTransaction {
   /** Records an event id; false when it was already recorded (the event was handled before). */
   markProcessed(eventId: string, accountId: number, poolId: number): Promise<boolean>;
   findRecipient(accountId: number): Promise<Recipient | undefined>;
-  /** Reads the alert state of (account, pool) and locks it until the transaction ends. */
-  lockAlertState(accountId: number, poolId: number): Promise<AlertState>;
-  saveAlertState(accountId: number, poolId: number, state: AlertState): Promise<void>;
   /** Queues a balance webhook; the same `webhook-id` is queued only once. */
   enqueueWebhook(webhook: QueuedWebhook): Promise<void>;
   /** Queues an alert e-mail; the same Message-ID is queued only once. */

@@ -6,6 +6,7 @@ import {
   SpanKind,
   SpanStatusCode,
   startWorkerLoop,
+  untilRecorded,
   type Logger,
   type Span,
   type WorkerLoop,
@@ -37,9 +38,11 @@ export type MailDispatcher = WorkerLoop;
 
 /**
  * Sends the mail outbox: claim one due e-mail (lease), send it, mark it sent; on an SMTP error
- * mark it failed with a later retry time. The window that remains: a crash after the SMTP
- * server accepted an e-mail and before it is marked sent resends it after the lease, with the
- * same Message-ID.
+ * mark it failed with a later retry time. An e-mail the SMTP server accepted is marked sent
+ * until the mark succeeds (Postgres or its pooler away for a while), so that it is not sent again
+ * when its lease runs out. The window that remains: a crash (or a stop) after the SMTP server
+ * accepted an e-mail and before it is marked sent resends it after the lease, with the same
+ * Message-ID.
  */
 export function startMailDispatcher(options: MailDispatcherOptions): MailDispatcher {
   const { outbox, mailer, logger, metrics } = options;
@@ -48,7 +51,7 @@ export function startMailDispatcher(options: MailDispatcherOptions): MailDispatc
   const retryMaxMs = options.retryMaxMs ?? 300_000;
   const pollMs = options.pollMs ?? 1000;
 
-  const sendOne = async (mail: ClaimedMail, span: Span): Promise<void> => {
+  const sendOne = async (mail: ClaimedMail, span: Span, signal: AbortSignal): Promise<void> => {
     try {
       await mailer.send({
         messageId: mail.messageId,
@@ -74,7 +77,13 @@ export function startMailDispatcher(options: MailDispatcherOptions): MailDispatc
       await outbox.markFailed(mail.id, message, retryInMs);
       return;
     }
-    await outbox.markSent(mail.id);
+    await untilRecorded(() => outbox.markSent(mail.id), {
+      what: 'alert e-mail marked sent',
+      everyMs: pollMs,
+      signal,
+      logger,
+      fields: { mailId: mail.id, kind: mail.kind },
+    });
     metrics.emails.inc({ kind: mail.kind, result: 'sent' });
     logger.info('alert e-mail sent', {
       mailId: mail.id,
@@ -86,12 +95,12 @@ export function startMailDispatcher(options: MailDispatcherOptions): MailDispatc
   };
 
   // Each send is part of the trace of the balance change that queued it.
-  const sendTraced = (mail: ClaimedMail): Promise<void> =>
+  const sendTraced = (mail: ClaimedMail, signal: AbortSignal): Promise<void> =>
     inSpan(
       '@platform/notifier',
       'smtp send',
       { kind: SpanKind.CLIENT, parent: extractTraceContext({ traceparent: mail.traceparent }), attributes: { 'alert.kind': mail.kind } },
-      (span) => sendOne(mail, span),
+      (span) => sendOne(mail, span, signal),
     );
 
   // Outside the trace of whoever woke it (an event's handling): each send picks its own.
@@ -102,11 +111,11 @@ export function startMailDispatcher(options: MailDispatcherOptions): MailDispatc
     // SMTP server refused follow the e-mail's own backoff above).
     backoff: { initialMs: pollMs, maxMs: pollMs },
     logger,
-    work: () =>
+    work: (signal) =>
       outsideTrace(async () => {
         const mail = await outbox.claimDue(options.queue, leaseMs);
         if (!mail) return false;
-        await sendTraced(mail);
+        await sendTraced(mail, signal);
         return true;
       }),
     failure: (error) => ({

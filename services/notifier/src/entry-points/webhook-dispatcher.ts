@@ -1,4 +1,4 @@
-import { errorMessage, startWorkerLoop, type Logger, type WorkerLoop } from '@platform/runtime';
+import { errorMessage, startWorkerLoop, untilRecorded, type Logger, type WorkerLoop } from '@platform/runtime';
 import type { ClaimedWebhook, WebhookAttempt } from '@platform/accounts';
 import { sendWebhook, type SendOptions, type WebhookOutcome } from '@platform/webhooks';
 import type { WebhookDisabledReason } from '@platform/accounts';
@@ -35,7 +35,7 @@ export interface WebhookDispatcherOptions {
  * delivered (a 2xx: never sent again), due again after an exponential backoff, or given up after
  * MAX_WEBHOOK_ATTEMPTS (over 24 h of retries). A `410 Gone`, or failures only for 5 days, disable
  * the webhook instead, with one e-mail to the account. Every attempt is listed for the account. The window
- * that remains: a crash after the receiver's 2xx and before the mark resends it after the lease,
+ * that remains (a delivery is recorded until Postgres takes it): a crash after the receiver's 2xx and before the mark resends it after the lease,
  * with the same `webhook-id`, which receivers deduplicate by (Standard Webhooks).
  */
 export function startWebhookDispatcher(options: WebhookDispatcherOptions): WorkerLoop {
@@ -66,20 +66,22 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
     outcome: WebhookOutcome,
     at: Date,
     made: WebhookAttempt,
+    record: (write: () => Promise<void>) => Promise<void>,
   ): Promise<WebhookDisabledReason | undefined> => {
-    if (webhook.url === undefined) return undefined;
+    const { url } = webhook;
+    if (url === undefined) return undefined;
     if (outcome.delivered) {
-      await queue.markDelivered(webhook.accountId, webhook.url);
+      await record(() => queue.markDelivered(webhook.accountId, url));
       return undefined;
     }
-    const failingSince = await queue.markFailed(webhook.accountId, webhook.url, at);
+    const failingSince = await queue.markFailed(webhook.accountId, url, at);
     const reason = disablingReason(outcome, failingSince, at.getTime());
-    if (reason === undefined || !(await disable(webhook, webhook.url, reason, at, made))) return undefined;
+    if (reason === undefined || !(await disable(webhook, url, reason, at, made))) return undefined;
     options.onMailQueued();
     return reason;
   };
 
-  const attempt = async (webhook: ClaimedWebhook): Promise<void> => {
+  const attempt = async (webhook: ClaimedWebhook, signal: AbortSignal): Promise<void> => {
     const outcome: WebhookOutcome =
       webhook.url === undefined || webhook.secret === undefined
         ? { delivered: false, status: undefined, error: 'webhook removed or disabled' }
@@ -104,13 +106,25 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
       // A retry is listed only while the webhook is still enabled at this URL (another attempt may disable it meanwhile).
       url: webhook.url,
     };
+    // A delivered webhook is recorded until Postgres takes it: given up, it would be sent again
+    // once its lease ran out. Any other outcome is tried again anyway.
+    const record = (write: () => Promise<void>): Promise<void> =>
+      outcome.delivered
+        ? untilRecorded(write, {
+            what: 'webhook delivery recorded',
+            everyMs: options.pollMs,
+            signal,
+            logger,
+            fields: { webhookId: webhook.webhookId },
+          })
+        : write();
     // The attempt that disables the webhook is listed by the disabling, in its transaction.
-    const disabled = await follow(webhook, outcome, at, made);
+    const disabled = await follow(webhook, outcome, at, made, record);
     // A disabled webhook gets no more attempts, this event's included.
     const { result, nextAttemptAt } = disabled ? { result: 'disabled' as const, nextAttemptAt: undefined } : after;
-    if (!disabled) await queue.recordAttempt(made);
+    if (!disabled) await record(() => queue.recordAttempt(made));
     // Listed first, then marked: whoever sees the delivery marked also finds its attempt listed.
-    await queue.finish(webhook.id, { delivered: outcome.delivered, nextAttemptAt });
+    await record(() => queue.finish(webhook.id, { delivered: outcome.delivered, nextAttemptAt }));
     metrics.webhooks.inc({ result });
     const fields = { webhookId: webhook.webhookId, accountId: webhook.accountId, attempts: webhook.attempts, status: outcome.status };
     if (outcome.delivered) logger.info('webhook delivered', fields);
@@ -123,9 +137,9 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
     pollMs: options.pollMs,
     backoff: { initialMs: options.pollMs, maxMs: options.pollMs },
     logger,
-    work: async () => {
+    work: async (signal) => {
       const claimed = await queue.claimDue(options.batch ?? 10, options.leaseMs);
-      await Promise.all(claimed.map(attempt));
+      await Promise.all(claimed.map((webhook) => attempt(webhook, signal)));
       return claimed.length > 0;
     },
     failure: (error) => ({

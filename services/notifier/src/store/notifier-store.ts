@@ -10,7 +10,7 @@ import {
 } from '@platform/accounts';
 import { withTransaction, type Queryable } from '@platform/db';
 import type { AlertTransaction, NotifierStore } from '../domain/notifier-store';
-import { findPool, findRecipient, lockAlertState, markProcessed, saveAlertState } from './alert-store';
+import { findPool, findRecipient, markProcessed } from './alert-store';
 import { claimDueMail, enqueueMail, markFailed, markSent } from './mail-outbox';
 
 function alertTransaction(db: Queryable): AlertTransaction {
@@ -18,8 +18,6 @@ function alertTransaction(db: Queryable): AlertTransaction {
     findPool: (productId) => findPool(db, productId),
     markProcessed: (eventId, accountId, poolId) => markProcessed(db, eventId, accountId, poolId),
     findRecipient: (accountId) => findRecipient(db, accountId),
-    lockAlertState: (accountId, poolId) => lockAlertState(db, accountId, poolId),
-    saveAlertState: (accountId, poolId, state) => saveAlertState(db, accountId, poolId, state),
     enqueueWebhook: (webhook) => enqueueWebhook(db, webhook),
     enqueueMail: (mail) => enqueueMail(db, mail),
     disableWebhook: (accountId, url, reason) => disableWebhook(db, accountId, url, reason),

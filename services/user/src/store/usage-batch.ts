@@ -94,7 +94,7 @@ function eventOf(change: PoolBalance, occurredAt: string): BalanceChanged {
 }
 
 // A pool's second event in one batch (the last debit's, to 0) is stamped a millisecond after
-// its first, so that a notifier that gets them out of order sees the older one as stale.
+// its first, so that their occurredAt orders them as the ledger does.
 function eventsOf(changes: readonly PoolBalance[]): BalanceChanged[] {
   const now = Date.now();
   const seen = new Map<string, number>();
