@@ -1,5 +1,5 @@
 import type { ClaimedWebhook, ProductPool, QueuedWebhook, WebhookAttempt, WebhookDisabledReason } from '@platform/accounts';
-import type { AlertKind, AlertSettings } from './alert-rules';
+import type { AlertSettings } from './alert-rules';
 import type { MailKind } from './mail-kind';
 
 /** Who gets an account's alerts, and how (the user service's tables, read-only; no settings row = defaults). */
