@@ -158,7 +158,8 @@ describe('tracing: one debit that crosses the low threshold is one trace from th
 
     const usageCall = one((span) => span.kind === SPAN_KIND.CLIENT && span.scope.includes('undici'), 'the gateway’s call to the usage API');
     const usageApi = one(
-      (span) => span.kind === SPAN_KIND.SERVER && span.attributes['http.route'] === '/internal/v1/usage',
+      // The product gateway coalesces its debits through the batch route (CONTRACT §7.1).
+      (span) => span.kind === SPAN_KIND.SERVER && span.attributes['http.route'] === '/internal/v1/usage/batch',
       'the usage API’s server span',
     );
     const outboxWrite = one(
@@ -184,7 +185,7 @@ describe('tracing: one debit that crosses the low threshold is one trace from th
     expect(JSON.stringify(spans)).not.toContain(apiKey);
 
     // The usage API's log line carries the trace's ids beside its request id.
-    const usageLine = logLines.find((line) => line.message === 'usage' && line.trace_id === traceId);
+    const usageLine = logLines.find((line) => line.message === 'usage batch' && line.trace_id === traceId);
     expect(usageLine).toMatchObject({ service: 'user', trace_id: traceId, span_id: expect.stringMatching(/^[0-9a-f]{16}$/) });
     expect(usageLine?.requestId).toEqual(expect.any(String));
     const sentLine = logLines.find((line) => line.message === 'alert e-mail sent' && line.trace_id === traceId);

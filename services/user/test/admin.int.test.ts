@@ -233,7 +233,7 @@ describe('POST /admin/v1/accounts', () => {
 });
 
 describe('GET /admin/v1/accounts/:id', () => {
-  it('when the account exists, then id, email, createdAt and balances shaped like the balance endpoint, no key', async () => {
+  it('when the account exists, then id, email, createdAt, balances shaped like the balance endpoint and its notification settings, no key', async () => {
     const created = await create({ email: email(), credits: { 28: 5 } });
     const res = await h.http.get(`/admin/v1/accounts/${created.body.id}`).set('Authorization', AUTH).query({ outputFormat: 'XML' });
     expect(res.status).toBe(200);
@@ -244,6 +244,13 @@ describe('GET /admin/v1/accounts/:id', () => {
       createdAt: created.body.createdAt,
       disabled: false,
       balances: [item(28, 'Website Contacts & Categorization Database', 5)],
+      notifications: {
+        email: created.body.email,
+        lowBalanceAlert: { enabled: true, threshold: 10 },
+        zeroBalanceAlert: { enabled: true },
+        webhook: null,
+      },
+      webhookDeliveries: [],
     });
   });
 
