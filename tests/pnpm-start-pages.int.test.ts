@@ -75,8 +75,9 @@ describe('pnpm start on moved ports', () => {
 
     const outbox = path.join(dataDir, 'outbox');
     const mail = await eventually(
-      // The folder is made with the first e-mail.
-      () => (existsSync(outbox) ? readdirSync(outbox).find((name) => name.startsWith('zero-balance-alert')) : undefined),
+      // The folder is made with the first e-mail; an e-mail is written as `.eml.partial`, then renamed.
+      () =>
+        existsSync(outbox) ? readdirSync(outbox).find((name) => name.startsWith('zero-balance-alert') && name.endsWith('.eml')) : undefined,
       30_000,
       'the zero-balance e-mail',
     );
