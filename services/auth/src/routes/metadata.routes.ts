@@ -17,7 +17,10 @@ export function metadataRoutes(router: IRouter, options: { publicUrl: string }):
       introspection_endpoint: `${issuer}/oauth/introspect`,
       revocation_endpoint: `${issuer}/oauth/revoke`,
       grant_types_supported: ['client_credentials'],
-      response_types_supported: [],
+      // REQUIRED (RFC 8414 §2), and Authlib refuses an empty list. "none" (the registered type
+      // whose authorization response carries no credential) claims no flow: there is no
+      // authorization endpoint, and client_credentials has no response type (RFC 7591 §2.1).
+      response_types_supported: ['none'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'bearer'],
