@@ -57,7 +57,7 @@ describe('pnpm start (embedded quickstart)', () => {
   it('when started with no infrastructure variables, then it names the embedded parts and all four services are ready', async () => {
     expect(output).toContain('(embedded: postgres, access store, event bus, mail outbox)');
     expect(adminToken).toMatch(/^[0-9a-f]{48}$/);
-    expect(output).toContain(`admin token     ${adminToken} (generated; set ADMIN_TOKEN to choose one)`);
+    expect(output).toContain(`admin token     ${adminToken} (generated; set ADMIN_TOKEN or ADMIN_TOKENS to choose)`);
     for (const url of Object.values(urls)) {
       const response = await request(url).get('/health/ready');
       expect(response.status).toBe(200);

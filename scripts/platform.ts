@@ -18,8 +18,9 @@ import type { UserSeams } from '../services/user/src/deps';
 export interface Platform {
   services: RunningService[];
   urls: Record<'auth' | 'user' | 'categorization' | 'notifier', string>;
-  adminToken: string;
-  /** Whether the admin token was generated here (ADMIN_TOKEN unset); a given one is never printed. */
+  /** ADMIN_TOKEN as given or generated; undefined when only ADMIN_TOKENS names the admin tokens. */
+  adminToken: string | undefined;
+  /** Whether the admin token was generated here (ADMIN_TOKEN and ADMIN_TOKENS unset); a given one is never printed. */
   adminTokenGenerated: boolean;
   /** The service-JWT secret when generated here (SERVICE_JWT_SECRET unset); a given one is never printed. */
   generatedServiceJwtSecret: string | undefined;
@@ -43,15 +44,28 @@ function accountPageLinks(env: NodeJS.ProcessEnv, userUrl: string): { accountUrl
 
 const secret = (): string => randomBytes(24).toString('hex');
 
+/**
+ * The secrets `pnpm start` generates when none is given: ADMIN_TOKEN only when neither ADMIN_TOKEN
+ * nor ADMIN_TOKENS names an admin token (one more, unasked-for `admin` token would be a way in
+ * nobody chose), and SERVICE_JWT_SECRET when unset.
+ */
+export function generatedSecrets(environment: NodeJS.ProcessEnv): { ADMIN_TOKEN?: string; SERVICE_JWT_SECRET?: string } {
+  const named = (environment.ADMIN_TOKENS ?? '').trim() !== '';
+  return {
+    ...(environment.ADMIN_TOKEN || named ? {} : { ADMIN_TOKEN: secret() }),
+    ...(environment.SERVICE_JWT_SECRET ? {} : { SERVICE_JWT_SECRET: `${secret()}${secret()}` }),
+  };
+}
+
 /** Seams for tests, beside the environment: a webhook test network and the CA its receiver's certificate needs. */
 export type PlatformSeams = Pick<UserSeams, 'webhookCa' | 'webhookNetwork'>;
 
 export async function startPlatform(environment: NodeJS.ProcessEnv, seams: PlatformSeams = {}): Promise<Platform> {
   const dataDir = path.resolve(environment.DATA_DIR ?? '.data');
+  const generated = generatedSecrets(environment);
   const env: NodeJS.ProcessEnv = {
     ...environment,
-    ADMIN_TOKEN: environment.ADMIN_TOKEN || secret(),
-    SERVICE_JWT_SECRET: environment.SERVICE_JWT_SECRET || `${secret()}${secret()}`,
+    ...generated,
     OUTBOX_DIR: environment.OUTBOX_DIR || path.join(dataDir, 'outbox'),
   };
   const level = env.LOG_LEVEL ?? 'info';
@@ -103,9 +117,9 @@ export async function startPlatform(environment: NodeJS.ProcessEnv, seams: Platf
   return {
     services,
     urls: { auth: auth.url, user: user.url, categorization: categorization.url, notifier: notifier.url },
-    adminToken: env.ADMIN_TOKEN as string,
-    adminTokenGenerated: !environment.ADMIN_TOKEN,
-    generatedServiceJwtSecret: environment.SERVICE_JWT_SECRET ? undefined : env.SERVICE_JWT_SECRET,
+    adminToken: env.ADMIN_TOKEN || undefined,
+    adminTokenGenerated: generated.ADMIN_TOKEN !== undefined,
+    generatedServiceJwtSecret: generated.SERVICE_JWT_SECRET,
     embedded: infrastructure.embedded,
     dataDir,
     stop,
