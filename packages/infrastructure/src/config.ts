@@ -58,16 +58,53 @@ export function infrastructureVariables(required: boolean, environment: NodeJS.P
   const needed = standaloneOnly(required);
   const given = (name: string): boolean => (environment[name] ?? '') !== '';
   return {
-    DATABASE_URL: needed(env.url(['postgres', 'postgresql'])),
+    DATABASE_URL: needed(
+      env
+        .url(['postgres', 'postgresql'])
+        .describe('Postgres (`postgres://…`); unset under `pnpm start`: an embedded Postgres in `DATA_DIR/pg`.'),
+    ),
     /** Migrations (and anything session-scoped) when DATABASE_URL is a pooler in transaction mode; default DATABASE_URL. */
-    DATABASE_DIRECT_URL: env.url(['postgres', 'postgresql']).optional(),
+    DATABASE_DIRECT_URL: env
+      .url(['postgres', 'postgresql'])
+      .optional()
+      .describe(
+        'The Postgres server itself, for migrations at start and the CLIs that write directly, when `DATABASE_URL` is a pooler in transaction mode (docs/scale-out.md). Unset: `DATABASE_URL`.',
+      ),
     /** Connections one process opens through DATABASE_URL at most, all its pools together (CONTRACT §1). */
-    DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(DEFAULT_POOL_MAX),
-    REDIS_URL: standaloneOnly(required && !given('REDIS_CLUSTER_NODES'))(env.url(['redis', 'rediss'])),
-    REDIS_CLUSTER_NODES: clusterNodes(given('REDIS_URL')).optional(),
+    DATABASE_POOL_MAX: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(DEFAULT_POOL_MAX)
+      .describe(
+        'Postgres connections one process opens through `DATABASE_URL`, all its pools together (1–1000; in the user service more than `USAGE_BATCH_LANES`; auth uses 2 at most); budget in docs/operations.md.',
+      ),
+    REDIS_URL: standaloneOnly(required && !given('REDIS_CLUSTER_NODES'))(
+      env
+        .url(['redis', 'rediss'])
+        .describe(
+          'Redis (`redis://…`, `rediss://…`), run with `maxmemory-policy noeviction` (key records have no TTL); or `REDIS_CLUSTER_NODES`, not both. Unset under `pnpm start`: an in-process access store.',
+        ),
+    ),
+    REDIS_CLUSTER_NODES: clusterNodes(given('REDIS_URL'))
+      .optional()
+      .describe(
+        "A Redis Cluster's seed nodes, comma-separated, `host:port` or `redis[s]://` URLs, in place of `REDIS_URL` (docs/scale-out.md).",
+      ),
     /** One node, or the nodes of a cluster, comma-separated: the bus connects to the first that answers. */
-    AMQP_URL: needed(env.urlList(['amqp', 'amqps'])),
-    SMTP_URL: needed(env.url(['smtp', 'smtps'])),
+    AMQP_URL: needed(
+      env
+        .urlList(['amqp', 'amqps'])
+        .describe(
+          "RabbitMQ: one node, or a cluster's nodes comma-separated (the first that answers; the next when it goes away). Unset under `pnpm start`: an in-process event bus.",
+        ),
+    ),
+    SMTP_URL: needed(
+      env
+        .url(['smtp', 'smtps'])
+        .describe('The mail server (`smtp://…`, `smtps://…`). Unset under `pnpm start`: `.eml` files in `OUTBOX_DIR`.'),
+    ),
   };
 }
 

@@ -20,10 +20,16 @@ interface AdminTokenValues {
  */
 export function adminTokenVariables(required: boolean, environment: NodeJS.ProcessEnv) {
   const named = (environment.ADMIN_TOKENS ?? '').trim() !== '';
-  const token = env.secret(ADMIN_TOKEN_MIN);
+  const token = env
+    .secret(ADMIN_TOKEN_MIN)
+    .describe(
+      "The admin token (≥ 32 characters), named `admin`: the admin APIs of the user and categorization services, and a Bearer caller of the auth service's introspection. Required unless `ADMIN_TOKENS` names a token; under `pnpm start`, generated and printed once when neither is set. Never logged.",
+    );
   return {
     ADMIN_TOKEN: required && !named ? token : token.optional(),
-    ADMIN_TOKENS: namedSecretsVariable(ADMIN_TOKEN_MIN),
+    ADMIN_TOKENS: namedSecretsVariable(ADMIN_TOKEN_MIN).describe(
+      "Named admin tokens `name=token,name:role=token` beside or instead of `ADMIN_TOKEN`, the same list in each service (CONTRACT §7, docs/operator.md): the name is the audit log's actor, the role `admin` (default) or `support` (GET only). Each token ≥ 32 characters; names of letters, digits, `.`, `_`, `-`, each once; no token twice, none named `admin` while `ADMIN_TOKEN` is set. Unset: none.",
+    ),
   };
 }
 

@@ -63,6 +63,8 @@ function parseTrustProxy(raw: string, context: z.RefinementCtx): TrustProxy {
 /** Reusable field schemas for service configs. */
 export const env = {
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  /** HOST: the address every service listens on. */
+  host: () => z.string().default('127.0.0.1').describe('The address the service listens on; `0.0.0.0` in containers.'),
   url: (protocols: string[]) =>
     z
       .string()
@@ -101,21 +103,44 @@ export const env = {
     z
       .string()
       .optional()
-      .transform((value, context): TrustProxy => (value === undefined ? false : parseTrustProxy(value, context))),
+      .transform((value, context): TrustProxy => (value === undefined ? false : parseTrustProxy(value, context)))
+      .describe(
+        "Which proxies may name the client address in `X-Forwarded-For` (the failure limits count it): `false` (unset), the connecting address; a hop count; or a comma-separated list of the proxies' addresses/CIDRs (`10.0.0.0/8,192.0.2.7`; `loopback`, `linklocal`, `uniquelocal` too), of which only what they appended is read. `true` is refused at start.",
+      ),
   /** An optional bearer token (METRICS_TOKEN): unset leaves the endpoint open. */
   optionalSecret: (minLength: number) => z.string().min(minLength, `must be at least ${minLength} characters`).optional(),
+  /** METRICS_TOKEN: every service's `/metrics` bearer token. */
+  metricsToken: () =>
+    z
+      .string()
+      .min(16, 'must be at least 16 characters')
+      .optional()
+      .describe(
+        'When set (≥ 16 characters), `GET /metrics` needs `Authorization: Bearer <METRICS_TOKEN>`; unset, `/metrics` is open to whoever reaches the port (the k8s manifests set it).',
+      ),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
   /** REDIS_KEY_PREFIX: no `{` or `}`, so that the hash tags of the keys under it pick their Redis Cluster slot. */
   keyPrefix: () =>
     z
       .string()
       .regex(/^[^{}]*$/, 'must not contain { or }')
-      .default('aap:'),
-  logLevel: () => z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']).default('info'),
+      .default('aap:')
+      .describe("Prefix of every Redis key; no `{` or `}`: the keys' hash tags pick their Redis Cluster slot."),
+  logLevel: () =>
+    z
+      .enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'])
+      .default('info')
+      .describe('The least severe log level written: `error`, `warn`, `info`, `http`, `verbose`, `debug` or `silly`.'),
 };
 
 /** NODE_ENV, read only to refuse the switches that exist for tests (refuseTestSwitchesInProduction). */
-export const nodeEnv = () => z.string().optional();
+export const nodeEnv = () =>
+  z
+    .string()
+    .optional()
+    .describe(
+      "`production` in the images (express's production behaviour); then the switches that exist for tests (`WEBHOOK_ALLOW_INSECURE`, `TEST_PAUSE_AT`, `TEST_FAULT`) stop the start, and the notifier requires `ACCOUNT_PAGE_URL`.",
+    );
 
 /**
  * CONTRACT §1: switches that exist for tests (pause points, relaxed address checks) are refused

@@ -11,8 +11,8 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
   );
   return z
     .object({
-      AUTH_PORT: env.port(8081),
-      HOST: z.string().default('127.0.0.1'),
+      AUTH_PORT: env.port(8081).describe("The auth service's port (0: any free one)."),
+      HOST: env.host(),
       DATABASE_URL,
       DATABASE_DIRECT_URL,
       DATABASE_POOL_MAX,
@@ -21,12 +21,26 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
       REDIS_KEY_PREFIX: env.keyPrefix(),
       // The introspection endpoint's admin callers: ADMIN_TOKENS may stand instead of ADMIN_TOKEN (CONTRACT §7).
       ...adminTokenVariables(requireInfrastructure, environment),
-      SERVICE_JWT_SECRET: needed(env.secret(32)),
-      AUTH_URL: needed(env.url(['http', 'https'])),
-      TOKEN_RATE_PER_ACCOUNT: env.positiveInt(600),
-      AUTH_FAILURES_PER_IP: env.positiveInt(30),
+      SERVICE_JWT_SECRET: needed(
+        env
+          .secret(32)
+          .describe(
+            "HS256 secret (≥ 32 characters) of the service JWTs: auth verifies the introspection callers' (audience `auth`), user the usage API's (audience `user`); `pnpm admin service-jwt` and product apps sign with it. Generated under `pnpm start`.",
+          ),
+      ),
+      AUTH_URL: needed(
+        env
+          .url(['http', 'https'])
+          .describe(
+            "The auth service's public base URL: the issuer of its RFC 8414 metadata, never taken from the request. Unset under `pnpm start`: `http://127.0.0.1:<AUTH_PORT>`.",
+          ),
+      ),
+      TOKEN_RATE_PER_ACCOUNT: env.positiveInt(600).describe('Token issuances allowed per account and minute, then 429.'),
+      AUTH_FAILURES_PER_IP: env
+        .positiveInt(30)
+        .describe('Failed authentications (token, introspection, revocation) allowed per client address and minute, then 429.'),
       TRUST_PROXY: env.trustProxy(),
-      METRICS_TOKEN: env.optionalSecret(16),
+      METRICS_TOKEN: env.metricsToken(),
       LOG_LEVEL: env.logLevel(),
     })
     .superRefine(checkAdminTokens)
@@ -63,6 +77,9 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
 
 /** Validated configuration of the auth service. */
 export type AuthConfig = z.infer<ReturnType<typeof schema>>;
+
+/** The variables' schema, read by scripts/config-docs.ts to write docs/configuration.md. */
+export { schema as configSchema };
 
 /**
  * Reads the auth service's variables. With `requireInfrastructure` (every start except the

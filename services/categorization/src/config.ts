@@ -17,8 +17,8 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
   );
   return z
     .object({
-      CATEGORIZATION_PORT: env.port(8083),
-      HOST: z.string().default('127.0.0.1'),
+      CATEGORIZATION_PORT: env.port(8083).describe("The categorization service's port (0: any free one)."),
+      HOST: env.host(),
       DATABASE_URL,
       DATABASE_DIRECT_URL,
       DATABASE_POOL_MAX,
@@ -27,11 +27,16 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
       REDIS_KEY_PREFIX: env.keyPrefix(),
       // ADMIN_TOKENS may stand instead of ADMIN_TOKEN (CONTRACT §7).
       ...adminTokenVariables(requireInfrastructure, environment),
-      IAB_TAXONOMY_FILE: z.string().optional(),
-      CATEGORY_REFRESH_INTERVAL_MS: env.positiveInt(2000),
+      IAB_TAXONOMY_FILE: z
+        .string()
+        .optional()
+        .describe(
+          'The IAB Content Taxonomy TSV imported at start when no IAB row is stored (relative to the working directory). Unset: `services/categorization/data/content-taxonomy-2.2.tsv`, which ships with the service.',
+        ),
+      CATEGORY_REFRESH_INTERVAL_MS: env.positiveInt(2000).describe('How often a replica checks for category changes (ms).'),
       TRUST_PROXY: env.trustProxy(),
-      AUTH_FAILURES_PER_IP: env.positiveInt(30),
-      METRICS_TOKEN: env.optionalSecret(16),
+      AUTH_FAILURES_PER_IP: env.positiveInt(30).describe('Failed admin-token attempts allowed per client address and minute, then 429.'),
+      METRICS_TOKEN: env.metricsToken(),
       LOG_LEVEL: env.logLevel(),
     })
     .superRefine(checkAdminTokens)
@@ -62,6 +67,9 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
 }
 
 export type CategorizationConfig = z.infer<ReturnType<typeof schema>>;
+
+/** The variables' schema, read by scripts/config-docs.ts to write docs/configuration.md. */
+export { schema as configSchema };
 
 /**
  * Reads the service's configuration from an environment (CONTRACT §1, docs/conventions.md). With

@@ -18,42 +18,122 @@ function schema(requireInfrastructure: boolean) {
   const { DATABASE_URL, DATABASE_DIRECT_URL, DATABASE_POOL_MAX, AMQP_URL, SMTP_URL } = infrastructureVariables(requireInfrastructure);
   return z
     .object({
-      NOTIFIER_PORT: env.port(8084),
-      HOST: z.string().default('127.0.0.1'),
+      NOTIFIER_PORT: env.port(8084).describe("The notifier's port (0: any free one)."),
+      HOST: env.host(),
       DATABASE_URL,
       DATABASE_DIRECT_URL,
       DATABASE_POOL_MAX,
       AMQP_URL,
       SMTP_URL,
-      OUTBOX_DIR: z.string().optional(),
-      BRAND_NAME: z.string().min(1).max(100).default('Account access'),
-      MAIL_FROM: z.string().optional(),
-      TOP_UP_URL: env.url(['https', 'http']).optional(),
-      WEBHOOK_ALLOW_INSECURE: env.bool(false),
+      OUTBOX_DIR: z
+        .string()
+        .optional()
+        .describe('Where e-mails are written as `.eml` files when `SMTP_URL` is unset. Under `pnpm start`: `<DATA_DIR>/outbox`.'),
+      BRAND_NAME: z
+        .string()
+        .min(1)
+        .max(100)
+        .default('Account access')
+        .describe(
+          "The product's name: on the account page (user), in the e-mails and, unless `MAIL_FROM` is set, as their sender's name (notifier); at most 100 characters.",
+        ),
+      MAIL_FROM: z
+        .string()
+        .optional()
+        .describe("The e-mails' sender. Unset: `<BRAND_NAME> <alerts@localhost>`, e.g. `Account access <alerts@localhost>`."),
+      TOP_UP_URL: env
+        .url(['https', 'http'])
+        .optional()
+        .describe(
+          "The operator's billing page (`https` or `http`), where the account page and the e-mails send a customer to buy credits. Unset: no such link.",
+        ),
+      WEBHOOK_ALLOW_INSECURE: env
+        .bool(false)
+        .describe(
+          'Development and tests only: webhooks may go to `http` and to any address (the address checks are lifted). Refused at start when `NODE_ENV=production`; a warning in the log otherwise.',
+        ),
       NODE_ENV: nodeEnv(),
-      NOTIFIER_WEBHOOK_POLL_MS: env.positiveInt(1000),
-      NOTIFIER_WEBHOOK_RETRY_INITIAL_MS: env.positiveInt(30_000),
-      NOTIFIER_WEBHOOK_RETRY_MAX_MS: env.positiveInt(6 * 3600_000),
+      NOTIFIER_WEBHOOK_POLL_MS: env.positiveInt(1000).describe('How often the webhook dispatcher looks for due deliveries (ms).'),
+      NOTIFIER_WEBHOOK_RETRY_INITIAL_MS: env
+        .positiveInt(30_000)
+        .describe('First retry of a failed webhook delivery (ms), doubling up to `NOTIFIER_WEBHOOK_RETRY_MAX_MS`.'),
+      NOTIFIER_WEBHOOK_RETRY_MAX_MS: env.positiveInt(6 * 3600_000).describe('Longest pause between retries of a webhook delivery (ms).'),
       // Longer than a delivery can take (10 s timeout), so that no other replica claims a row being sent.
-      NOTIFIER_WEBHOOK_LEASE_MS: z.coerce.number().int().min(15_000).default(60_000),
-      USER_URL: z.string().url().default('http://127.0.0.1:8082'),
-      ACCOUNT_PAGE_URL: env.url(['https', 'http']).optional(),
-      SETTINGS_URL: z.string().url().optional(),
-      BALANCE_EXCHANGE: z.string().default(BALANCE_EXCHANGE),
-      NOTIFIER_QUEUE: z.string().default(NOTIFIER_QUEUE),
-      NOTIFIER_DEAD_LETTER_QUEUE: z.string().optional(),
-      NOTIFIER_PREFETCH: z.coerce.number().int().min(1).max(1000).default(10),
-      NOTIFIER_DELIVERY_LIMIT: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_DELIVERY_LIMIT),
-      NOTIFIER_MAIL_POLL_MS: env.positiveInt(1000),
-      NOTIFIER_MAIL_RETRY_INITIAL_MS: env.positiveInt(1000),
-      NOTIFIER_MAIL_RETRY_MAX_MS: env.positiveInt(300_000),
-      NOTIFIER_MAIL_LEASE_MS: env.positiveInt(60_000),
+      NOTIFIER_WEBHOOK_LEASE_MS: z.coerce
+        .number()
+        .int()
+        .min(15_000)
+        .default(60_000)
+        .describe(
+          'How long a webhook delivery being sent is left to the replica that claimed it (ms; at least 15000, as a delivery times out after 10 s).',
+        ),
+      USER_URL: z
+        .string()
+        .url()
+        .default('http://127.0.0.1:8082')
+        .describe(
+          "The user service's base URL: the notifier links the account page under it when `ACCOUNT_PAGE_URL` and `SETTINGS_URL` are unset; `pnpm admin`, `pnpm client` and product apps call it.",
+        ),
+      ACCOUNT_PAGE_URL: env
+        .url(['https', 'http'])
+        .optional()
+        .describe(
+          "The account page as customers' browsers reach it, linked from every e-mail; required when `NODE_ENV=production`. Unset: `SETTINGS_URL` without its `#…`, else `<USER_URL>/account/`; under `pnpm start`, the page of the user service it started.",
+        ),
+      SETTINGS_URL: z
+        .string()
+        .url()
+        .optional()
+        .describe('The alert settings, linked from the e-mails. Unset: `<ACCOUNT_PAGE_URL>#alerts`.'),
+      BALANCE_EXCHANGE: z
+        .string()
+        .default(BALANCE_EXCHANGE)
+        .describe('The topic exchange of the `balance.changed` events: the user service publishes to it, the notifier binds its queue.'),
+      NOTIFIER_QUEUE: z.string().default(NOTIFIER_QUEUE).describe("The notifier's quorum queue of balance events."),
+      NOTIFIER_DEAD_LETTER_QUEUE: z
+        .string()
+        .optional()
+        .describe('Where events go after `NOTIFIER_DELIVERY_LIMIT` deliveries. Unset: `<NOTIFIER_QUEUE>.dead`.'),
+      NOTIFIER_PREFETCH: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .max(1000)
+        .default(10)
+        .describe('Unacknowledged events the notifier holds at once (1–1000).'),
+      NOTIFIER_DELIVERY_LIMIT: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .max(10_000)
+        .default(DEFAULT_DELIVERY_LIMIT)
+        .describe("Deliveries of one event before RabbitMQ dead-letters it (the quorum queue's `x-delivery-limit`)."),
+      NOTIFIER_MAIL_POLL_MS: env.positiveInt(1000).describe('How often unsent e-mails are retried (ms).'),
+      NOTIFIER_MAIL_RETRY_INITIAL_MS: env
+        .positiveInt(1000)
+        .describe('First retry of a failed SMTP send (ms), doubling up to `NOTIFIER_MAIL_RETRY_MAX_MS`.'),
+      NOTIFIER_MAIL_RETRY_MAX_MS: env.positiveInt(300_000).describe('Longest pause between retries of an SMTP send (ms).'),
+      NOTIFIER_MAIL_LEASE_MS: env
+        .positiveInt(60_000)
+        .describe(
+          'How long an e-mail being sent is left to the notifier that claimed it (ms); after a crash another sends it once this has passed. Keep it above the SMTP timeouts.',
+        ),
       // A processed event id must outlive every redelivery and republish of its event (the user
       // service keeps published events OUTBOX_RETENTION_HOURS, default 24).
-      NOTIFIER_PROCESSED_EVENT_RETENTION_HOURS: z.coerce.number().int().min(24).default(168),
-      NOTIFIER_MAIL_RETENTION_HOURS: z.coerce.number().int().min(0).default(168),
-      NOTIFIER_SWEEP_MS: env.positiveInt(60_000),
-      METRICS_TOKEN: env.optionalSecret(16),
+      NOTIFIER_PROCESSED_EVENT_RETENTION_HOURS: z.coerce
+        .number()
+        .int()
+        .min(24)
+        .default(168)
+        .describe("How long a handled event's id is kept against redelivery (hours, at least 24)."),
+      NOTIFIER_MAIL_RETENTION_HOURS: z.coerce
+        .number()
+        .int()
+        .min(0)
+        .default(168)
+        .describe('How long a sent e-mail stays in the mail outbox (hours; 0: until the next sweep). Unsent ones stay.'),
+      NOTIFIER_SWEEP_MS: env.positiveInt(60_000).describe("Pause between the notifier's retention sweeps (ms)."),
+      METRICS_TOKEN: env.metricsToken(),
       LOG_LEVEL: env.logLevel(),
     })
     .superRefine(refuseTestSwitchesInProduction(['WEBHOOK_ALLOW_INSECURE']))
@@ -125,6 +205,9 @@ function schema(requireInfrastructure: boolean) {
 }
 
 export type NotifierConfig = z.infer<ReturnType<typeof schema>>;
+
+/** The variables' schema, read by scripts/config-docs.ts to write docs/configuration.md. */
+export { schema as configSchema };
 
 /**
  * The notifier's configuration. With `requireInfrastructure` (a standalone start) DATABASE_URL,

@@ -24,10 +24,18 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
   return (
     z
       .object({
-        HOST: z.string().default('127.0.0.1'),
-        USER_PORT: env.port(8082),
+        HOST: env.host(),
+        USER_PORT: env.port(8082).describe("The user service's port (0: any free one)."),
         // The internal usage API on a port of its own (unset: on USER_PORT with the rest).
-        USER_INTERNAL_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+        USER_INTERNAL_PORT: z.coerce
+          .number()
+          .int()
+          .min(0)
+          .max(65_535)
+          .optional()
+          .describe(
+            'A port of its own for the internal usage API (`/internal/v1/…`), to keep it off the public port. Unset: on `USER_PORT` with the rest.',
+          ),
         DATABASE_URL,
         DATABASE_DIRECT_URL,
         DATABASE_POOL_MAX,
@@ -35,49 +43,141 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
         REDIS_CLUSTER_NODES,
         REDIS_KEY_PREFIX: env.keyPrefix(),
         AMQP_URL,
-        BALANCE_EXCHANGE: z.string().min(1).default(BALANCE_EXCHANGE),
-        OUTBOX_POLL_MS: env.positiveInt(500),
-        OUTBOX_WAKE_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(50),
-        OUTBOX_RETRY_INITIAL_MS: env.positiveInt(500),
-        OUTBOX_RETRY_MAX_MS: env.positiveInt(10_000),
-        OUTBOX_RETENTION_HOURS: z.coerce.number().int().min(0).default(24),
-        OUTBOX_SWEEP_MS: env.positiveInt(10_000),
+        BALANCE_EXCHANGE: z
+          .string()
+          .min(1)
+          .default(BALANCE_EXCHANGE)
+          .describe('The topic exchange of the `balance.changed` events: the user service publishes to it, the notifier binds its queue.'),
+        OUTBOX_POLL_MS: env.positiveInt(500).describe('How often the outbox relay looks for unpublished events when nothing woke it (ms).'),
+        OUTBOX_WAKE_DELAY_MS: z.coerce
+          .number()
+          .int()
+          .min(0)
+          .max(10_000)
+          .default(50)
+          .describe(
+            "How long a commit's wake of the relay waits for others, so that one round publishes the events of several usage batches (ms, 0–10000; 0: at once).",
+          ),
+        OUTBOX_RETRY_INITIAL_MS: env
+          .positiveInt(500)
+          .describe('Relay backoff after a failed publish: the first pause (ms), doubling up to `OUTBOX_RETRY_MAX_MS`.'),
+        OUTBOX_RETRY_MAX_MS: env.positiveInt(10_000).describe('Relay backoff after a failed publish: the longest pause (ms).'),
+        OUTBOX_RETENTION_HOURS: z.coerce
+          .number()
+          .int()
+          .min(0)
+          .default(24)
+          .describe('How long a published event stays in the outbox before it is swept (hours; 0: until the next sweep).'),
+        OUTBOX_SWEEP_MS: env.positiveInt(10_000).describe('Pause between sweeps of published events (ms).'),
         // 64 KiB; at least 1 KiB (a few events), at most 16 MiB (RabbitMQ 4's default max_message_size).
         OUTBOX_MESSAGE_MAX_BYTES: z.coerce
           .number()
           .int()
           .min(1024)
           .max(16 * 1024 * 1024)
-          .default(65_536),
-        USAGE_BATCH_MAX_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
-        USAGE_BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).max(1000).default(0),
-        USAGE_BATCH_LANES: z.coerce.number().int().min(1).max(64).default(1),
+          .default(65_536)
+          .describe(
+            "Largest `balance.events` message the relay publishes with several events (1024–16777216 bytes); a commit's events beyond it go as several messages (docs/architecture.md).",
+          ),
+        USAGE_BATCH_MAX_SIZE: z.coerce
+          .number()
+          .int()
+          .min(1)
+          .max(10_000)
+          .default(500)
+          .describe('Most usage debits in one batch, one commit (1–10000).'),
+        USAGE_BATCH_MAX_WAIT_MS: z.coerce
+          .number()
+          .int()
+          .min(0)
+          .max(1000)
+          .default(0)
+          .describe('Longest wait of a debit for its batch to form (ms, 0–1000; 0: the rest of the event-loop turn).'),
+        USAGE_BATCH_LANES: z.coerce
+          .number()
+          .int()
+          .min(1)
+          .max(64)
+          .default(1)
+          .describe('Usage batches committing at once (1–64); a pool always uses the same lane.'),
         // CONTRACT §9: a requestId is remembered for at least 24 hours.
-        USAGE_REQUEST_RETENTION_HOURS: z.coerce.number().int().min(24).default(25),
-        USAGE_REQUEST_SWEEP_MS: env.positiveInt(10_000),
+        USAGE_REQUEST_RETENTION_HOURS: z.coerce
+          .number()
+          .int()
+          .min(24)
+          .default(25)
+          .describe('How long a usage `requestId` and its answer are remembered (hours, at least 24).'),
+        USAGE_REQUEST_SWEEP_MS: env.positiveInt(10_000).describe('Pause between sweeps of expired usage `requestId`s (ms).'),
         // ADMIN_TOKENS may stand instead of ADMIN_TOKEN (CONTRACT §7).
         ...adminTokenVariables(requireInfrastructure, environment),
-        SERVICE_JWT_SECRET: needed(env.secret(JWT_SECRET_MIN)),
+        SERVICE_JWT_SECRET: needed(env.secret(JWT_SECRET_MIN)).describe(
+          "HS256 secret (≥ 32 characters) of the service JWTs: auth verifies the introspection callers' (audience `auth`), user the usage API's (audience `user`); `pnpm admin service-jwt` and product apps sign with it. Generated under `pnpm start`.",
+        ),
         // Accepted beside SERVICE_JWT_SECRET while a rotation rolls out (docs/operations.md).
-        SERVICE_JWT_SECRET_PREVIOUS: env.optionalSecret(JWT_SECRET_MIN),
+        SERVICE_JWT_SECRET_PREVIOUS: env
+          .optionalSecret(JWT_SECRET_MIN)
+          .describe(
+            'The secret before the last rotation, still accepted for service JWTs while the rotation rolls out (docs/operations.md). Unset: none.',
+          ),
         TRUST_PROXY: env.trustProxy(),
-        AUTH_FAILURES_PER_IP: env.positiveInt(30),
-        METRICS_TOKEN: env.optionalSecret(16),
+        AUTH_FAILURES_PER_IP: env.positiveInt(30).describe('Failed admin-token attempts allowed per client address and minute, then 429.'),
+        METRICS_TOKEN: env.metricsToken(),
         LOG_LEVEL: env.logLevel(),
-        AUTH_URL: z.string().url().default('http://127.0.0.1:8081'),
-        ACCOUNT_PAGE_AUTH_URL: z.string().url().optional(),
-        TOP_UP_URL: env.url(['https', 'http']).optional(),
-        BRAND_NAME: z.string().max(100).default('Account access'),
-        WEBHOOK_ALLOW_INSECURE: env.bool(false),
-        ACCESS_REPAIR_SWEEP_MS: env.positiveInt(5000),
+        AUTH_URL: z
+          .string()
+          .url()
+          .default('http://127.0.0.1:8081')
+          .describe("The auth service's base URL, for the account page (unless `ACCOUNT_PAGE_AUTH_URL` is set)."),
+        ACCOUNT_PAGE_AUTH_URL: z
+          .string()
+          .url()
+          .optional()
+          .describe(
+            "The auth service's address as customers' browsers reach it (account page sign-in and sign-out, its CSP). Unset: `AUTH_URL`; under `pnpm start`, the auth service it started.",
+          ),
+        TOP_UP_URL: env
+          .url(['https', 'http'])
+          .optional()
+          .describe(
+            "The operator's billing page (`https` or `http`), where the account page and the e-mails send a customer to buy credits. Unset: no such link.",
+          ),
+        BRAND_NAME: z
+          .string()
+          .max(100)
+          .default('Account access')
+          .describe(
+            "The product's name: on the account page (user), in the e-mails and, unless `MAIL_FROM` is set, as their sender's name (notifier); at most 100 characters.",
+          ),
+        WEBHOOK_ALLOW_INSECURE: env
+          .bool(false)
+          .describe(
+            'Development and tests only: webhooks may go to `http` and to any address (the address checks are lifted). Refused at start when `NODE_ENV=production`; a warning in the log otherwise.',
+          ),
+        ACCESS_REPAIR_SWEEP_MS: env
+          .positiveInt(5000)
+          .describe('How often the access records a killed process left unsettled are rewritten from Postgres (ms; also once at start).'),
         // At most 60 s between a reservation's expiresAt and its return (CONTRACT §7.1).
-        RESERVATION_SWEEP_MS: env.positiveInt(10_000).refine((ms) => ms <= 50_000),
+        RESERVATION_SWEEP_MS: env
+          .positiveInt(10_000)
+          .refine((ms) => ms <= 50_000)
+          .describe(
+            'Pause between sweeps of reservations past their `expiresAt` (ms, at most 50000: each comes back within 60 s, CONTRACT §7.1).',
+          ),
         TEST_PAUSE_AT: z
           .string()
           .regex(/^[a-z-]+(@[1-9][0-9]*)?$/)
-          .optional(),
+          .optional()
+          .describe(
+            'Fault tests only: the step where the process pauses until SIGUSR2 (`step` or `step@n`). Refused when `NODE_ENV=production`.',
+          ),
         NODE_ENV: nodeEnv(),
-        TEST_FAULT: z.string().regex(TEST_FAULTS).optional(),
+        TEST_FAULT: z
+          .string()
+          .regex(TEST_FAULTS)
+          .optional()
+          .describe(
+            'Chaos runs only: a fault the service makes on purpose (see `services/user/src/test-fault.ts`). Refused when `NODE_ENV=production`.',
+          ),
       })
       // The usage lanes' connections come out of the process's DATABASE_POOL_MAX (openInfrastructure).
       .refine((parsed) => parsed.DATABASE_POOL_MAX > parsed.USAGE_BATCH_LANES, {
@@ -172,6 +272,9 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
 }
 
 export type UserConfig = z.infer<ReturnType<typeof schema>>;
+
+/** The variables' schema, read by scripts/config-docs.ts to write docs/configuration.md. */
+export { schema as configSchema };
 
 /**
  * The user service's configuration. With `requireInfrastructure` (every mode but the embedded
