@@ -68,6 +68,44 @@ const manifests = (): Manifest[] =>
 const find = (kind: string, name: string): Manifest | undefined => manifests().find((m) => m.kind === kind && m.metadata.name === name);
 const containerOf = (name: string): Container => find('Deployment', name)?.spec?.template?.spec.containers[0] as Container;
 
+interface PolicyPort {
+  protocol?: string;
+  port: string | number;
+}
+interface Policy {
+  metadata: { name: string };
+  spec: {
+    podSelector: { matchLabels?: Record<string, string>; matchExpressions?: Array<{ key: string; operator: string; values: string[] }> };
+    policyTypes: string[];
+    ingress?: Array<{ from?: Array<{ namespaceSelector?: { matchLabels?: Record<string, string> } }>; ports?: PolicyPort[] }>;
+    egress?: Array<{ to?: Array<{ ipBlock?: { cidr: string; except?: string[] } }>; ports?: PolicyPort[] }>;
+  };
+}
+const policies = (): Policy[] => manifests().filter((m) => m.kind === 'NetworkPolicy') as unknown as Policy[];
+
+/** Whether a policy's podSelector selects a pod with these labels (matchLabels, and `In` expressions). */
+function selects(policy: Policy, labels: Record<string, string>): boolean {
+  const { matchLabels = {}, matchExpressions = [] } = policy.spec.podSelector;
+  if (matchExpressions.some((expression) => expression.operator !== 'In')) throw new Error(`${policy.metadata.name}: only In is evaluated`);
+  return (
+    Object.entries(matchLabels).every(([key, value]) => labels[key] === value) &&
+    matchExpressions.every((expression) => expression.values.includes(labels[expression.key] ?? ''))
+  );
+}
+
+/** The `protocol/port` pairs the egress rules let a pod with these labels reach (a rule with no ports would open all: refused). */
+function egressPortsOf(labels: Record<string, string>): string[] {
+  const rules = policies()
+    .filter((policy) => policy.spec.policyTypes.includes('Egress') && selects(policy, labels))
+    .flatMap((policy) => policy.spec.egress ?? []);
+  return rules
+    .flatMap((rule) => {
+      if (rule.ports === undefined || rule.ports.length === 0) throw new Error('an egress rule without ports opens every port');
+      return rule.ports.map((port) => `${port.protocol ?? 'TCP'}/${port.port}`);
+    })
+    .sort();
+}
+
 /** The optional secrets an operator may add to the Secret (k8s/README.md), with stand-in values. */
 const OPTIONAL_SECRETS = OPTIONAL_SECRET_ENV;
 
@@ -132,14 +170,63 @@ describe('Kubernetes manifests', () => {
     for (const name of SERVICE_NAMES) expect(SERVICES[name].load({ ...data, ...SECRET_ENV })).toBe(SERVICES[name].port);
   });
 
-  it('when the ConfigMap is read, then it holds no secret and does not trust X-Forwarded-For by default', () => {
+  it('when the ConfigMap is read, then it holds no secret', () => {
     const data = find('ConfigMap', 'platform-config')?.data ?? {};
     for (const key of Object.keys(SECRET_ENV)) expect(data).not.toHaveProperty(key);
     for (const [key, value] of Object.entries(data)) {
       expect({ key, secretName: /(TOKEN|SECRET|PASSWORD)$/.test(key) }).toEqual({ key, secretName: false });
       expect({ key, credentialsInUrl: /\/\/[^/\s]+:[^/\s]+@/.test(value) }).toEqual({ key, credentialsInUrl: false });
     }
-    expect(data.TRUST_PROXY).toBe('false');
+  });
+
+  it('when the services run behind the ingress, then they trust one hop, and only the ingress controller and Prometheus reach the public port', () => {
+    const data = find('ConfigMap', 'platform-config')?.data ?? {};
+    expect(loadUserConfig({ ...data, ...SECRET_ENV }).trustProxy).toBe(1);
+    const admitted = policies()
+      .flatMap((policy) => policy.spec.ingress ?? [])
+      .filter((rule) => (rule.ports ?? []).some((port) => port.port === 'http'))
+      .flatMap((rule) =>
+        (rule.from ?? []).map((peer) => peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] ?? JSON.stringify(peer)),
+      );
+    expect(admitted.sort()).toEqual(['ingress-nginx', 'monitoring']);
+  });
+
+  it('when the egress policies apply, then each pod reaches DNS and only the ports of what it uses; webhooks leave on 443 to public addresses only', () => {
+    expect(find('NetworkPolicy', 'default-deny-egress')?.spec).toEqual({ podSelector: {}, policyTypes: ['Egress'] });
+    const dns = ['UDP/53', 'TCP/53'];
+    const postgres = ['TCP/5432', 'TCP/6432'];
+    expect(egressPortsOf({ 'app.kubernetes.io/name': 'auth' })).toEqual([...dns, ...postgres, 'TCP/6379'].sort());
+    expect(egressPortsOf({ 'app.kubernetes.io/name': 'categorization' })).toEqual([...dns, ...postgres, 'TCP/6379'].sort());
+    expect(egressPortsOf({ 'app.kubernetes.io/name': 'user' })).toEqual(
+      [...dns, ...postgres, 'TCP/6379', 'TCP/5672', 'TCP/5671', 'TCP/443'].sort(),
+    );
+    expect(egressPortsOf({ 'app.kubernetes.io/name': 'notifier' })).toEqual(
+      [...dns, ...postgres, 'TCP/5672', 'TCP/5671', 'TCP/587', 'TCP/465', 'TCP/25', 'TCP/443'].sort(),
+    );
+    const job = find('Job', 'migrate') as unknown as { spec: { template: { metadata?: { labels?: Record<string, string> } } } };
+    expect(egressPortsOf(job.spec.template.metadata?.labels ?? {})).toEqual([...dns, ...postgres].sort());
+    // The pods' labels are the ones the rules above were evaluated with.
+    for (const name of SERVICE_NAMES) {
+      const deployment = find('Deployment', name) as unknown as { spec: { template: { metadata: { labels: Record<string, string> } } } };
+      expect(deployment.spec.template.metadata.labels['app.kubernetes.io/name']).toBe(name);
+    }
+    const webhookRules = policies()
+      .flatMap((policy) => policy.spec.egress ?? [])
+      .filter((rule) => (rule.ports ?? []).some((port) => port.port === 443));
+    expect(webhookRules).toHaveLength(1);
+    const blocks = (webhookRules[0]?.to ?? []).map((peer) => peer.ipBlock);
+    expect(blocks.map((block) => block?.cidr)).toEqual(['0.0.0.0/0', '::/0']);
+    for (const refused of [
+      '10.0.0.0/8',
+      '172.16.0.0/12',
+      '192.168.0.0/16',
+      '127.0.0.0/8',
+      '169.254.0.0/16',
+      '100.64.0.0/10',
+      'fc00::/7',
+      'fe80::/10',
+    ])
+      expect(blocks.flatMap((block) => block?.except ?? [])).toContain(refused);
   });
 
   it('when the migration job runs, then it is the user image applying its migrations', () => {
