@@ -136,7 +136,8 @@ describe('Kubernetes, compose, Dockerfile and the services agree', () => {
   });
 
   it('when the operator creates the Secret, then it holds what the checks stand in for and every deployment reads the ConfigMap and keys of it', () => {
-    expect([...secretKeys].sort()).toEqual(Object.keys(SECRET_ENV).sort());
+    // k8s also requires METRICS_TOKEN (optional in compose): /metrics is closed there.
+    expect([...secretKeys].sort()).toEqual([...Object.keys(SECRET_ENV), 'METRICS_TOKEN'].sort());
     for (const name of SERVICE_NAMES) {
       const deployed = container('Deployment', name);
       expect(deployed.envFrom).toEqual([{ configMapRef: { name: 'platform-config' } }]);

@@ -106,8 +106,10 @@ function egressPortsOf(labels: Record<string, string>): string[] {
     .sort();
 }
 
+/** Secrets optional elsewhere (compose) that k8s requires: METRICS_TOKEN closes every /metrics (issue 45). */
+const K8S_REQUIRED = ['METRICS_TOKEN'];
 /** The optional secrets an operator may add to the Secret (k8s/README.md), with stand-in values. */
-const OPTIONAL_SECRETS = OPTIONAL_SECRET_ENV;
+const OPTIONAL_SECRETS = Object.fromEntries(Object.entries(OPTIONAL_SECRET_ENV).filter(([key]) => !K8S_REQUIRED.includes(key)));
 
 /** Whether `service`'s configuration reads the secret `key`: changing it changes (or breaks) what loads. */
 function readsSecret(service: ServiceName, key: string): boolean {
@@ -119,7 +121,7 @@ function readsSecret(service: ServiceName, key: string): boolean {
       return 'refused';
     }
   };
-  const value = (SECRET_ENV as Record<string, string>)[key] ?? (OPTIONAL_SECRETS as Record<string, string>)[key] ?? '';
+  const value = (SECRET_ENV as Record<string, string>)[key] ?? (OPTIONAL_SECRET_ENV as Record<string, string>)[key] ?? '';
   return !isDeepStrictEqual(load({ ...base, [key]: value }), load({ ...base, [key]: `${value}-changed` })) || load(base) === 'refused';
 }
 
@@ -266,7 +268,7 @@ describe('Kubernetes manifests', () => {
       const container = containerOf(name);
       expect(container.envFrom).toEqual([{ configMapRef: { name: 'platform-config' } }]);
       const refs = secretRefsOf(container);
-      const required = Object.keys(SECRET_ENV).filter((key) => readsSecret(name, key));
+      const required = [...Object.keys(SECRET_ENV), ...K8S_REQUIRED].filter((key) => readsSecret(name, key));
       const optional = Object.keys(OPTIONAL_SECRETS).filter((key) => readsSecret(name, key));
       expect(refs).toEqual(Object.fromEntries([...required.map((key) => [key, false]), ...optional.map((key) => [key, true])]));
       const references = (container.env ?? []).flatMap((variable) => {
@@ -355,10 +357,15 @@ describe('Kubernetes manifests', () => {
       spec: {
         jobLabel: string;
         selector: { matchLabels: Record<string, string> };
-        podMetricsEndpoints: Array<{ port: string; path: string }>;
+        podMetricsEndpoints: Array<{ port: string; path: string; authorization?: unknown }>;
       };
     };
     expect(monitor.spec.jobLabel).toBe('app.kubernetes.io/name');
+    // /metrics is closed (METRICS_TOKEN, required of every Deployment): each scrape presents it.
+    for (const endpoint of monitor.spec.podMetricsEndpoints) {
+      expect(endpoint.authorization).toEqual({ type: 'Bearer', credentials: { name: 'platform-secrets', key: 'METRICS_TOKEN' } });
+    }
+    for (const name of SERVICE_NAMES) expect(secretRefsOf(containerOf(name))).toHaveProperty('METRICS_TOKEN', false);
     expect(monitor.spec.podMetricsEndpoints.map((endpoint) => [endpoint.port, endpoint.path])).toEqual([
       ['http', '/metrics'],
       ['internal', '/metrics'],

@@ -86,8 +86,14 @@ export interface WebhookAttempt {
   url?: string | undefined;
 }
 
+/** Attempts, and finished deliveries (bodies included), kept per account. */
+export const WEBHOOK_HISTORY_KEPT = 50;
+
 /**
- * Appends an attempt to the account's list, keeping its newest 50. Its retry is listed only if
+ * Appends an attempt to the account's list, keeping its newest 50, and sweeps the account's
+ * deliveries with the same retention: of those finished (delivered or given up), the newest 50
+ * stay, and none finished in the last 24 hours goes (a redelivered event finds its row for as
+ * long as the notifier remembers handled events at the least). Pending deliveries always stay. Its retry is listed only if
  * the webhook is still enabled at the attempted URL, read in the same statement under a share
  * lock: an attempt that ends while another disables the webhook (in its transaction) waits for
  * that commit and then lists no retry, since a disabled webhook gets none (CONTRACT §6.1).
@@ -110,8 +116,15 @@ export async function recordWebhookAttempt(db: Queryable, attempt: WebhookAttemp
   );
   await db.query(
     `DELETE FROM webhook_attempts WHERE account_id = $1
-        AND id < (SELECT id FROM webhook_attempts WHERE account_id = $1 ORDER BY id DESC OFFSET 49 LIMIT 1)`,
-    [attempt.accountId],
+        AND id < (SELECT id FROM webhook_attempts WHERE account_id = $1 ORDER BY id DESC OFFSET $2 - 1 LIMIT 1)`,
+    [attempt.accountId, WEBHOOK_HISTORY_KEPT],
+  );
+  await db.query(
+    `DELETE FROM webhook_deliveries WHERE account_id = $1
+        AND coalesce(delivered_at, given_up_at) < now() - interval '24 hours'
+        AND id < (SELECT id FROM webhook_deliveries WHERE account_id = $1 AND (delivered_at IS NOT NULL OR given_up_at IS NOT NULL)
+                   ORDER BY id DESC OFFSET $2 - 1 LIMIT 1)`,
+    [attempt.accountId, WEBHOOK_HISTORY_KEPT],
   );
 }
 

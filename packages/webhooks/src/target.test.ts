@@ -18,12 +18,31 @@ describe('webhook targets', () => {
     ['fc00::1', true],
     ['ff02::1', true],
     ['::ffff:10.0.0.1', true],
+    // IPv6 forms that embed an IPv4 address are judged by the embedded address.
+    ['::7f00:1', true],
+    ['::a9fe:a9fe', true],
+    ['::ffff:0:7f00:1', true],
+    ['64:ff9b::7f00:1', true],
+    ['64:ff9b::10.0.0.1', true],
+    ['2002:7f00:1::', true],
+    ['2002:a9fe:a9fe::1', true],
+    ['2002:c0a8:1::', true],
+    ['::5db8:d70e', false],
+    ['64:ff9b::93.184.215.14', false],
+    ['2002:5db8:d70e::1', false],
     ['not an address', true],
     ['93.184.215.14', false],
     ['2606:2800:21f:cb07:6820:80da:af6b:8b2c', false],
   ])('%s refused: %p', (address, refused) => {
     expect(isRefusedAddress(address)).toBe(refused);
   });
+
+  it.each(['https://[::127.0.0.1]/', 'https://[::ffff:127.0.0.1]/', 'https://[64:ff9b::169.254.169.254]/', 'https://[2002:a00:1::]/'])(
+    'when the URL is %s (an IPv6 literal embedding a refused IPv4 address), then it is refused',
+    async (url) => {
+      await expect(isAllowedTarget(url, { allowInsecure: false })).resolves.toBe(false);
+    },
+  );
 
   it('when insecure targets are not allowed, then only https without credentials parses', () => {
     expect(parseTargetUrl('https://example.com/a', { allowInsecure: false })?.hostname).toBe('example.com');

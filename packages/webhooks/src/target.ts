@@ -25,13 +25,29 @@ export interface TestNetwork {
   exempt: readonly string[];
 }
 
-/** True for an address a webhook must never reach (anything but public unicast). */
+// IPv6 forms that carry an IPv4 address in their last 32 bits: IPv4-compatible (::/96),
+// IPv4-mapped, IPv4-translated (RFC 6145) and the NAT64 well-known prefix (RFC 6052).
+const LAST_32_BITS_IPV4 = ['::/96', '::ffff:0:0/96', '::ffff:0:0:0/96', '64:ff9b::/96'].map((cidr) => ipaddr.IPv6.parseCIDR(cidr));
+// 6to4 (RFC 3056): 2002:AABB:CCDD::/48 carries AA.BB.CC.DD in bits 16-47.
+const SIX_TO_FOUR = ipaddr.IPv6.parseCIDR('2002::/16');
+
+/** The IPv4 address an IPv6 address embeds (compatible, mapped, translated, NAT64, 6to4), if any. */
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const bytes = address.toByteArray();
+  if (LAST_32_BITS_IPV4.some((cidr) => address.match(cidr))) return new ipaddr.IPv4(bytes.slice(12, 16));
+  if (address.match(SIX_TO_FOUR)) return new ipaddr.IPv4(bytes.slice(2, 6));
+  return undefined;
+}
+
+/**
+ * True for an address a webhook must never reach (anything but public unicast). An IPv6 form
+ * that embeds an IPv4 address is judged by the embedded address (`[::127.0.0.1]` is loopback).
+ */
 export function isRefusedAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return true;
-  let parsed = ipaddr.parse(address);
-  // ::ffff:127.0.0.1 is 127.0.0.1.
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() !== 'unicast';
+  const parsed = ipaddr.parse(address);
+  const judged = parsed.kind() === 'ipv6' ? (embeddedIPv4(parsed as ipaddr.IPv6) ?? parsed) : parsed;
+  return judged.range() !== 'unicast';
 }
 
 /** The URL as a webhook target, or undefined when its form is refused (scheme, credentials, length). */

@@ -54,6 +54,7 @@ export function createApp(deps: AuthDeps, config: AuthConfig): { app: Express; h
     explainKey: deps.explainKey,
     matchAdminToken: adminTokenMatcher(config.adminTokens),
     serviceJwtSecret: config.serviceJwtSecret,
+    adminFailures: deps.adminFailures,
     now: deps.now,
     limits: deps.limits,
   });

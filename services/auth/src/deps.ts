@@ -1,6 +1,13 @@
 import type { Logger, ReadinessCheck } from '@platform/runtime';
 import { keyRefusalExplainer, watchAccessRecords } from '@platform/accounts';
-import type { AccessStore, ExplainKeyRefusal, WatchedAccessStore } from '@platform/credentials';
+import {
+  memoryFailureLimit,
+  redisFailureLimit,
+  type AccessStore,
+  type ExplainKeyRefusal,
+  type FailureLimit,
+  type WatchedAccessStore,
+} from '@platform/credentials';
 import type { Adapters } from '@platform/infrastructure';
 import type { AuthConfig } from './config';
 import { createAttemptLimits, type AttemptLimits } from './domain/attempt-limits';
@@ -29,6 +36,8 @@ export interface AuthDeps {
   /** The store's loss detection: start() before serving. */
   watch: WatchedAccessStore;
   limits: AttemptLimits;
+  /** Wrong admin tokens per client address on the introspection endpoint (the admin APIs' limit). */
+  adminFailures: FailureLimit;
   /** Why a key the store does not know was refused (Postgres, on the refusal path only). */
   explainKey: ExplainKeyRefusal;
   /** Issuances per account and window (TOKEN_RATE_PER_ACCOUNT a minute). */
@@ -53,12 +62,14 @@ export function createDeps(config: AuthConfig, logger: Logger, infrastructure: A
     points: config.authFailuresPerIp,
     durationSeconds: WINDOW_SECONDS,
   };
+  const adminLimit = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:admin-fail` };
   const failuresByAddress = redis.client ? redisWindowCounter(redis.client, window) : memoryWindowCounter(window);
   return {
     logger,
     access: guardAccessStore(watch.store),
     watch,
     limits: createAttemptLimits({ failuresByAddress }),
+    adminFailures: redis.client ? redisFailureLimit(redis.client, adminLimit) : memoryFailureLimit(adminLimit),
     explainKey: keyRefusalExplainer(pool),
     issuanceLimit: { points: config.tokenRatePerAccount, windowSeconds: WINDOW_SECONDS },
     now: seams.now ?? Date.now,

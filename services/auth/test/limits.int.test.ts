@@ -134,6 +134,32 @@ describe('failed attempts per client address (AUTH_FAILURES_PER_IP)', () => {
     }
   });
 
+  test('when an address guessed admin tokens on introspection past the limit, then even the right admin token gets 429 there; the account’s own Basic still works', async () => {
+    const h = await start();
+    try {
+      const account = await h.account({ credits: { 1: 100 } });
+      const good = await issue(h.url, account.apiKey);
+      const introspect = (authorization: string) =>
+        request(h.url)
+          .post('/oauth/introspect')
+          .type('form')
+          .set('Authorization', authorization)
+          .send(`token=${good.body.accessToken as string}`);
+      expect((await introspect(`Bearer ${ADMIN_TOKEN}`)).body).toMatchObject({ active: true });
+      for (let index = 0; index < 3; index += 1)
+        expect((await introspect(`Bearer wrong-admin-token-guess-${index}-0123456789abcdef`)).status).toBe(401);
+      expect((await introspect('Bearer wrong-admin-token-guess-over-0123456789abcdef')).status).toBe(429);
+
+      const right = await introspect(`Bearer ${ADMIN_TOKEN}`);
+      expect(right.status).toBe(429);
+      expect(right.text).toBe(JSON_429);
+      expectRetryAfter(right.headers['retry-after']);
+      expect((await introspect(basicOf(account.id, account.apiKey))).body).toMatchObject({ active: true });
+    } finally {
+      await h.close();
+    }
+  });
+
   test('when an address has failed exactly as often as allowed, then its good key still works', async () => {
     const h = await start();
     try {

@@ -1,13 +1,22 @@
 import { AppError } from '@platform/wire';
-import { isWellFormedToken, missingCredential, verifyServiceJwt, type AccessStore, type ExplainKeyRefusal } from '@platform/credentials';
+import {
+  isWellFormedToken,
+  missingCredential,
+  verifyServiceJwt,
+  type AccessStore,
+  type ExplainKeyRefusal,
+  type FailureLimit,
+} from '@platform/credentials';
 import { authenticateAccount, type AccountCredential, type FindActiveKey } from './account-auth';
+import { tooMany } from './attempt-limits';
 
 /** Who asks: a trusted caller (service JWT or admin token) or an account (only its own tokens). */
 export type IntrospectionCaller =
   { kind: 'service'; name: string } | { kind: 'admin'; name: string } | { kind: 'account'; accountId: number };
 
 /** What the caller presented on the introspection endpoint. */
-export type PresentedCaller = { kind: 'bearer'; value: string } | { kind: 'account'; credential: AccountCredential } | { kind: 'none' };
+export type PresentedCaller =
+  { kind: 'bearer'; value: string; address: string } | { kind: 'account'; credential: AccountCredential } | { kind: 'none' };
 
 /** RFC 7662 answer (CONTRACT §4.1, §9). */
 export type Introspection =
@@ -21,6 +30,11 @@ export interface IntrospectionDeps {
   /** The name of the admin token presented (ADMIN_TOKEN's is `admin`), or undefined when it is none (`adminTokenMatcher`). */
   matchAdminToken: (presented: string) => string | undefined;
   serviceJwtSecret: string | undefined;
+  /**
+   * The admin failure limit per client address (as on the admin APIs, `rl:admin-fail`): once an
+   * address is over it, an admin token from it gets 429, the right one included, until its window ends.
+   */
+  adminFailures: FailureLimit;
   /** Milliseconds since the epoch. */
   now: () => number;
 }
@@ -32,11 +46,16 @@ export async function authenticateIntrospectionCaller(presented: PresentedCaller
   switch (presented.kind) {
     case 'bearer': {
       const admin = deps.matchAdminToken(presented.value);
-      if (admin !== undefined) return { kind: 'admin', name: admin };
-      if (deps.serviceJwtSecret !== undefined && JWT_SHAPE.test(presented.value)) {
+      if (admin === undefined && deps.serviceJwtSecret !== undefined && JWT_SHAPE.test(presented.value)) {
         const claims = verifyServiceJwt(presented.value, { audience: 'auth', secret: deps.serviceJwtSecret, now: deps.now });
         return { kind: 'service', name: claims.iss };
       }
+      // An admin token, right or wrong: the admin failure limit decides first.
+      const blockedFor = await deps.adminFailures.blockedFor(presented.address);
+      if (blockedFor !== undefined) throw tooMany(blockedFor);
+      if (admin !== undefined) return { kind: 'admin', name: admin };
+      const overFor = await deps.adminFailures.recordFailure(presented.address);
+      if (overFor !== undefined) throw tooMany(overFor);
       throw new AppError('unauthenticated');
     }
     case 'account': {

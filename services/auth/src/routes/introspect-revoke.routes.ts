@@ -13,7 +13,7 @@ import {
 } from '../domain/introspect-token';
 import { authenticateTokenHolder, revokeOwnToken } from '../domain/revoke-token';
 import { countingFailures, required } from './attempts';
-import { clientCredential, readAuthorization, seedCredential, type Authorization } from './authorization';
+import { clientAddress, clientCredential, readAuthorization, seedCredential, type Authorization } from './authorization';
 import { introspectRoute, revokeRoute } from './declarations';
 import { noCache } from './no-cache';
 
@@ -33,7 +33,7 @@ function tokenParameter(req: Request): string {
 
 function presentedCaller(req: Request): PresentedCaller {
   const authorization = readAuthorization(req);
-  if (authorization.scheme === 'bearer') return { kind: 'bearer', value: authorization.value };
+  if (authorization.scheme === 'bearer') return { kind: 'bearer', value: authorization.value, address: clientAddress(req) };
   const credential = clientCredential(req, authorization);
   return credential ? { kind: 'account', credential } : { kind: 'none' };
 }
