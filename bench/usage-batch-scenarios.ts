@@ -12,6 +12,7 @@ import path from 'node:path';
 import type autocannon from 'autocannon';
 import { signServiceJwt } from '@platform/credentials';
 import { freePort, startServiceProcess } from '@platform/testing';
+import { cpuUse, type CpuUse } from './process-cpu';
 import {
   CREDITS,
   SERVICE_JWT_SECRET,
@@ -41,6 +42,11 @@ export interface BatchScenarioResult {
   expectedDebits: number;
   inFlightAllowance: number;
   accountingOk: boolean;
+  /**
+   * CPU per debit (direct batches) or per product call (gateway), µs: the process under load (the
+   * user service; for the gateway, the product app), Postgres, RabbitMQ, the load generator.
+   */
+  cpu: CpuUse;
 }
 
 interface BatchScenario {
@@ -134,6 +140,7 @@ async function runBatchScenario(scenario: BatchScenario, user: Target, options: 
       expectedDebits,
       inFlightAllowance,
       accountingOk: debited >= expectedDebits && debited <= expectedDebits + inFlightAllowance,
+      cpu: cpuUse([turn], product ? turn.result.requests.total : debited),
     };
   } finally {
     await product?.stop();
@@ -168,13 +175,13 @@ export function formatBatchReport(
 ): string {
   const rows = results.map(
     (row) =>
-      `| ${row.scenario} | ${row.requestsPerSecond} | ${row.debitsPerSecond} | ${row.p50} | ${row.p99} | ${JSON.stringify(row.statuses)} | ${row.accountingOk ? 'ok' : `FAILED (debited ${row.debited}, expected ${row.expectedDebits} + ≤${row.inFlightAllowance})`} |`,
+      `| ${row.scenario} | ${row.requestsPerSecond} | ${row.debitsPerSecond} | ${row.p50} | ${row.p99} | ${JSON.stringify(row.statuses)} | ${[row.cpu.service, row.cpu.postgres, row.cpu.rabbitmq, row.cpu.bench].map((value) => value ?? '?').join(' · ')} | ${row.cpu.machineCores ?? '?'} | ${row.accountingOk ? 'ok' : `FAILED (debited ${row.debited}, expected ${row.expectedDebits} + ≤${row.inFlightAllowance})`} |`,
   );
   return [
     `Batch debits and the product gateway: ${options.seconds} s per scenario, ${options.connections} connections, batches of ${BATCH_SIZE}.`,
     '',
-    '| scenario | requests/s | debits/s | p50 ms | p99 ms | statuses | accounting |',
-    '|---|---|---|---|---|---|---|',
+    '| scenario | requests/s | debits/s | p50 ms | p99 ms | statuses | CPU µs per debit (per call: gateway): service · Postgres · RabbitMQ · load | busy cores | accounting |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
   ].join('\n');

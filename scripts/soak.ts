@@ -4,7 +4,8 @@
  * balances, categories, debits, a key rotation every second). Every interval (a minute; 10 s
  * for runs of a minute or less) it records RSS, event-loop delay, open handles and Postgres
  * connections; it fails if any of them ends more than 10 % above its value after the first
- * interval, or if any request got an answer it must never get.
+ * interval, if any request got an answer it must never get, or if any pool's credits differ
+ * from its ledger once the load has stopped (`pnpm admin verify-ledger`'s check).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,7 +19,8 @@ import { createPool, DEFAULT_POOL_MAX } from '@platform/db';
 import { createPrivateDatabase, deleteKeys, silentLogger, testServers, uniqueId } from '@platform/testing';
 import { startPlatform } from './platform';
 import { MixedLoad } from './soak/load';
-import { judge, type Sample } from './soak/verdict';
+import { ledgerDifferences } from '../services/user/src/store/ledger-verification';
+import { judge, judgeLedger, type LedgerReport, type Sample } from './soak/verdict';
 
 const { values } = parseArgs({ options: { minutes: { type: 'string', default: '10' }, rate: { type: 'string', default: '40' } } });
 const minutes = Number(values.minutes);
@@ -106,7 +108,7 @@ async function main(): Promise<number> {
     });
     await record();
     meter.stop();
-    return verdict(samples, report);
+    return verdict(samples, report, await ledgerDifferences(pool));
   } finally {
     await pool.end();
     await platform.stop();
@@ -118,7 +120,7 @@ async function main(): Promise<number> {
   }
 }
 
-function verdict(samples: Sample[], report: Awaited<ReturnType<MixedLoad['run']>>): number {
+function verdict(samples: Sample[], report: Awaited<ReturnType<MixedLoad['run']>>, ledger: LedgerReport): number {
   // What the platform's pools may hold (the shared one, the usage batches') and the meter's own connection.
   const findings = judge(samples, { pgPoolCapacity: DEFAULT_POOL_MAX + USAGE_BATCH_LANES + METER_POOL_MAX });
   const total = Object.values(report.sent).reduce((sum, count) => sum + count, 0);
@@ -135,7 +137,9 @@ function verdict(samples: Sample[], report: Awaited<ReturnType<MixedLoad['run']>
   }
   const unexpected = report.unexpected.slice(0, 10).map((entry) => `${entry.operation}: ${entry.status}`);
   if (report.unexpected.length > 0) console.log(`unexpected answers: ${report.unexpected.length} (first: ${unexpected.join('; ')})`);
-  const failed = findings.some((finding) => finding.grew) || report.unexpected.length > 0;
+  const ledgerFindings = judgeLedger(ledger);
+  console.log(`verify-ledger: ${ledger.pools} pools, ${ledgerFindings.length === 0 ? 'clean' : ledgerFindings.join('; ')}`);
+  const failed = findings.some((finding) => finding.grew) || report.unexpected.length > 0 || ledgerFindings.length > 0;
   console.log(failed ? 'soak: FAILED' : 'soak: passed');
   return failed ? 1 : 0;
 }

@@ -37,7 +37,8 @@ async function call(url: string, init: RequestInit = {}): Promise<{ status: numb
 /**
  * Mixed load at a fixed rate (open loop, so that a slower machine shows as skipped requests,
  * not as a different load): token issuance, balance reads with tokens, the category list,
- * debits through the usage API, and every second a key rotation followed by a fresh token.
+ * debits through the usage API (one at a time, in batches of 5, and as reservations settled in part
+ * or released), and every second a key rotation followed by a fresh token.
  */
 export class MixedLoad {
   private readonly report: LoadReport = { sent: {}, unexpected: [], skipped: 0 };
@@ -117,7 +118,9 @@ export class MixedLoad {
     if (roll < 0.25) return ['issue', async () => (await this.issue(account.apiKey)).status];
     if (roll < 0.55) return ['balance', () => this.balance(account)];
     if (roll < 0.7) return ['categories', () => this.categories()];
-    return ['debit', () => this.debit(account)];
+    if (roll < 0.85) return ['debit', () => this.debit(account)];
+    if (roll < 0.93) return ['batch', () => this.batch(account)];
+    return ['reservation', () => this.reservation(account)];
   }
 
   private async operation(name: string, work: () => Promise<number>): Promise<void> {
@@ -169,6 +172,31 @@ export class MixedLoad {
       body: JSON.stringify({ credential: account.token, productId: 1, units: 1, requestId: randomUUID() }),
     });
     return answer.status;
+  }
+
+  /** A batch of 5 debits (CONTRACT §7.1): 200 when every item is. */
+  private async batch(account: Account): Promise<number> {
+    const item = () => ({ credential: account.token, productId: 1, units: 1, requestId: randomUUID() });
+    const answer = await this.internal('/batch', { items: Array.from({ length: 5 }, item) });
+    const statuses = (answer.body.items as Array<{ status: number }> | undefined)?.map((result) => result.status) ?? [];
+    return answer.status === 200 && statuses.length === 5 && statuses.every((status) => status === 200) ? 200 : answer.status;
+  }
+
+  /** Reserves 3 units, then settles 0–3 of them or releases them all: 200 when both ends answer as they must. */
+  private async reservation(account: Account): Promise<number> {
+    const held = await this.internal('/reservations', { credential: account.token, productId: 1, units: 3, requestId: randomUUID() });
+    if (held.status !== 201) return held.status;
+    const units = Math.floor(Math.random() * 5);
+    const end = units > 3 ? 'release' : 'settle';
+    return (await this.internal(`/reservations/${String(held.body.reservationId)}/${end}`, end === 'settle' ? { units } : {})).status;
+  }
+
+  private internal(route: string, body: unknown) {
+    return call(`${this.targets.user}/internal/v1/usage${route}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${this.jwt}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   }
 
   /** Rotates the key, checks the old token is refused at once, then mints under the new key. */

@@ -1,4 +1,4 @@
-import { judge, type Sample } from './verdict';
+import { judge, judgeLedger, type Sample } from './verdict';
 
 const sample = (atSeconds: number, values: Partial<Sample> = {}): Sample => ({
   atSeconds,
@@ -57,5 +57,13 @@ describe('soak verdict', () => {
     expect(connections(9, 13)).toBe(false);
     expect(connections(14, 13)).toBe(true);
     expect(connections(9, 5)).toBe(true);
+  });
+
+  it('when every pool matches its ledger, then the ledger finds nothing; a pool changed behind it, or no pool checked, fails', () => {
+    expect(judgeLedger({ pools: 21, differences: [] })).toEqual([]);
+    expect(judgeLedger({ pools: 21, differences: [{ accountId: 7, poolId: 1, credits: 13, expected: 10 }] })).toEqual([
+      'account 7 pool 1: credits 13, ledger 10',
+    ]);
+    expect(judgeLedger({ pools: 0, differences: [] })).toEqual(['verify-ledger checked no pool']);
   });
 });

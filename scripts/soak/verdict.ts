@@ -66,3 +66,22 @@ export function judge(samples: readonly Sample[], options: { pgPoolCapacity?: nu
     return { metric, baseline: first[metric], last, limit, grew: last > limit };
   });
 }
+
+/** What `pnpm admin verify-ledger` found (services/user/src/store/ledger-verification.ts). */
+export interface LedgerReport {
+  pools: number;
+  differences: ReadonlyArray<{ accountId: number; poolId: number; credits: number; expected: number }>;
+}
+
+/**
+ * The soak's accounting (CONTRACT §7.1): after the load, every pool's credits must equal its
+ * ledger (top-ups and adjustments minus charges and open holds). One line per difference; none
+ * when the ledger is clean. A soak that checked no pool has checked nothing: that fails too.
+ */
+export function judgeLedger(report: LedgerReport): string[] {
+  if (report.pools === 0) return ['verify-ledger checked no pool'];
+  return report.differences.map(
+    (difference) =>
+      `account ${difference.accountId} pool ${difference.poolId}: credits ${difference.credits}, ledger ${difference.expected}`,
+  );
+}

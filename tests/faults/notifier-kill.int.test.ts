@@ -24,6 +24,7 @@ import {
   type TestAccount,
 } from '@platform/testing';
 import { startChild, type ChildService } from './child-process';
+import { verifyLedgerAfterAll } from './ledger-check';
 
 const ACCOUNTS = 100;
 
@@ -43,6 +44,9 @@ describe('notifier killed mid-batch while SMTP refuses for a while', () => {
     smtp = await startSmtpCapture();
     publisher = createAmqpEventBus({ url: testServers.amqpUrl, exchange, logger: silentLogger() });
   }, 60_000);
+
+  // Before the afterAll below drops the database: whatever the faults did, the ledger is exact.
+  verifyLedgerAfterAll(() => db?.url);
 
   afterAll(async () => {
     for (const child of running) await child.kill();

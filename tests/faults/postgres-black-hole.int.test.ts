@@ -20,6 +20,7 @@ import {
   type TcpProxy,
 } from '@platform/testing';
 import { SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '../../services/user/test/harness';
+import { verifyLedgerAfterAll } from './ledger-check';
 
 const BUDGET_MS = 5000;
 
@@ -50,6 +51,9 @@ describe.each(['directly', 'through pgbouncer'])('Postgres black-holed during a 
     });
     user = await startHarness({ config });
   }, 60_000);
+
+  // Before the afterAll below drops the database: whatever the faults did, the ledger is exact.
+  verifyLedgerAfterAll(() => db?.url);
 
   afterAll(async () => {
     proxy?.restore();

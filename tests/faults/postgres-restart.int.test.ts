@@ -9,6 +9,7 @@ import { createPool } from '@platform/db';
 import { deleteKeys, eventually, silentLogger, startPrivatePostgres, uniqueId, type PrivatePostgres } from '@platform/testing';
 import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '../../services/user/test/harness';
 import { errorMessage } from '@platform/runtime';
+import { verifyLedgerAfterAll } from './ledger-check';
 
 interface Debit {
   requestId: string;
@@ -27,6 +28,9 @@ describe('Postgres restarted during a stream of debits', () => {
     postgres = await startPrivatePostgres();
     user = await startHarness({ config: testConfig({ DATABASE_URL: postgres.url, REDIS_KEY_PREFIX: prefix }) });
   }, 60_000);
+
+  // Before the afterAll below drops the database: whatever the faults did, the ledger is exact.
+  verifyLedgerAfterAll(() => postgres?.url);
 
   afterAll(async () => {
     await deleteKeys(user.redis, prefix);

@@ -23,6 +23,7 @@ import {
 } from '@platform/testing';
 import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '../../services/notifier/src';
 import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '../../services/user/test/harness';
+import { verifyLedgerAfterAll } from './ledger-check';
 
 const OUTAGE_MS = 30_000;
 
@@ -73,6 +74,9 @@ describe('RabbitMQ down for 30 s while debits continue', () => {
     });
     await notifier.consuming;
   }, 60_000);
+
+  // Before the afterAll below drops the database: whatever the faults did, the ledger is exact.
+  verifyLedgerAfterAll(() => db?.url);
 
   afterAll(async () => {
     proxy.restore();

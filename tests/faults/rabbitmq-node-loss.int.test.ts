@@ -26,6 +26,7 @@ import {
 } from '@platform/testing';
 import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '../../services/notifier/src';
 import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '../../services/user/test/harness';
+import { verifyLedgerAfterAll } from './ledger-check';
 
 const ACCOUNTS = 12;
 const CREDITS = 20;
@@ -76,6 +77,9 @@ describe('the RabbitMQ node the relay and the notifier use goes away during a lo
     });
     await notifier.consuming;
   }, 60_000);
+
+  // Before the afterAll below drops the database: whatever the faults did, the ledger is exact.
+  verifyLedgerAfterAll(() => db?.url);
 
   afterAll(async () => {
     await notifier?.stop();

@@ -20,6 +20,7 @@ import {
 } from '@platform/testing';
 import { platformUrl, startChild, type ChildService } from './child-process';
 import { errorMessage } from '@platform/runtime';
+import { verifyLedgerAfterAll } from './ledger-check';
 
 const ADMIN_TOKEN = `redis-cut-admin-token-${uniqueId()}-0123456789`;
 
@@ -70,6 +71,9 @@ describe('Redis cut during load', () => {
     pool = createPool({ connectionString: db.url, logger: silentLogger(), max: 2 });
     redis = await connectRedis(testServers.redisUrl, silentLogger());
   }, 120_000);
+
+  // Before the afterAll below drops the database: whatever the faults did, the ledger is exact.
+  verifyLedgerAfterAll(() => db?.url);
 
   afterAll(async () => {
     await platform?.stop();

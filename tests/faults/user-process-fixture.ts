@@ -24,6 +24,7 @@ import {
   type ServiceProcess,
 } from '@platform/testing';
 import { loadConfig as loadAuthConfig, runAuthService } from '../../services/auth/src';
+import { verifyLedgerAfterAll } from './ledger-check';
 
 const ROOT = path.resolve(__dirname, '../..');
 export const ADMIN_TOKEN = 'access-grants-test-admin-token-of-32-characters-or-more';
@@ -37,8 +38,8 @@ export interface UserProcessFixture {
   access: AccessStore;
   auth: RunningService;
   prefix: string;
-  /** A user service process on the fixture's stores, paused at `pauseAt` (`<point>[@<hit>]`) when given. */
-  startUser(pauseAt?: string): Promise<ServiceProcess>;
+  /** A user service process on the fixture's stores, paused at `pauseAt` (`<point>[@<hit>]`) when given, with `env` on top. */
+  startUser(pauseAt?: string, env?: Record<string, string>): Promise<ServiceProcess>;
   /** SIGKILL, and the process is seen to die of it. */
   kill(user: ServiceProcess): Promise<void>;
   /** Stops a process this fixture started (afterAll stops those left). */
@@ -62,7 +63,7 @@ export function useUserProcessFixture(name: string, ports: { from: number; to: n
   const running = new Set<ServiceProcess>();
   const fixture = { prefix: `${exchange}:` } as UserProcessFixture;
 
-  fixture.startUser = async (pauseAt) => {
+  fixture.startUser = async (pauseAt, extra = {}) => {
     const port = await freePort(ports);
     const user = await startServiceProcess({
       script: 'services/user/src/main.ts',
@@ -80,6 +81,7 @@ export function useUserProcessFixture(name: string, ports: { from: number; to: n
         USER_PORT: String(port),
         LOG_LEVEL: 'warn',
         ...(pauseAt === undefined ? {} : { TEST_PAUSE_AT: pauseAt }),
+        ...extra,
       },
     });
     running.add(user);
@@ -148,6 +150,9 @@ export function useUserProcessFixture(name: string, ports: { from: number; to: n
       logger: silentLogger(),
     });
   }, 120_000);
+
+  // Before the afterAll below drops the database: whatever the file's faults did, the ledger is exact.
+  verifyLedgerAfterAll(() => fixture.db?.url);
 
   afterAll(async () => {
     for (const user of running) await user.stop(1000);
