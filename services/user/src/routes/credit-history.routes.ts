@@ -1,0 +1,111 @@
+import { Router } from 'express';
+import { NUMERIC } from '@platform/wire';
+import { declareRoute, mountRoute, publicEdge, respond } from '@platform/kernel';
+import { presentedCredential } from '@platform/credentials';
+import type { Queryable } from '@platform/db';
+import { z } from 'zod';
+import type { UserDeps } from '../deps';
+import type { CatalogueReads } from '../domain/catalogue';
+import { apiKeyParam, customerSecurity } from './schemas';
+
+export const CREDIT_HISTORY_PATH = '/user-service/credit-history';
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 100;
+
+/** `cursor`: the opaque `nextCursor` of the previous page (the last row's ledger id, base64url). */
+const cursorParam = z
+  .string()
+  .max(40)
+  .transform((cursor, ctx) => {
+    const id = Buffer.from(cursor, 'base64url').toString('utf8');
+    if (!/^[1-9][0-9]{0,17}$/.test(id)) {
+      ctx.addIssue({ code: 'custom' });
+      return z.NEVER;
+    }
+    return id;
+  })
+  .optional()
+  .openapi({ type: 'string', description: 'The `nextCursor` of the previous page.' });
+
+const limitParam = z
+  .string()
+  .regex(NUMERIC)
+  .refine((value) => Number(value) >= 1 && Number(value) <= MAX_LIMIT)
+  .transform(Number)
+  .optional()
+  .transform((limit) => limit ?? DEFAULT_LIMIT)
+  .openapi({ type: 'string', description: `Items per page, 1–${MAX_LIMIT} (default ${DEFAULT_LIMIT}).` });
+
+const CreditHistoryItem = z
+  .object({
+    at: z.string(),
+    productId: z.number().int(),
+    product: z.object({ id: z.number().int(), name: z.string() }),
+    delta: z.number().int(),
+    credits: z.number().int().openapi({ description: "The pool's credits after the change." }),
+    cause: z.enum(['top-up', 'adjustment']),
+  })
+  .openapi('CreditHistoryItem');
+
+/** `GET|POST /user-service/credit-history` (CONTRACT §4.8): the account's top-ups and adjustments, newest first. */
+export const creditHistoryRoute = declareRoute({
+  cors: true,
+  accountData: true,
+  methods: ['get', 'post'],
+  paths: [CREDIT_HISTORY_PATH],
+  edge: publicEdge,
+  summary: 'Credit history',
+  description: "The account's top-ups and adjustments (not usage: that is the usage history), newest first, paged by `cursor`.",
+  security: customerSecurity,
+  params: { apiKey: apiKeyParam, limit: limitParam, cursor: cursorParam },
+  responses: {
+    200: {
+      description: 'A page of top-ups and adjustments',
+      body: z.object({ data: z.array(CreditHistoryItem), nextCursor: z.string().nullable() }).openapi('CreditHistory'),
+    },
+    401: 'Missing or bad credential',
+    422: 'Bad limit, cursor or outputFormat',
+  },
+});
+
+// A row written before the ledger kept product ids counts under its pool's id.
+const PAGE = `
+SELECT id, COALESCE(product_id, pool_id) AS product_id, delta, credits_after, cause, created_at
+  FROM credit_ledger
+ WHERE account_id = $1 AND cause IN ('top-up', 'adjustment') AND ($2::bigint IS NULL OR id < $2)
+ ORDER BY id DESC LIMIT $3`;
+
+interface Row {
+  id: string;
+  product_id: number;
+  delta: string;
+  credits_after: string;
+  cause: 'top-up' | 'adjustment';
+  created_at: Date;
+}
+
+export function creditHistoryRoutes(deps: UserDeps & { pool: Queryable }, catalogue: CatalogueReads): Router {
+  const router = Router();
+  mountRoute(router, creditHistoryRoute, async (req, res, request) => {
+    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params));
+    const { limit, cursor } = request.input();
+    const [{ rows }, { byId }] = await Promise.all([
+      deps.pool.query<Row>(PAGE, [principal.accountId, cursor ?? null, limit + 1]),
+      Promise.resolve(catalogue.current()),
+    ]);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    respond(res, 200, {
+      data: page.map((row) => ({
+        at: row.created_at.toISOString(),
+        productId: row.product_id,
+        product: { id: row.product_id, name: byId.get(row.product_id)?.name ?? `Product ${row.product_id}` },
+        delta: Number(row.delta),
+        credits: Number(row.credits_after),
+        cause: row.cause,
+      })),
+      nextCursor: rows.length > limit && last ? Buffer.from(last.id, 'utf8').toString('base64url') : null,
+    });
+  });
+  return router;
+}
