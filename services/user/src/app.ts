@@ -19,6 +19,7 @@ import { balanceRoutes } from './routes/balance.routes';
 import { notificationSettingsRoutes } from './routes/notification-settings.routes';
 import { usageHistoryRoutes } from './routes/usage-history.routes';
 import { creditHistoryRoutes } from './routes/credit-history.routes';
+import { createCreditHistoryReads } from './store/credit-history';
 import { webhookDeliveriesRoutes } from './routes/webhook-deliveries.routes';
 import { usageRoutes } from './routes/usage.routes';
 import { USAGE_BATCH_BODY_LIMIT, USAGE_BATCH_PATH, usageBatchRoutes } from './routes/usage-batch.routes';
@@ -119,7 +120,7 @@ function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): {
       deps.adminFailures,
     ),
     usageHistoryRoutes(deps, { catalogue, ledger: createUsageLedgerReads(deps.pool) }),
-    creditHistoryRoutes(deps, catalogue),
+    creditHistoryRoutes(deps, createCreditHistoryReads(deps.pool), catalogue),
     accountSessionRoutes(deps, store),
     accountPageRoutes({
       dir: accountPageDir(),

@@ -2,10 +2,10 @@ import { Router } from 'express';
 import { NUMERIC } from '@platform/wire';
 import { declareRoute, mountRoute, publicEdge, respond } from '@platform/kernel';
 import { presentedCredential } from '@platform/credentials';
-import type { Queryable } from '@platform/db';
 import { z } from 'zod';
 import type { UserDeps } from '../deps';
 import type { CatalogueReads } from '../domain/catalogue';
+import type { CreditHistoryReads } from '../domain/credit-history';
 import { apiKeyParam, customerSecurity } from './schemas';
 
 export const CREDIT_HISTORY_PATH = '/user-service/credit-history';
@@ -68,40 +68,21 @@ export const creditHistoryRoute = declareRoute({
   },
 });
 
-// A row written before the ledger kept product ids counts under its pool's id.
-const PAGE = `
-SELECT id, COALESCE(product_id, pool_id) AS product_id, delta, credits_after, cause, created_at
-  FROM credit_ledger
- WHERE account_id = $1 AND cause IN ('top-up', 'adjustment') AND ($2::bigint IS NULL OR id < $2)
- ORDER BY id DESC LIMIT $3`;
-
-interface Row {
-  id: string;
-  product_id: number;
-  delta: string;
-  credits_after: string;
-  cause: 'top-up' | 'adjustment';
-  created_at: Date;
-}
-
-export function creditHistoryRoutes(deps: UserDeps & { pool: Queryable }, catalogue: CatalogueReads): Router {
+export function creditHistoryRoutes(deps: UserDeps, reads: CreditHistoryReads, catalogue: CatalogueReads): Router {
   const router = Router();
   mountRoute(router, creditHistoryRoute, async (req, res, request) => {
     const principal = await deps.accountCredentials.require(presentedCredential(req, request.params));
     const { limit, cursor } = request.input();
-    const [{ rows }, { byId }] = await Promise.all([
-      deps.pool.query<Row>(PAGE, [principal.accountId, cursor ?? null, limit + 1]),
-      Promise.resolve(catalogue.current()),
-    ]);
+    const [rows, { byId }] = await Promise.all([reads.page(principal.accountId, cursor, limit + 1), Promise.resolve(catalogue.current())]);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     respond(res, 200, {
       data: page.map((row) => ({
-        at: row.created_at.toISOString(),
-        productId: row.product_id,
-        product: { id: row.product_id, name: byId.get(row.product_id)?.name ?? `Product ${row.product_id}` },
-        delta: Number(row.delta),
-        credits: Number(row.credits_after),
+        at: row.at.toISOString(),
+        productId: row.productId,
+        product: { id: row.productId, name: byId.get(row.productId)?.name ?? `Product ${row.productId}` },
+        delta: row.delta,
+        credits: row.credits,
         cause: row.cause,
       })),
       nextCursor: rows.length > limit && last ? Buffer.from(last.id, 'utf8').toString('base64url') : null,
