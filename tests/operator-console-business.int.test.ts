@@ -71,6 +71,7 @@ beforeAll(async () => {
     ADMIN_TOKENS: `${OPERATOR}=${OPERATOR_TOKEN},helpdesk:support=${SUPPORT_TOKEN}`,
     SERVICE_JWT_SECRET: `operator-business-jwt-secret-${randomUUID()}`,
     WEBHOOK_ALLOW_INSECURE: 'true',
+    BRAND_NAME: 'Acme Data',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
     AUTH_PORT: '0',
@@ -109,6 +110,7 @@ describe('running the business from the operator console', () => {
   it('when the operator creates an account with a first top-up, then its key shows once, copies, and works', async () => {
     await signIn(page, OPERATOR_TOKEN);
     expect(await page.textContent('#signed-in-as')).toBe(`Signed in as ${OPERATOR}`);
+    expect(await page.textContent('#brand')).toBe('Acme Data · Operator console');
     await page.fill('#create-email', NEW_CUSTOMER);
     await page.selectOption('#create-product', { label: 'WHOIS API (1)' });
     await page.fill('#create-credits', '100');

@@ -80,6 +80,8 @@ export interface Product {
 export interface AdminSession {
   actor: string;
   role: 'admin' | 'support';
+  /** BRAND_NAME. */
+  brandName: string;
 }
 
 /** Why the platform refused (X-Refusal-Reason), in the console's words. */

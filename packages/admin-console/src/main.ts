@@ -53,6 +53,8 @@ async function showConsole(): Promise<void> {
   fillProductPicker(byId<HTMLSelectElement>('credits-product'));
   fillProductPicker(byId<HTMLSelectElement>('create-product'), 'No first top-up');
   applyRole(me.role, me.actor);
+  byId('brand').textContent = `${me.brandName} · Operator console`;
+  document.title = `Operator console · ${me.brandName}`;
   byId('sign-in').hidden = true;
   byId('console').hidden = false;
   byId('sign-out').hidden = false;

@@ -115,7 +115,14 @@ function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): {
     notificationSettingsRoutes(deps, store, webhooks),
     webhookDeliveriesRoutes(deps, webhooks),
     adminRoutes(
-      { store, operator: createOperatorStore(deps.pool, deps.access), catalogue, ledger: createUsageLedgerReads(deps.pool), webhooks },
+      {
+        store,
+        operator: createOperatorStore(deps.pool, deps.access),
+        catalogue,
+        ledger: createUsageLedgerReads(deps.pool),
+        webhooks,
+        brandName: config.brandName,
+      },
       config.adminTokens,
       deps.adminFailures,
     ),

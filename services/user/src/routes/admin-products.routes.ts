@@ -37,7 +37,9 @@ export const adminSessionRoute = declareRoute({
   responses: {
     200: {
       description: 'The token’s name (the audit log’s actor) and role',
-      body: z.object({ actor: z.string(), role: z.enum(['admin', 'support']) }).openapi('AdminSession'),
+      body: z
+        .object({ actor: z.string(), role: z.enum(['admin', 'support']), brandName: z.string().openapi({ description: 'BRAND_NAME' }) })
+        .openapi('AdminSession'),
     },
     401: 'Missing or wrong admin token',
     429: 'The address is over its failure limit (every admin call, until its window ends)',
@@ -45,9 +47,9 @@ export const adminSessionRoute = declareRoute({
 });
 
 /** Mounted behind the admin guard by adminRoutes; read fresh (a migration may have added products since the start). */
-export function mountProductRoutes(router: Router, catalogue: CatalogueReads): void {
+export function mountProductRoutes(router: Router, catalogue: CatalogueReads, brandName = 'Account access'): void {
   mountRoute(router, adminSessionRoute, (_req, res) => {
-    respond(res, 200, { actor: adminActor(res), role: adminRole(res) });
+    respond(res, 200, { actor: adminActor(res), role: adminRole(res), brandName });
   });
   mountRoute(router, listProductsRoute, async (_req, res) => {
     const { products, byPool } = await catalogue.reload();
