@@ -58,7 +58,7 @@ async function confirm(opener: string, says: RegExp): Promise<void> {
 
 async function downloaded(button: string): Promise<string> {
   const [file] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
-  return readFileSync((await file.path()), 'utf8');
+  return readFileSync(await file.path(), 'utf8');
 }
 
 const column = (index: number) => page.locator(`#search-results tbody tr td:nth-child(${index})`).allTextContents();
