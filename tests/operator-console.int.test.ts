@@ -141,7 +141,9 @@ describe('the operator console in Chromium against pnpm start', () => {
     await page.fill('#admin-token', 'not-the-token-not-the-token-not-the-token');
     await page.click('#sign-in-form button[type="submit"]');
     await page.waitForSelector('#admin-token-error:not([hidden])');
-    expect(await page.textContent('#admin-token-error')).toBe('This admin token is not accepted.');
+    expect(await page.textContent('#admin-token-error')).toBe(
+      'Wrong admin token: it is none of the service’s ADMIN_TOKEN or ADMIN_TOKENS.',
+    );
     await screenshot(page, 'operator-01-sign-in');
     expect(await seriousViolations(page)).toEqual([]);
   });
@@ -167,7 +169,7 @@ describe('the operator console in Chromium against pnpm start', () => {
     await page.click(`#search-results button:has-text("${CUSTOMER}")`);
     await page.waitForSelector('#account:not([hidden]) #balances tbody tr');
     expect(await page.textContent('#account-title')).toBe(`${CUSTOMER} Active`);
-    expect(await page.locator('#balances tbody tr').first().textContent()).toBe('1WHOIS API2,000');
+    expect(await page.locator('#balances tbody tr').first().textContent()).toBe('WHOIS API poolWHOIS API, Bulk WHOIS API2,000OK');
     expect(await page.locator('#usage-chart rect').count()).toBe(21);
     expect(await page.textContent('#usage-summary')).toMatch(/credits used in the last 30 days/);
     await screenshot(page, 'operator-03-account');
@@ -175,17 +177,17 @@ describe('the operator console in Chromium against pnpm start', () => {
   });
 
   it('when the operator tops the account up with a reason, then after a confirmation the balance and the ledger show it', async () => {
-    await page.fill('#credits-product', '24');
+    await page.selectOption('#credits-product', { label: 'Bulk WHOIS API (24)' });
     await page.fill('#credits-amount', '500');
     await page.fill('#credits-reason', 'Goodwill after ticket 4711');
     await confirmStep(
       '#credits-form button[type="submit"]',
-      /^Add 500 credits to product 24's pool of carol@example\.test\. Reason: “Goodwill after ticket 4711”\.$/,
+      /^Add 500 credits to Bulk WHOIS API's pool of carol@example\.test\. Reason: “Goodwill after ticket 4711”\.$/,
       'operator-04-confirm-top-up',
     );
     await page.waitForSelector('#notice:has-text("now has 2500 credits")');
-    expect(await page.locator('#balances tbody tr').first().textContent()).toBe('1WHOIS API2,500');
-    expect(await page.locator('#ledger tbody tr').first().textContent()).toContain(`top-up1+5002,500${OPERATOR}`);
+    expect(await page.locator('#balances tbody tr').first().textContent()).toBe('WHOIS API poolWHOIS API, Bulk WHOIS API2,500OK');
+    expect(await page.locator('#ledger tbody tr').first().textContent()).toContain(`Top-upWHOIS API+5002,500${OPERATOR}`);
     await screenshot(page, 'operator-05-topped-up');
   });
 
@@ -204,11 +206,17 @@ describe('the operator console in Chromium against pnpm start', () => {
   it("when the audit log is read, then the creation, the top-up and the disabling, each under the operator's name", async () => {
     const rows = await page.locator('#audit-log tbody tr').allTextContents();
     expect(rows).toEqual([
-      expect.stringMatching(new RegExp(`^.* UTC${OPERATOR}account\\.update${customer.id}disabled true$`)),
+      expect.stringMatching(new RegExp(`^.* UTC${OPERATOR}Account changed${customer.id}Disabled the account\\.$`)),
       expect.stringMatching(
-        new RegExp(`^.* UTC${OPERATOR}credits\\.top-up${customer.id}amount 500, reason Goodwill after ticket 4711, productId 24$`),
+        new RegExp(
+          `^.* UTC${OPERATOR}Top-up${customer.id}Added 500 credits to Bulk WHOIS API's pool\\. Reason: “Goodwill after ticket 4711”\\.$`,
+        ),
       ),
-      expect.stringMatching(new RegExp(`^.* UTC${OPERATOR}account\\.create${customer.id}email ${CUSTOMER.replace('.', '\\.')}, credits`)),
+      expect.stringMatching(
+        new RegExp(
+          `^.* UTC${OPERATOR}Account created${customer.id}Created the account for carol@example\\.test with WHOIS API 2,000, Domain Research Suite 300 credits\\.$`,
+        ),
+      ),
     ]);
     await page.locator('#audit').scrollIntoViewIfNeeded();
     await screenshot(page, 'operator-08-audit', { fullPage: false });

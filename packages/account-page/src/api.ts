@@ -58,7 +58,8 @@ async function call(url: string, init: RequestInit = {}): Promise<unknown> {
     body = undefined;
   }
   if (!response.ok) {
-    const error = errorFromBody(response.status, body, response.headers.get('x-request-id') ?? undefined);
+    const reason = response.headers.get('x-refusal-reason') ?? undefined;
+    const error = errorFromBody(response.status, body, response.headers.get('x-request-id') ?? undefined, undefined, reason);
     const retryAfter = Number(response.headers.get('retry-after'));
     throw Number.isFinite(retryAfter) && retryAfter > 0 ? Object.assign(error, { retryAfterSeconds: retryAfter }) : error;
   }
@@ -110,6 +111,8 @@ export async function readSettings(token: string): Promise<NotificationSettings>
 export interface SettingsForm {
   lowBalanceAlert: { enabled: boolean; threshold: string | null };
   zeroBalanceAlert: { enabled: boolean };
+  /** Where alerts go; null goes back to the account's e-mail; absent leaves it as it is. */
+  email?: string | null;
 }
 
 /** Changes the settings; the threshold goes as typed, so that the API judges it and names what is wrong. */
@@ -132,6 +135,8 @@ export interface WebhookSettings {
   url: string;
   enabled: boolean;
   secret?: string;
+  /** Why the platform turned it off (CONTRACT §6.1). */
+  disabledReason?: 'gone' | 'failing';
 }
 
 /** Sets, changes or (null) removes the balance webhook; answers the webhook now set. */
@@ -170,4 +175,22 @@ export interface DeliveryAttempt {
 
 export async function readDeliveries(token: string): Promise<DeliveryAttempt[]> {
   return ((await call('/user-service/webhook-deliveries', { headers: bearer(token) })) as { data: DeliveryAttempt[] }).data;
+}
+
+/** One top-up or adjustment (CONTRACT §4.8). */
+export interface CreditChange {
+  at: string;
+  productId: number;
+  product: { id: number; name: string };
+  delta: number;
+  credits: number;
+  cause: 'top-up' | 'adjustment';
+}
+
+export async function readCreditHistory(token: string, cursor?: string): Promise<{ data: CreditChange[]; nextCursor: string | null }> {
+  const query = cursor === undefined ? '' : `?cursor=${encodeURIComponent(cursor)}`;
+  return (await call(`/user-service/credit-history${query}`, { headers: bearer(token) })) as {
+    data: CreditChange[];
+    nextCursor: string | null;
+  };
 }

@@ -1,16 +1,28 @@
 import { ApiError } from '@platform/client';
 import { byId, showNotice } from '@platform/page-dom';
 import './styles.css';
+import './states.css';
 import { loadAlerts, submitAlerts } from './alerts-view';
-import { closeSession, loadPageConfig, openSession, readBalance, readSignedIn, readUsageHistory, type PageConfig } from './api';
+import {
+  closeSession,
+  loadPageConfig,
+  openSession,
+  readBalance,
+  readSettings,
+  readSignedIn,
+  readUsageHistory,
+  type PageConfig,
+} from './api';
+import { copyField, loadCard } from './cards';
+import { loadCreditHistory } from './credit-history-view';
 import { renderBalance } from './balance-view';
 import { showFieldError } from './dom';
 import { closeRotation, confirmRotation, copyNewKey, hideNewKey, openRotation, showNewKey } from './key-view';
-import { describeFailure, SESSION_ENDED, type Action } from './messages';
+import { describeFailure, sessionEndedText, SESSION_ENDED, type Action } from './messages';
 import { clearSession, loadSession, saveSession } from './session';
 import { showBrand, showSignedIn, showTopUp } from './account-view';
 import { HISTORY_DAYS, renderUsage } from './usage-view';
-import { loadWebhook, removeWebhook, submitWebhook, testWebhook } from './webhook-view';
+import { closeRemoval, loadWebhook, openRemoval, removeWebhook, submitWebhook, testWebhook } from './webhook-view';
 
 /** The session's token; a call that gets a 401 ends the session. */
 function token(): string {
@@ -33,7 +45,7 @@ function showSignedOut(notice?: { text: string; kind: 'error' | 'info' }): void 
 /** Shows a failure as a sentence; a 401 signs the page out first. */
 function report(error: unknown, action: Action): void {
   if (error instanceof ApiError && (error.status === 401 || error.status === 403) && action !== 'sign-in') {
-    showSignedOut({ text: SESSION_ENDED, kind: 'error' });
+    showSignedOut({ text: sessionEndedText(error), kind: 'error' });
     return;
   }
   const text = error instanceof ApiError ? describeFailure(error, action) : 'Something went wrong in the page. Reload it and try again.';
@@ -41,22 +53,28 @@ function report(error: unknown, action: Action): void {
   showNotice(text, 'error');
 }
 
+/** Each card loads on its own, with a skeleton, and a Retry button when it fails (the others stay readable). */
 async function showAccount(config: PageConfig): Promise<void> {
   byId('sign-in').hidden = true;
   byId('account').hidden = false;
   byId('sign-out').hidden = false;
-  const current = token();
-  const [account, balance, usage, settings] = await Promise.all([
-    readSignedIn(current),
-    readBalance(current),
-    readUsageHistory(current, HISTORY_DAYS),
-    loadAlerts(current),
+  const ended = (error: ApiError) => report(error, 'load');
+  showSignedIn(await readSignedIn(token()));
+  await Promise.all([
+    loadCard(
+      'balance',
+      async () => {
+        const [balance, settings] = await Promise.all([readBalance(token()), readSettings(token())]);
+        renderBalance(balance, config, settings.lowBalanceAlert?.threshold ?? 0);
+      },
+      ended,
+    ),
+    loadCard('usage', async () => renderUsage(await readUsageHistory(token(), HISTORY_DAYS)), ended),
+    loadCard('history', () => loadCreditHistory(token()), ended),
+    loadCard('alerts', async () => void (await loadAlerts(token())), ended),
+    loadCard('webhook', () => loadWebhook(token()), ended),
   ]);
-  showSignedIn(account);
-  renderBalance(balance, config, settings.lowBalanceAlert?.threshold ?? 0);
-  renderUsage(usage);
-  await loadWebhook(current);
-  document.body.dataset.state = 'signed-in';
+  if (loadSession()) document.body.dataset.state = 'signed-in';
 }
 
 async function signIn(config: PageConfig): Promise<void> {
@@ -123,7 +141,11 @@ function wire(config: PageConfig): void {
   on('rotate-cancel', 'click', closeRotation, 'rotate');
   on('rotate-form', 'submit', rotate, 'rotate');
   on('webhook-form', 'submit', () => submitWebhook(token()), 'save-webhook');
-  on('webhook-remove', 'click', () => removeWebhook(token()), 'save-webhook');
+  on('webhook-remove', 'click', openRemoval, 'save-webhook');
+  on('webhook-remove-cancel', 'click', closeRemoval, 'save-webhook');
+  on('webhook-remove-form', 'submit', () => removeWebhook(token()), 'save-webhook');
+  on('copy-secret', 'click', () => copyField('webhook-secret-value', 'secret-copy-status'), 'save-webhook');
+  on('history-more', 'click', () => loadCreditHistory(token(), true), 'load');
   on('webhook-test', 'click', () => testWebhook(token()), 'test-webhook');
   on('copy-key', 'click', copyNewKey, 'rotate');
   on('new-key-done', 'click', hideNewKey, 'rotate');

@@ -1,8 +1,8 @@
 import { ApiError } from '@platform/client';
-import { describeFailure, fieldMessages, SESSION_ENDED } from './messages';
+import { describeFailure, fieldMessages, sessionEndedText, SESSION_ENDED } from './messages';
 
-const refused = (status: number, messages: ApiError['messages'], requestId?: string) =>
-  new ApiError({ status, code: status, messages, requestId });
+const refused = (status: number, messages: ApiError['messages'], requestId?: string, reason?: string) =>
+  new ApiError({ status, code: status, messages, requestId, reason });
 
 describe('failures as sentences', () => {
   it('when sign-in gets a 401, then the sentence says the key was not accepted', () => {
@@ -40,5 +40,18 @@ describe('failures as sentences', () => {
     expect(describeFailure(refused(422, { 'webhook.url': ['The selected webhook.url is invalid.'] }), 'save-webhook')).toMatch(
       /^Use an https:\/\/ address on the public internet/,
     );
+  });
+
+  it('when a refusal says why, then a disabled account is told to contact support, a replaced key to use the new one', () => {
+    const restricted = 'Access restricted. Check credits balance or enter the correct API key.';
+    expect(describeFailure(refused(401, restricted, undefined, 'account_disabled'), 'sign-in')).toBe(
+      'This account is disabled: contact support.',
+    );
+    expect(describeFailure(refused(401, restricted, undefined, 'key_replaced'), 'sign-in')).toMatch(
+      /^This key was replaced by a newer one/,
+    );
+    expect(sessionEndedText(refused(401, restricted, undefined, 'account_disabled'))).toBe('This account is disabled: contact support.');
+    expect(describeFailure(refused(401, restricted, undefined, 'invalid_credential'), 'sign-in')).toMatch(/^That API key was not accepted/);
+    expect(sessionEndedText(refused(401, restricted, undefined, 'invalid_credential'))).toBe(SESSION_ENDED);
   });
 });

@@ -1,4 +1,4 @@
-import type { ApiError } from '@platform/client';
+import { refusalSentence, type ApiError } from '@platform/client';
 
 /** What the page was doing when a call failed; each action explains a refusal in its own words. */
 export type Action = 'sign-in' | 'load' | 'save-alerts' | 'save-webhook' | 'test-webhook' | 'rotate' | 'sign-out';
@@ -32,6 +32,8 @@ const REFUSED: Partial<Record<Action, Record<number, string>>> = {
  * outside sign-in means the session's token no longer works.
  */
 export function describeFailure(error: ApiError, action: Action): string {
+  const refused = refusalText(error);
+  if (refused !== undefined) return refused;
   const specific = REFUSED[action]?.[error.status];
   if (specific !== undefined) return specific;
   if (error.status === 0) return 'The service could not be reached. Check your connection, then try again.';
@@ -41,6 +43,25 @@ export function describeFailure(error: ApiError, action: Action): string {
   if (error.status === 422 && typeof error.messages !== 'string') return Object.keys(error.messages).map(fieldSentence).join(' ');
   if (error.status >= 500) return `Something went wrong on our side. Try again in a moment.${supportSuffix(error)}`;
   return `The request was refused (${typeof error.messages === 'string' ? error.messages : 'invalid input'}).${supportSuffix(error)}`;
+}
+
+/**
+ * The sentence for a refusal whose reason tells more than "access restricted" (CONTRACT §2): a
+ * disabled account is not told to re-copy its key, a replaced key is told so. Other reasons
+ * (unknown key, expired session) keep the page's own sentences.
+ */
+const TOLD_BY_REASON = new Set(['account_disabled', 'key_replaced', 'no_credits', 'read_only_admin']);
+
+export function refusalText(error: ApiError): string | undefined {
+  if (error.reason === undefined || !TOLD_BY_REASON.has(error.reason)) return undefined;
+  if (error.reason === 'key_replaced')
+    return 'This key was replaced by a newer one: sign in with the new key. If nobody on your side replaced it, contact support.';
+  return refusalSentence(error.reason);
+}
+
+/** What the page says when its session stops working: the reason's sentence when there is one. */
+export function sessionEndedText(error: unknown): string {
+  return (error instanceof Error && 'reason' in error ? refusalText(error as ApiError) : undefined) ?? SESSION_ENDED;
 }
 
 /** What a customer should do about each field the API refused, in the page's words (never the API's raw text). */

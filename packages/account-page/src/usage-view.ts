@@ -49,7 +49,27 @@ function drawChart(series: UsageSeries, container: HTMLElement): void {
     tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
     scales: { x: { time: true }, y: { range: (_chart, _min, max) => [0, Math.max(max, 1) * 1.1] } },
     axes: [
-      { stroke: '#374151', values: (_chart, ticks) => ticks.map((seconds) => SHORT_DATE.format(new Date(seconds * 1000))) },
+      {
+        stroke: '#374151',
+        size: 56,
+        // A tick every week (two at phone width), counted back from today, which is always labelled.
+        splits: () => {
+          const step = (container.clientWidth < 480 ? 14 : 7) * 86_400;
+          const last = xs[xs.length - 1] ?? 0;
+          const ticks: number[] = [];
+          for (let tick = last; tick >= (xs[0] ?? last); tick -= step) ticks.unshift(tick);
+          return ticks;
+        },
+        values: (_chart, ticks) => {
+          const labels = ticks.map((seconds) => {
+            const label = SHORT_DATE.format(new Date(seconds * 1000));
+            return seconds === xs[xs.length - 1] ? `${label}\nToday` : label;
+          });
+          // What the canvas shows, readable by tests and tools.
+          container.dataset.xTicks = labels.join('|');
+          return labels;
+        },
+      },
       { stroke: '#374151', size: 64, values: (_chart, ticks) => ticks.map((tick) => formatCredits(tick)) },
     ],
     legend: { live: true },

@@ -17,7 +17,11 @@ function fill(webhook: WebhookSettings | null): void {
       ? 'No webhook is set.'
       : webhook.enabled
         ? 'Balance events are sent to this address.'
-        : 'The webhook is paused: no events are sent.';
+        : webhook.disabledReason === 'gone'
+          ? 'The webhook was turned off: your endpoint answered 410 Gone. Save it again to turn it back on.'
+          : webhook.disabledReason === 'failing'
+            ? 'The webhook was turned off: every delivery failed for 5 days. Fix the endpoint, then save it again.'
+            : 'The webhook is paused: no events are sent.';
 }
 
 function clearMessages(): void {
@@ -29,6 +33,7 @@ function clearMessages(): void {
 /** The secret is shown once, right after the URL was set or changed. */
 function showSecret(secret: string | undefined): void {
   byId('webhook-secret').hidden = secret === undefined;
+  byId('secret-copy-status').textContent = '';
   byId<HTMLInputElement>('webhook-secret-value').value = secret ?? '';
 }
 
@@ -109,7 +114,18 @@ export async function submitWebhook(token: string): Promise<void> {
   }
 }
 
+/** Asks first: removing the webhook deletes its signing secret, and setting it again makes a new one. */
+export function openRemoval(): void {
+  byId<HTMLDialogElement>('webhook-remove-dialog').showModal();
+  byId('webhook-remove-cancel').focus();
+}
+
+export function closeRemoval(): void {
+  byId<HTMLDialogElement>('webhook-remove-dialog').close();
+}
+
 export async function removeWebhook(token: string): Promise<void> {
+  closeRemoval();
   clearMessages();
   try {
     fill(await saveWebhook(token, null));

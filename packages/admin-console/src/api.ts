@@ -16,8 +16,29 @@ export interface Account {
   disabled: boolean;
 }
 
+/** An account as the list shows it: with its pools' credits. */
+export interface AccountItem extends Account {
+  pools: Array<{ pool: number[]; credits: number }>;
+}
+
+export interface Delivery {
+  id: string;
+  type: string;
+  attemptedAt: string;
+  status: number | null;
+  error: string | null;
+  nextRetryAt: string | null;
+}
+
 export interface AccountDetails extends Account {
   balances: Array<{ product_id: number; product: { id: number; name: string }; credits: number }>;
+  notifications: {
+    email: string;
+    lowBalanceAlert: { enabled: boolean; threshold: number };
+    zeroBalanceAlert: { enabled: boolean };
+    webhook: { url: string; enabled: boolean; disabledReason?: 'gone' | 'failing' } | null;
+  };
+  webhookDeliveries: Delivery[];
 }
 
 export interface Page<T> {
@@ -50,24 +71,48 @@ export interface DailyUsage {
   creditsUsed: number;
 }
 
-/** An answer other than 2xx: the status and the contract's `messages` (a sentence or per-field lists). */
+export interface Product {
+  id: number;
+  name: string;
+  pool: number[];
+}
+
+export interface AdminSession {
+  actor: string;
+  role: 'admin' | 'support';
+  /** BRAND_NAME. */
+  brandName: string;
+}
+
+/** Why the platform refused (X-Refusal-Reason), in the console's words. */
+const REASONS: Record<string, string> = {
+  wrong_admin_token: 'Wrong admin token: it is none of the service’s ADMIN_TOKEN or ADMIN_TOKENS.',
+  read_only_admin: 'This admin token may only read (role support).',
+  rate_limited: 'Too many failed attempts from this address. Wait a minute and try again.',
+};
+
+/** An answer other than 2xx: the status, the contract's `messages` and the refusal reason, if any. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly messages: string | Record<string, string[]>,
+    readonly reason?: string,
   ) {
-    super(typeof messages === 'string' ? messages : Object.values(messages).flat().join(' '));
+    super(
+      (reason === undefined ? undefined : REASONS[reason]) ??
+        (typeof messages === 'string' ? messages : Object.values(messages).flat().join(' ')),
+    );
   }
 }
 
 type Query = Record<string, string | undefined>;
 
-async function call<T>(method: string, path: string, options: { query?: Query; body?: unknown; token?: string } = {}): Promise<T> {
+async function send(method: string, path: string, options: { query?: Query; body?: unknown; token?: string }): Promise<Response> {
   const url = new URL(path, window.location.origin);
   for (const [name, value] of Object.entries(options.query ?? {}))
     if (value !== undefined && value !== '') url.searchParams.set(name, value);
   const token = options.token ?? session.token() ?? '';
-  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
@@ -80,24 +125,47 @@ async function call<T>(method: string, path: string, options: { query?: Query; b
   } catch {
     throw new ApiError(0, 'The user service cannot be reached. Check your connection and try again.');
   }
-  const body = (await response.json().catch(() => ({}))) as { messages?: string | Record<string, string[]> };
-  if (!response.ok) throw new ApiError(response.status, body.messages ?? `The service answered ${response.status}.`);
-  return body as T;
+  if (!response.ok) {
+    const body = (await response.json().catch(() => ({}))) as { messages?: string | Record<string, string[]> };
+    const reason = response.headers.get('x-refusal-reason') ?? undefined;
+    throw new ApiError(response.status, body.messages ?? `The service answered ${response.status}.`, reason);
+  }
+  return response;
+}
+
+async function call<T>(method: string, path: string, options: { query?: Query; body?: unknown; token?: string } = {}): Promise<T> {
+  const response = await send(method, path, options);
+  return (await response.json()) as T;
+}
+
+/** A CSV export (`?format=csv`, every page) as text. */
+async function csv(path: string, query: Query = {}): Promise<string> {
+  return (await send('GET', path, { query: { ...query, format: 'csv' } })).text();
+}
+
+export interface AuditFilters {
+  accountId?: string;
+  actor?: string;
+  action?: string;
+  from?: string;
+  to?: string;
 }
 
 export const api = {
-  /** Whether the token is accepted (a cheap read of one audit row). */
-  check: (token: string) => call<Page<AuditRow>>('GET', '/admin/v1/audit', { query: { limit: '1' }, token }),
-  search: (query: Query) => call<Page<Account>>('GET', '/admin/v1/accounts', { query }),
+  /** Who the token is: its name and role (also whether it is accepted at all). */
+  session: (token?: string) => call<AdminSession>('GET', '/admin/v1/session', token === undefined ? {} : { token }),
+  products: () => call<{ data: Product[] }>('GET', '/admin/v1/products'),
+  search: (query: Query) => call<Page<AccountItem>>('GET', '/admin/v1/accounts', { query }),
+  create: (body: { email: string; credits: Record<string, number> }) =>
+    call<{ id: number; email: string; apiKey: string; createdAt: string }>('POST', '/admin/v1/accounts', { body }),
   account: (id: number) => call<AccountDetails>('GET', `/admin/v1/accounts/${id}`),
   ledger: (id: number, cursor?: string) => call<Page<LedgerRow>>('GET', `/admin/v1/accounts/${id}/ledger`, { query: { cursor } }),
+  ledgerCsv: (id: number) => csv(`/admin/v1/accounts/${id}/ledger`),
   usage: (id: number) => call<{ data: DailyUsage[] }>('GET', `/admin/v1/accounts/${id}/usage`, { query: { days: '30' } }),
   credits: (id: number, body: { productId: number; amount: number; reason: string }) =>
     call<{ productId: number; credits: number }>('POST', `/admin/v1/accounts/${id}/credits`, { body }),
   patch: (id: number, body: { email?: string; disabled?: boolean }) => call<Account>('PATCH', `/admin/v1/accounts/${id}`, { body }),
   rotate: (id: number) => call<{ apiKey: string }>('POST', `/admin/v1/accounts/${id}/api-key`),
-  audit: (accountId?: number, cursor?: string) =>
-    call<Page<AuditRow>>('GET', '/admin/v1/audit', {
-      query: { accountId: accountId === undefined ? undefined : String(accountId), cursor },
-    }),
+  audit: (filters: AuditFilters, cursor?: string) => call<Page<AuditRow>>('GET', '/admin/v1/audit', { query: { ...filters, cursor } }),
+  auditCsv: (filters: AuditFilters) => csv('/admin/v1/audit', { ...filters }),
 };

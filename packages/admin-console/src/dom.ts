@@ -68,3 +68,25 @@ export function confirmAction(title: string, text: string, confirmLabel: string)
 export function utc(iso: string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 }
+
+/** Saves text as a file through the browser's download (a CSV export). */
+export function download(text: string, filename: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
+  const link = element('a', { attributes: { href: url, download: filename } });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** Copies a read-only field's text, saying in `statusId` whether it worked (or selecting it for Ctrl+C). */
+export async function copyField(fieldId: string, statusId: string): Promise<void> {
+  const field = byId<HTMLInputElement>(fieldId);
+  try {
+    await navigator.clipboard.writeText(field.value);
+    byId(statusId).textContent = 'Copied to the clipboard.';
+  } catch {
+    field.select();
+    byId(statusId).textContent = 'Copying is blocked here: the key is selected, press Ctrl+C (or ⌘C) to copy it.';
+  }
+}

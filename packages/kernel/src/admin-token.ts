@@ -70,12 +70,20 @@ async function blocked(req: Request, res: Response, failures: FailureLimit | und
 }
 
 const ACTOR = new WeakMap<Response, string>();
+const ROLE = new WeakMap<Response, AdminRole>();
 
 /** The name of the admin token that authenticated this request (the audit log's actor). */
 export function adminActor(res: Response): string {
   const actor = ACTOR.get(res);
   if (actor === undefined) throw new Error('adminActor: the request did not pass requireAdminToken');
   return actor;
+}
+
+/** The role of the admin token that authenticated this request (`admin` or `support`): what the console may offer. */
+export function adminRole(res: Response): AdminRole {
+  const role = ROLE.get(res);
+  if (role === undefined) throw new Error('adminRole: the request did not pass requireAdminToken');
+  return role;
 }
 
 /** `ADMIN_TOKEN` alone is the token named `admin`. */
@@ -121,6 +129,7 @@ export function requireAdminToken(
       if (name === undefined) return next(await refusal(req, res, options.failures));
       if (readOnly.has(name) && !READ_METHODS.has(req.method)) return next(new AppError('read_only'));
       ACTOR.set(res, name);
+      ROLE.set(res, readOnly.has(name) ? 'support' : 'admin');
       next();
     });
   };

@@ -18,6 +18,8 @@ import { apiKeyRoutes } from './routes/api-key.routes';
 import { balanceRoutes } from './routes/balance.routes';
 import { notificationSettingsRoutes } from './routes/notification-settings.routes';
 import { usageHistoryRoutes } from './routes/usage-history.routes';
+import { creditHistoryRoutes } from './routes/credit-history.routes';
+import { createCreditHistoryReads } from './store/credit-history';
 import { webhookDeliveriesRoutes } from './routes/webhook-deliveries.routes';
 import { usageRoutes } from './routes/usage.routes';
 import { USAGE_BATCH_BODY_LIMIT, USAGE_BATCH_PATH, usageBatchRoutes } from './routes/usage-batch.routes';
@@ -113,11 +115,19 @@ function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): {
     notificationSettingsRoutes(deps, store, webhooks),
     webhookDeliveriesRoutes(deps, webhooks),
     adminRoutes(
-      { store, operator: createOperatorStore(deps.pool, deps.access), catalogue, ledger: createUsageLedgerReads(deps.pool), webhooks },
+      {
+        store,
+        operator: createOperatorStore(deps.pool, deps.access),
+        catalogue,
+        ledger: createUsageLedgerReads(deps.pool),
+        webhooks,
+        brandName: config.brandName,
+      },
       config.adminTokens,
       deps.adminFailures,
     ),
     usageHistoryRoutes(deps, { catalogue, ledger: createUsageLedgerReads(deps.pool) }),
+    creditHistoryRoutes(deps, createCreditHistoryReads(deps.pool), catalogue),
     accountSessionRoutes(deps, store),
     accountPageRoutes({
       dir: accountPageDir(),

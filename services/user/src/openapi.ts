@@ -2,7 +2,7 @@ import { openApiDocument } from '@platform/kernel';
 import { accountPageConfigRoute } from './routes/account-page.routes';
 import { openSessionRoute, readSessionRoute, revokeSessionRoute } from './routes/account-session.routes';
 import { changeCreditsRoute, createAccountRoute, showAccountRoute } from './routes/admin.routes';
-import { listProductsRoute } from './routes/admin-products.routes';
+import { adminSessionRoute, listProductsRoute } from './routes/admin-products.routes';
 import { apiKeyRoute } from './routes/api-key.routes';
 import {
   accountLedgerRoute,
@@ -15,6 +15,7 @@ import {
 import { balanceRoute } from './routes/balance.routes';
 import { changeSettingsRoute, readSettingsRoute, webhookTestRoute } from './routes/notification-settings.routes';
 import { usageHistoryRoute } from './routes/usage-history.routes';
+import { creditHistoryRoute } from './routes/credit-history.routes';
 import { usageRoute } from './routes/usage.routes';
 import { usageBatchRoute } from './routes/usage-batch.routes';
 import { releaseRoute, reserveRoute, settleRoute } from './routes/reservations.routes';
@@ -30,6 +31,7 @@ export const userRoutes = [
   webhookTestRoute,
   webhookDeliveriesRoute,
   usageHistoryRoute,
+  creditHistoryRoute,
   createAccountRoute,
   showAccountRoute,
   changeCreditsRoute,
@@ -40,6 +42,7 @@ export const userRoutes = [
   accountUsageRoute,
   auditRoute,
   listProductsRoute,
+  adminSessionRoute,
   usageRoute,
   usageBatchRoute,
   reserveRoute,

@@ -799,6 +799,148 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/user-service/credit-history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Credit history (GET)
+     * @description The account's top-ups and adjustments (not usage: that is the usage history), newest first, paged by `cursor`.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description API key or access token; or send `Authorization: Bearer <token>` instead. */
+          apiKey?: string;
+          /** @description Items per page, 1–100 (default 20). */
+          limit?: string;
+          /** @description The `nextCursor` of the previous page. */
+          cursor?: string;
+          /** @description JSON (default) or XML, case-insensitive. */
+          outputFormat?: 'JSON' | 'XML';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of top-ups and adjustments */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CreditHistory'];
+            'application/xml': components['schemas']['CreditHistory'];
+          };
+        };
+        /** @description Missing or bad credential */
+        401: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Bad limit, cursor or outputFormat */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Credit history (POST)
+     * @description The account's top-ups and adjustments (not usage: that is the usage history), newest first, paged by `cursor`.
+     */
+    post: {
+      parameters: {
+        query?: {
+          /** @description API key or access token; or send `Authorization: Bearer <token>` instead. */
+          apiKey?: string;
+          /** @description Items per page, 1–100 (default 20). */
+          limit?: string;
+          /** @description The `nextCursor` of the previous page. */
+          cursor?: string;
+          /** @description JSON (default) or XML, case-insensitive. */
+          outputFormat?: 'JSON' | 'XML';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of top-ups and adjustments */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CreditHistory'];
+            'application/xml': components['schemas']['CreditHistory'];
+          };
+        };
+        /** @description Missing or bad credential */
+        401: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description Bad limit, cursor or outputFormat */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/accounts': {
     parameters: {
       query?: never;
@@ -1795,6 +1937,83 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The admin token’s name and role (admin)
+     * @description Role `support` may read only: the console hides every write for it.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The token’s name (the audit log’s actor) and role */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AdminSession'];
+          };
+        };
+        /** @description Missing or wrong admin token */
+        401: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description The address is over its failure limit (every admin call, until its window ends) */
+        429: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/internal/v1/usage': {
     parameters: {
       query?: never;
@@ -2681,6 +2900,23 @@ export interface components {
         credits_used: number;
       }[];
     };
+    CreditHistoryItem: {
+      at: string;
+      productId: number;
+      product: {
+        id: number;
+        name: string;
+      };
+      delta: number;
+      /** @description The pool's credits after the change. */
+      credits: number;
+      /** @enum {string} */
+      cause: 'top-up' | 'adjustment';
+    };
+    CreditHistory: {
+      data: components['schemas']['CreditHistoryItem'][];
+      nextCursor: string | null;
+    };
     CreatedAccount: {
       id: number;
       email: string;
@@ -2702,6 +2938,11 @@ export interface components {
       webhook: {
         url: string;
         enabled: boolean;
+        /**
+         * @description Why the platform turned it off (410 Gone, or 5 days of failures), CONTRACT §6.1.
+         * @enum {string}
+         */
+        disabledReason?: 'gone' | 'failing';
       } | null;
     };
     AdminAccount: {
@@ -2762,6 +3003,13 @@ export interface components {
       name: string;
       /** @description Every product id of its pool, itself included, ascending. */
       pool: number[];
+    };
+    AdminSession: {
+      actor: string;
+      /** @enum {string} */
+      role: 'admin' | 'support';
+      /** @description BRAND_NAME */
+      brandName: string;
     };
     UsageGrant: {
       accountId: number;

@@ -15,7 +15,14 @@ const AdminNotifications = z
     lowBalanceAlert: z.object({ enabled: z.boolean(), threshold: z.number().int() }),
     zeroBalanceAlert: z.object({ enabled: z.boolean() }),
     webhook: z
-      .object({ url: z.string(), enabled: z.boolean() })
+      .object({
+        url: z.string(),
+        enabled: z.boolean(),
+        disabledReason: z
+          .enum(['gone', 'failing'])
+          .optional()
+          .openapi({ description: 'Why the platform turned it off (410 Gone, or 5 days of failures), CONTRACT §6.1.' }),
+      })
       .nullable()
       .openapi({ description: 'The balance webhook (never its secret), or null.' }),
   })
@@ -55,7 +62,14 @@ export function adminAccountView({ account, balances, settings, attempts }: Admi
       email: settings.email,
       lowBalanceAlert: { enabled: settings.lowBalanceAlert.enabled, threshold: settings.lowBalanceAlert.threshold },
       zeroBalanceAlert: { enabled: settings.zeroBalanceAlert.enabled },
-      webhook: webhook === null ? null : { url: webhook.url, enabled: webhook.enabled },
+      webhook:
+        webhook === null
+          ? null
+          : {
+              url: webhook.url,
+              enabled: webhook.enabled,
+              ...(webhook.disabledReason === undefined ? {} : { disabledReason: webhook.disabledReason }),
+            },
     },
     webhookDeliveries: attempts.map(webhookAttemptView),
   };

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { adminEdge, declareRoute, mountRoute, respond } from '@platform/kernel';
+import { adminEdge, adminActor, adminRole, declareRoute, mountRoute, respond } from '@platform/kernel';
 import { z } from 'zod';
 import type { CatalogueReads } from '../domain/catalogue';
 import { adminSecurity } from './schemas';
@@ -26,8 +26,31 @@ export const listProductsRoute = declareRoute({
   },
 });
 
+/** `GET /admin/v1/session`: who the admin token is (its name and role), so that the console offers only what the role may do. */
+export const adminSessionRoute = declareRoute({
+  methods: ['get'],
+  paths: ['/admin/v1/session'],
+  edge: adminEdge,
+  summary: 'The admin token’s name and role (admin)',
+  description: 'Role `support` may read only: the console hides every write for it.',
+  security: adminSecurity,
+  responses: {
+    200: {
+      description: 'The token’s name (the audit log’s actor) and role',
+      body: z
+        .object({ actor: z.string(), role: z.enum(['admin', 'support']), brandName: z.string().openapi({ description: 'BRAND_NAME' }) })
+        .openapi('AdminSession'),
+    },
+    401: 'Missing or wrong admin token',
+    429: 'The address is over its failure limit (every admin call, until its window ends)',
+  },
+});
+
 /** Mounted behind the admin guard by adminRoutes; read fresh (a migration may have added products since the start). */
-export function mountProductRoutes(router: Router, catalogue: CatalogueReads): void {
+export function mountProductRoutes(router: Router, catalogue: CatalogueReads, brandName = 'Account access'): void {
+  mountRoute(router, adminSessionRoute, (_req, res) => {
+    respond(res, 200, { actor: adminActor(res), role: adminRole(res), brandName });
+  });
   mountRoute(router, listProductsRoute, async (_req, res) => {
     const { products, byPool } = await catalogue.reload();
     const data = products.map((product) => ({

@@ -146,7 +146,7 @@ export const changeCreditsRoute = declareRoute({
 
 /** The operator's admin API (CONTRACT §7): accounts, top-ups and adjustments, search, disabling, rotation, ledger and audit. */
 export function adminRoutes(
-  deps: OperatorDeps & { store: UserStore; webhooks: WebhookStore },
+  deps: OperatorDeps & { store: UserStore; webhooks: WebhookStore; brandName?: string },
   adminTokens: readonly NamedAdminToken[],
   failures: FailureLimit,
 ): Router {
@@ -179,6 +179,6 @@ export function adminRoutes(
     respond(res, 200, { productId: result.productId, credits: result.credits });
   });
   mountOperatorRoutes(router, deps);
-  mountProductRoutes(router, deps.catalogue);
+  mountProductRoutes(router, deps.catalogue, deps.brandName);
   return router;
 }
