@@ -1,11 +1,13 @@
 /**
  * The nemesis: strikes the cluster's parts as the schedule says (schedule.ts), one fault at a
  * time, and always heals: a stopped part gets SIGCONT after its hold, a killed one is started
- * again, and the next fault waits until the part is healthy. A part that does not heal is a
+ * again, a partition's rules are removed, a delay is set back to 0 (links.ts), and the next
+ * fault waits until the part is healthy. A part that does not heal is a
  * failure of the run (the cluster must end whole).
  */
 import { alive, httpStatus, signalGroup, waitFor } from '../cluster/processes';
 import { HTTP_SERVICES, type ClusterState } from '../cluster/state';
+import { cut, healLinks, rules, type DelayProxy } from './links';
 import { partOf, postgresWhole, rabbitWhole, redisWhole, type Part } from './parts';
 import { describeFault, type Fault } from './schedule';
 
@@ -20,7 +22,13 @@ export interface NemesisReport {
 }
 
 /** Runs the faults due before `until` (epoch ms), their times counted from `startedAt`. */
-export async function runNemesis(state: ClusterState, faults: readonly Fault[], startedAt: number, until: number): Promise<NemesisReport> {
+export async function runNemesis(
+  state: ClusterState,
+  faults: readonly Fault[],
+  startedAt: number,
+  until: number,
+  delayProxy: DelayProxy,
+): Promise<NemesisReport> {
   const report: NemesisReport = { log: [], failures: [] };
   const note = (line: string): void => {
     const stamped = `${((Date.now() - startedAt) / 1000).toFixed(1).padStart(6)} s  ${line}`;
@@ -38,18 +46,14 @@ export async function runNemesis(state: ClusterState, faults: readonly Fault[], 
       break;
     }
     const pids = part.pids();
-    for (const pid of pids) signalGroup(pid, fault.kind === 'kill' ? 'SIGKILL' : 'SIGSTOP');
-    note(`${fault.kind === 'kill' ? 'SIGKILL' : 'SIGSTOP'} ${part.label} (pids ${pids.join(', ')}): ${describeFault(fault).trim()}`);
+    const struck = await strike(fault, part, pids, delayProxy);
+    note(`${struck}: ${describeFault(fault).trim()}`);
     await pause(fault.holdMs);
-    const struck = Date.now();
+    const healing = Date.now();
     try {
-      if (fault.kind === 'stop') for (const pid of pids) signalGroup(pid, 'SIGCONT');
-      else {
-        await waitFor(() => pids.every((pid) => !alive(pid)), 10_000, `${part.label} to die`);
-        await part.restart();
-      }
+      await heal(fault, part, pids, delayProxy);
       await waitFor(() => part.healthy(), HEAL_MS, `${part.label} to be healthy`);
-      note(`healed ${part.label} in ${((Date.now() - struck) / 1000).toFixed(1)} s`);
+      note(`healed ${part.label} in ${((Date.now() - healing) / 1000).toFixed(1)} s`);
     } catch (error) {
       report.failures.push(`${part.label} did not heal: ${(error as Error).message}`);
       note(`NOT HEALED ${part.label}`);
@@ -57,6 +61,38 @@ export async function runNemesis(state: ClusterState, faults: readonly Fault[], 
     }
   }
   return report;
+}
+
+async function strike(fault: Fault, part: Part, pids: number[], delayProxy: DelayProxy): Promise<string> {
+  switch (fault.kind) {
+    case 'kill':
+    case 'stop':
+      for (const pid of pids) signalGroup(pid, fault.kind === 'kill' ? 'SIGKILL' : 'SIGSTOP');
+      return `${fault.kind === 'kill' ? 'SIGKILL' : 'SIGSTOP'} ${part.label} (pids ${pids.join(', ')})`;
+    case 'partition':
+      await cut(part.ports);
+      return `PARTITION ${part.label} (ports ${part.ports.join(', ')}; ${(await rules()).length} DROP rules)`;
+    case 'delay':
+      delayProxy.setDelay(fault.delayMs ?? 0);
+      return `DELAY services → pgbouncer by ${fault.delayMs ?? 0} ms each way`;
+  }
+}
+
+async function heal(fault: Fault, part: Part, pids: number[], delayProxy: DelayProxy): Promise<void> {
+  switch (fault.kind) {
+    case 'stop':
+      for (const pid of pids) signalGroup(pid, 'SIGCONT');
+      return;
+    case 'kill':
+      await waitFor(() => pids.every((pid) => !alive(pid)), 10_000, `${part.label} to die`);
+      await part.restart();
+      return;
+    case 'partition':
+      await healLinks();
+      return;
+    case 'delay':
+      delayProxy.setDelay(0);
+  }
 }
 
 /** What is wrong with the cluster, if anything: a dead process, no Postgres primary or standby, Redis or RabbitMQ not whole, a front not ready. */

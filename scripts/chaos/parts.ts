@@ -21,6 +21,8 @@ export interface Part {
   label: string;
   /** The process groups (or lone processes) that make the part: signalled together. */
   pids(): number[];
+  /** Its listening ports, which a partition cuts off (links.ts). */
+  ports: number[];
   /** Starts it again after a kill. */
   restart(): void | Promise<void>;
   healthy(): Promise<boolean>;
@@ -68,12 +70,15 @@ export async function rabbitWhole(state: ClusterState): Promise<boolean> {
   return state.rabbitmqNodes.every((node) => running.includes(node));
 }
 
-function service(state: ClusterState, logDir: string, pick: number): Part {
-  const name = SERVICE_REPLICAS[pick % SERVICE_REPLICAS.length] as string;
+function service(state: ClusterState, logDir: string, pick: number, partition: boolean): Part {
+  // A notifier listens only for its health check: a partition takes a replica behind HAProxy.
+  const names = partition ? SERVICE_REPLICAS.filter((name) => !name.startsWith('notifier')) : SERVICE_REPLICAS;
+  const name = names[pick % names.length] as string;
   const [kind, number] = name.split('-') as [keyof ClusterState['ports']['replicas'], string];
   const port = state.ports.replicas[kind][Number(number) - 1] as number;
   return {
     label: name,
+    ports: [port],
     pids: () => [pidOf(state, name)],
     restart: () => replace(state, restartReplica(state.ports, state.env, logDir, name)),
     healthy: async () => (await httpStatus(`http://127.0.0.1:${port}/health/ready`)) === 200,
@@ -87,6 +92,7 @@ async function redis(state: ClusterState, logDir: string, role: 'master' | 'slav
   const name = `redis-${index + 1}`;
   return {
     label: `${name} (${role === 'slave' ? 'replica' : 'master'})`,
+    ports: [state.ports.redis[index]?.port ?? -1, state.ports.redis[index]?.bus ?? -1],
     pids: () => [pidOf(state, name)],
     restart: () => replace(state, startRedisNode(state.dir, state.ports, logDir, 'cluster', index)),
     healthy: () => redisWhole(state),
@@ -100,6 +106,8 @@ async function postgres(state: ClusterState, logDir: string, primary: boolean): 
   const name = `patroni-${index + 1}`;
   return {
     label: `${name} (${primary ? 'primary' : 'standby'})`,
+    // Its Postgres (clients through HAProxy and pgbouncer, replication); Patroni keeps etcd.
+    ports: [state.ports.postgres[index]?.postgres ?? -1],
     // Patroni, and the postmaster it detached into a session of its own (every backend with it).
     pids: () => [pidOf(state, name), postmasterPid(state.dir, index) ?? -1].filter((pid) => pid > 0),
     restart: () => replace(state, startPatroniNode(state.dir, state.ports, logDir, postgresUser(), index)),
@@ -112,6 +120,7 @@ function rabbit(state: ClusterState, logDir: string, pick: number): Part {
   const name = `rabbitmq-${index + 1}`;
   return {
     label: name,
+    ports: [state.ports.rabbitmq[index]?.amqp ?? -1, state.ports.rabbitmq[index]?.dist ?? -1],
     pids: () => [pidOf(state, name), rabbitPid(state.dir, index) ?? -1].filter((pid) => pid > 0 && alive(pid)),
     restart: () => replace(state, startRabbitNode(state.dir, state.ports, logDir, index)),
     healthy: async () => (await portOpen(state.ports.rabbitmq[index]?.amqp as number)) && rabbitWhole(state),
@@ -121,6 +130,7 @@ function rabbit(state: ClusterState, logDir: string, pick: number): Part {
 function pgbouncer(state: ClusterState, logDir: string): Part {
   return {
     label: 'pgbouncer',
+    ports: [state.ports.pgbouncer],
     pids: () => [pidOf(state, 'pgbouncer')],
     restart: async () => replace(state, await startClusterPgbouncer(state.dir, state.ports, logDir)),
     healthy: () => portOpen(state.ports.pgbouncer),
@@ -131,7 +141,7 @@ export async function partOf(state: ClusterState, fault: Fault): Promise<Part> {
   const logDir = path.join(state.dir, 'logs');
   switch (fault.target) {
     case 'service':
-      return service(state, logDir, fault.pick);
+      return service(state, logDir, fault.pick, fault.kind === 'partition');
     case 'redis-master':
       return redis(state, logDir, 'master', fault.pick);
     case 'redis-replica':

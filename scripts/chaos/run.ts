@@ -5,7 +5,10 @@
  * seed's schedule says, heals, settles unknown debits by replaying them, reads the ledger and the
  * alerts, writes the history (JSON lines) and checks it (checker/). Exits 1 on any anomaly.
  * `--fault` sets the user service's test-only TEST_FAULT (services/user/src/test-fault.ts).
+ * It runs in a network namespace of its own (netns.ts), where the nemesis cuts and slows links
+ * (links.ts), and ends with `pnpm admin verify-ledger` over every account.
  */
+import { execFile } from 'node:child_process';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,12 +16,15 @@ import { parseArgs } from 'node:util';
 import { createPool } from '@platform/db';
 import { silentLogger, startSmtpCapture, startWebhookReceiver } from '@platform/testing';
 import { clusterDown, clusterUp } from '../cluster/cluster';
+import { allocatePorts, DEFAULT_BASE_PORT } from '../cluster/state';
 import { waitFor } from '../cluster/processes';
 import { Api } from './api';
 import { check, verdict } from './checker';
 import { crossings } from './checker/alerts';
 import { toJsonLines, type History } from './history';
+import { healLinks, prepareLinks, rules, startDelayProxy } from './links';
 import { runNemesis, wholeness } from './nemesis';
+import { ownNamespace, runInOwnNamespace } from './netns';
 import { readAccounts, readAlerts } from './observe';
 import { Recorder } from './recorder';
 import { describeFault, schedule } from './schedule';
@@ -33,18 +39,44 @@ const minutes = Number(values.minutes);
 if (!Number.isInteger(seed) || !(minutes > 0))
   throw new Error('usage: pnpm chaos [--seed N] [--minutes M] [--history FILE] [--fault SPEC]');
 
+/** The delay proxy's port (links.ts), next to the cluster's fixed layout: the namespace is the run's own. */
+const DELAY_PROXY_PORT = DEFAULT_BASE_PORT + 100;
+
+/** `pnpm admin verify-ledger` over every account, on the primary: what it printed when it found a difference. */
+function verifyLedger(directUrl: string): Promise<string[]> {
+  const admin = path.resolve('scripts/admin.ts');
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [...process.execArgv, admin, 'verify-ledger'],
+      { env: { ...process.env, DATABASE_URL: directUrl, DATABASE_DIRECT_URL: directUrl }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        console.log(`verify-ledger: ${error ? `exit ${String(error.code)}` : 'every pool matches its ledger'}`);
+        resolve(error ? [`pnpm admin verify-ledger failed: ${`${stdout}\n${stderr}`.trim().slice(0, 4000)}`] : []);
+      },
+    );
+  });
+}
+
 async function main(): Promise<number> {
+  if (ownNamespace() === undefined) return runInOwnNamespace();
+  await prepareLinks();
   const faults = schedule(seed, minutes);
   console.log(`chaos: seed ${seed}, ${minutes} min, ${faults.length} faults${values.fault ? `, test fault ${values.fault}` : ''}`);
   for (const fault of faults) console.log(`  ${describeFault(fault)}`);
   const smtp = await startSmtpCapture();
   const receiver = await startWebhookReceiver();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chaos-cluster-'));
+  const ports = await allocatePorts(DEFAULT_BASE_PORT);
+  const delayProxy = await startDelayProxy(DELAY_PROXY_PORT, ports.pgbouncer);
   try {
     const state = await clusterUp({
       dir,
+      basePort: DEFAULT_BASE_PORT,
       smtpUrl: smtp.url,
       serviceEnv: {
+        // The services reach pgbouncer through the nemesis's delay proxy.
+        DATABASE_URL: `postgres://postgres@127.0.0.1:${delayProxy.port}/platform`,
         OUTBOX_POLL_MS: '200',
         WEBHOOK_ALLOW_INSECURE: 'true',
         NODE_EXTRA_CA_CERTS: receiver.caFile,
@@ -66,12 +98,14 @@ async function main(): Promise<number> {
     const workload = await prepareWorkload(api);
     const startedAt = Date.now();
     const until = startedAt + minutes * 60_000;
-    const [, nemesis] = await Promise.all([workload.run(until), runNemesis(state, faults, startedAt, until)]);
+    const [, nemesis] = await Promise.all([workload.run(until), runNemesis(state, faults, startedAt, until, delayProxy)]);
+    if ((await rules()).length > 0) nemesis.failures.push('partition rules were left in force');
     const problems = await waitFor(async () => (await wholeness(state)).length === 0, 180_000, 'the cluster to be whole').then(
       () => [],
       async () => wholeness(state),
     );
     await settleUnknownDebits(api, recorder.ops);
+    const ledger = await verifyLedger(state.env.DATABASE_DIRECT_URL as string);
 
     const pool = createPool({ connectionString: state.env.DATABASE_DIRECT_URL as string, logger: silentLogger(), max: 1 });
     const accounts = await readAccounts(pool, workload.accounts).finally(() => pool.end());
@@ -91,13 +125,17 @@ async function main(): Promise<number> {
     const anomalies = check(history);
     console.log(`\nhistory: ${file}\nnemesis:\n${nemesis.log.map((line) => `  ${line}`).join('\n')}`);
     for (const failure of [...nemesis.failures, ...problems]) console.log(`NEMESIS: ${failure}`);
+    for (const failure of ledger) console.log(`LEDGER: ${failure}`);
     console.log(summarize(history));
     console.log(verdict(history, anomalies));
-    return anomalies.length > 0 || nemesis.failures.length > 0 || problems.length > 0 ? 1 : 0;
+    return anomalies.length + nemesis.failures.length + problems.length + ledger.length > 0 ? 1 : 0;
   } finally {
+    delayProxy.setDelay(0);
+    await healLinks();
     await clusterDown({ dir, keepFiles: process.env.CLUSTER_KEEP_FILES === '1' });
     await smtp.close();
     await receiver.close();
+    await delayProxy.close();
   }
 }
 

@@ -1,4 +1,4 @@
-import { describeFault, mulberry32, schedule } from './schedule';
+import { DELAY_MS, describeFault, mulberry32, schedule } from './schedule';
 
 describe('the nemesis schedule', () => {
   test('is a pure function of the seed: the same seed gives the same faults, another seed others', () => {
@@ -19,12 +19,37 @@ describe('the nemesis schedule', () => {
     expect(new Set(faults.map((fault) => fault.target))).toEqual(
       new Set(['service', 'redis-master', 'redis-replica', 'postgres-primary', 'postgres-standby', 'rabbitmq', 'pgbouncer']),
     );
-    expect(new Set(faults.map((fault) => fault.kind))).toEqual(new Set(['kill', 'stop']));
+    expect(new Set(faults.map((fault) => fault.kind))).toEqual(new Set(['kill', 'stop', 'partition', 'delay']));
+  });
+
+  test('partitions cut the parts whose ports carry their links; delays slow the link to pgbouncer within their range', () => {
+    const faults = schedule(41, 30);
+    const partitions = faults.filter((fault) => fault.kind === 'partition');
+    const delays = faults.filter((fault) => fault.kind === 'delay');
+    expect(partitions.length).toBeGreaterThan(10);
+    expect(partitions.map((fault) => fault.target)).not.toContain('postgres-standby');
+    expect(delays.length).toBeGreaterThan(3);
+    for (const delay of delays) {
+      expect(delay.target).toBe('pgbouncer');
+      expect(delay.delayMs).toBeGreaterThanOrEqual(DELAY_MS[0]);
+      expect(delay.delayMs).toBeLessThan(DELAY_MS[1]);
+    }
+    expect(faults.filter((fault) => fault.kind !== 'delay').every((fault) => fault.delayMs === undefined)).toBe(true);
+  });
+
+  test('the CI seeds (.ci/run: 8 and 12, 1.5 minutes) each cut a part off at least once', () => {
+    for (const seed of [8, 12]) expect(schedule(seed, 1.5).some((fault) => fault.kind === 'partition')).toBe(true);
   });
 
   test('prints each fault on a line', () => {
     expect(describeFault({ atMs: 12_500, kind: 'stop', target: 'pgbouncer', pick: 3, holdMs: 2000 })).toBe(
       '  12.5 s  pgbouncer #3  SIGSTOP for 2000 ms',
+    );
+    expect(describeFault({ atMs: 3000, kind: 'partition', target: 'redis-master', pick: 1, holdMs: 1500 })).toBe(
+      '   3.0 s  redis-master #1  cut off (iptables DROP both ways) for 1500 ms',
+    );
+    expect(describeFault({ atMs: 3000, kind: 'delay', target: 'pgbouncer', pick: 1, holdMs: 4000, delayMs: 120 })).toBe(
+      '   3.0 s  pgbouncer #1  link from the services slowed by 120 ms each way for 4000 ms',
     );
   });
 

@@ -1,6 +1,7 @@
 /**
- * The nemesis's schedule: which part is killed (SIGKILL, then started again) or stopped
- * (SIGSTOP, then SIGCONT), when and for how long, as a pure function of the seed, so that a run
+ * The nemesis's schedule: which part is killed (SIGKILL, then started again), stopped (SIGSTOP,
+ * then SIGCONT) or cut off by a partition (links.ts), or when the link from the services to
+ * pgbouncer is slowed, when and for how long, as a pure function of the seed, so that a run
  * is repeated by its seed. One fault at a time: each starts no earlier than its `atMs`, and no
  * earlier than the previous one healed (the nemesis waits for that).
  */
@@ -17,7 +18,7 @@ export function mulberry32(seed: number): () => number {
   };
 }
 
-export type FaultKind = 'kill' | 'stop';
+export type FaultKind = 'kill' | 'stop' | 'partition' | 'delay';
 export type Target = 'service' | 'redis-master' | 'redis-replica' | 'postgres-primary' | 'postgres-standby' | 'rabbitmq' | 'pgbouncer';
 
 /** The service replicas the nemesis may hit (the categorization service takes no part in the workload). */
@@ -30,8 +31,10 @@ export interface Fault {
   target: Target;
   /** Which of the target's candidates (taken modulo how many there are when it strikes). */
   pick: number;
-  /** How long the part stays stopped, or dead before it is started again. */
+  /** How long the part stays stopped, cut off or slowed, or dead before it is started again. */
   holdMs: number;
+  /** A delay's added latency, each way (ms). */
+  delayMs?: number;
 }
 
 /** Relative weights: the services and Redis are hit most often, Postgres and RabbitMQ (slow to heal) less. */
@@ -46,6 +49,8 @@ const TARGETS: Array<[Target, number]> = [
 ];
 
 const WARM_UP_MS = 10_000;
+/** A delay's range, each way: a request's few round trips stay within the contract's 5 s. */
+export const DELAY_MS = [50, 250] as const;
 /** The last fault starts this long before the end, so that the run ends on a healed cluster. */
 const QUIET_END_MS = 30_000;
 
@@ -64,16 +69,27 @@ export function schedule(seed: number, minutes: number): Fault[] {
   const total = TARGETS.reduce((sum, [, weight]) => sum + weight, 0);
   const faults: Fault[] = [];
   for (let at = WARM_UP_MS + between(0, 5000); at < minutes * 60_000 - QUIET_END_MS;) {
-    const target = pickWeighted(random() * total);
-    const kind: FaultKind = random() < 0.5 ? 'kill' : 'stop';
-    const holdMs = kind === 'stop' ? between(1000, 6000) : between(1000, 5000);
-    faults.push({ atMs: at, kind, target, pick: between(0, 1000), holdMs });
+    const roll = random();
+    const kind: FaultKind = roll < 0.35 ? 'kill' : roll < 0.65 ? 'stop' : roll < 0.9 ? 'partition' : 'delay';
+    // A delay is always of the link from the services to pgbouncer.
+    const picked = kind === 'delay' ? 'pgbouncer' : pickWeighted(random() * total);
+    // The standby's own port carries nothing the platform uses (it replicates over the primary's).
+    const target = kind === 'partition' && picked === 'postgres-standby' ? 'postgres-primary' : picked;
+    const holdMs = kind === 'kill' ? between(1000, 5000) : kind === 'delay' ? between(3000, 10_000) : between(1000, 6000);
+    const fault: Fault = { atMs: at, kind, target, pick: between(0, 1000), holdMs };
+    if (kind === 'delay') fault.delayMs = between(DELAY_MS[0], DELAY_MS[1]);
+    faults.push(fault);
     at += holdMs + between(8000, 20_000);
   }
   return faults;
 }
 
 export function describeFault(fault: Fault): string {
-  const what = fault.kind === 'kill' ? `SIGKILL, restarted after ${fault.holdMs} ms` : `SIGSTOP for ${fault.holdMs} ms`;
+  const what = {
+    kill: `SIGKILL, restarted after ${fault.holdMs} ms`,
+    stop: `SIGSTOP for ${fault.holdMs} ms`,
+    partition: `cut off (iptables DROP both ways) for ${fault.holdMs} ms`,
+    delay: `link from the services slowed by ${fault.delayMs ?? 0} ms each way for ${fault.holdMs} ms`,
+  }[fault.kind];
   return `${(fault.atMs / 1000).toFixed(1).padStart(6)} s  ${fault.target} #${fault.pick}  ${what}`;
 }

@@ -46,21 +46,30 @@ describe('the local cluster prerequisites', () => {
       'rabbitmq-server',
       'postgresql',
       'postgresql-client',
+      'iproute2',
+      'iptables',
     ]);
     expect(() => assertPrerequisites(locations)).toThrow(
       new Error(
-        'the local cluster needs programs that are not installed: apt-get install etcd-server patroni haproxy pgbouncer redis-server redis-tools rabbitmq-server postgresql postgresql-client (then pnpm cluster up again)',
+        'the local cluster needs programs that are not installed: apt-get install etcd-server patroni haproxy pgbouncer redis-server redis-tools rabbitmq-server postgresql postgresql-client iproute2 iptables (then pnpm cluster up again)',
       ),
     );
   });
 
   it('when some are installed, then only the others are named; a file that is not executable does not count', () => {
     const { locations, install, root } = aMachine();
-    ['bin/etcd', 'bin/patroni', 'bin/redis-server', 'bin/redis-cli', 'bin/psql', 'sbin/pgbouncer', 'postgresql/15/bin/postgres'].forEach(
-      install,
-    );
+    [
+      'bin/etcd',
+      'bin/patroni',
+      'bin/redis-server',
+      'bin/redis-cli',
+      'bin/psql',
+      'bin/ip',
+      'sbin/pgbouncer',
+      'postgresql/15/bin/postgres',
+    ].forEach(install);
     writeFileSync(path.join(root, 'bin/haproxy'), 'not a program');
-    expect(missingPackages(locations)).toEqual(['haproxy', 'rabbitmq-server']);
+    expect(missingPackages(locations)).toEqual(['haproxy', 'rabbitmq-server', 'iptables']);
   });
 
   it('when everything is installed, then nothing is missing and the check passes', () => {
@@ -72,6 +81,8 @@ describe('the local cluster prerequisites', () => {
       'bin/redis-server',
       'bin/redis-cli',
       'bin/psql',
+      'bin/ip',
+      'bin/iptables',
       'sbin/pgbouncer',
       'rabbitmq/bin/rabbitmq-server',
       'postgresql/16/bin/postgres',

@@ -53,6 +53,9 @@ function programs(at: Locations): Array<{ found: boolean; debianPackage: string 
     { found: executable(path.join(at.rabbitmqBin, 'rabbitmq-server')), debianPackage: 'rabbitmq-server' },
     { found: postgresBin !== undefined && executable(path.join(postgresBin, 'postgres')), debianPackage: 'postgresql' },
     named('psql', 'postgresql-client'),
+    // The chaos run on the cluster (scripts/chaos): its network namespace and its partitions.
+    named('ip', 'iproute2'),
+    named('iptables', 'iptables'),
   ];
 }
 
