@@ -26,10 +26,10 @@ import {
   type SmtpCapture,
 } from '@platform/testing';
 import { closeRedis, connectRedis } from '@platform/credentials';
-import { loadConfig as loadAuthConfig, runAuthService } from '../services/auth/src';
-import { DEFAULT_TAXONOMY_FILE, loadConfig as loadCategorizationConfig, runCategorizationService } from '../services/categorization/src';
-import { loadConfig as loadNotifierConfig, runNotifierService } from '../services/notifier/src';
-import { loadConfig as loadUserConfig, runUserService } from '../services/user/src';
+import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
+import { DEFAULT_TAXONOMY_FILE, loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
+import { loadConfig as loadNotifierConfig, runNotifierService } from '@platform/notifier';
+import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
 import { DECLARED_ROUTES } from './contract/support/declared-endpoints';
 
 const ADMIN_TOKEN = `hostile-admin-token-${uniqueId()}-0123456789`;

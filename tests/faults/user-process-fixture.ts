@@ -23,7 +23,7 @@ import {
   type PrivateDatabase,
   type ServiceProcess,
 } from '@platform/testing';
-import { loadConfig as loadAuthConfig, runAuthService } from '../../services/auth/src';
+import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
 
 const ROOT = path.resolve(__dirname, '../..');
 export const ADMIN_TOKEN = 'access-grants-test-admin-token-of-32-characters-or-more';
