@@ -12,7 +12,11 @@ import { createLogger } from '@platform/runtime';
 import { operationsRoutes } from '@platform/kernel';
 import { createApp as createAuthApp, loadConfig as loadAuthConfig, type AuthDeps } from '@platform/auth';
 import { openapi as authDocument } from '@platform/auth/openapi';
-import { createApp as createCategorizationApp, loadConfig as loadCategorizationConfig, type CategorizationDeps } from '@platform/categorization';
+import {
+  createApp as createCategorizationApp,
+  loadConfig as loadCategorizationConfig,
+  type CategorizationDeps,
+} from '@platform/categorization';
 import { openapi as categorizationDocument } from '@platform/categorization/openapi';
 import { createApp as createNotifierApp, loadConfig as loadNotifierConfig, type NotifierDeps } from '@platform/notifier';
 import { openapi as notifierDocument } from '@platform/notifier/openapi';

@@ -23,11 +23,7 @@ import {
   type TestAccount,
 } from '@platform/testing';
 import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
-import {
-  DEFAULT_TAXONOMY_FILE,
-  loadConfig as loadCategorizationConfig,
-  runCategorizationService,
-} from '@platform/categorization';
+import { DEFAULT_TAXONOMY_FILE, loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
 import { loadConfig as loadNotifierConfig, runNotifierService } from '@platform/notifier';
 import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
 import { call, seedBearer } from './http';
