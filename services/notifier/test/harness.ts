@@ -200,3 +200,16 @@ export function useWebhookWorld(label: string, names?: Record<string, string[]>)
   });
   return world;
 }
+
+/** A harness and one notifier for the whole file: started before its tests (members set then), closed after them. */
+export function useStartedHarness(): Harness & { service: NotifierService } {
+  const harness = {} as Harness & { service: NotifierService };
+  beforeAll(async () => {
+    Object.assign(harness, await createHarness());
+    harness.service = await harness.start();
+  });
+  afterAll(async () => {
+    await harness.close?.();
+  });
+  return harness;
+}
