@@ -95,6 +95,34 @@ const sharedLayers = [
   },
 ];
 
+// Tests, scripts and benchmarks reach a service through its package's exports (`@platform/user`,
+// `@platform/user/openapi`, `@platform/user/testing`, …: services/*/package.json), never by a
+// relative path into services/. Proved to fire by scripts/layers.test.ts.
+const SERVICE_BY_PATH = {
+  regex: '^(\\.\\./)+services/',
+  message: "import the service's package (@platform/<service>, or a subpath its package.json exports), not a path into services/.",
+};
+const servicesByPackage = [
+  {
+    files: ['tests/**/*.ts', 'scripts/**/*.{ts,mts}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            SERVICE_BY_PATH,
+            {
+              regex: '^@platform/[\\w-]+/internal/',
+              message: "a service's internals are for its own benchmarks; use what the package exports.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  { files: ['bench/**/*.{ts,mts}'], rules: { 'no-restricted-imports': ['error', { patterns: [SERVICE_BY_PATH] }] } },
+];
+
 // Every test runs in CI: no focused, skipped or todo test (a skipped test passes silently). `.ci/run`
 // also fails when jest reports one. Proved to fire by scripts/layers.test.ts.
 const NOT_RUN = 'every test runs: no .only, .skip or .todo (a test that cannot run yet does not belong on the branch).';
@@ -193,5 +221,6 @@ export default tseslint.config(
   noLeadingSpreadOnHotPath,
   ...layers,
   ...sharedLayers,
+  ...servicesByPackage,
   prettier,
 );

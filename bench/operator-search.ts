@@ -12,7 +12,7 @@ import { createPool, migrate } from '@platform/db';
 import { userMigrations } from '@platform/user/migrations';
 import { createPrivateDatabase, silentLogger, testServers, uniqueId } from '@platform/testing';
 import { runMain } from '@platform/runtime';
-import { loadConfig, runUserService } from '../services/user/src';
+import { loadConfig, runUserService } from '@platform/user';
 
 const ADMIN_TOKEN = 'bench-operator-search-admin-token-0123456789';
 

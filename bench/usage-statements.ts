@@ -20,11 +20,11 @@ import { randomUUID } from 'node:crypto';
 import { createPool, migrate } from '@platform/db';
 import { createPrivateDatabase } from '@platform/testing';
 import { createLogger } from '@platform/runtime';
-import type { BalanceCommitHook } from '../services/user/src/domain/balance-commit-hook';
-import { createBatchCommit } from '../services/user/src/domain/commit-usage-batch';
-import type { Debit, DebitOutcome } from '../services/user/src/domain/usage-batch';
-import { userMigrations } from '../services/user/src/migrations';
-import { createUsageBatchStore } from '../services/user/src/store/usage-batch';
+import type { BalanceCommitHook } from '@platform/user/internal/domain/balance-commit-hook';
+import { createBatchCommit } from '@platform/user/internal/domain/commit-usage-batch';
+import type { Debit, DebitOutcome } from '@platform/user/internal/domain/usage-batch';
+import { userMigrations } from '@platform/user/migrations';
+import { createUsageBatchStore } from '@platform/user/internal/store/usage-batch';
 import { processCpuMicros } from './process-cpu';
 
 const option = (name: string, fallback: number): number => {

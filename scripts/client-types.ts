@@ -9,9 +9,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from 'openapi-typescript';
 import prettier from 'prettier';
-import { openapi as authOpenapi } from '../services/auth/src/openapi';
-import { openapi as categorizationOpenapi } from '../services/categorization/src/openapi';
-import { openapi as userOpenapi } from '../services/user/src/openapi';
+import { openapi as authOpenapi } from '@platform/auth/openapi';
+import { openapi as categorizationOpenapi } from '@platform/categorization/openapi';
+import { openapi as userOpenapi } from '@platform/user/openapi';
 
 const ROOT = path.resolve(__dirname, '..');
 export const GENERATED_DIR = path.join(ROOT, 'packages/client/src/generated');

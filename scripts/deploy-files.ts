@@ -3,10 +3,10 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { loadConfig as loadAuthConfig } from '../services/auth/src/config';
-import { loadConfig as loadCategorizationConfig } from '../services/categorization/src/config';
-import { loadConfig as loadNotifierConfig } from '../services/notifier/src/config';
-import { loadConfig as loadUserConfig } from '../services/user/src/config';
+import { loadConfig as loadAuthConfig } from '@platform/auth/config';
+import { loadConfig as loadCategorizationConfig } from '@platform/categorization/config';
+import { loadConfig as loadNotifierConfig } from '@platform/notifier/config';
+import { loadConfig as loadUserConfig } from '@platform/user/config';
 
 export const ROOT = path.resolve(__dirname, '..');
 

@@ -16,7 +16,7 @@ import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitorin
 import { PodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor';
 import { parseAllDocuments, parse } from 'yaml';
 import { OPTIONAL_SECRET_ENV, renderK8s, ROOT, SECRET_ENV, SERVICE_NAMES, SERVICES, type ServiceName } from './deploy-files';
-import { loadConfig as loadUserConfig } from '../services/user/src/config';
+import { loadConfig as loadUserConfig } from '@platform/user/config';
 
 const K8S = path.join(ROOT, 'k8s');
 

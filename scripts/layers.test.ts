@@ -110,6 +110,26 @@ const CASES: Record<string, Case> = {
     as: 'packages/kernel/src/cors.ts',
     code: "import type { Logger } from '@platform/runtime';\nexport type L = Logger;\n",
   },
+  testReachesServiceByPath: {
+    as: 'tests/openapi-schemas.test.ts',
+    code: "import { openapi } from '../services/user/src/openapi';\nexport const document = openapi;\n",
+  },
+  scriptReachesServiceByPath: {
+    as: 'scripts/migrate.ts',
+    code: "import { userMigrations } from '../services/user/src/migrations';\nexport const migrations = userMigrations;\n",
+  },
+  benchReachesServiceByPath: {
+    as: 'bench/operator-search.ts',
+    code: "import { loadConfig } from '../services/user/src';\nexport const load = loadConfig;\n",
+  },
+  testReachesServiceInternals: {
+    as: 'tests/openapi-schemas.test.ts',
+    code: "import type { Debit } from '@platform/user/internal/domain/usage-batch';\nexport type D = Debit;\n",
+  },
+  testImportsServicePackage: {
+    as: 'tests/openapi-schemas.test.ts',
+    code: "import { openapi } from '@platform/user/openapi';\nexport const document = openapi;\n",
+  },
   inlineErrorMessage: {
     as: 'services/user/src/outbox-relay.ts',
     code: 'export const text = (error: unknown): string => (error instanceof Error ? error.message : String(error));\n',
@@ -200,6 +220,10 @@ describe('layering lint rule', () => {
     'wireImportsExpress',
     'runtimeImportsKernel',
     'runtimeReachesKernelByPath',
+    'testReachesServiceByPath',
+    'scriptReachesServiceByPath',
+    'benchReachesServiceByPath',
+    'testReachesServiceInternals',
   ])('when %s, then no-restricted-imports reports it', (name) => {
     expect(found[name]).toContain('no-restricted-imports');
   });
@@ -235,6 +259,7 @@ describe('layering lint rule', () => {
     'errorMessageHelper',
     'leadingSpreadAtStartUp',
     'spreadAloneOnHotPath',
+    'testImportsServicePackage',
   ])('when %s (the allowed direction), then nothing is reported', (name) => {
     expect(found[name]).toEqual([]);
   });

@@ -9,11 +9,10 @@ import path from 'node:path';
 import { createLogger, type RunningService } from '@platform/runtime';
 import { openInfrastructure } from '@platform/infrastructure';
 import { startEmbeddedPostgres } from './embedded-postgres';
-import { loadConfig as loadAuthConfig, startAuthService } from '../services/auth/src';
-import { loadConfig as loadCategorizationConfig, startCategorizationService } from '../services/categorization/src';
-import { loadConfig as loadNotifierConfig, startNotifierService } from '../services/notifier/src';
-import { loadConfig as loadUserConfig, startUserService } from '../services/user/src';
-import type { UserSeams } from '../services/user/src/deps';
+import { loadConfig as loadAuthConfig, startAuthService } from '@platform/auth';
+import { loadConfig as loadCategorizationConfig, startCategorizationService } from '@platform/categorization';
+import { loadConfig as loadNotifierConfig, startNotifierService } from '@platform/notifier';
+import { loadConfig as loadUserConfig, startUserService, type UserSeams } from '@platform/user';
 
 export interface Platform {
   services: RunningService[];

@@ -20,8 +20,8 @@ import {
   uniqueId,
   type PrivateDatabase,
 } from '@platform/testing';
-import { loadConfig as loadAuthConfig, runAuthService } from '../services/auth/src';
-import { loadConfig as loadUserConfig, runUserService } from '../services/user/src';
+import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
+import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
 
 const ADMIN_TOKEN = 'credits-test-admin-token-0123456789';
 const SERVICE_JWT_SECRET = 'credits-test-service-jwt-secret-0123456789';

@@ -10,22 +10,18 @@
 import type { Express } from 'express';
 import { createLogger } from '@platform/runtime';
 import { operationsRoutes } from '@platform/kernel';
-import { createApp as createAuthApp } from '../services/auth/src/app';
-import { loadConfig as loadAuthConfig } from '../services/auth/src/config';
-import type { AuthDeps } from '../services/auth/src/deps';
-import { openapi as authDocument } from '../services/auth/src/openapi';
-import { createApp as createCategorizationApp } from '../services/categorization/src/app';
-import { loadConfig as loadCategorizationConfig } from '../services/categorization/src/config';
-import type { CategorizationDeps } from '../services/categorization/src/deps';
-import { openapi as categorizationDocument } from '../services/categorization/src/openapi';
-import { createApp as createNotifierApp } from '../services/notifier/src/app';
-import { loadConfig as loadNotifierConfig } from '../services/notifier/src/config';
-import type { NotifierDeps } from '../services/notifier/src/deps';
-import { openapi as notifierDocument } from '../services/notifier/src/openapi';
-import { createApp as createUserApp } from '../services/user/src/app';
-import { loadConfig as loadUserConfig } from '../services/user/src/config';
-import type { UserDeps } from '../services/user/src/deps';
-import { openapi as userDocument } from '../services/user/src/openapi';
+import { createApp as createAuthApp, loadConfig as loadAuthConfig, type AuthDeps } from '@platform/auth';
+import { openapi as authDocument } from '@platform/auth/openapi';
+import {
+  createApp as createCategorizationApp,
+  loadConfig as loadCategorizationConfig,
+  type CategorizationDeps,
+} from '@platform/categorization';
+import { openapi as categorizationDocument } from '@platform/categorization/openapi';
+import { createApp as createNotifierApp, loadConfig as loadNotifierConfig, type NotifierDeps } from '@platform/notifier';
+import { openapi as notifierDocument } from '@platform/notifier/openapi';
+import { createApp as createUserApp, loadConfig as loadUserConfig, type UserDeps } from '@platform/user';
+import { openapi as userDocument } from '@platform/user/openapi';
 
 /** Stands in for any adapter: every member and every call is another stand-in; nothing is ever awaited on it. */
 const anything: unknown = new Proxy(() => undefined, {

@@ -9,27 +9,13 @@ import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import request from 'supertest';
-import { Health, type RunningService } from '@platform/runtime';
+import { Health } from '@platform/runtime';
 import { createHttpApp, mountedPaths } from '@platform/kernel';
 import { createProductGateway } from '@platform/product-gateway';
 import { signServiceJwt } from '@platform/credentials';
-import { createInProcessEventBus } from '@platform/events';
-import {
-  captureLogs,
-  createPrivateDatabase,
-  deleteKeys,
-  silentLogger,
-  startSmtpCapture,
-  testServers,
-  uniqueId,
-  type PrivateDatabase,
-  type SmtpCapture,
-} from '@platform/testing';
-import { closeRedis, connectRedis } from '@platform/credentials';
-import { loadConfig as loadAuthConfig, runAuthService } from '../services/auth/src';
-import { DEFAULT_TAXONOMY_FILE, loadConfig as loadCategorizationConfig, runCategorizationService } from '../services/categorization/src';
-import { loadConfig as loadNotifierConfig, runNotifierService } from '../services/notifier/src';
-import { loadConfig as loadUserConfig, runUserService } from '../services/user/src';
+import { captureLogs, uniqueId } from '@platform/testing';
+import { startPlatform, type Platform } from '@platform/testing/platform';
+import { DEFAULT_TAXONOMY_FILE } from '@platform/categorization';
 import { DECLARED_ROUTES } from './contract/support/declared-endpoints';
 
 const ADMIN_TOKEN = `hostile-admin-token-${uniqueId()}-0123456789`;
@@ -95,52 +81,32 @@ const credential = fc.oneof(
 );
 
 describe('hostile HTTP input: no answer is a 5xx', () => {
-  let db: PrivateDatabase;
-  const services: RunningService[] = [];
+  let platform: Platform;
   const urls: Record<PublicService, string> = { auth: '', user: '', categorization: '' };
   const more = { notifier: '', gateway: '' };
   const logs = captureLogs('hostile');
-  let smtp: SmtpCapture;
   let gatewayServer: Server;
-  const prefix = `test:hostile:${uniqueId()}:`;
-  const bus = createInProcessEventBus();
 
   beforeAll(async () => {
-    db = await createPrivateDatabase('hostile');
-    smtp = await startSmtpCapture();
-    const env = {
-      DATABASE_URL: db.url,
-      REDIS_URL: testServers.redisUrl,
-      REDIS_KEY_PREFIX: prefix,
-      AMQP_URL: testServers.amqpUrl,
-      ADMIN_TOKEN,
-      SERVICE_JWT_SECRET,
-      AUTH_URL: 'http://auth.hostile.test',
-      AUTH_PORT: '0',
-      USER_PORT: '0',
-      CATEGORIZATION_PORT: '0',
-      NOTIFIER_PORT: '0',
-      SMTP_URL: smtp.url,
-      IAB_TAXONOMY_FILE: process.env.IAB_TAXONOMY_FILE ?? DEFAULT_TAXONOMY_FILE,
-      LOG_LEVEL: 'error',
-      // Every generated request comes from one address: the failure limits (tested in their own
-      // files) would answer 429 before the answers these tests look at.
-      AUTH_FAILURES_PER_IP: '1000000',
-    };
     const logger = logs.logger;
-    const user = await runUserService({ config: loadUserConfig(env), logger, given: { bus } });
-    services.push(user);
-    const categorization = await runCategorizationService({ config: loadCategorizationConfig(env), logger });
-    services.push(categorization);
-    const auth = await runAuthService({ config: loadAuthConfig(env), logger });
-    services.push(auth);
-    Object.assign(urls, { auth: auth.url, user: user.url, categorization: categorization.url });
-    const notifier = await runNotifierService({ config: loadNotifierConfig({ ...env, USER_URL: user.url }), logger, given: { bus } });
-    services.push(notifier);
-    more.notifier = notifier.url;
+    platform = await startPlatform({
+      name: 'hostile',
+      logger,
+      bus: 'in-process',
+      env: {
+        ADMIN_TOKEN,
+        SERVICE_JWT_SECRET,
+        IAB_TAXONOMY_FILE: process.env.IAB_TAXONOMY_FILE ?? DEFAULT_TAXONOMY_FILE,
+        // Every generated request comes from one address: the failure limits (tested in their own
+        // files) would answer 429 before the answers these tests look at.
+        AUTH_FAILURES_PER_IP: '1000000',
+      },
+    });
+    Object.assign(urls, { auth: platform.url('auth'), user: platform.url('user'), categorization: platform.url('categorization') });
+    more.notifier = platform.url('notifier');
     // A product of the lookup family, as a product team mounts the gateway (ErrorMessage envelope).
     const product = createHttpApp({ service: 'product-1', logger, health: new Health({}), openapi: {}, envelope: 'errorMessage' });
-    const gateway = createProductGateway({ userUrl: user.url, serviceJwtSecret: SERVICE_JWT_SECRET, productId: 1 });
+    const gateway = createProductGateway({ userUrl: urls.user, serviceJwtSecret: SERVICE_JWT_SECRET, productId: 1 });
     product.app.use(gateway.routes('/whoisserver/WhoisService', (accepted) => ({ domainName: accepted.domainName })));
     gatewayServer = product.finish().listen(0, '127.0.0.1');
     await once(gatewayServer, 'listening');
@@ -150,13 +116,7 @@ describe('hostile HTTP input: no answer is a 5xx', () => {
   afterAll(async () => {
     gatewayServer?.closeAllConnections();
     await new Promise((resolve) => gatewayServer?.close(resolve) ?? resolve(undefined));
-    for (const service of services.reverse()) await service.stop();
-    await bus.close();
-    const redis = await connectRedis(testServers.redisUrl, silentLogger());
-    await deleteKeys(redis, prefix);
-    await closeRedis(redis);
-    await db?.drop();
-    await smtp?.close();
+    await platform?.stop();
   });
 
   it('when generated requests hit every endpoint of auth, user and categorization, then every answer is below 500', async () => {

@@ -15,9 +15,8 @@ import {
   type PrivateDatabase,
   type SmtpCapture,
 } from '@platform/testing';
-import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '../services/notifier/src';
-import { startHarness, testConfig, type Harness } from '../services/user/test/harness';
-import { postUsage, usageBody } from '../services/user/test/usage-calls';
+import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '@platform/notifier';
+import { postUsage, startHarness, testConfig, usageBody, type Harness } from '@platform/user/testing';
 
 describe('metering in batches: both alerts of one batch, in order, once each', () => {
   let db: PrivateDatabase;

@@ -24,8 +24,8 @@ import {
   type PrivateDatabase,
   deleteTopology,
 } from '@platform/testing';
-import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '../services/notifier/src';
-import { ACCESS_RESTRICTED, ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '../services/user/test/harness';
+import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '@platform/notifier';
+import { ACCESS_RESTRICTED, ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '@platform/user/testing';
 
 const PATH = '/whoisserver/WhoisService';
 const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';

@@ -9,24 +9,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { parse } from 'yaml';
-import type { RunningService } from '@platform/runtime';
 import { signServiceJwt } from '@platform/credentials';
 import { createAmqpEventBus, type EventBus } from '@platform/events';
-import {
-  createPrivateDatabase,
-  deleteTopology,
-  eventually,
-  silentLogger,
-  startSmtpCapture,
-  testServers,
-  uniqueId,
-  type PrivateDatabase,
-  type SmtpCapture,
-} from '@platform/testing';
-import { loadConfig as loadAuthConfig, runAuthService } from '../services/auth/src';
-import { DEFAULT_TAXONOMY_FILE, loadConfig as loadCategorizationConfig, runCategorizationService } from '../services/categorization/src';
-import { loadConfig as loadNotifierConfig, runNotifierService } from '../services/notifier/src';
-import { loadConfig as loadUserConfig, runUserService } from '../services/user/src';
+import { eventually, silentLogger, testServers, uniqueId, type SmtpCapture } from '@platform/testing';
+import { startPlatform, type Platform } from '@platform/testing/platform';
 import { metricNames, queriedMetrics, type Dashboard } from './promql-names';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -49,51 +35,18 @@ const alertExpressions = (): string[] => {
 };
 
 describe('dashboard and alert rules against the services’ real /metrics', () => {
-  const started: RunningService[] = [];
-  const exchange = uniqueId('test.observability.');
-  const queue = `${exchange}.balance-changed`;
-  const deadLetterQueue = `${queue}.dead`;
-  let db: PrivateDatabase;
+  let platform: Platform;
   let smtp: SmtpCapture;
   let publisher: EventBus;
   const urls: Record<string, string> = {};
   const exposition: Record<string, string> = {};
 
   beforeAll(async () => {
-    db = await createPrivateDatabase('observability');
-    smtp = await startSmtpCapture();
     const logger = silentLogger();
-    const base = {
-      DATABASE_URL: db.url,
-      REDIS_URL: testServers.redisUrl,
-      REDIS_KEY_PREFIX: `test:observability:${uniqueId()}:`,
-      AMQP_URL: testServers.amqpUrl,
-      SMTP_URL: smtp.url,
-      ADMIN_TOKEN,
-      SERVICE_JWT_SECRET,
-      AUTH_PORT: '0',
-      USER_PORT: '0',
-      CATEGORIZATION_PORT: '0',
-      NOTIFIER_PORT: '0',
-      AUTH_URL: 'http://auth.observability.test',
-      BALANCE_EXCHANGE: exchange,
-      NOTIFIER_QUEUE: queue,
-      NOTIFIER_DEAD_LETTER_QUEUE: deadLetterQueue,
-      IAB_TAXONOMY_FILE: DEFAULT_TAXONOMY_FILE,
-      OUTBOX_POLL_MS: '100',
-    };
-    const run = async (name: string, service: Promise<RunningService>): Promise<void> => {
-      const running = await service;
-      started.push(running);
-      urls[name] = running.url;
-    };
-    await run('user', runUserService({ config: loadUserConfig(base), logger }));
-    await run('categorization', runCategorizationService({ config: loadCategorizationConfig(base), logger }));
-    await run('auth', runAuthService({ config: loadAuthConfig(base), logger }));
-    const notifier = await runNotifierService({ config: loadNotifierConfig({ ...base, USER_URL: urls.user }), logger });
-    started.push(notifier);
-    urls.notifier = notifier.url;
-    await notifier.consuming;
+    platform = await startPlatform({ name: 'observability', env: { ADMIN_TOKEN, SERVICE_JWT_SECRET, OUTBOX_POLL_MS: '100' } });
+    smtp = platform.smtp as SmtpCapture;
+    for (const [name, service] of Object.entries(platform.services)) urls[name] = service.url;
+    const exchange = platform.exchange;
     publisher = createAmqpEventBus({ url: testServers.amqpUrl, exchange, logger, connectionName: 'observability-test' });
 
     // One of each thing the dashboard counts: a token, a debit, a category list, a poison event.
@@ -144,10 +97,7 @@ describe('dashboard and alert rules against the services’ real /metrics', () =
 
   afterAll(async () => {
     await publisher?.close();
-    for (const service of started.reverse()) await service.stop();
-    await smtp?.close();
-    await deleteTopology(testServers.amqpUrl, { queues: [queue, deadLetterQueue], exchanges: [exchange, `${exchange}.dlx`] });
-    await db?.drop();
+    await platform?.stop();
   });
 
   const exposed = (): Set<string> =>

@@ -5,10 +5,10 @@
  * its reason.
  */
 import { openApiDocument, operationsRoutes } from '@platform/kernel';
-import { openapi as authDocument } from '../services/auth/src/openapi';
-import { openapi as categorizationDocument } from '../services/categorization/src/openapi';
-import { openapi as notifierDocument } from '../services/notifier/src/openapi';
-import { openapi as userDocument } from '../services/user/src/openapi';
+import { openapi as authDocument } from '@platform/auth/openapi';
+import { openapi as categorizationDocument } from '@platform/categorization/openapi';
+import { openapi as notifierDocument } from '@platform/notifier/openapi';
+import { openapi as userDocument } from '@platform/user/openapi';
 
 interface Schema {
   $ref?: string;

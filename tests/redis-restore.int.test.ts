@@ -12,9 +12,9 @@ import type { RunningService } from '@platform/runtime';
 import { signServiceJwt } from '@platform/credentials';
 import { createInProcessEventBus } from '@platform/events';
 import { eventually, serviceTestEnv, silentLogger, startPrivateRedis, testServers, type PrivateRedis } from '@platform/testing';
-import { loadConfig as loadAuthConfig, runAuthService } from '../services/auth/src';
-import { loadConfig as loadCategorizationConfig, runCategorizationService } from '../services/categorization/src';
-import { loadConfig as loadUserConfig, runUserService } from '../services/user/src';
+import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
+import { loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
+import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
 
 const ADMIN_TOKEN = 'restore-test-admin-token-0123456789';
 const SERVICE_JWT_SECRET = 'restore-test-service-jwt-secret-0123456789';

@@ -11,9 +11,9 @@ import { userMigrations } from '@platform/user/migrations';
 import { createInProcessEventBus } from '@platform/events';
 import { closeRedis, connectRedis, createRedisAccessStore, type AccessStore } from '@platform/credentials';
 import { anAccount, deleteKeys, silentLogger, startTcpProxy, testServers, uniqueId, type TcpProxy } from '@platform/testing';
-import { loadConfig as loadAuthConfig, runAuthService } from '../services/auth/src';
-import { loadConfig as loadCategorizationConfig, runCategorizationService } from '../services/categorization/src';
-import { loadConfig as loadUserConfig, runUserService } from '../services/user/src';
+import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
+import { loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
+import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
 
 const ADMIN_TOKEN = 'revocation-test-admin-token-0123456789';
 const REDIS_PORT = Number(new URL(testServers.redisUrl).port || 6379);

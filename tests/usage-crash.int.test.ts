@@ -8,7 +8,6 @@
  * (TEST_PAUSE_AT), so some debits are known to be committed and unanswered.
  */
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import type pg from 'pg';
 import { closeRedis, connectRedis, createRedisAccessStore, signServiceJwt, type AccessStore } from '@platform/credentials';
 import type { Redis } from 'ioredis';
@@ -19,16 +18,14 @@ import {
   deleteKeys,
   deleteTopology,
   eventually,
-  freePort,
   silentLogger,
-  startServiceProcess,
   testServers,
   uniqueId,
   type PrivateDatabase,
   type ServiceProcess,
 } from '@platform/testing';
+import { startServiceOf } from '@platform/testing/platform';
 
-const ROOT = path.resolve(__dirname, '..');
 const SERVICE_JWT_SECRET = 'usage-crash-test-service-jwt-secret-0123456789';
 const CREDITS = 1_000_000;
 const WORKERS = 24;
@@ -48,14 +45,9 @@ describe('usage API: SIGKILL in the middle of batches', () => {
   let access: AccessStore;
   let user: ServiceProcess | undefined;
 
-  const start = async (pauseAt?: string): Promise<ServiceProcess> => {
-    const port = await freePort(PORTS);
-    return startServiceProcess({
-      script: 'services/user/src/main.ts',
-      cwd: ROOT,
-      port,
+  const start = (pauseAt?: string): Promise<ServiceProcess> =>
+    startServiceOf('user', {
       env: {
-        PATH: process.env.PATH,
         DATABASE_URL: db.url,
         REDIS_URL: testServers.redisUrl,
         AMQP_URL: testServers.amqpUrl,
@@ -63,14 +55,12 @@ describe('usage API: SIGKILL in the middle of batches', () => {
         REDIS_KEY_PREFIX: `${exchange}:`,
         ADMIN_TOKEN: 'usage-crash-test-admin-token-0123456789',
         SERVICE_JWT_SECRET,
-        USER_PORT: String(port),
-        LOG_LEVEL: 'warn',
         // Every batch waits a little for company: at any moment one is forming or committing.
         USAGE_BATCH_MAX_WAIT_MS: '5',
-        ...(pauseAt === undefined ? {} : { TEST_PAUSE_AT: pauseAt }),
       },
+      ports: PORTS,
+      ...(pauseAt === undefined ? {} : { pauseAt }),
     });
-  };
 
   beforeAll(async () => {
     db = await createPrivateDatabase('usage_crash');

@@ -18,9 +18,8 @@ import {
   type SmtpCapture,
   type WebhookReceiver,
 } from '@platform/testing';
-import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '../services/notifier/src';
-import { startHarness, testConfig, type Harness } from '../services/user/test/harness';
-import { postUsage, usageBody } from '../services/user/test/usage-calls';
+import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '@platform/notifier';
+import { postUsage, startHarness, testConfig, usageBody, type Harness } from '@platform/user/testing';
 
 describe('balance webhooks under a race of debits, two notifier replicas and a restart', () => {
   let db: PrivateDatabase;

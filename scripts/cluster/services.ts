@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { loadConfig as loadUserConfig } from '../../services/user/src/config';
+import { loadConfig as loadUserConfig } from '@platform/user/config';
 import { httpStatus, startDetached, tail, waitFor } from './processes';
 import { HTTP_SERVICES, type ClusterPorts, type ClusterProcess } from './state';
 

@@ -13,9 +13,9 @@
  */
 import { mountedPaths, validateDocument, type RouteDeclaration } from '@platform/kernel';
 import { uniqueId } from '@platform/testing';
-import { openapi as authDocument } from '../../services/auth/src/openapi';
-import { openapi as categorizationDocument } from '../../services/categorization/src/openapi';
-import { openapi as userDocument } from '../../services/user/src/openapi';
+import { openapi as authDocument } from '@platform/auth/openapi';
+import { openapi as categorizationDocument } from '@platform/categorization/openapi';
+import { openapi as userDocument } from '@platform/user/openapi';
 import { ADMIN_TOKEN, bearer, serviceJwt, usePlatform, type HttpRequest } from './support';
 import { DECLARED_ROUTES, type PublicService } from './support/declared-endpoints';
 

@@ -23,7 +23,7 @@ import {
   type SmtpCapture,
   type TestAccount,
 } from '@platform/testing';
-import { startChild, type ChildService } from './child-process';
+import { REPOSITORY_ROOT, startChildProcess, type ChildProcessHandle } from '@platform/testing/platform';
 import { verifyLedgerAfterAll } from './ledger-check';
 
 const ACCOUNTS = 100;
@@ -33,7 +33,7 @@ describe('notifier killed mid-batch while SMTP refuses for a while', () => {
   let pool: pg.Pool;
   let smtp: SmtpCapture;
   let publisher: EventBus;
-  const running: ChildService[] = [];
+  const running: ChildProcessHandle[] = [];
   const exchange = uniqueId('test.notifierkill.');
   const queue = `${exchange}.notifier`;
 
@@ -57,10 +57,10 @@ describe('notifier killed mid-batch while SMTP refuses for a while', () => {
     await db?.drop();
   });
 
-  const startNotifier = async (): Promise<ChildService> => {
-    const child = await startChild(
-      'services/notifier/src/main.ts',
-      {
+  const startNotifier = async (): Promise<ChildProcessHandle> => {
+    const child = await startChildProcess('services/notifier/src/main.ts', {
+      cwd: REPOSITORY_ROOT,
+      env: {
         DATABASE_URL: db.url,
         AMQP_URL: testServers.amqpUrl,
         SMTP_URL: smtp.url,
@@ -76,8 +76,8 @@ describe('notifier killed mid-batch while SMTP refuses for a while', () => {
         NOTIFIER_MAIL_LEASE_MS: '3000',
         LOG_LEVEL: 'info',
       },
-      /"message":"listening"/,
-    );
+      ready: /"message":"listening"/,
+    });
     running.push(child);
     const url = /"message":"listening"[^\n]*"url":"(http:\/\/[^"]+)"/.exec(child.output())?.[1] as string;
     // Ready once its consumer is attached (queue declared and bound).

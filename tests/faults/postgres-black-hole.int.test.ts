@@ -19,7 +19,7 @@ import {
   type PrivateDatabase,
   type TcpProxy,
 } from '@platform/testing';
-import { SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '../../services/user/test/harness';
+import { SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '@platform/user/testing';
 import { verifyLedgerAfterAll } from './ledger-check';
 
 const BUDGET_MS = 5000;

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { signServiceJwt } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { deleteKeys, eventually, silentLogger, startPrivatePostgres, uniqueId, type PrivatePostgres } from '@platform/testing';
-import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '../../services/user/test/harness';
+import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '@platform/user/testing';
 import { errorMessage } from '@platform/runtime';
 import { verifyLedgerAfterAll } from './ledger-check';
 

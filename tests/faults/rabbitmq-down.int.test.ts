@@ -21,8 +21,8 @@ import {
   type SmtpCapture,
   type TcpProxy,
 } from '@platform/testing';
-import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '../../services/notifier/src';
-import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '../../services/user/test/harness';
+import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '@platform/notifier';
+import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '@platform/user/testing';
 import { verifyLedgerAfterAll } from './ledger-check';
 
 const OUTAGE_MS = 30_000;

@@ -24,8 +24,8 @@ import {
   type TcpProxy,
   unpublishedEvents,
 } from '@platform/testing';
-import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '../../services/notifier/src';
-import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '../../services/user/test/harness';
+import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '@platform/notifier';
+import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '@platform/user/testing';
 import { verifyLedgerAfterAll } from './ledger-check';
 
 const ACCOUNTS = 12;

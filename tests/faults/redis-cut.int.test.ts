@@ -18,7 +18,7 @@ import {
   type PrivateDatabase,
   type TcpProxy,
 } from '@platform/testing';
-import { platformUrl, startChild, type ChildService } from './child-process';
+import { startPlatform, type EmbeddedPlatform } from '@platform/testing/platform';
 import { errorMessage } from '@platform/runtime';
 import { verifyLedgerAfterAll } from './ledger-check';
 
@@ -39,7 +39,7 @@ async function status(url: string, init: RequestInit = {}): Promise<Status> {
 describe('Redis cut during load', () => {
   let db: PrivateDatabase;
   let proxy: TcpProxy;
-  let platform: ChildService;
+  let platform: EmbeddedPlatform;
   let pool: pg.Pool;
   let redis: Awaited<ReturnType<typeof connectRedis>>;
   const prefix = `test:rediscut:${uniqueId()}:`;
@@ -48,9 +48,9 @@ describe('Redis cut during load', () => {
   beforeAll(async () => {
     db = await createPrivateDatabase('rediscut');
     proxy = await startTcpProxy(Number(new URL(testServers.redisUrl).port || 6379));
-    platform = await startChild(
-      'scripts/start-all.ts',
-      {
+    platform = await startPlatform({
+      mode: 'embedded',
+      env: {
         DATABASE_URL: db.url,
         REDIS_URL: proxy.url(testServers.redisUrl),
         REDIS_KEY_PREFIX: prefix,
@@ -65,9 +65,8 @@ describe('Redis cut during load', () => {
         LOG_LEVEL: 'error',
         DATA_DIR: `/tmp/${uniqueId('aap-rediscut-')}`,
       },
-      /admin token/,
-    );
-    urls = { auth: platformUrl(platform.output(), 'auth'), user: platformUrl(platform.output(), 'user') };
+    });
+    urls = { auth: platform.urls.auth, user: platform.urls.user };
     pool = createPool({ connectionString: db.url, logger: silentLogger(), max: 2 });
     redis = await connectRedis(testServers.redisUrl, silentLogger());
   }, 120_000);

@@ -4,7 +4,6 @@
  * with a pause point (TEST_PAUSE_AT, services/user/src/pause-point.ts), so a test can stop one at
  * an exact step, look at what the other services answer, then resume it, kill it or break it.
  */
-import path from 'node:path';
 import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import { closeRedis, connectRedis, createRedisAccessStore, type AccessStore } from '@platform/credentials';
@@ -14,19 +13,16 @@ import {
   createPrivateDatabase,
   deleteKeys,
   deleteTopology,
-  eventually,
-  freePort,
   silentLogger,
-  startServiceProcess,
   testServers,
   uniqueId,
   type PrivateDatabase,
   type ServiceProcess,
 } from '@platform/testing';
-import { loadConfig as loadAuthConfig, runAuthService } from '../../services/auth/src';
+import { pausedAt, startServiceOf } from '@platform/testing/platform';
+import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
 import { verifyLedgerAfterAll } from './ledger-check';
 
-const ROOT = path.resolve(__dirname, '../..');
 export const ADMIN_TOKEN = 'access-grants-test-admin-token-of-32-characters-or-more';
 export const SERVICE_JWT_SECRET = 'access-grants-test-service-jwt-secret-0123456789';
 
@@ -64,26 +60,17 @@ export function useUserProcessFixture(name: string, ports: { from: number; to: n
   const fixture = { prefix: `${exchange}:` } as UserProcessFixture;
 
   fixture.startUser = async (pauseAt, extra = {}) => {
-    const port = await freePort(ports);
-    const user = await startServiceProcess({
-      script: 'services/user/src/main.ts',
-      cwd: ROOT,
-      port,
-      env: {
-        PATH: process.env.PATH,
-        DATABASE_URL: fixture.db.url,
-        REDIS_URL: testServers.redisUrl,
-        AMQP_URL: testServers.amqpUrl,
-        BALANCE_EXCHANGE: exchange,
-        REDIS_KEY_PREFIX: fixture.prefix,
-        ADMIN_TOKEN,
-        SERVICE_JWT_SECRET,
-        USER_PORT: String(port),
-        LOG_LEVEL: 'warn',
-        ...(pauseAt === undefined ? {} : { TEST_PAUSE_AT: pauseAt }),
-        ...extra,
-      },
-    });
+    const env = {
+      DATABASE_URL: fixture.db.url,
+      REDIS_URL: testServers.redisUrl,
+      AMQP_URL: testServers.amqpUrl,
+      BALANCE_EXCHANGE: exchange,
+      REDIS_KEY_PREFIX: fixture.prefix,
+      ADMIN_TOKEN,
+      SERVICE_JWT_SECRET,
+      ...extra,
+    };
+    const user = await startServiceOf('user', { env, ports, ...(pauseAt === undefined ? {} : { pauseAt }) });
     running.add(user);
     return user;
   };
@@ -96,8 +83,7 @@ export function useUserProcessFixture(name: string, ports: { from: number; to: n
     await user.stop(1000);
     running.delete(user);
   };
-  fixture.pausedAt = (user, point) =>
-    eventually(() => (user.output().includes(`PAUSED AT ${point}`) ? true : undefined), 20_000, `the user service paused at ${point}`);
+  fixture.pausedAt = pausedAt;
   fixture.admin = (user, pathname, body, method = 'POST') =>
     fetch(`${user.url}${pathname}`, {
       method,

@@ -34,13 +34,13 @@ import {
   type TcpProxy,
   type TestAccount,
 } from '@platform/testing';
-import { categorizationMigrations } from '../../services/categorization/src/migrations';
-import { notifierMigrations } from '../../services/notifier/src/migrations';
-import { userMigrations } from '../../services/user/src/migrations';
-import { loadConfig as loadAuthConfig, runAuthService } from '../../services/auth/src';
-import { loadConfig as loadCategorizationConfig, runCategorizationService } from '../../services/categorization/src';
-import { loadConfig as loadNotifierConfig, runNotifierService } from '../../services/notifier/src';
-import { loadConfig as loadUserConfig, runUserService } from '../../services/user/src';
+import { categorizationMigrations } from '@platform/categorization/migrations';
+import { notifierMigrations } from '@platform/notifier/migrations';
+import { userMigrations } from '@platform/user/migrations';
+import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
+import { loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
+import { loadConfig as loadNotifierConfig, runNotifierService } from '@platform/notifier';
+import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
 import { ADMIN_TOKEN, SERVICE_JWT_SECRET, bearer, call, seedBearer, serviceJwt } from '../contract/support';
 
 const logger = silentLogger();

@@ -14,9 +14,9 @@ import {
   uniqueId,
   type LocalRedisCluster,
 } from '@platform/testing';
-import { loadConfig as loadAuthConfig, runAuthService } from '../../services/auth/src';
-import { loadConfig as loadCategorizationConfig, runCategorizationService } from '../../services/categorization/src';
-import { loadConfig as loadUserConfig, runUserService } from '../../services/user/src';
+import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
+import { loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
+import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
 
 export const ADMIN_TOKEN = 'redis-cluster-test-admin-token-0123456789';
 const SERVICE_JWT_SECRET = 'redis-cluster-test-service-jwt-secret-0123456789';

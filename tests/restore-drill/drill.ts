@@ -7,9 +7,9 @@ import type { RunningService } from '@platform/runtime';
 import { signServiceJwt } from '@platform/credentials';
 import { createInProcessEventBus, type EventBus } from '@platform/events';
 import { serviceTestEnv, silentLogger, sourceNodeArgs } from '@platform/testing';
-import { loadConfig as loadAuthConfig, runAuthService } from '../../services/auth/src';
-import { loadConfig as loadCategorizationConfig, runCategorizationService } from '../../services/categorization/src';
-import { loadConfig as loadUserConfig, runUserService } from '../../services/user/src';
+import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
+import { loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
+import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');

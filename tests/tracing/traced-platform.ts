@@ -3,8 +3,8 @@ import type { InMemorySpanExporter, ReadableSpan } from '@opentelemetry/sdk-trac
 import { createHttpApp } from '@platform/kernel';
 import { createLogger, Health, serve, type RunningService } from '@platform/runtime';
 import { createProductGateway } from '@platform/product-gateway';
-import { loadConfig as loadNotifierConfig, runNotifierService } from '../../services/notifier/src';
-import { loadConfig as loadUserConfig, runUserService } from '../../services/user/src';
+import { loadConfig as loadNotifierConfig, runNotifierService } from '@platform/notifier';
+import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
 
 export const PRODUCT_PATH = '/whoisserver/WhoisService';
 

@@ -1,20 +1,12 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { runClientCli } from '../src/cli.js';
-import { startTestPlatform, type TestPlatform } from './platform.js';
+import { useTestPlatform } from './platform.js';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
 describe('pnpm client', () => {
-  let platform: TestPlatform;
-
-  beforeAll(async () => {
-    platform = await startTestPlatform();
-  }, 60_000);
-
-  afterAll(async () => {
-    await platform.stop();
-  });
+  const platform = useTestPlatform();
 
   function environment(apiKey: string): Record<string, string> {
     return {

@@ -1,16 +1,8 @@
 import { AccountAccessClient, ApiError, type AccountAccessClientOptions } from '../src/index.js';
-import { recordingFetch, startTestPlatform, type TestPlatform } from './platform.js';
+import { recordingFetch, useTestPlatform } from './platform.js';
 
 describe('AccountAccessClient against the running platform', () => {
-  let platform: TestPlatform;
-
-  beforeAll(async () => {
-    platform = await startTestPlatform();
-  }, 60_000);
-
-  afterAll(async () => {
-    await platform.stop();
-  });
+  const platform = useTestPlatform();
 
   function aClient(apiKey: AccountAccessClientOptions['apiKey'], options: Partial<AccountAccessClientOptions> = {}) {
     const recorder = recordingFetch();

@@ -1,17 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { AccountAccessClient, ApiError, MeteringClient } from '../src/index.js';
-import { startTestPlatform, type TestPlatform } from './platform.js';
+import { useTestPlatform } from './platform.js';
 
 describe('MeteringClient (reservations, CONTRACT §7.1) against the running platform', () => {
-  let platform: TestPlatform;
-
-  beforeAll(async () => {
-    platform = await startTestPlatform();
-  }, 60_000);
-
-  afterAll(async () => {
-    await platform.stop();
-  });
+  const platform = useTestPlatform();
 
   const metering = (secret = platform.serviceJwtSecret) =>
     new MeteringClient({ userUrl: platform.urls.user, serviceJwt: { secret, issuer: 'bulk-whois' } });

@@ -1,19 +1,16 @@
 /**
- * The whole platform for the client's tests, started in-process as `pnpm start` composes it,
- * on the real Postgres and Redis (each file its own database, Redis key prefix and data folder:
- * the categorization service's tests add categories to the shared database while these count
- * the list).
+ * The whole platform for the client's tests, in-process on the real Postgres, Redis and RabbitMQ
+ * (`startPlatform` of @platform/testing: each file its own database and Redis key prefix, as the
+ * categorization service's tests add categories to the shared database while these count the
+ * list). `useTestPlatform()` starts it for a file.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { accessLayout, closeRedis, connectRedis, hashSecret, signServiceJwt, tokenShardTag } from '@platform/credentials';
-import { createPrivateDatabase, deleteKeys, eventually, silentLogger, testServers, uniqueId } from '@platform/testing';
-import { startPlatform, type Platform } from '../../../scripts/platform.js';
+import { eventually, silentLogger, testServers, uniqueId } from '@platform/testing';
+import { startPlatform } from '@platform/testing/platform';
 import type { FetchFunction } from '../src/index.js';
 
 export interface TestPlatform {
-  urls: Platform['urls'];
+  urls: { auth: string; user: string; categorization: string };
   /** The three base URLs as the client takes them. */
   clientUrls: { authUrl: string; userUrl: string; categorizationUrl: string };
   /** Creates an account through the admin API; answers its id and API key. */
@@ -30,48 +27,30 @@ export interface TestPlatform {
 }
 
 export async function startTestPlatform(env: Record<string, string> = {}): Promise<TestPlatform> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'client-test-'));
-  const prefix = `test:client:${uniqueId()}:`;
-  const database = await createPrivateDatabase('client');
   const serviceJwtSecret = `client-test-service-jwt-${uniqueId()}-0123456789abcdef`;
-  // A platform that does not start leaves no database behind.
-  const platform = await startPlatform({
-    DATABASE_URL: database.url,
-    REDIS_URL: testServers.redisUrl,
-    REDIS_KEY_PREFIX: prefix,
-    DATA_DIR: dataDir,
-    AUTH_PORT: '0',
-    USER_PORT: '0',
-    CATEGORIZATION_PORT: '0',
-    NOTIFIER_PORT: '0',
-    // Several tests provoke 401s from one address on purpose; the limit has its own tests.
-    AUTH_FAILURES_PER_IP: '100000',
-    LOG_LEVEL: 'error',
-    SERVICE_JWT_SECRET: serviceJwtSecret,
-    ...env,
-  }).catch(async (error: unknown) => {
-    await database.drop();
-    throw error;
-  });
+  const platform = await startPlatform({ name: 'client', env: { SERVICE_JWT_SECRET: serviceJwtSecret, ...env } });
+  const prefix = platform.prefix;
+  const adminToken = platform.env.ADMIN_TOKEN as string;
+  const urls = { auth: platform.url('auth'), user: platform.url('user'), categorization: platform.url('categorization') };
   const redis = await connectRedis(testServers.redisUrl, silentLogger());
   const layout = accessLayout(prefix);
   return {
-    urls: platform.urls,
-    clientUrls: { authUrl: platform.urls.auth, userUrl: platform.urls.user, categorizationUrl: platform.urls.categorization },
+    urls: urls,
+    clientUrls: { authUrl: urls.auth, userUrl: urls.user, categorizationUrl: urls.categorization },
     serviceJwtSecret,
     async anAccount(credits = { '1': 100 }) {
-      const response = await fetch(`${platform.urls.user}/admin/v1/accounts`, {
+      const response = await fetch(`${urls.user}/admin/v1/accounts`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${platform.adminToken}`, 'Content-Type': 'application/json' },
+        headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ email: `${uniqueId('client')}@example.test`, credits }),
       });
       if (response.status !== 201) throw new Error(`account not created: ${response.status} ${await response.text()}`);
       return (await response.json()) as { id: number; apiKey: string };
     },
     async disable(accountId) {
-      const response = await fetch(`${platform.urls.user}/admin/v1/accounts/${accountId}`, {
+      const response = await fetch(`${urls.user}/admin/v1/accounts/${accountId}`, {
         method: 'PATCH',
-        headers: { Authorization: `Bearer ${platform.adminToken}`, 'Content-Type': 'application/json' },
+        headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ disabled: true }),
       });
       if (response.status !== 200) throw new Error(`account not disabled: ${response.status} ${await response.text()}`);
@@ -79,7 +58,7 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
     },
     async debit(credential, productId, units) {
       const jwt = signServiceJwt({ issuer: 'client-test', audience: 'user', secret: serviceJwtSecret, ttlSeconds: 60 });
-      const response = await fetch(`${platform.urls.user}/internal/v1/usage`, {
+      const response = await fetch(`${urls.user}/internal/v1/usage`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${jwt}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ credential, productId, units, requestId: uniqueId('debit') }),
@@ -93,13 +72,22 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
       await eventually(async () => ((await redis.exists(key)) === 0 ? true : undefined), 5000, 'the token to expire');
     },
     async stop() {
-      await platform.stop();
-      await deleteKeys(redis, prefix);
       await closeRedis(redis);
-      await database.drop();
-      rmSync(dataDir, { recursive: true, force: true });
+      await platform.stop();
     },
   };
+}
+
+/** The platform of a file: started before its tests (its members filled in then), stopped after them. */
+export function useTestPlatform(): TestPlatform {
+  const platform = {} as TestPlatform;
+  beforeAll(async () => {
+    Object.assign(platform, await startTestPlatform());
+  }, 60_000);
+  afterAll(async () => {
+    await platform.stop?.();
+  });
+  return platform;
 }
 
 export interface RecordedCall {

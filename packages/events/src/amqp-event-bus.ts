@@ -1,37 +1,12 @@
-import { randomUUID } from 'node:crypto';
-import type { ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
-import { errorMessage, injectTraceContext, type Logger } from '@platform/runtime';
-import { AmqpSubscription, settleWithin, sleep, type Settings } from './amqp-subscription';
-import { amqpNodes, connectFirst, nodeName } from './amqp-nodes';
-import { BALANCE_EXCHANGE } from './balance-changed';
-import { backoffMs, EventBusUnavailableError, UnroutableEventError, validateMessage, type EventBus, type EventName } from './event-bus';
+import type { ChannelModel, ConfirmChannel } from 'amqplib';
+import { errorMessage } from '@platform/runtime';
+import { settingsOf, type AmqpEventBusOptions } from './amqp-options';
+import { NackedError, publishConfirmed, watchReturns } from './amqp-publish';
+import { AmqpSubscription, settleWithin, sleep } from './amqp-subscription';
+import { connectFirst, nodeName } from './amqp-nodes';
+import { backoffMs, EventBusUnavailableError, validateMessage, type EventBus, type EventName } from './event-bus';
 
-export interface AmqpEventBusOptions {
-  /** One node's URL, or a cluster's nodes comma-separated (AMQP_URL): the bus connects to the first that answers. */
-  url: string;
-  logger: Logger;
-  /** Topic exchange the events go through. Default `balance.events`. */
-  exchange?: string;
-  /** Name shown in the RabbitMQ management UI. */
-  connectionName?: string;
-  /** Reconnect backoff. Defaults 200 ms doubling to 5 s. */
-  reconnectInitialMs?: number;
-  reconnectMaxMs?: number;
-  /** How long publish() waits for a connection before it rejects. Default 5 s. */
-  publishTimeoutMs?: number;
-  /** How long publish() waits for the broker's confirm. Default 10 s. */
-  confirmTimeoutMs?: number;
-  /** Delay before a message whose handler failed is requeued; doubles per failure of that message. Defaults 500 ms … 30 s. */
-  retryInitialMs?: number;
-  retryMaxMs?: number;
-  /** How long cancel()/close() wait for handlers in flight. Default 10 s. */
-  drainTimeoutMs?: number;
-}
-
-const PUBLISH_ID = 'x-publish-id';
-
-/** A publish the broker answered with a negative confirm (basic.nack), as opposed to one lost with its channel. */
-class NackedError extends EventBusUnavailableError {}
+export type { AmqpEventBusOptions } from './amqp-options';
 
 /** A publish whose channel died before the broker confirmed it goes out again on the next connection, this often at most. */
 const RESENDS = 2;
@@ -43,21 +18,8 @@ const RESENDS = 2;
  * Connecting happens in the background: the bus is usable at once and waits for the broker.
  */
 export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
-  const exchange = options.exchange ?? BALANCE_EXCHANGE;
-  const settings: Settings = {
-    nodes: amqpNodes(options.url),
-    logger: options.logger,
-    exchange,
-    deadLetterExchange: `${exchange}.dlx`,
-    connectionName: options.connectionName ?? 'event-bus',
-    reconnectInitialMs: options.reconnectInitialMs ?? 200,
-    reconnectMaxMs: options.reconnectMaxMs ?? 5000,
-    publishTimeoutMs: options.publishTimeoutMs ?? 5000,
-    confirmTimeoutMs: options.confirmTimeoutMs ?? 10_000,
-    retryInitialMs: options.retryInitialMs ?? 500,
-    retryMaxMs: options.retryMaxMs ?? 30_000,
-    drainTimeoutMs: options.drainTimeoutMs ?? 10_000,
-  };
+  const settings = settingsOf(options);
+  const exchange = settings.exchange;
   const log = settings.logger;
   const subscriptions = new Set<AmqpSubscription>();
   const pendingPublishes = new Set<Promise<void>>();
@@ -95,10 +57,7 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
     channel.on('close', () => {
       if (!retired.has(channel)) dropConnection(current, 'publish channel closed');
     });
-    channel.on('return', (message: ConsumeMessage) => {
-      const id = (message.properties.headers as Record<string, unknown> | undefined)?.[PUBLISH_ID];
-      if (typeof id === 'string') returned.add(id);
-    });
+    watchReturns(channel, returned);
     await channel.assertExchange(exchange, 'topic', { durable: true });
     return channel;
   };
@@ -215,7 +174,12 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
     for (let resend = 0; ; resend += 1) {
       const channel = await publishChannel();
       try {
-        await publishOn(channel, routingKey, message.body, firstId);
+        await publishConfirmed(
+          { channel, exchange, returned, confirmTimeoutMs: settings.confirmTimeoutMs },
+          routingKey,
+          message.body,
+          firstId,
+        );
         return;
       } catch (error) {
         if (error instanceof NackedError) {
@@ -228,50 +192,6 @@ export function createAmqpEventBus(options: AmqpEventBusOptions): EventBus {
         log.warn('publish not confirmed before the connection was lost; sending it again', { eventId: firstId });
       }
     }
-  };
-
-  /** One publish of a message (one event, or the array of a commit's events) named by its first event's id. */
-  const publishOn = async (channel: ConfirmChannel, routingKey: EventName, body: unknown, firstId: string): Promise<void> => {
-    const publishId = randomUUID();
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        returned.delete(publishId);
-        reject(new EventBusUnavailableError('RabbitMQ did not confirm the message in time'));
-      }, settings.confirmTimeoutMs);
-      try {
-        channel.publish(
-          exchange,
-          routingKey,
-          Buffer.from(JSON.stringify(body)),
-          {
-            persistent: true,
-            mandatory: true,
-            contentType: 'application/json',
-            // A message of several events is named by its first (every event keeps its own id in the body).
-            messageId: firstId,
-            type: routingKey,
-            timestamp: Math.floor(Date.now() / 1000),
-            // The publisher's trace continues in the consumer (W3C traceparent; none when tracing is off).
-            headers: injectTraceContext({ [PUBLISH_ID]: publishId }),
-          },
-          (error: unknown) => {
-            clearTimeout(timer);
-            const wasReturned = returned.delete(publishId);
-            if (error)
-              reject(
-                error instanceof Error && error.message === 'message nacked'
-                  ? new NackedError('RabbitMQ refused or lost the message', { cause: error })
-                  : new EventBusUnavailableError('RabbitMQ refused or lost the message', { cause: error }),
-              );
-            else if (wasReturned) reject(new UnroutableEventError(`no queue is bound to ${exchange} for ${routingKey}`));
-            else resolve();
-          },
-        );
-      } catch (error) {
-        clearTimeout(timer);
-        reject(new EventBusUnavailableError('publish channel closed', { cause: error }));
-      }
-    });
   };
 
   startConnecting();

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { AppError, invalidParams, Params } from '@platform/wire';
 import { absentIfEmpty, fieldMessage, validateDocument } from './document-schema';
-import { declareRoute, validateParamsWith, validatePath } from './route-declaration';
+import { declareRoute } from './route-declaration';
+import { validateParamsWith, validatePath } from './route-validation';
 import { adminEdge } from './route-edge';
 
 const body = z.object({

@@ -5,6 +5,8 @@ export * from './http';
 export * from './respond';
 export { adminEdge, oauthEdge, productEdge, publicEdge, routeEdge, type RouteEdge } from './route-edge';
 export * from './route-declaration';
+export * from './route-mounting';
+export * from './route-validation';
 export * from './route-openapi';
 export * from './route-handler';
 export * from './document-schema';

@@ -40,7 +40,7 @@ export const operationsRoutes: ReadonlyArray<RouteDeclaration> = [
     edge: adminEdge,
     summary: 'Prometheus metrics',
     responses: {
-      200: { description: 'The Prometheus text format', body: Text, mediaTypes: ['text/plain; version=0.0.4'] },
+      200: { description: 'The Prometheus text format', media: { 'text/plain; version=0.0.4': Text } },
       401: 'METRICS_TOKEN is set and the request does not carry it',
     },
   }),
@@ -71,8 +71,7 @@ export const operationsRoutes: ReadonlyArray<RouteDeclaration> = [
     responses: {
       200: {
         description: 'The reference page (its scripts and styles are the service’s own files)',
-        body: Text,
-        mediaTypes: ['text/html'],
+        media: { 'text/html': Text },
       },
     },
   }),
@@ -83,7 +82,7 @@ export const operationsRoutes: ReadonlyArray<RouteDeclaration> = [
     summary: 'A script or stylesheet of the reference page',
     pathParams: { file: z.enum(DOCS_ASSETS) },
     responses: {
-      200: { description: 'The file', body: Text, mediaTypes: ['text/javascript', 'text/css'] },
+      200: { description: 'The file', media: { 'text/javascript': Text, 'text/css': Text } },
       404: 'No such file',
     },
   }),

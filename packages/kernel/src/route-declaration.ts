@@ -4,17 +4,15 @@
  * summary, a zod schema of its parameters and of its answers. From the declaration come the
  * mounting (`mountRoute`), the validation with the contract's 422 messages (`input()`), the
  * output formats, error envelope and challenge (the edge), and the OpenAPI operation
- * (`openApiDocument` in route-openapi.ts, through `@asteasolutions/zod-to-openapi`). Modelled on Unkey's
+ * (`openApiDocument` in route-openapi.ts, through `@asteasolutions/zod-to-openapi`); the
+ * validation is in route-validation.ts, the mounting in route-mounting.ts. Modelled on Unkey's
  * `apps/api/src/routes/*`: the route object is at once the validator, the OpenAPI entry and the
  * response type.
  */
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
-import type { IRouter, Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import { z, type ZodTypeAny } from 'zod';
-import { AppError, invalidMessage, requiredMessage, type FieldMessages, type Params } from '@platform/wire';
-import { ruleMessages, validateDocument } from './document-schema';
-import { checkOutputFormat, handler } from './route-handler';
-import type { PublicEndpoints } from './cors';
+import type { Params } from '@platform/wire';
 import type { RouteEdge } from './route-edge';
 
 extendZodWithOpenApi(z);
@@ -42,11 +40,13 @@ export interface AnswerDeclaration {
   xmlBody?: ZodTypeAny;
   /** Answered in JSON only, whatever the edge's formats (an RFC 6749 error beside a seed answer). */
   jsonOnly?: boolean;
-  /** The body's media types when it is not JSON nor XML (`text/html`, Prometheus's text): the types answered. */
-  mediaTypes?: readonly string[];
   /** Response headers, by name. */
   headers?: Record<string, ZodTypeAny>;
-  /** Other media types the route itself may answer in, by type (`text/csv` when asked `?format=csv`). */
+  /**
+   * The media types the route answers in besides the edge's JSON (and XML), by type, with their
+   * body: beside `body` (`text/csv` when asked `?format=csv`), or alone when the answer is never
+   * JSON (`text/html`, Prometheus's text).
+   */
   media?: Record<string, ZodTypeAny>;
 }
 
@@ -168,143 +168,7 @@ export function declareRoute<
   return Object.freeze(declaration);
 }
 
-type Validation = Pick<RouteDeclaration<ParamShape, ZodTypeAny>, 'params' | 'refusal' | 'document' | 'plainDocument'>;
-
-interface Collected {
-  values: Record<string, unknown>;
-  errors: FieldMessages;
-  /** The document's accepted members (all of it when valid). */
-  accepted: Record<string, unknown>;
-}
-
-function refusal(declaration: Validation, errors: FieldMessages): AppError {
-  return declaration.refusal === 'request' ? new AppError('invalid_request_params') : new AppError('invalid_params', { fields: errors });
-}
-
-/**
- * Validates a route's declared parameters (CONTRACT §2): a refused `outputFormat` first, then
- * every parameter in declaration order, each reported under its own name: a structured value
- * (`a[b]=c`, an array, nested JSON) or one its schema refuses is `The selected <name> is
- * invalid.`; an absent one its schema requires is `The <name> field is required.`; then the
- * declared document's problems.
- */
-function collect(declaration: Validation, params: Params, res?: Response): Collected {
-  const errors: FieldMessages = {};
-  const declared: ParamShape = declaration.params ?? {};
-  // The kernel decided the format; it is reported first, or where the declaration names it.
-  if (res && !Object.hasOwn(declared, OUTPUT_FORMAT)) checkOutputFormat(res, errors);
-  const values: Record<string, unknown> = {};
-  for (const [name, schema] of Object.entries(declared)) {
-    if (name === OUTPUT_FORMAT) {
-      if (res) checkOutputFormat(res, errors);
-      continue;
-    }
-    const raw = params.get(name);
-    if (raw.kind === 'invalid') {
-      errors[name] = [invalidMessage(name)];
-      continue;
-    }
-    const parsed = schema.safeParse(raw.kind === 'value' ? raw.value : undefined);
-    if (parsed.success) values[name] = parsed.data;
-    else errors[name] = [raw.kind === 'absent' ? requiredMessage(name) : invalidMessage(name)];
-  }
-  let accepted: Record<string, unknown> = {};
-  if (declaration.document) {
-    const raw = params.rawBody();
-    const plain: unknown = declaration.plainDocument?.(raw);
-    const outcome = plain === undefined ? validateDocument(declaration.document, raw, errors) : { ok: true as const, value: plain };
-    if (outcome.ok) {
-      values.document = outcome.value;
-      accepted = outcome.value as Record<string, unknown>;
-    } else accepted = outcome.accepted;
-  }
-  return { values, errors, accepted };
-}
-
-/** The declared parameters and document, validated (`input()`): their values, or the 422. */
-export function validateParams<S extends ParamShape, D extends ZodTypeAny>(
-  declaration: Pick<RouteDeclaration<S, D>, 'params' | 'refusal' | 'document' | 'plainDocument'>,
-  params: Params,
-  res?: Response,
-): RouteInput<S, D> {
-  const { values, errors } = collect(declaration, params, res);
-  if (Object.keys(errors).length > 0) throw refusal(declaration, errors);
-  return values as RouteInput<S, D>;
-}
-
-/** `validateParams` and a domain rule run on the accepted document members (`inputWith()`), their problems reported together. */
-export async function validateParamsWith<S extends ParamShape, D extends ZodTypeAny, R>(
-  declaration: Pick<RouteDeclaration<S, D>, 'params' | 'refusal' | 'document' | 'plainDocument'>,
-  params: Params,
-  rule: (accepted: AcceptedMembers<D>) => Promise<R>,
-  res?: Response,
-): Promise<{ input: RouteInput<S, D>; ruled: R }> {
-  const { values, errors, accepted } = collect(declaration, params, res);
-  const ruled = await ruleMessages(() => rule(accepted as AcceptedMembers<D>), errors);
-  if (Object.keys(errors).length > 0) throw refusal(declaration, errors);
-  return { input: values as RouteInput<S, D>, ruled: ruled as R };
-}
-
-/** The declared path parameters, validated: a value its schema refuses names nothing (404). */
-export function validatePath<P extends ParamShape>(declared: P | undefined, path: Record<string, unknown>): ParamValues<P> {
-  const values: Record<string, unknown> = {};
-  for (const [name, schema] of Object.entries(declared ?? {})) {
-    const parsed = schema.safeParse(path[name]);
-    if (!parsed.success) throw new AppError('not_found');
-    values[name] = parsed.data;
-  }
-  return values as ParamValues<P>;
-}
-
-/** `/a/{id}` → `/a/:id`. */
-function expressPath(path: string): string {
-  return path.replace(/\{([^}]+)\}/g, ':$1');
-}
-
 /** Every path a declaration mounts, the deprecated ones last. */
 export function mountedPaths(declaration: Pick<RouteDeclaration, 'paths' | 'deprecatedPaths'>): string[] {
   return [...declaration.paths, ...(declaration.deprecatedPaths ?? [])];
-}
-
-/** The express handler of a declared route: enters its edge and hands it its validators. */
-export function declaredHandler<S extends ParamShape, D extends ZodTypeAny, P extends ParamShape>(
-  declaration: RouteDeclaration<S, D, P>,
-  fn: DeclaredRouteFn<S, D, P>,
-): RequestHandler {
-  const request = (req: Request, res: Response, params: Params): DeclaredRequest<S, D, P> => ({
-    params,
-    input: () => validateParams(declaration, params, res),
-    inputWith: (rule) => validateParamsWith(declaration, params, rule, res),
-    path: () => validatePath(declaration.pathParams, req.params),
-  });
-  if (declaration.accountData !== true) return handler(declaration.edge, (req, res, params) => fn(req, res, request(req, res, params)));
-  return handler(declaration.edge, (req, res, params) => {
-    // Before the route's work, so that its refusals (401, 422) carry them too.
-    for (const [name, value] of Object.entries(ACCOUNT_DATA_HEADERS)) res.setHeader(name, value);
-    return fn(req, res, request(req, res, params));
-  });
-}
-
-/** Mounts a declared route on every method and path it declares. */
-export function mountRoute<S extends ParamShape, D extends ZodTypeAny, P extends ParamShape>(
-  router: IRouter,
-  declaration: RouteDeclaration<S, D, P>,
-  fn: DeclaredRouteFn<S, D, P>,
-): void {
-  const routeHandler = declaredHandler(declaration, fn);
-  for (const path of mountedPaths(declaration)) {
-    for (const method of declaration.methods) router[method](expressPath(path), routeHandler);
-  }
-}
-
-/** The CORS endpoints (CONTRACT §2) among a service's declarations: every path of a route declared `cors`, with its methods. */
-export function corsEndpoints(routes: ReadonlyArray<RouteDeclaration>): PublicEndpoints {
-  const endpoints: Record<string, string[]> = {};
-  for (const route of routes.filter((declared) => declared.cors === true)) {
-    for (const path of mountedPaths(route)) {
-      const methods = (endpoints[path] ??= []);
-      for (const method of route.methods) if (!methods.includes(method.toUpperCase())) methods.push(method.toUpperCase());
-    }
-  }
-  return endpoints;
 }

@@ -50,11 +50,6 @@ const REFUSAL_HEADERS = {
   [REFUSAL_HEADER]: z.enum(REFUSAL_REASONS).openapi({ description: 'Why the request was refused; the body keeps its one sentence.' }),
 };
 
-function contentOf(edge: RouteEdge, response: AnswerDeclaration, body: ZodTypeAny): NonNullable<ResponseConfig['content']> {
-  if (!response.mediaTypes) return content(edge, body, response.xmlBody, response.jsonOnly);
-  return Object.fromEntries(response.mediaTypes.map((type) => [type, { schema: body }]));
-}
-
 function responseOf(edge: RouteEdge, status: string, response: ResponseDeclaration): ResponseConfig {
   const refusal = isRefusalStatus(Number(status)) ? REFUSAL_HEADERS : undefined;
   if (typeof response === 'string')
@@ -69,7 +64,7 @@ function responseOf(edge: RouteEdge, status: string, response: ResponseDeclarati
     ...(response.body || response.media
       ? {
           content: {
-            ...(response.body ? contentOf(edge, response, response.body) : {}),
+            ...(response.body ? content(edge, response.body, response.xmlBody, response.jsonOnly) : {}),
             ...Object.fromEntries(Object.entries(response.media ?? {}).map(([type, schema]) => [type, { schema }])),
           },
         }

@@ -4,7 +4,9 @@ import { AppError, NUMERIC, Params } from '@platform/wire';
 import { createLogger, Health } from '@platform/runtime';
 import { createHttpApp } from '../src/http';
 import { respond } from '../src/respond';
-import { corsEndpoints, declareRoute, mountRoute, outputFormatParam, validateParams } from '../src/route-declaration';
+import { declareRoute, outputFormatParam } from '../src/route-declaration';
+import { corsEndpoints, mountRoute } from '../src/route-mounting';
+import { validateParams } from '../src/route-validation';
 import { openApiDocument, operationsRoutes } from '../src/route-openapi';
 import { adminEdge, oauthEdge, publicEdge } from '../src/route-edge';
 

@@ -4,14 +4,10 @@
  */
 import request from 'supertest';
 import { captureLogs } from '@platform/testing';
-import { ADMIN_TOKEN, bearerOf, startAuth, type AuthHarness } from './harness';
+import { ADMIN_TOKEN, bearerOf, INVALID_CLIENT, startAuth, type AuthHarness } from './harness';
 
 const OPS = 'ops-admin-token-for-auth-tests-0123456789';
 const AUDIT = 'audit-admin-token-for-auth-tests-0123456789';
-const INVALID_CLIENT = {
-  error: 'invalid_client',
-  error_description: 'Access restricted. Check credits balance or enter the correct API key.',
-};
 
 const introspect = (h: AuthHarness, token: string, adminToken: string) =>
   request(h.url)

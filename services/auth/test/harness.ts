@@ -125,3 +125,21 @@ export async function rotateKey(harness: AuthHarness, account: TestAccount, newK
     client.release();
   }
 }
+
+/** The OAuth error of a refused credential (RFC 6749 §5.2), in the contract's sentence. */
+export const INVALID_CLIENT = {
+  error: 'invalid_client',
+  error_description: 'Access restricted. Check credits balance or enter the correct API key.',
+};
+
+/** The auth service for the whole file: started before its tests (its members set then), closed after them. */
+export function useAuth(options: HarnessOptions = {}): AuthHarness {
+  const harness = {} as AuthHarness;
+  beforeAll(async () => {
+    Object.assign(harness, await startAuth(options));
+  });
+  afterAll(async () => {
+    await harness.close?.();
+  });
+  return harness;
+}

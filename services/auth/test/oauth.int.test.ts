@@ -2,20 +2,9 @@ import jwt from 'jsonwebtoken';
 import { ClientCredentials } from 'simple-oauth2';
 import request from 'supertest';
 import { generateAccessToken, generateApiKey, hashSecret, signServiceJwt } from '@platform/credentials';
-import { ADMIN_TOKEN, basicOf, bearerOf, ISSUER, SERVICE_JWT_SECRET, startAuth, type AuthHarness } from './harness';
+import { ADMIN_TOKEN, basicOf, bearerOf, INVALID_CLIENT, ISSUER, SERVICE_JWT_SECRET, startAuth, useAuth } from './harness';
 
-const INVALID_CLIENT = {
-  error: 'invalid_client',
-  error_description: 'Access restricted. Check credits balance or enter the correct API key.',
-};
-
-let h: AuthHarness;
-beforeAll(async () => {
-  h = await startAuth();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useAuth();
 
 const withCredits = () => h.account({ credits: { 1: 100 } });
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();

@@ -1,23 +1,12 @@
 import request from 'supertest';
 import { generateAccessToken, hashSecret } from '@platform/credentials';
-import { ADMIN_TOKEN, bearerOf, startAuth, type AuthHarness } from './harness';
+import { ADMIN_TOKEN, bearerOf, INVALID_CLIENT, useAuth } from './harness';
 
 // A browser session keeps only its access token (never the API key), so RFC 7009 revocation
 // also accepts the account's live token as `Authorization: Bearer` (CONTRACT §3: a token works
 // where the key does, except to mint tokens and to rotate the key).
 
-const INVALID_CLIENT = {
-  error: 'invalid_client',
-  error_description: 'Access restricted. Check credits balance or enter the correct API key.',
-};
-
-let h: AuthHarness;
-beforeAll(async () => {
-  h = await startAuth();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useAuth();
 
 const revoke = (token: string, bearer: string) =>
   request(h.url)

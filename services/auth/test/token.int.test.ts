@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { createCredentialVerifier, generateAccessToken, generateApiKey, hashSecret } from '@platform/credentials';
 import { anAccount } from '@platform/testing';
-import { basicOf, bearerOf, rotateKey, startAuth, type AuthHarness } from './harness';
+import { basicOf, bearerOf, rotateKey, useAuth } from './harness';
 
 const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
 const RESTRICTED = 'Access restricted. Check credits balance or enter the correct API key.';
@@ -10,13 +10,7 @@ const XML_401 = `${XML_DECLARATION}<xml><code>401</code><messages>${RESTRICTED}<
 const JSON_TYPE = 'application/json; charset=utf-8';
 const XML_TYPE = 'application/xml; charset=utf-8';
 
-let h: AuthHarness;
-beforeAll(async () => {
-  h = await startAuth();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useAuth();
 
 const token = (authorization: string | undefined, body: object | string = { grantType: 'access_token' }, query = '') => {
   const call = request(h.url).post(`/oauth/token${query}`);

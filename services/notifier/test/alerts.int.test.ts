@@ -1,21 +1,10 @@
 import amqp from 'amqplib';
 import request from 'supertest';
 import { eventually, testServers } from '@platform/testing';
-import type { NotifierService } from '../src/service';
-import { aChange, createHarness, SETTINGS_URL, type Harness } from './harness';
+import { aChange, useStartedHarness, SETTINGS_URL } from './harness';
 
 describe('notifier: alert e-mails through RabbitMQ and SMTP', () => {
-  let harness: Harness;
-  let service: NotifierService;
-
-  beforeAll(async () => {
-    harness = await createHarness();
-    service = await harness.start();
-  });
-
-  afterAll(async () => {
-    await harness.close();
-  });
+  const harness = useStartedHarness();
 
   it('when the pool crosses the threshold and then hovers below it, then exactly one low-balance e-mail', async () => {
     const account = await harness.account();
@@ -195,12 +184,12 @@ describe('notifier: alert e-mails through RabbitMQ and SMTP', () => {
   });
 
   it('when asked, then health, metrics and OpenAPI answer', async () => {
-    await request(service.url).get('/health/live').expect(200, { status: 'ok' });
-    await request(service.url).get('/health/ready').expect(200, { status: 'ready' });
-    const metrics = await request(service.url).get('/metrics').expect(200);
+    await request(harness.service.url).get('/health/live').expect(200, { status: 'ok' });
+    await request(harness.service.url).get('/health/ready').expect(200, { status: 'ready' });
+    const metrics = await request(harness.service.url).get('/metrics').expect(200);
     expect(metrics.text).toContain('notifier_events_total{result="processed"');
     expect(metrics.text).toContain('notifier_emails_total{kind="low",result="sent"');
-    const openapi = await request(service.url).get('/openapi.json').expect(200);
+    const openapi = await request(harness.service.url).get('/openapi.json').expect(200);
     expect(openapi.body).toMatchObject({ openapi: '3.1.0' });
   });
 });

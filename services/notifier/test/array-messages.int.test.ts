@@ -1,8 +1,7 @@
 import amqp from 'amqplib';
 import { BALANCE_CHANGED } from '@platform/events';
 import { eventually, testServers } from '@platform/testing';
-import type { NotifierService } from '../src/service';
-import { aChange, createHarness, type Harness } from './harness';
+import { aChange, useStartedHarness } from './harness';
 
 /**
  * CONTRACT §6: a message on balance.events is one event or a JSON array of them (a usage batch
@@ -10,17 +9,7 @@ import { aChange, createHarness, type Harness } from './harness';
  * e-mail per crossing however the events are grouped, repeated or redelivered.
  */
 describe('notifier: messages that carry an array of events (real RabbitMQ, Postgres, SMTP)', () => {
-  let harness: Harness;
-  let service: NotifierService;
-
-  beforeAll(async () => {
-    harness = await createHarness();
-    service = await harness.start();
-  });
-
-  afterAll(async () => {
-    await harness.close();
-  });
+  const harness = useStartedHarness();
 
   it('when one message carries the changes of several accounts, then each crossing among them gets its one e-mail', async () => {
     const low = await harness.account();
@@ -82,7 +71,7 @@ describe('notifier: messages that carry an array of events (real RabbitMQ, Postg
     const crossing = aChange(account, 20, 4);
     await harness.publisher.publish(BALANCE_CHANGED, crossing);
     await harness.settled(account, [crossing]);
-    await service.stop();
+    await harness.service.stop();
     const events = [crossing, aChange(account, 4, 0), aChange(other, 40, 3)];
     await harness.publisher.publish(BALANCE_CHANGED, events);
     const connection = await amqp.connect(testServers.amqpUrl);
@@ -100,7 +89,7 @@ describe('notifier: messages that carry an array of events (real RabbitMQ, Postg
     } finally {
       await connection.close();
     }
-    service = await harness.start();
+    harness.service = await harness.start();
     await harness.settled(account, events.slice(0, 2));
     await harness.settled(other, [events[2]!]);
     expect(harness.mailsTo(account).map((mail) => mail.subject)).toEqual([

@@ -4,57 +4,35 @@
  * runs out (CONTRACT §6.1: never delivered twice after a 2xx).
  */
 import { createPool } from '@platform/db';
-import {
-  createPrivateDatabase,
-  eventually,
-  silentLogger,
-  startTcpProxy,
-  startWebhookReceiver,
-  type PrivateDatabase,
-  type WebhookReceiver,
-} from '@platform/testing';
-import { aChange, createHarness, withWebhook, type Harness } from './harness';
+import { eventually, silentLogger, startTcpProxy } from '@platform/testing';
+import { aChange, useWebhookWorld, withWebhook } from './harness';
 
-let database: PrivateDatabase;
-let receiver: WebhookReceiver;
-let harness: Harness;
-
-beforeAll(async () => {
-  database = await createPrivateDatabase('delivery_record');
-  receiver = await startWebhookReceiver();
-  harness = await createHarness({ databaseUrl: database.url, webhookCa: receiver.ca, webhookNetwork: receiver.network() });
-}, 60_000);
-
-afterAll(async () => {
-  await harness?.close();
-  await receiver?.close();
-  await database?.drop();
-});
+const world = useWebhookWorld('delivery_record');
 
 test('when Postgres is away as the receiver answers 200, then the delivery is recorded once it is back and never sent again', async () => {
-  const account = await harness.account({ 1: 20 });
-  await withWebhook(harness.pool, account, receiver.namedUrl, false);
+  const account = await world.harness.account({ 1: 20 });
+  await withWebhook(world.harness.pool, account, world.receiver.namedUrl, false);
   // The notifier's Postgres behind a proxy, cut the moment the receiver has the webhook.
-  const proxy = await startTcpProxy(Number(new URL(database.url).port || 5432));
-  const pool = createPool({ connectionString: proxy.url(database.url), logger: silentLogger() });
+  const proxy = await startTcpProxy(Number(new URL(world.database.url).port || 5432));
+  const pool = createPool({ connectionString: proxy.url(world.database.url), logger: silentLogger() });
   let cut = false;
-  receiver.answer(() => {
+  world.receiver.answer(() => {
     if (!cut) proxy.cut();
     cut = true;
     return 200;
   });
-  const service = await harness.start({
+  const service = await world.harness.start({
     env: { NOTIFIER_WEBHOOK_POLL_MS: '100', NOTIFIER_WEBHOOK_LEASE_MS: '15000' },
     given: { pool },
   });
   const crossing = aChange(account, 20, 5);
-  await harness.publish(crossing);
-  await receiver.waitFor(1);
+  await world.harness.publish(crossing);
+  await world.receiver.waitFor(1);
   // Postgres comes back only once the delivery's lease has run out: then it is due again, unless
   // the dispatcher still holds it to record it.
   await eventually(
     async () =>
-      (await harness.pool.query('SELECT 1 FROM webhook_deliveries WHERE account_id = $1 AND claimed_until < now()', [account.id]))
+      (await world.harness.pool.query('SELECT 1 FROM webhook_deliveries WHERE account_id = $1 AND claimed_until < now()', [account.id]))
         .rowCount === 1
         ? true
         : undefined,
@@ -65,7 +43,7 @@ test('when Postgres is away as the receiver answers 200, then the delivery is re
 
   const delivered = await eventually(
     async () => {
-      const result = await harness.pool.query<{ attempts: number }>(
+      const result = await world.harness.pool.query<{ attempts: number }>(
         'SELECT attempts FROM webhook_deliveries WHERE account_id = $1 AND delivered_at IS NOT NULL',
         [account.id],
       );
@@ -74,7 +52,7 @@ test('when Postgres is away as the receiver answers 200, then the delivery is re
     15_000,
     'the delivery recorded',
   );
-  expect(receiver.received.map((entry) => entry.headers['webhook-id'])).toEqual([`msg_low_${crossing.id}`]);
+  expect(world.receiver.received.map((entry) => entry.headers['webhook-id'])).toEqual([`msg_low_${crossing.id}`]);
   expect(delivered).toEqual({ attempts: 1 });
   await service.stop();
   await pool.end();

@@ -14,6 +14,10 @@ import {
   type TestAccount,
   deleteTopology,
   aBalanceChange,
+  createPrivateDatabase,
+  startWebhookReceiver,
+  type PrivateDatabase,
+  type WebhookReceiver,
 } from '@platform/testing';
 import { loadConfig, type NotifierConfig } from '../src/config';
 import { runNotifierService, type NotifierService } from '../src/service';
@@ -164,4 +168,48 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       await pool.end();
     },
   };
+}
+
+/** A webhook test file's world: a database of its own, an HTTPS receiver, and the harness trusting it. */
+export interface WebhookWorld {
+  database: PrivateDatabase;
+  receiver: WebhookReceiver;
+  harness: Harness;
+}
+
+/**
+ * Starts a webhook test file's world before its tests and takes it down after them (its members
+ * are set once beforeAll has run). `names`: host names the receiver's network resolves (see
+ * WebhookReceiver.network).
+ */
+export function useWebhookWorld(label: string, names?: Record<string, string[]>): WebhookWorld {
+  const world = {} as WebhookWorld;
+  beforeAll(async () => {
+    world.database = await createPrivateDatabase(label);
+    world.receiver = await startWebhookReceiver();
+    world.harness = await createHarness({
+      databaseUrl: world.database.url,
+      webhookCa: world.receiver.ca,
+      webhookNetwork: world.receiver.network(names),
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await world.harness?.close();
+    await world.receiver?.close();
+    await world.database?.drop();
+  });
+  return world;
+}
+
+/** A harness and one notifier for the whole file: started before its tests (members set then), closed after them. */
+export function useStartedHarness(): Harness & { service: NotifierService } {
+  const harness = {} as Harness & { service: NotifierService };
+  beforeAll(async () => {
+    Object.assign(harness, await createHarness());
+    harness.service = await harness.start();
+  });
+  afterAll(async () => {
+    await harness.close?.();
+  });
+  return harness;
 }

@@ -1,5 +1,7 @@
 export { createApp } from './app';
-export { runUserCli } from './cli';
+export { runUserCli, USER_USAGE } from './cli';
 export { loadConfig, type UserConfig } from './config';
-export { USER_NEEDS } from './deps';
+export { USER_NEEDS, type UserDeps, type UserSeams } from './deps';
+export { RECONCILE_USAGE, runReconcileCli } from './reconcile-cli';
 export { runUserService, startUserService, type UserService } from './service';
+export { runVerifyLedger, VERIFY_LEDGER_USAGE } from './verify-ledger-cli';

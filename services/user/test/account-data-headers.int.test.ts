@@ -5,15 +5,9 @@
  */
 import { ACCOUNT_DATA_HEADERS, mountedPaths } from '@platform/kernel';
 import { userRoutes } from '../src/openapi';
-import { startHarness, type Harness } from './harness';
+import { useHarness } from './harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
+const h = useHarness();
 
 const UNKNOWN_KEY = `at_${'u'.repeat(29)}`;
 const expected = Object.fromEntries(Object.entries(ACCOUNT_DATA_HEADERS).map(([name, value]) => [name.toLowerCase(), value]));

@@ -3,16 +3,10 @@
  * the session reads the account's own data and nothing else (the usage API, which products call,
  * refuses it); signing out or rotating the key ends it at once.
  */
-import { ACCESS_RESTRICTED, KEY_PREFIX, startHarness, testConfig, XML_DECLARATION, type Harness } from './harness';
+import { ACCESS_RESTRICTED, KEY_PREFIX, startHarness, testConfig, useHarness, XML_DECLARATION } from './harness';
 import { postUsage, usageBody } from './usage-calls';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
+const h = useHarness();
 
 async function signIn(apiKey: string): Promise<string> {
   const res = await h.http.post('/account/session').send({ apiKey });

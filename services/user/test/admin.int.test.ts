@@ -1,18 +1,12 @@
 import { balanceChangedSchema } from '@platform/events';
 import { deleteKeys, uniqueId } from '@platform/testing';
-import { ACCESS_RESTRICTED, ADMIN_TOKEN, item, JSON_TYPE, startHarness, testConfig, type Harness } from './harness';
+import { ACCESS_RESTRICTED, ADMIN_TOKEN, item, JSON_TYPE, startHarness, testConfig, useHarness, type Harness } from './harness';
 
 const AUTH = `Bearer ${ADMIN_TOKEN}`;
 const NOT_FOUND = { code: 404, messages: 'Not found.' };
 const email = (): string => `${uniqueId('admin')}@example.test`;
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
+const h = useHarness();
 
 const create = (body: unknown) =>
   h.http

@@ -1,19 +1,13 @@
 import { Redis } from 'ioredis';
 import { createRedisAccessStore, hashSecret, type AccessStore } from '@platform/credentials';
 import { captureLogs, eventually, startTcpProxy, testServers } from '@platform/testing';
-import { JSON_TYPE, KEY_PREFIX, startHarness, testConfig, XML_DECLARATION, XML_TYPE, type Harness } from './harness';
+import { JSON_TYPE, KEY_PREFIX, startHarness, testConfig, useHarness, XML_DECLARATION, XML_TYPE, type Harness } from './harness';
 
 const INPUT_INCORRECT = { code: 422, messages: 'Input correct request parameters.' };
 const NOT_ACTIVE = { code: 400, messages: 'The API key you entered does not exist or is no longer active.' };
 const API_KEY = /^at_[A-Za-z0-9]{29}$/;
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
+const h = useHarness();
 
 const generate = (query: Record<string, string>) => h.http.get('/user-service/api-key/generate').query(query);
 const balance = (apiKey: string) => h.http.get('/user-service/account-balance').query({ apiKey });

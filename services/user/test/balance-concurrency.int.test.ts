@@ -1,15 +1,9 @@
-import { item, startHarness, type Harness } from './harness';
+import { item, useHarness } from './harness';
 
 // Balance reads of concurrent requests share Postgres round trips (one query per turn of the
 // event loop). Each request must still get exactly its own account's answer.
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
+const h = useHarness();
 
 describe('concurrent balance reads', () => {
   it('when many accounts read at once by key and by token, then each gets its own balance', async () => {

@@ -1,5 +1,5 @@
 import { generateAccessToken, generateApiKey, hashSecret } from '@platform/credentials';
-import { ACCESS_RESTRICTED, item, JSON_TYPE, startHarness, XML_DECLARATION, XML_TYPE, type Harness } from './harness';
+import { ACCESS_RESTRICTED, item, JSON_TYPE, useHarness, XML_DECLARATION, XML_TYPE } from './harness';
 
 const RESEARCH = [
   [14, 'Domain Research Suite'],
@@ -18,13 +18,7 @@ const PRODUCT_ID_INVALID = { code: 422, messages: { productId: ['The selected pr
 const PRODUCT_ID_INVALID_XML = `${XML_DECLARATION}<xml><code>422</code><messages><productId><item>The selected product id is invalid.</item></productId></messages></xml>`;
 const UNAUTHORIZED = { code: 401, messages: ACCESS_RESTRICTED };
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
+const h = useHarness();
 
 describe('GET /user-service/account-balance', () => {
   it('when the account holds the lookup and research pools, then one item per product ordered by id, pool members sharing credits', async () => {

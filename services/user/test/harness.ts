@@ -152,3 +152,15 @@ export function item(
 ): { product_id: number; product: { id: number; name: string }; credits: number } {
   return { product_id: productId, product: { id: productId, name }, credits };
 }
+
+/** A harness for the whole file: started before its tests (its members set then), stopped after them. */
+export function useHarness(options: HarnessOptions = {}): Harness {
+  const harness = {} as Harness;
+  beforeAll(async () => {
+    Object.assign(harness, await startHarness(options));
+  });
+  afterAll(async () => {
+    await harness.stop?.();
+  });
+  return harness;
+}

@@ -1,4 +1,4 @@
-import { ADMIN_TOKEN, startHarness, type Harness } from './harness';
+import { ADMIN_TOKEN, useHarness } from './harness';
 import type { TestAccount } from '@platform/testing';
 
 // Raw query-string forms of a parameter that is not one flat, sensible string.
@@ -76,13 +76,7 @@ const ENDPOINTS: Endpoint[] = [
   })),
 ];
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
+const h = useHarness();
 
 function expectClientError(status: number, text: string, what: string): void {
   if (status >= 500 || status < 200) throw new Error(`${what}: ${status} ${text.slice(0, 200)}`);

@@ -1,4 +1,4 @@
-import { ACCESS_RESTRICTED, JSON_TYPE, startHarness, XML_DECLARATION, XML_TYPE, type Harness } from './harness';
+import { ACCESS_RESTRICTED, JSON_TYPE, useHarness, XML_DECLARATION, XML_TYPE } from './harness';
 
 const PATH = '/user-service/notification-settings';
 const DEFAULTS = { lowBalanceAlert: { enabled: true, threshold: 10 }, zeroBalanceAlert: { enabled: true } };
@@ -6,13 +6,7 @@ const DEFAULTS = { lowBalanceAlert: { enabled: true, threshold: 10 }, zeroBalanc
 const doc = (account: { email: string }, alerts: object = DEFAULTS) => ({ ...alerts, email: account.email, webhook: null });
 const invalid = (field: string, words: string) => ({ code: 422, messages: { [field]: [`The selected ${words} is invalid.`] } });
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
+const h = useHarness();
 
 describe('GET /user-service/notification-settings', () => {
   it('when the account never changed its settings, then the real defaults (JSON)', async () => {

@@ -4,15 +4,9 @@
  * committed always has its row. The failure is a real Postgres trigger, limited to one account so
  * that nothing else on the shared test database is touched.
  */
-import { ADMIN_TOKEN, startHarness, type Harness } from './harness';
+import { ADMIN_TOKEN, useHarness } from './harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
+const h = useHarness();
 
 const AUTH = `Bearer ${ADMIN_TOKEN}`;
 

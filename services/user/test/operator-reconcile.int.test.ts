@@ -5,15 +5,9 @@
  */
 import { reconcileAll } from '@platform/accounts';
 import { hashSecret } from '@platform/credentials';
-import { ADMIN_TOKEN, startHarness, type Harness } from './harness';
+import { ADMIN_TOKEN, useHarness } from './harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
+const h = useHarness();
 
 describe('reconciliation and disabled accounts', () => {
   it('when a disabled key comes back from an older Redis snapshot, then reconciliation removes it; enabled again, it is rewritten', async () => {

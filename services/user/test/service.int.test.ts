@@ -1,14 +1,8 @@
 import { createMemoryAccessStore, generateApiKey, hashSecret } from '@platform/credentials';
 import { startTcpProxy, testServers } from '@platform/testing';
-import { startHarness, testConfig, type Harness } from './harness';
+import { startHarness, testConfig, useHarness } from './harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
+const h = useHarness();
 
 describe('operations endpoints', () => {
   it('when /health/live and /health/ready are called, then ok and ready', async () => {

@@ -1,29 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { signServiceJwt } from '@platform/credentials';
 import { DAILY_USAGE } from '../src/store/usage-history';
-import {
-  ACCESS_RESTRICTED,
-  ADMIN_TOKEN,
-  JSON_TYPE,
-  SERVICE_JWT_SECRET,
-  startHarness,
-  XML_DECLARATION,
-  XML_TYPE,
-  type Harness,
-} from './harness';
+import { ACCESS_RESTRICTED, ADMIN_TOKEN, JSON_TYPE, SERVICE_JWT_SECRET, useHarness, XML_DECLARATION, XML_TYPE } from './harness';
 
 const PATH = '/user-service/usage-history';
 const DAY_MS = 86_400_000;
 const DAYS_INVALID = { code: 422, messages: { days: ['The selected days is invalid.'] } };
 const PRODUCT_INVALID = { code: 422, messages: { productId: ['The selected product id is invalid.'] } };
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
+const h = useHarness();
 
 const NAMES: Record<number, string> = { 1: 'WHOIS API', 7: 'Email Verification API', 14: 'Domain Research Suite', 24: 'Bulk WHOIS API' };
 

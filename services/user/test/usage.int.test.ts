@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { generateAccessToken, generateApiKey, hashSecret, signServiceJwt } from '@platform/credentials';
-import { ACCESS_RESTRICTED, ADMIN_TOKEN, JSON_TYPE, SERVICE_JWT_SECRET, startHarness, type Harness } from './harness';
+import { ACCESS_RESTRICTED, ADMIN_TOKEN, JSON_TYPE, SERVICE_JWT_SECRET, useHarness } from './harness';
 
 const PATH = '/internal/v1/usage';
 const BAD_SERVICE_TOKEN = { code: 401, messages: 'Invalid service token.' };
@@ -9,13 +9,7 @@ const BAD_CREDENTIAL = { code: 401, messages: ACCESS_RESTRICTED };
 const EXHAUSTED = { code: 403, messages: ACCESS_RESTRICTED };
 const REUSED = { code: 409, messages: 'The request id was already used for a different request.' };
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
+const h = useHarness();
 
 const serviceJwt = (overrides: { secret?: string; audience?: string; ttlSeconds?: number } = {}): string =>
   signServiceJwt({

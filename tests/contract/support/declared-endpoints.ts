@@ -5,9 +5,9 @@
  * JSON or XML. What the suite expects of them is still written from the contract.
  */
 import { corsEndpoints, mountedPaths, type RouteDeclaration } from '@platform/kernel';
-import { authRoutes } from '../../../services/auth/src/openapi';
-import { categorizationRoutes } from '../../../services/categorization/src/openapi';
-import { userRoutes } from '../../../services/user/src/openapi';
+import { authRoutes } from '@platform/auth/openapi';
+import { categorizationRoutes } from '@platform/categorization/openapi';
+import { userRoutes } from '@platform/user/openapi';
 import type { ServiceName } from './fixture';
 
 export type PublicService = Exclude<ServiceName, 'notifier'>;

@@ -6,7 +6,7 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { uniqueId } from '@platform/testing';
-import { DEFAULT_TAXONOMY_FILE } from '../../../services/categorization/src';
+import { DEFAULT_TAXONOMY_FILE } from '@platform/categorization';
 import type { Reply } from './http';
 
 export const ADMIN_TOKEN = `contract-admin-token-${uniqueId()}-0123456789`;

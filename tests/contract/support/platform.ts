@@ -22,14 +22,10 @@ import {
   type TcpProxy,
   type TestAccount,
 } from '@platform/testing';
-import { loadConfig as loadAuthConfig, runAuthService } from '../../../services/auth/src';
-import {
-  DEFAULT_TAXONOMY_FILE,
-  loadConfig as loadCategorizationConfig,
-  runCategorizationService,
-} from '../../../services/categorization/src';
-import { loadConfig as loadNotifierConfig, runNotifierService } from '../../../services/notifier/src';
-import { loadConfig as loadUserConfig, runUserService } from '../../../services/user/src';
+import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
+import { DEFAULT_TAXONOMY_FILE, loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
+import { loadConfig as loadNotifierConfig, runNotifierService } from '@platform/notifier';
+import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
 import { call, seedBearer } from './http';
 import { ADMIN_TOKEN, LOW_LIMIT, OPS_TOKEN, SERVICE_JWT_SECRET, SUPPORT_TOKEN } from './oracles';
 

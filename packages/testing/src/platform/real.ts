@@ -1,0 +1,180 @@
+/**
+ * The platform in this process on the real servers (mode `real`): the services a test names,
+ * each started by its own `runXService` over one private database, a key prefix and RabbitMQ
+ * topology of the test's own, and an SMTP capture when the notifier runs. `stop()` takes it all
+ * down: the services, then the topology, the keys, the capture and the database.
+ */
+import type { Adapters } from '@platform/infrastructure';
+import type { Logger, RunningService } from '@platform/runtime';
+import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
+import { DEFAULT_TAXONOMY_FILE, loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
+import { loadConfig as loadNotifierConfig, runNotifierService } from '@platform/notifier';
+import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
+import { closeRedis, connectRedis } from '@platform/credentials';
+import { createInProcessEventBus } from '@platform/events';
+import { silentLogger } from '../logs';
+import { createPrivateDatabase } from '../private-database';
+import { deleteTopology } from '../rabbitmq';
+import { deleteKeys } from '../redis';
+import { testServers, uniqueId } from '../servers';
+import { startSmtpCapture, type SmtpCapture } from '../smtp';
+
+export type PlatformService = 'auth' | 'user' | 'categorization' | 'notifier';
+export const EVERY_SERVICE: readonly PlatformService[] = ['user', 'categorization', 'auth', 'notifier'];
+
+export interface RealPlatformOptions {
+  /** Names the private database, the key prefix and the exchange (`hostile` → `aap_test_hostile_…`). */
+  name: string;
+  /** The services to start, in this order (the notifier after the user service it calls). Default: all four. */
+  services?: readonly PlatformService[];
+  /** Variables for every service, over the defaults (`platformEnv`). */
+  env?: Record<string, string>;
+  /** Variables of one service, over `env`. */
+  serviceEnv?: Partial<Record<PlatformService, Record<string, string>>>;
+  /** Default: silent. */
+  logger?: Logger;
+  /**
+   * Where the user service's outbox relay publishes and the notifier consumes. `amqp` (default):
+   * the shared RabbitMQ, through an exchange and queues of the test's own; `in-process`: one bus
+   * in this process (nothing reaches RabbitMQ).
+   */
+  bus?: 'amqp' | 'in-process';
+  /** The database's URL when the test brings its own (it is then neither created nor dropped). */
+  databaseUrl?: string;
+}
+
+export interface Platform {
+  /** The variables every service was started with (before `serviceEnv`). */
+  env: Readonly<Record<string, string>>;
+  databaseUrl: string;
+  /** REDIS_KEY_PREFIX. */
+  prefix: string;
+  /** BALANCE_EXCHANGE, NOTIFIER_QUEUE, NOTIFIER_DEAD_LETTER_QUEUE. */
+  exchange: string;
+  queue: string;
+  /** The notifier's SMTP capture (undefined when no notifier runs). */
+  smtp: SmtpCapture | undefined;
+  /** Every started service, by name. */
+  services: Partial<Record<PlatformService, RunningService>>;
+  /** A started service's URL (throws for one this platform does not run). */
+  url(service: PlatformService): string;
+  stop(): Promise<void>;
+}
+
+/** The variables of a platform named `name`: the shared servers, the test's own names, ports the OS picks, limits no test reaches. */
+export function platformEnv(name: string, databaseUrl: string, smtpUrl?: string): Record<string, string> {
+  const exchange = uniqueId(`test.${name}.`);
+  return {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: testServers.redisUrl,
+    REDIS_KEY_PREFIX: `test:${name}:${uniqueId()}:`,
+    AMQP_URL: testServers.amqpUrl,
+    ...(smtpUrl === undefined ? {} : { SMTP_URL: smtpUrl }),
+    ADMIN_TOKEN: `${name}-test-admin-token-${uniqueId()}-0123456789`,
+    SERVICE_JWT_SECRET: `${name}-test-service-jwt-secret-${uniqueId()}-0123456789`,
+    AUTH_URL: `http://auth.${name}.test`,
+    AUTH_PORT: '0',
+    USER_PORT: '0',
+    CATEGORIZATION_PORT: '0',
+    NOTIFIER_PORT: '0',
+    BALANCE_EXCHANGE: exchange,
+    NOTIFIER_QUEUE: `${exchange}.balance-changed`,
+    NOTIFIER_DEAD_LETTER_QUEUE: `${exchange}.balance-changed.dead`,
+    IAB_TAXONOMY_FILE: DEFAULT_TAXONOMY_FILE,
+    // Tests share one address and one account for many calls: the limits have their own tests.
+    AUTH_FAILURES_PER_IP: '100000',
+    TOKEN_RATE_PER_ACCOUNT: '100000',
+    LOG_LEVEL: 'error',
+  };
+}
+
+export async function startRealPlatform(options: RealPlatformOptions): Promise<Platform> {
+  const names = options.services ?? EVERY_SERVICE;
+  const logger = options.logger ?? silentLogger();
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const services: Partial<Record<PlatformService, RunningService>> = {};
+  const started: RunningService[] = [];
+  const stop = async (): Promise<void> => {
+    for (const service of started.splice(0).reverse()) await service.stop().catch(() => undefined);
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+  };
+  try {
+    let databaseUrl = options.databaseUrl;
+    if (databaseUrl === undefined) {
+      const db = await createPrivateDatabase(options.name.replace(/-/g, '_'));
+      cleanups.push(() => db.drop());
+      databaseUrl = db.url;
+    }
+    let smtp: SmtpCapture | undefined;
+    if (names.includes('notifier')) {
+      const capture = await startSmtpCapture();
+      cleanups.push(() => capture.close());
+      smtp = capture;
+    }
+    const env = { ...platformEnv(options.name, databaseUrl, smtp?.url), ...options.env };
+    const exchange = env.BALANCE_EXCHANGE as string;
+    const queue = env.NOTIFIER_QUEUE as string;
+    cleanups.push(async () => {
+      const redis = await connectRedis(env.REDIS_URL as string, silentLogger());
+      try {
+        await deleteKeys(redis, env.REDIS_KEY_PREFIX as string);
+      } finally {
+        await closeRedis(redis);
+      }
+    });
+    cleanups.push(() =>
+      deleteTopology(testServers.amqpUrl, {
+        queues: [queue, env.NOTIFIER_DEAD_LETTER_QUEUE as string],
+        exchanges: [exchange, `${exchange}.dlx`],
+      }),
+    );
+    let given: Partial<Adapters> = {};
+    if (options.bus === 'in-process') {
+      const bus = createInProcessEventBus();
+      cleanups.push(() => bus.close());
+      given = { bus };
+    }
+    const envOf = (name: PlatformService): Record<string, string> => ({ ...env, ...options.serviceEnv?.[name] });
+    const start = async (name: PlatformService): Promise<RunningService> => {
+      switch (name) {
+        case 'user':
+          return runUserService({ config: loadUserConfig(envOf(name)), logger, given });
+        case 'categorization':
+          return runCategorizationService({ config: loadCategorizationConfig(envOf(name)), logger });
+        case 'auth':
+          return runAuthService({ config: loadAuthConfig(envOf(name)), logger });
+        case 'notifier': {
+          const userUrl = services.user?.url ?? 'http://user.invalid';
+          const notifier = await runNotifierService({ config: loadNotifierConfig({ USER_URL: userUrl, ...envOf(name) }), logger, given });
+          started.push(notifier);
+          await notifier.consuming;
+          started.pop();
+          return notifier;
+        }
+      }
+    };
+    for (const name of names) {
+      const service = await start(name);
+      started.push(service);
+      services[name] = service;
+    }
+    return {
+      env,
+      databaseUrl,
+      prefix: env.REDIS_KEY_PREFIX as string,
+      exchange,
+      queue,
+      smtp,
+      services,
+      url(name) {
+        const service = services[name];
+        if (!service) throw new Error(`the platform of ${options.name} runs no ${name} service`);
+        return service.url;
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,3 @@
+/** What tests outside the service use of its test support (`@platform/user/testing`). */
+export * from './harness';
+export * from './usage-calls';
