@@ -7,10 +7,10 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { z } from 'zod';
-import { configSchema as authSchema } from '../services/auth/src/config';
-import { configSchema as categorizationSchema } from '../services/categorization/src/config';
-import { configSchema as notifierSchema } from '../services/notifier/src/config';
-import { configSchema as userSchema } from '../services/user/src/config';
+import { configSchema as authSchema } from '@platform/auth/config';
+import { configSchema as categorizationSchema } from '@platform/categorization/config';
+import { configSchema as notifierSchema } from '@platform/notifier/config';
+import { configSchema as userSchema } from '@platform/user/config';
 import { toolVariables } from './config-docs-tools';
 
 export const CONFIGURATION_DOC = path.resolve(__dirname, '../docs/configuration.md');

@@ -19,7 +19,7 @@ import { createPool, DEFAULT_POOL_MAX } from '@platform/db';
 import { createPrivateDatabase, deleteKeys, silentLogger, testServers, uniqueId } from '@platform/testing';
 import { startPlatform } from './platform';
 import { MixedLoad } from './soak/load';
-import { ledgerDifferences } from '../services/user/src/store/ledger-verification';
+import { ledgerDifferences } from '@platform/user';
 import { judge, judgeLedger, type LedgerReport, type Sample } from './soak/verdict';
 
 const { values } = parseArgs({ options: { minutes: { type: 'string', default: '10' }, rate: { type: 'string', default: '40' } } });

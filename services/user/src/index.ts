@@ -5,3 +5,4 @@ export { USER_NEEDS, type UserDeps, type UserSeams } from './deps';
 export { RECONCILE_USAGE, runReconcileCli } from './reconcile-cli';
 export { runUserService, startUserService, type UserService } from './service';
 export { runVerifyLedger, VERIFY_LEDGER_USAGE } from './verify-ledger-cli';
+export { ledgerDifferences, type LedgerDifference } from './store/ledger-verification';
