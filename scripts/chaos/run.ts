@@ -1,5 +1,5 @@
 /**
- * `pnpm chaos [--seed N] [--minutes M] [--history FILE] [--fault SPEC]`: a fault schedule with a
+ * `pnpm chaos [--seed N] [--minutes M] [--history FILE] [--fault SPEC]` (or `--check FILE`): a fault schedule with a
  * history checker on the local cluster (docs/resilience.md, "Chaos runs"). Starts a cluster of
  * its own, runs the mixed workload (workload.ts) while the nemesis (nemesis.ts) strikes as the
  * seed's schedule says, heals, settles unknown debits by replaying them, reads the ledger and the
@@ -9,7 +9,7 @@
  * (links.ts), and ends with `pnpm admin verify-ledger` over every account.
  */
 import { execFile } from 'node:child_process';
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,7 +21,7 @@ import { waitFor } from '../cluster/processes';
 import { Api } from './api';
 import { check, verdict } from './checker';
 import { crossings } from './checker/alerts';
-import { toJsonLines, type History } from './history';
+import { fromJsonLines, toJsonLines, type History } from './history';
 import { healLinks, prepareLinks, rules, startDelayProxy } from './links';
 import { runNemesis, wholeness } from './nemesis';
 import { ownNamespace, runInOwnNamespace } from './netns';
@@ -32,7 +32,13 @@ import { summarize } from './summary';
 import { prepareWorkload, settleUnknownDebits } from './workload';
 
 const { values } = parseArgs({
-  options: { seed: { type: 'string' }, minutes: { type: 'string', default: '3' }, history: { type: 'string' }, fault: { type: 'string' } },
+  options: {
+    seed: { type: 'string' },
+    minutes: { type: 'string', default: '3' },
+    history: { type: 'string' },
+    fault: { type: 'string' },
+    check: { type: 'string' },
+  },
 });
 const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
 const minutes = Number(values.minutes);
@@ -59,6 +65,13 @@ function verifyLedger(directUrl: string): Promise<string[]> {
 }
 
 async function main(): Promise<number> {
+  if (values.check !== undefined) {
+    // `--check FILE`: the checker alone, on a recorded history.
+    const history = fromJsonLines(readFileSync(values.check, 'utf8'));
+    const anomalies = check(history);
+    console.log(`${summarize(history)}\n${verdict(history, anomalies)}`);
+    return anomalies.length > 0 ? 1 : 0;
+  }
   if (ownNamespace() === undefined) return runInOwnNamespace();
   await prepareLinks();
   const faults = schedule(seed, minutes);
