@@ -121,6 +121,9 @@ export function requireAdminToken(
       if (name === undefined) return next(await refusal(req, res, options.failures));
       if (readOnly.has(name) && !READ_METHODS.has(req.method)) return next(new AppError('read_only'));
       ACTOR.set(res, name);
+      // Every admin call, reads included, is attributed: its log lines (the request line too) name the actor.
+      const state = locals(res);
+      state.log = state.log.child({ actor: name });
       next();
     });
   };
