@@ -120,6 +120,7 @@ describe('§7/§9 POST /internal/v1/usage', () => {
     ['a JWT signed with another secret', () => serviceJwt({}, { secret: 'another-secret-another-secret-0123456789' })],
     ['a JWT for audience auth', () => serviceJwt({ aud: 'auth' })],
     ['a JWT without an audience', () => serviceJwt({ aud: undefined })],
+    ['a JWT whose audience is a list holding user', () => serviceJwt({ aud: ['auth', 'user'] })],
     ['an expired JWT', () => serviceJwt({ iat: nowSeconds() - 600, exp: nowSeconds() - 60 })],
     ['a JWT whose exp is 10 minutes ahead', () => serviceJwt({ exp: nowSeconds() + 600 })],
     ['a JWT without exp', () => serviceJwt({ exp: undefined })],

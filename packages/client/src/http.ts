@@ -9,6 +9,8 @@ export interface HttpRequest {
   url: string;
   headers: Record<string, string>;
   body?: string;
+  /** Headers made anew for each attempt, over `headers` (a single-use service JWT: a retry must not replay it). */
+  attemptHeaders?: () => Promise<Record<string, string>>;
 }
 
 /** 429 and 503 are answered before any work is done, so they are safe to repeat. */
@@ -41,7 +43,10 @@ export async function discard(response: Response): Promise<void> {
 /** Sends a request, retrying 429 and 503 at most MAX_RETRIES times as their Retry-After asks. */
 export async function send(fetchFn: FetchFunction, request: HttpRequest): Promise<Response> {
   for (let attempt = 0; ; attempt += 1) {
-    const response = await fetchOnce(fetchFn, request);
+    const attempted = request.attemptHeaders
+      ? { ...request, headers: { ...request.headers, ...(await request.attemptHeaders()) } }
+      : request;
+    const response = await fetchOnce(fetchFn, attempted);
     if (!RETRIED_STATUSES.has(response.status) || attempt >= MAX_RETRIES) return response;
     const delay = retryDelayMs(response.headers.get('retry-after'), attempt);
     if (delay > MAX_RETRY_DELAY_MS) return response;

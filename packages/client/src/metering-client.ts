@@ -10,7 +10,7 @@ export interface MeteringClientOptions {
   serviceJwt: ServiceJwtSource;
   /** The fetch to call (default: the platform's `fetch`). */
   fetch?: FetchFunction;
-  /** Clock in epoch milliseconds (default `Date.now`); decides when a signed JWT is replaced. */
+  /** Clock in epoch milliseconds (default `Date.now`): the `iat` and `exp` of the JWTs it signs. */
   now?: () => number;
 }
 
@@ -64,7 +64,9 @@ export class MeteringClient {
     const response = await send(this.fetchFn, {
       method: 'POST',
       url: `${this.url}${path}`,
-      headers: { Accept: 'application/json', 'Content-Type': 'application/json', Authorization: `Bearer ${await this.jwt()}` },
+      headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
+      // A JWT per attempt: each carries its own jti, which the usage API accepts once.
+      attemptHeaders: async () => ({ Authorization: `Bearer ${await this.jwt()}` }),
       body: JSON.stringify(body),
     });
     return readJson(response);

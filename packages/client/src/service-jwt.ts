@@ -2,9 +2,7 @@
 export type ServiceJwtSource = { secret: string; issuer: string } | (() => string | Promise<string>);
 
 /** Seconds a JWT the client signs lives (the usage API takes at most 5 minutes). */
-const TTL_SECONDS = 120;
-/** A signed JWT is reused for half its life: signing one per call costs CPU on both sides. */
-const REUSE_MS = (TTL_SECONDS / 2) * 1000;
+const TTL_SECONDS = 60;
 
 const base64url = (bytes: Uint8Array): string =>
   btoa(String.fromCharCode(...bytes))
@@ -15,20 +13,18 @@ const encodeJson = (value: unknown): string => base64url(new TextEncoder().encod
 
 /**
  * A service JWT for the user service's internal usage API (CONTRACT §7: HS256, audience `user`,
- * `iss` the calling service, `exp` at most 5 minutes ahead), signed with WebCrypto so that the
+ * `iss` the calling service, `exp` at most 5 minutes ahead), one per request: each carries a
+ * fresh `jti`, and the usage API refuses a JWT whose `jti` it has seen (a replay). Signed with WebCrypto so that the
  * package needs no JWT library, in Node and in browsers-free workers alike.
  */
 export function serviceJwtSigner(source: ServiceJwtSource, now: () => number = Date.now): () => Promise<string> {
   if (typeof source === 'function') return async () => source();
   let key: ReturnType<typeof crypto.subtle.importKey> | undefined;
-  let current: { jwt: string; until: number } | undefined;
   return async () => {
-    if (current && now() < current.until) return current.jwt;
     key ??= crypto.subtle.importKey('raw', new TextEncoder().encode(source.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
     const iat = Math.floor(now() / 1000);
-    const unsigned = `${encodeJson({ alg: 'HS256', typ: 'JWT' })}.${encodeJson({ iss: source.issuer, aud: 'user', iat, exp: iat + TTL_SECONDS })}`;
+    const unsigned = `${encodeJson({ alg: 'HS256', typ: 'JWT' })}.${encodeJson({ iss: source.issuer, aud: 'user', iat, exp: iat + TTL_SECONDS, jti: crypto.randomUUID() })}`;
     const signature = new Uint8Array(await crypto.subtle.sign('HMAC', await key, new TextEncoder().encode(unsigned)));
-    current = { jwt: `${unsigned}.${base64url(signature)}`, until: now() + REUSE_MS };
-    return current.jwt;
+    return `${unsigned}.${base64url(signature)}`;
   };
 }

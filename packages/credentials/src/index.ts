@@ -12,3 +12,4 @@ export * from './secrets';
 export * from './service-jwt';
 export * from './token-format';
 export * from './verify';
+export * from './service-jwt-replay';

@@ -59,8 +59,30 @@ describe('service JWTs', () => {
     expect(verifyServiceJwt(token, { audience: 'user', secret, now }).iss).toBe('a');
   });
 
-  test('when the audience is a list holding ours, then it is accepted', () => {
-    const token = sign({ iss: 'a', aud: ['auth', 'user'], exp: nowSeconds + 60 });
-    expect(verifyServiceJwt(token, { audience: 'user', secret, now }).aud).toEqual(['auth', 'user']);
+  // Issue 45: `aud` is exactly the expected audience, not a list holding it.
+  test.each([
+    ['a list holding ours', ['auth', 'user']],
+    ['a list of ours alone', ['user']],
+  ])('when the audience is %s, then 401', (_name, aud) => {
+    const token = sign({ iss: 'a', aud, exp: nowSeconds + 60 });
+    expect(refused(() => verifyServiceJwt(token, { audience: 'user', secret, now }))).toBe(true);
+  });
+
+  test.each([
+    ['an empty jti', ''],
+    ['a numeric jti', 7],
+    ['a jti of 129 characters', 'j'.repeat(129)],
+  ])('when the JWT has %s, then 401', (_name, jti) => {
+    expect(
+      refused(() => verifyServiceJwt(sign({ iss: 'a', aud: 'user', exp: nowSeconds + 60, jti }), { audience: 'user', secret, now })),
+    ).toBe(true);
+  });
+
+  test('when a JWT is signed with a jti, then the claims carry it; without one, none', () => {
+    const withId = signServiceJwt({ issuer: 'a', audience: 'user', secret, ttlSeconds: 60, jti: 'id-1' });
+    expect(verifyServiceJwt(withId, { audience: 'user', secret }).jti).toBe('id-1');
+    expect(
+      verifyServiceJwt(signServiceJwt({ issuer: 'a', audience: 'user', secret, ttlSeconds: 60 }), { audience: 'user', secret }).jti,
+    ).toBeUndefined();
   });
 });

@@ -10,9 +10,12 @@ const CLOCK_SKEW_SECONDS = 5;
 export interface ServiceJwtClaims {
   /** The calling service (for the logs; any non-empty value is accepted). */
   iss: string;
-  aud: string | string[];
+  /** Exactly the expected audience: a string, never an array holding it. */
+  aud: string;
   exp: number;
   iat: number | undefined;
+  /** The JWT's id, when it carries one: such a JWT is accepted once within its lifetime (`SeenJtis`). */
+  jti: string | undefined;
 }
 
 export interface SignServiceJwtOptions {
@@ -22,6 +25,8 @@ export interface SignServiceJwtOptions {
   secret: string;
   /** 1–300 seconds. */
   ttlSeconds: number;
+  /** `jti` (e.g. `newJti()`): the user service then accepts this JWT once. */
+  jti?: string;
 }
 
 /** Signs a short-lived HS256 service JWT for `Authorization: Bearer`. */
@@ -35,12 +40,12 @@ export function signServiceJwt(options: SignServiceJwtOptions): string {
     issuer: options.issuer,
     audience: options.audience,
     expiresIn: options.ttlSeconds,
+    ...(options.jti === undefined ? {} : { jwtid: options.jti }),
   });
 }
 
-function isAudience(value: unknown): value is string | string[] {
-  return typeof value === 'string' || (Array.isArray(value) && value.every((item) => typeof item === 'string'));
-}
+/** Longest `jti` accepted (a UUID is 36 characters). */
+const MAX_JTI_LENGTH = 128;
 
 export interface VerifyServiceJwtOptions {
   audience: string;
@@ -50,8 +55,9 @@ export interface VerifyServiceJwtOptions {
 }
 
 /**
- * Verifies a service JWT: HS256 only, the expected audience, a non-empty `iss`, an `exp` that
- * is in the future but at most 5 minutes ahead. Anything else throws AppError('unauthenticated').
+ * Verifies a service JWT: HS256 only, `aud` exactly the expected audience (a string: an array
+ * holding it is refused), a non-empty `iss`, an `exp` that is in the future but at most 5 minutes
+ * ahead, and a `jti`, when given, that is a non-empty string of at most 128 characters. Anything else throws AppError('unauthenticated').
  */
 export function verifyServiceJwt(token: string, options: VerifyServiceJwtOptions): ServiceJwtClaims {
   const nowSeconds = Math.floor((options.now ?? Date.now)() / 1000);
@@ -67,9 +73,10 @@ export function verifyServiceJwt(token: string, options: VerifyServiceJwtOptions
     throw new AppError('unauthenticated', { cause: error });
   }
   if (payload === null || typeof payload !== 'object') throw new AppError('unauthenticated');
-  const { iss, aud, exp, iat } = payload as Record<string, unknown>;
+  const { iss, aud, exp, iat, jti } = payload as Record<string, unknown>;
   if (typeof iss !== 'string' || iss === '') throw new AppError('unauthenticated');
   if (typeof exp !== 'number' || exp > nowSeconds + SERVICE_JWT_MAX_TTL_SECONDS + CLOCK_SKEW_SECONDS) throw new AppError('unauthenticated');
-  if (!isAudience(aud)) throw new AppError('unauthenticated');
-  return { iss, aud, exp, iat: typeof iat === 'number' ? iat : undefined };
+  if (aud !== options.audience) throw new AppError('unauthenticated');
+  if (jti !== undefined && (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH)) throw new AppError('unauthenticated');
+  return { iss, aud, exp, iat: typeof iat === 'number' ? iat : undefined, jti };
 }

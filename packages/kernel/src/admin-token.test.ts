@@ -96,6 +96,26 @@ describe('requireAdminToken', () => {
     expect(reached).toBe(2);
   });
 
+  it('when an operator reads through the admin API, then the request line names the actor (issue 45 L5: reads are attributed)', async () => {
+    const lines: string[] = [];
+    const stream = new PassThrough();
+    stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)));
+    const http = createHttpApp({
+      trustProxy: false,
+      service: 'admin-test',
+      logger: createLogger({ service: 'admin-test', level: 'info', stream }),
+      health: new Health({}),
+      openapi: {},
+    });
+    http.app.use('/admin', requireAdminToken([{ name: 'ops', token: TOKEN, role: 'support' }]));
+    http.app.get('/admin/ping', (_req, res) => {
+      res.json({ ok: true });
+    });
+    expect((await request(http.finish()).get('/admin/ping').set('Authorization', `Bearer ${TOKEN}`)).status).toBe(200);
+    const requestLine = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((record) => record.message === 'request');
+    expect(requestLine).toMatchObject({ actor: 'ops', method: 'GET', status: '200' });
+  });
+
   it('when no admin token is configured, then every call is refused', async () => {
     const response = await request(adminApp(undefined)).get('/admin/ping').set('Authorization', 'Bearer anything-at-all-here');
     expect(response.status).toBe(401);

@@ -130,6 +130,9 @@ export function requireAdminToken(
       if (readOnly.has(name) && !READ_METHODS.has(req.method)) return next(new AppError('read_only'));
       ACTOR.set(res, name);
       ROLE.set(res, readOnly.has(name) ? 'support' : 'admin');
+      // Every admin call, reads included, is attributed: its log lines (the request line too) name the actor.
+      const state = locals(res);
+      state.log = state.log.child({ actor: name });
       next();
     });
   };

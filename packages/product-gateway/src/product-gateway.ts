@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { enterRoute, formatOf, handler, productEdge, respond } from '@platform/kernel';
 import { type OutputFormat, type Params } from '@platform/wire';
-import { signServiceJwt } from '@platform/credentials';
+import { newJti, signServiceJwt } from '@platform/credentials';
 import { readLookupRequest } from './lookup-request';
 import { createUsageClient, createUsageTransport, type UsageClient } from './usage-client';
 import { createCoalescingUsageClient, type CoalesceOptions } from './usage-coalescer';
@@ -64,16 +64,6 @@ export interface ProductGateway {
 const CALL = 'productCall';
 
 const JWT_TTL_SECONDS = 60;
-/** A JWT is used for the first half of its life, then replaced: signing one per call costs CPU on both sides. */
-const JWT_REUSE_MS = (JWT_TTL_SECONDS / 2) * 1000;
-
-function reusedJwt(sign: () => string, now: () => number = Date.now): () => string {
-  let current: { jwt: string; until: number } | undefined;
-  return () => {
-    if (!current || now() >= current.until) current = { jwt: sign(), until: now() + JWT_REUSE_MS };
-    return current.jwt;
-  };
-}
 
 /** The AcceptedCall that `meter` stored for this request. */
 export function acceptedCall(res: Response): AcceptedCall {
@@ -93,7 +83,8 @@ export function createProductGateway(options: ProductGatewayOptions): ProductGat
   const signJwt =
     'signJwt' in options
       ? options.signJwt
-      : reusedJwt(() => signServiceJwt({ issuer, audience: 'user', secret: options.serviceJwtSecret, ttlSeconds: JWT_TTL_SECONDS }));
+      : // One JWT per request to the usage API (a coalesced batch, each retry): its jti is accepted once.
+        () => signServiceJwt({ issuer, audience: 'user', secret: options.serviceJwtSecret, ttlSeconds: JWT_TTL_SECONDS, jti: newJti() });
   const clientOptions = {
     userUrl: options.userUrl,
     signJwt,

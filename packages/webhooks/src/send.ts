@@ -31,7 +31,10 @@ export interface WebhookOutcome {
   delivered: boolean;
   /** The receiver's status code, when it answered. */
   status: number | undefined;
-  /** Why it failed without a status (refused address, timeout, connection error). */
+  /**
+   * Why it failed without a status, coarse (issue 45: no errno or TLS code, so that a test send is
+   * no port scanner): `address not allowed`, `timeout`, `tls failed` or `connection failed`.
+   */
   error: string | undefined;
 }
 
@@ -66,11 +69,18 @@ function guardedLookup(policy: TargetPolicy, port: number): LookupFunction {
   };
 }
 
-function describe(error: unknown, signal: AbortSignal): string {
+/** Why an attempt got no answer, as the customer (and the attempts list) sees it. */
+export type WebhookFailure = 'address not allowed' | 'timeout' | 'tls failed' | 'connection failed';
+
+// Node's TLS and certificate failures: ERR_TLS_*, ERR_SSL_*, EPROTO, and OpenSSL's verify codes.
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|EPROTO$)|CERT|SIGNATURE|ISSUER|UNABLE_TO_VERIFY/;
+
+/** The coarse outcome of a failed attempt; the exact code stays out of answers and lists. */
+function describe(error: unknown, signal: AbortSignal): WebhookFailure {
   if (error instanceof RefusedAddressError) return 'address not allowed';
   if (signal.aborted) return 'timeout';
   const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' ? code.toLowerCase() : 'connection failed';
+  return typeof code === 'string' && TLS_CODE.test(code) ? 'tls failed' : 'connection failed';
 }
 
 /**

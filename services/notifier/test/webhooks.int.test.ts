@@ -209,6 +209,22 @@ describe('balance webhooks', () => {
     world.receiver.answer(() => 200);
   }, 60_000);
 
+  it('when one receiver hangs, then a delivery queued after it is sent and delivered while it still hangs (issue 45: no round waits for its slowest)', async () => {
+    await harness.start({ env: ENV });
+    const [slow, fast] = [await harness.account({ 1: 30 }), await harness.account({ 1: 30 })];
+    await withWebhook(harness.pool, slow);
+    await withWebhook(harness.pool, fast);
+    receiver.answer((_index, entry) => (entry.body.includes(`"accountId":${slow.id},`) ? 'hang' : 200));
+    await harness.publish(aChange(slow, 30, 2));
+    await eventually(() => Promise.resolve(requestsOf(slow).length > 0 ? true : undefined), 20_000, 'the slow receiver has the webhook');
+    await harness.publish(aChange(fast, 30, 2));
+    await allDelivered(harness.pool, fast, 1);
+    // The slow receiver's attempt has not ended yet (it times out after 10 s): the fast one did not wait for it.
+    expect(await attempts(harness.pool, slow)).toEqual([]);
+    receiver.answer(() => 200);
+    await allDelivered(harness.pool, slow, 1, 40_000);
+  }, 60_000);
+
   it.each(Object.keys(MIXED))(
     'when the URL names %s, which resolves to the receiver and to a refused address, then nothing is sent: the attempt is "address not allowed"',
     async (name) => {

@@ -5,6 +5,9 @@ import {
   createCredentialVerifier,
   memoryFailureLimit,
   redisFailureLimit,
+  redisSeenJtis,
+  memorySeenJtis,
+  type SeenJtis,
   type CredentialVerifier,
   type ExplainKeyRefusal,
   type FailureLimit,
@@ -24,6 +27,9 @@ import { accessRecordsBalanceHook, repairIntents, type AccessRecordsDeps } from 
 /** The adapters the user service runs on (openInfrastructure opens them; never URLs). */
 export type UserInfrastructure = Pick<Adapters, 'pool' | 'usagePool' | 'directPool' | 'redis' | 'bus'>;
 export const USER_NEEDS = ['pool', 'usagePool', 'directPool', 'redis', 'bus'] as const;
+
+/** Test webhook sends an account may make a minute (issue 45: a test send is no port scanner). */
+export const WEBHOOK_TESTS_PER_MINUTE = 5;
 
 /** Seams beside the adapters (tests, the quickstart). */
 export interface UserSeams {
@@ -59,6 +65,10 @@ export interface UserDeps {
   adminFailures: FailureLimit;
   /** Failed account-page sign-ins per client address (AUTH_FAILURES_PER_IP), as the token endpoint counts its own. */
   pageSignInFailures: FailureLimit;
+  /** Test sends per account (`webhook-test`, WEBHOOK_TESTS_PER_MINUTE a minute), counted as the failure limits are. */
+  webhookTests: FailureLimit;
+  /** `jti`s of service JWTs seen within their lifetime (a replay is refused), on Redis (in memory when the store is the embedded one). */
+  seenServiceJwts: SeenJtis;
   /** Where the outbox relay publishes `balance.changed` events. */
   bus: EventBus;
   /** Rung after a request that may have written outbox events, so that the relay need not wait for its next poll. */
@@ -77,6 +87,7 @@ export interface UserDeps {
 export function createDeps(config: UserConfig, logger: Logger, infrastructure: UserInfrastructure, seams: UserSeams = {}): UserDeps {
   const { pool, usagePool, bus, redis } = infrastructure;
   const limitOptions = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:admin-fail` };
+  const webhookTestOptions = { points: WEBHOOK_TESTS_PER_MINUTE, keyPrefix: `${config.redisKeyPrefix}rl:webhook-test` };
   const pageLimitOptions = { points: config.authFailuresPerIp, keyPrefix: `${config.redisKeyPrefix}rl:page-fail` };
   const watch = watchAccessRecords(pool, redis, logger);
   const outbox = createOutboxSignal();
@@ -100,6 +111,8 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
     accountCredentials: createCredentialVerifier({ access: watch.store, pageSessions: true, explainKey }),
     adminFailures: redis.client ? redisFailureLimit(redis.client, limitOptions) : memoryFailureLimit(limitOptions),
     pageSignInFailures: redis.client ? redisFailureLimit(redis.client, pageLimitOptions) : memoryFailureLimit(pageLimitOptions),
+    webhookTests: redis.client ? redisFailureLimit(redis.client, webhookTestOptions) : memoryFailureLimit(webhookTestOptions),
+    seenServiceJwts: redis.client ? redisSeenJtis(redis.client, `${config.redisKeyPrefix}jti:`) : memorySeenJtis(),
     bus,
     outbox,
     balanceHook: seams.balanceHook ?? accessRecordsBalanceHook(access),

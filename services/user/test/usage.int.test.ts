@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { generateAccessToken, generateApiKey, hashSecret, signServiceJwt } from '@platform/credentials';
+import { generateAccessToken, generateApiKey, hashSecret, newJti, signServiceJwt } from '@platform/credentials';
 import { ACCESS_RESTRICTED, ADMIN_TOKEN, JSON_TYPE, SERVICE_JWT_SECRET, useHarness } from './harness';
 
 const PATH = '/internal/v1/usage';
@@ -88,6 +88,11 @@ describe('POST /internal/v1/usage: the service JWT', () => {
     ['without an issuer', () => jwt.sign({}, SERVICE_JWT_SECRET, { algorithm: 'HS256', audience: 'user', expiresIn: 60 })],
     ['the admin token', () => ADMIN_TOKEN],
     ['garbage', () => 'not.a.jwt'],
+    // Issue 45: the audience is exactly `user`, not a list holding it.
+    [
+      'for a list of audiences holding user',
+      () => jwt.sign({ aud: ['auth', 'user'] }, SERVICE_JWT_SECRET, { algorithm: 'HS256', issuer: 'product-test', expiresIn: 60 }),
+    ],
   ])('when the JWT is %s, then 401 "Invalid service token."', async (_case, token) => {
     const account = await h.account({ 1: 5 });
     const res = await usage(body(account.apiKey), token());
@@ -95,6 +100,24 @@ describe('POST /internal/v1/usage: the service JWT', () => {
     expect(res.body).toEqual(BAD_SERVICE_TOKEN);
     expect(res.headers['www-authenticate']).toBeUndefined();
     expect(await credits(account.id)).toBe(5);
+  });
+
+  it('when a JWT with a jti is sent again within its lifetime, then the replay is 401 and debits nothing; a fresh jti is served', async () => {
+    const account = await h.account({ 1: 5 });
+    const once = signServiceJwt({ issuer: 'product-test', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 60, jti: newJti() });
+    expect((await usage(body(account.apiKey), once)).status).toBe(200);
+    const replay = await usage(body(account.apiKey), once);
+    expect(replay.status).toBe(401);
+    expect(replay.body).toEqual(BAD_SERVICE_TOKEN);
+    expect(await credits(account.id)).toBe(4);
+    const fresh = signServiceJwt({ issuer: 'product-test', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 60, jti: newJti() });
+    expect((await usage(body(account.apiKey), fresh)).status).toBe(200);
+    const batch = await h.http
+      .post('/internal/v1/usage/batch')
+      .set('Authorization', `Bearer ${fresh}`)
+      .send({ items: [body(account.apiKey)] });
+    expect(batch.status).toBe(401);
+    expect(await credits(account.id)).toBe(3);
   });
 
   it('when the customer API key is sent as the Bearer instead of a JWT, then 401 "Invalid service token."', async () => {

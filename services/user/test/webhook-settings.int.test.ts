@@ -204,6 +204,26 @@ describe('POST /user-service/notification-settings/webhook-test and GET /user-se
     expect(res.body).toMatchObject({ delivered: false, status: null, error: 'address not allowed' });
   });
 
+  it('when an account sends more than 5 test webhooks a minute, then the next is 429 with Retry-After; another account is not limited', async () => {
+    const withTarget = async () => {
+      const account = await strict.account({ 1: 10 });
+      await strict.pool.query(
+        `INSERT INTO notification_settings (account_id, webhook_url, webhook_secret) VALUES ($1, 'https://localhost:1/hooks', 'whsec_dGVzdA==')`,
+        [account.id],
+      );
+      return account;
+    };
+    const [busy, quiet] = [await withTarget(), await withTarget()];
+    const test = (apiKey: string) => strict.http.post(`${PATH}/webhook-test`).send({ apiKey });
+    for (let send = 0; send < 5; send += 1) expect((await test(busy.apiKey)).status).toBe(200);
+    const limited = await test(busy.apiKey);
+    expect(limited.status).toBe(429);
+    expect(limited.text).toBe('{"code":429,"messages":"Too Many Requests. Try your call again later."}');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect((await test(quiet.apiKey)).status).toBe(200);
+  });
+
   it('when the credential is missing, then 401 on both', async () => {
     expect((await strict.http.get('/user-service/webhook-deliveries')).status).toBe(401);
     expect((await strict.http.post(`${PATH}/webhook-test`)).status).toBe(401);

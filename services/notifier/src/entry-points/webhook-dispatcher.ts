@@ -132,14 +132,32 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
     else logger.warn(result === 'failed' ? 'webhook not delivered, will retry' : 'webhook given up', { ...fields, error: outcome.error });
   };
 
-  return startWorkerLoop({
+  // Up to `batch` deliveries in flight, each on its own: a slot freed by one (a fast receiver) is
+  // filled at once, so a slow receiver delays no other delivery (issue 45).
+  const capacity = options.batch ?? 10;
+  const inFlight = new Set<Promise<void>>();
+  const loop = startWorkerLoop({
     name: 'webhook dispatcher',
     pollMs: options.pollMs,
     backoff: { initialMs: options.pollMs, maxMs: options.pollMs },
     logger,
     work: async (signal) => {
-      const claimed = await queue.claimDue(options.batch ?? 10, options.leaseMs);
-      await Promise.all(claimed.map((webhook) => attempt(webhook, signal)));
+      if (inFlight.size >= capacity) {
+        await Promise.race(inFlight);
+        return true;
+      }
+      const claimed = await queue.claimDue(capacity - inFlight.size, options.leaseMs);
+      for (const webhook of claimed) {
+        const sending: Promise<void> = attempt(webhook, signal)
+          .catch((error: unknown) => {
+            logger.warn('webhook queue unavailable, will retry', { error: errorMessage(error) });
+          })
+          .finally(() => {
+            inFlight.delete(sending);
+            loop.wake();
+          });
+        inFlight.add(sending);
+      }
       return claimed.length > 0;
     },
     failure: (error) => ({
@@ -147,4 +165,11 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
       fields: { error: errorMessage(error) },
     }),
   });
+  return {
+    wake: () => loop.wake(),
+    async stop() {
+      await loop.stop();
+      await Promise.all(inFlight);
+    },
+  };
 }

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { declareRoute, mountRoute, publicEdge, respond } from '@platform/kernel';
 import { presentedCredential } from '@platform/credentials';
+import { AppError } from '@platform/wire';
 import { z } from 'zod';
 import type { UserDeps } from '../deps';
 import { changeNotificationSettings } from '../domain/notification-settings';
@@ -52,7 +53,8 @@ export const webhookTestRoute = declareRoute({
   params: { apiKey: apiKeyParam },
   responses: {
     200: {
-      description: 'The delivery: `delivered` for a 2xx within 10 s; `status` the receiver answered, or `error`',
+      description:
+        'The delivery: `delivered` for a 2xx within 10 s; `status` the receiver answered, or `error`, coarse: `address not allowed`, `timeout`, `tls failed` or `connection failed`',
       body: z
         .object({
           id: z.string(),
@@ -65,6 +67,7 @@ export const webhookTestRoute = declareRoute({
     },
     401: 'Missing or bad credential',
     422: 'No webhook set',
+    429: 'More than 5 test sends a minute for this account (Retry-After)',
   },
 });
 
@@ -86,6 +89,9 @@ export function notificationSettingsRoutes(deps: UserDeps, store: UserStore, web
     noStore(res);
     const principal = await deps.accountCredentials.require(presentedCredential(req, request.params));
     request.input();
+    // Per account, every send counted (WEBHOOK_TESTS_PER_MINUTE): over it, 429 with Retry-After.
+    const blockedForMs = await deps.webhookTests.recordFailure(String(principal.accountId));
+    if (blockedForMs !== undefined) throw new AppError('rate_limited', { retryAfterSeconds: Math.max(1, Math.ceil(blockedForMs / 1000)) });
     respond(res, 200, await sendTestWebhook({ store: webhooks, send: deps.webhooks.send }, principal.accountId));
   });
   return router;

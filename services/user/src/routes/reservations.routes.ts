@@ -110,9 +110,9 @@ export function reservationRoutes(
   previousServiceJwtSecret?: string,
 ): Router {
   const router = Router();
-  const requireServiceJwt = createServiceJwtCheck(serviceJwtSecret, Date.now, previousServiceJwtSecret);
+  const requireServiceJwt = createServiceJwtCheck(serviceJwtSecret, deps.seenServiceJwts, Date.now, previousServiceJwtSecret);
   mountRoute(router, reserveRoute, async (req, res, declared) => {
-    requireServiceJwt(req);
+    await requireServiceJwt(req);
     const { credential } = declared.params.rawBody();
     const payer = await deps.credentials.require(typeof credential === 'string' ? credential : undefined);
     const { input, ruled } = await declared.inputWith((accepted) => usageProduct(catalogue.product, accepted.productId));
@@ -127,14 +127,14 @@ export function reservationRoutes(
     respond(res, 201, reservation);
   });
   mountRoute(router, settleRoute, async (req, res, declared) => {
-    requireServiceJwt(req);
+    await requireServiceJwt(req);
     // The body before the id, as the admin API's writes do: a bad body is 422 whatever it names.
     const { units } = declared.input().document;
     const { id } = declared.path();
     respond(res, 200, await reservations.settle(id, units));
   });
   mountRoute(router, releaseRoute, async (req, res, declared) => {
-    requireServiceJwt(req);
+    await requireServiceJwt(req);
     const { id } = declared.path();
     respond(res, 200, await reservations.release(id));
   });

@@ -1,23 +1,46 @@
 import type { Request } from 'express';
 import { AppError } from '@platform/wire';
-import { verifyServiceJwt, type ServiceJwtClaims } from '@platform/credentials';
+import { verifyServiceJwt, type SeenJtis, type ServiceJwtClaims } from '@platform/credentials';
 
 /** `messages` of the 401 for a missing or bad service JWT; a bad customer credential keeps the contract's 401 sentence. */
 export const INVALID_SERVICE_TOKEN = 'Invalid service token.';
 
 // jsonwebtoken's verify with a string secret costs about as much as the rest of a usage
-// request. A product gateway sends the same JWT for a while, so JWTs that verified are kept
-// until they expire: a service JWT cannot be revoked, and its signature and claims never change.
+// request. A product app may send the same JWT (without a `jti`) for a while, so such JWTs that
+// verified are kept until they expire: a service JWT cannot be revoked, and its claims never change.
+// A JWT with a `jti` is accepted once within its lifetime (issue 45): `seen` remembers its id.
 const MAX_KEPT = 1000;
 // As verifyServiceJwt: an `exp` this many seconds past is still accepted (clock skew).
 const CLOCK_SKEW_SECONDS = 5;
 
+/** The 401 of a service JWT presented again within its lifetime (its `jti` seen already). */
+function replayed(): AppError {
+  return new AppError('unauthenticated', { message: INVALID_SERVICE_TOKEN, reason: 'invalid_credential' });
+}
+
+/** Records the JWT's `jti` for its remaining lifetime; throws the 401 for a replay, 503 when the store fails. */
+async function claimOnce(seen: SeenJtis, claims: ServiceJwtClaims, nowMs: number): Promise<void> {
+  if (claims.jti === undefined) return;
+  let first: boolean;
+  try {
+    first = await seen.claim(claims.jti, (claims.exp + CLOCK_SKEW_SECONDS) * 1000 - nowMs);
+  } catch (error) {
+    throw new AppError('unavailable', { cause: error });
+  }
+  if (!first) throw replayed();
+}
+
 /**
- * Checks `Authorization: Bearer <service JWT>` (CONTRACT §7), remembering the JWTs that verified
- * until they expire. `previous` (SERVICE_JWT_SECRET_PREVIOUS) is accepted beside `secret` while a
+ * Checks `Authorization: Bearer <service JWT>` (CONTRACT §7), remembering the JWTs without a
+ * `jti` that verified until they expire, and refusing a JWT whose `jti` was seen (a replay). `previous` (SERVICE_JWT_SECRET_PREVIOUS) is accepted beside `secret` while a
  * rotation rolls out: product apps move to the new secret one by one, none is refused meanwhile.
  */
-export function createServiceJwtCheck(secret: string, now: () => number = Date.now, previous?: string): (req: Request) => ServiceJwtClaims {
+export function createServiceJwtCheck(
+  secret: string,
+  seen: SeenJtis,
+  now: () => number = Date.now,
+  previous?: string,
+): (req: Request) => Promise<ServiceJwtClaims> {
   const secrets = previous === undefined ? [secret] : [secret, previous];
   const verify = (token: string): ServiceJwtClaims => {
     let failure: unknown;
@@ -31,7 +54,7 @@ export function createServiceJwtCheck(secret: string, now: () => number = Date.n
     throw failure;
   };
   const verified = new Map<string, ServiceJwtClaims>();
-  return (req) => {
+  return async (req) => {
     const token = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1] ?? '';
     const kept = verified.get(token);
     const nowSeconds = Math.floor(now() / 1000);
@@ -43,6 +66,10 @@ export function createServiceJwtCheck(secret: string, now: () => number = Date.n
     } catch (error) {
       const reason = req.get('authorization') === undefined ? 'missing_credential' : 'invalid_credential';
       throw new AppError('unauthenticated', { message: INVALID_SERVICE_TOKEN, reason, cause: error });
+    }
+    if (claims.jti !== undefined) {
+      await claimOnce(seen, claims, now());
+      return claims;
     }
     if (verified.size >= MAX_KEPT) verified.delete(verified.keys().next().value as string);
     verified.set(token, claims);

@@ -79,9 +79,9 @@ export function usageBatchRoutes(
   previousServiceJwtSecret?: string,
 ): Router {
   const router = Router();
-  const requireServiceJwt = createServiceJwtCheck(serviceJwtSecret, Date.now, previousServiceJwtSecret);
+  const requireServiceJwt = createServiceJwtCheck(serviceJwtSecret, deps.seenServiceJwts, Date.now, previousServiceJwtSecret);
   mountRoute(router, usageBatchRoute, async (req, res, declared) => {
-    const caller = requireServiceJwt(req);
+    const caller = await requireServiceJwt(req);
     const { items } = declared.input().document;
     const results = await meterItems(items, { credentials: deps.credentials, product: catalogue.product, recorder });
     if (logLevelEnabled(res, 'info')) {

@@ -47,11 +47,11 @@ export function usageRoutes(
   previousServiceJwtSecret?: string,
 ): Router {
   const router = Router();
-  const requireServiceJwt = createServiceJwtCheck(serviceJwtSecret, Date.now, previousServiceJwtSecret);
+  const requireServiceJwt = createServiceJwtCheck(serviceJwtSecret, deps.seenServiceJwts, Date.now, previousServiceJwtSecret);
   const product = catalogue.product;
   mountRoute(router, usageRoute, async (req, res, declared) => {
     const state = locals(res);
-    const caller = requireServiceJwt(req);
+    const caller = await requireServiceJwt(req);
     // The JSON body alone: this API never reads the query string.
     const { credential } = declared.params.rawBody();
     const principal = await deps.credentials.require({
