@@ -4,7 +4,7 @@ import { AccountAccessClient } from './client.js';
 import { refusalSentence } from './refusal.js';
 import type { CategoryOrder, TokenLifetime } from './types.js';
 
-export const USAGE = `usage: pnpm client <command> [options]
+export const USAGE = `usage: account-access <command> [options]   (in this repository: pnpm -s client <command>)
   balance [--product-id <id>]   credits of every product the account holds, or of one
   usage-history [--days <1-90>] [--product-id <id>]
                                 credits used per UTC day and product (default: the last 30 days)

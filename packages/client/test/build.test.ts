@@ -83,6 +83,6 @@ describe('the client package build', () => {
   it('when the built CLI runs without a command, then it prints the usage and exits 2', () => {
     const result = run([path.join(dist, 'bin.js')]);
     expect(result.status).toBe(2);
-    expect(result.stderr).toContain('usage: pnpm client');
+    expect(result.stderr).toContain('usage: account-access');
   });
 });

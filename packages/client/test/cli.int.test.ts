@@ -106,7 +106,8 @@ describe('pnpm client', () => {
     async (...args) => {
       const result = await run(args, {});
       expect(result).toMatchObject({ code: 0, stderr: '' });
-      expect(result.stdout).toContain('usage: pnpm client <command>');
+      expect(result.stdout).toContain('usage: account-access <command>');
+      expect(result.stdout).toContain('pnpm -s client <command>');
       expect(result.stdout).toContain('usage-history');
     },
   );
@@ -134,7 +135,7 @@ describe('pnpm client', () => {
       const result = await run([...args], env);
       expect(result).toMatchObject({ code: 2, stdout: '' });
       expect(result.stderr).toContain(reason);
-      expect(result.stderr).toContain('usage: pnpm client');
+      expect(result.stderr).toContain('usage: account-access');
     }
     const noKey = await run(['balance'], { ...env, API_KEY: undefined });
     expect(noKey.code).toBe(2);
