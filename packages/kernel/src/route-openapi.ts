@@ -10,7 +10,6 @@ import {
   mountedPaths,
   OUTPUT_FORMAT,
   outputFormatParam,
-  type AnswerDeclaration,
   type BodyDeclaration,
   type ParamShape,
   type ResponseDeclaration,
