@@ -4,66 +4,29 @@
  * one e-mail each. User service (batches wait up to 1 s, so that concurrent calls land in one)
  * → outbox → RabbitMQ → notifier → SMTP, on a database of its own.
  */
-import {
-  createPrivateDatabase,
-  deleteTopology,
-  eventually,
-  silentLogger,
-  startSmtpCapture,
-  testServers,
-  uniqueId,
-  type PrivateDatabase,
-  type SmtpCapture,
-} from '@platform/testing';
-import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '@platform/notifier';
-import { postUsage, startHarness, testConfig, usageBody, type Harness } from '@platform/user/testing';
+import request from 'supertest';
+import { eventually, type SmtpCapture } from '@platform/testing';
+import { startPlatform, type Platform } from '@platform/testing/platform';
+import { postUsage, SERVICE_JWT_SECRET, usageBody } from '@platform/user/testing';
 
 describe('metering in batches: both alerts of one batch, in order, once each', () => {
-  let db: PrivateDatabase;
+  let platform: Platform;
   let smtp: SmtpCapture;
-  let user: Harness;
-  let notifier: NotifierService;
-  const exchange = uniqueId('test.metering-batch.');
-  const queue = `${exchange}.balance-changed`;
-  const deadLetterQueue = `${queue}.dead`;
+  let user: { http: ReturnType<typeof request>; pool: Platform['pool']; account: Platform['account'] };
 
   beforeAll(async () => {
-    db = await createPrivateDatabase('metering_batch');
-    smtp = await startSmtpCapture();
-    user = await startHarness({
-      eventBus: 'amqp',
-      config: testConfig({
-        DATABASE_URL: db.url,
-        REDIS_KEY_PREFIX: `${exchange}:`,
-        BALANCE_EXCHANGE: exchange,
-        OUTBOX_POLL_MS: '100',
-        USAGE_BATCH_MAX_WAIT_MS: '1000',
-      }),
+    platform = await startPlatform({
+      name: 'metering-batch',
+      services: ['user', 'notifier'],
+      env: { SERVICE_JWT_SECRET, OUTBOX_POLL_MS: '100', NOTIFIER_MAIL_POLL_MS: '100' },
+      serviceEnv: { user: { USAGE_BATCH_MAX_WAIT_MS: '1000' }, notifier: { MAIL_FROM: 'Account alerts <alerts@example.test>' } },
     });
-    notifier = await runNotifierService({
-      config: loadNotifierConfig({
-        DATABASE_URL: db.url,
-        AMQP_URL: testServers.amqpUrl,
-        SMTP_URL: smtp.url,
-        NOTIFIER_PORT: '0',
-        USER_URL: user.service.url,
-        MAIL_FROM: 'Account alerts <alerts@example.test>',
-        BALANCE_EXCHANGE: exchange,
-        NOTIFIER_QUEUE: queue,
-        NOTIFIER_DEAD_LETTER_QUEUE: deadLetterQueue,
-        NOTIFIER_MAIL_POLL_MS: '100',
-      }),
-      logger: silentLogger(),
-    });
-    await notifier.consuming;
+    smtp = platform.smtp as SmtpCapture;
+    user = { http: request(platform.url('user')), pool: platform.pool, account: platform.account };
   });
 
   afterAll(async () => {
-    await notifier?.stop();
-    await user?.stop();
-    await smtp?.close();
-    await deleteTopology(testServers.amqpUrl, { queues: [queue, deadLetterQueue], exchanges: [exchange, `${exchange}.dlx`] });
-    await db?.drop();
+    await platform?.stop();
   });
 
   it('when 12 concurrent calls empty a pool of 12 in one batch, then a low alert and then a zero alert are mailed, and nothing more', async () => {

@@ -10,8 +10,11 @@ import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
 import { DEFAULT_TAXONOMY_FILE, loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
 import { loadConfig as loadNotifierConfig, runNotifierService } from '@platform/notifier';
 import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
-import { closeRedis, connectRedis } from '@platform/credentials';
+import type { Pool } from 'pg';
+import { closeRedis, connectRedis, createRedisAccessStore } from '@platform/credentials';
+import { createPool } from '@platform/db';
 import { createInProcessEventBus } from '@platform/events';
+import { anAccount, type TestAccount } from '../accounts';
 import { silentLogger } from '../logs';
 import { createPrivateDatabase } from '../private-database';
 import { deleteTopology } from '../rabbitmq';
@@ -58,6 +61,10 @@ export interface Platform {
   services: Partial<Record<PlatformService, RunningService>>;
   /** A started service's URL (throws for one this platform does not run). */
   url(service: PlatformService): string;
+  /** The platform's database. */
+  pool: Pool;
+  /** An account inserted into the user tables (credits: product id -> its pool's credits), its key's access record written. */
+  account(credits?: Record<number, number>): Promise<TestAccount>;
   stop(): Promise<void>;
 }
 
@@ -158,8 +165,15 @@ export async function startRealPlatform(options: RealPlatformOptions): Promise<P
       started.push(service);
       services[name] = service;
     }
+    const pool = createPool({ connectionString: databaseUrl, logger: silentLogger(), max: 4 });
+    cleanups.push(() => pool.end());
+    const accessRedis = await connectRedis(env.REDIS_URL as string, silentLogger());
+    cleanups.push(() => closeRedis(accessRedis));
+    const access = createRedisAccessStore(accessRedis, { keyPrefix: env.REDIS_KEY_PREFIX as string });
     return {
       env,
+      pool,
+      account: (credits = {}) => anAccount(pool, { credits, access }),
       databaseUrl,
       prefix: env.REDIS_KEY_PREFIX as string,
       exchange,

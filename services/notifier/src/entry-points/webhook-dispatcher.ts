@@ -60,20 +60,15 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
       return true;
     });
 
-  /** What the attempt did to the webhook's state: delivered, still failing, or disabled now (CONTRACT §6.1). */
-  const follow = async (
+  /** A failed attempt: the webhook is still failing, or disabled now and the reason is answered (CONTRACT §6.1). */
+  const afterFailure = async (
     webhook: ClaimedWebhook,
     outcome: WebhookOutcome,
     at: Date,
     made: WebhookAttempt,
-    record: (write: () => Promise<void>) => Promise<void>,
   ): Promise<WebhookDisabledReason | undefined> => {
     const { url } = webhook;
     if (url === undefined) return undefined;
-    if (outcome.delivered) {
-      await record(() => queue.markDelivered(webhook.accountId, url));
-      return undefined;
-    }
     const failingSince = await queue.markFailed(webhook.accountId, url, at);
     const reason = disablingReason(outcome, failingSince, at.getTime());
     if (reason === undefined || !(await disable(webhook, url, reason, at, made))) return undefined;
@@ -118,8 +113,10 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
             fields: { webhookId: webhook.webhookId },
           })
         : write();
+    const { url } = webhook;
+    if (outcome.delivered && url !== undefined) await record(() => queue.markDelivered(webhook.accountId, url));
     // The attempt that disables the webhook is listed by the disabling, in its transaction.
-    const disabled = await follow(webhook, outcome, at, made, record);
+    const disabled = outcome.delivered ? undefined : await afterFailure(webhook, outcome, at, made);
     // A disabled webhook gets no more attempts, this event's included.
     const { result, nextAttemptAt } = disabled ? { result: 'disabled' as const, nextAttemptAt: undefined } : after;
     if (!disabled) await record(() => queue.recordAttempt(made));
