@@ -3,7 +3,9 @@
  * and by file, so a hot path's cost can be read without a browser.
  *   node --import tsx bench/cpu-profile-summary.ts <file.cpuprofile> [--top 40] [--window <seconds>]
  * `--window`: only the busiest stretch of that many seconds (the load, not the start-up or the
- * baselines' turns); percentages are of the busy (not idle) time in it.
+ * baselines' turns); percentages are of the busy (not idle) time in it. `--last <seconds>`: only
+ * the profile's last that many seconds instead (a process under load for its last seconds whose
+ * start-up, compiling every module, is busier than the load: the batch scenarios' user service).
  */
 import { readFileSync } from 'node:fs';
 
@@ -27,6 +29,7 @@ const option = (name: string): number | undefined => {
 };
 const top = option('top') ?? 40;
 const windowMicros = (option('window') ?? Infinity) * 1e6;
+const lastMicros = (option('last') ?? Infinity) * 1e6;
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -51,6 +54,12 @@ if (Number.isFinite(windowMicros)) {
     }
     if (busy > best) [best, first, last] = [busy, start, end + 1];
   }
+}
+if (Number.isFinite(lastMicros)) {
+  let span = 0;
+  last = profile.samples.length;
+  first = last;
+  while (first > 0 && span + (deltas[first - 1] ?? 0) <= lastMicros) span += deltas[(first -= 1)] ?? 0;
 }
 const selfMicros = new Map<number, number>();
 for (let index = first; index < last; index += 1) {

@@ -42,7 +42,7 @@ describe('reservations when the user service is killed (SIGKILL) with reservatio
       await eventually(
         async () => ((await reservationRow(fx.pool, id(expiring)))?.state === 'expired' ? true : undefined),
         20_000,
-        'expired',
+        'the expired reservation returned by the restarted service',
       );
       expect(await credits(account.id)).toBe(50);
       expect(await settle(second, id(settled), 25)).toEqual({
