@@ -210,19 +210,19 @@ describe('balance webhooks', () => {
   }, 60_000);
 
   it('when one receiver hangs, then a delivery queued after it is sent and delivered while it still hangs (issue 45: no round waits for its slowest)', async () => {
-    await harness.start({ env: ENV });
-    const [slow, fast] = [await harness.account({ 1: 30 }), await harness.account({ 1: 30 })];
-    await withWebhook(harness.pool, slow);
-    await withWebhook(harness.pool, fast);
-    receiver.answer((_index, entry) => (entry.body.includes(`"accountId":${slow.id},`) ? 'hang' : 200));
-    await harness.publish(aChange(slow, 30, 2));
+    await world.harness.start({ env: ENV });
+    const [slow, fast] = [await world.harness.account({ 1: 30 }), await world.harness.account({ 1: 30 })];
+    await withWebhook(world.harness.pool, slow);
+    await withWebhook(world.harness.pool, fast);
+    world.receiver.answer((_index, entry) => (entry.body.includes(`"accountId":${slow.id},`) ? 'hang' : 200));
+    await world.harness.publish(aChange(slow, 30, 2));
     await eventually(() => Promise.resolve(requestsOf(slow).length > 0 ? true : undefined), 20_000, 'the slow receiver has the webhook');
-    await harness.publish(aChange(fast, 30, 2));
-    await allDelivered(harness.pool, fast, 1);
+    await world.harness.publish(aChange(fast, 30, 2));
+    await allDelivered(world.harness.pool, fast, 1);
     // The slow receiver's attempt has not ended yet (it times out after 10 s): the fast one did not wait for it.
-    expect(await attempts(harness.pool, slow)).toEqual([]);
-    receiver.answer(() => 200);
-    await allDelivered(harness.pool, slow, 1, 40_000);
+    expect(await attempts(world.harness.pool, slow)).toEqual([]);
+    world.receiver.answer(() => 200);
+    await allDelivered(world.harness.pool, slow, 1, 40_000);
   }, 60_000);
 
   it.each(Object.keys(MIXED))(
