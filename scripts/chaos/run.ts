@@ -8,7 +8,6 @@
  * It runs in a network namespace of its own (netns.ts), where the nemesis cuts and slows links
  * (links.ts), and ends with `pnpm admin verify-ledger` over every account.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +24,7 @@ import { fromJsonLines, toJsonLines, type History } from './history';
 import { healLinks, prepareLinks, rules, startDelayProxy } from './links';
 import { runNemesis, wholeness } from './nemesis';
 import { ownNamespace, runInOwnNamespace } from './netns';
+import { verifyLedger } from './verify-ledger';
 import { readAccounts, readAlerts } from './observe';
 import { Recorder } from './recorder';
 import { describeFault, schedule } from './schedule';
@@ -47,22 +47,6 @@ if (!Number.isInteger(seed) || !(minutes > 0))
 
 /** The delay proxy's port (links.ts), next to the cluster's fixed layout: the namespace is the run's own. */
 const DELAY_PROXY_PORT = DEFAULT_BASE_PORT + 100;
-
-/** `pnpm admin verify-ledger` over every account, on the primary: what it printed when it found a difference. */
-function verifyLedger(directUrl: string): Promise<string[]> {
-  const admin = path.resolve('scripts/admin.ts');
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [...process.execArgv, admin, 'verify-ledger'],
-      { env: { ...process.env, DATABASE_URL: directUrl, DATABASE_DIRECT_URL: directUrl }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        console.log(`verify-ledger: ${error ? `exit ${String(error.code)}` : 'every pool matches its ledger'}`);
-        resolve(error ? [`pnpm admin verify-ledger failed: ${`${stdout}\n${stderr}`.trim().slice(0, 4000)}`] : []);
-      },
-    );
-  });
-}
 
 async function main(): Promise<number> {
   if (values.check !== undefined) {
