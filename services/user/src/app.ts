@@ -67,7 +67,7 @@ function countedRecorder(recorder: UsageRecorder, registry: Registry): UsageReco
  */
 function usageRecorder(deps: UserDeps, config: UserConfig, registry: Registry): UsageRecorder {
   const commit = createBatchCommit(
-    createUsageBatchStore(deps.usagePool, deps.access.pause, createTestFault(config.testFault)),
+    createUsageBatchStore(deps.usagePool, deps.access.pauses, createTestFault(config.testFault)),
     deps.balanceHook,
   );
   return countedRecorder(
@@ -92,7 +92,7 @@ function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): {
   if (config.adminTokens.length === 0) throw new ConfigError('invalid configuration: ADMIN_TOKEN: Required');
   if (config.serviceJwtSecret === undefined) throw new ConfigError('invalid configuration: SERVICE_JWT_SECRET: Required');
   const kept = keptCatalogue();
-  const store = createUserStore(deps.pool, deps.access, kept);
+  const store = createUserStore(deps.pool, deps.accounts, kept);
   const catalogue = createCatalogueReads(deps.pool, kept);
   const recorder = usageRecorder(deps, config, usageRegistry);
   const usage = [
@@ -100,7 +100,7 @@ function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): {
     usageBatchRoutes(deps, recorder, config.serviceJwtSecret, catalogue, config.previousServiceJwtSecret),
     reservationRoutes(
       deps,
-      createReservations(createReservationStore(deps.pool, deps.access)),
+      createReservations(createReservationStore(deps.pool, deps.accounts)),
       config.serviceJwtSecret,
       catalogue,
       config.previousServiceJwtSecret,
@@ -113,7 +113,7 @@ function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): {
     notificationSettingsRoutes(deps, store, webhooks),
     webhookDeliveriesRoutes(deps, webhooks),
     adminRoutes(
-      { store, operator: createOperatorStore(deps.pool, deps.access), catalogue, ledger: createUsageLedgerReads(deps.pool), webhooks },
+      { store, operator: createOperatorStore(deps.pool, deps.accounts), catalogue, ledger: createUsageLedgerReads(deps.pool), webhooks },
       config.adminTokens,
       deps.adminFailures,
     ),

@@ -49,7 +49,7 @@ function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]>
   const unsubscribe = deps.outbox.subscribe(() => relay.wake());
   // What a killed process committed or closed without settling it in Redis: repaired now, then swept.
   const repairs = startAccessRepairSweeper(deps.access, config.accessRepairSweepMs);
-  const reservationStore = createReservationStore(deps.pool, deps.access);
+  const reservationStore = createReservationStore(deps.pool, deps.accounts);
   const expiry = startReservationExpirySweeper({
     reservations: createReservations(reservationStore),
     store: reservationStore,
