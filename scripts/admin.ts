@@ -6,9 +6,7 @@
  */
 import { runMain } from '@platform/runtime';
 import { runCategoriesCli } from '../services/categorization/src/cli';
-import { runUserCli, USER_USAGE } from '../services/user/src/cli';
-import { RECONCILE_USAGE, runReconcileCli } from '../services/user/src/reconcile-cli';
-import { runVerifyLedger, VERIFY_LEDGER_USAGE } from '../services/user/src/verify-ledger-cli';
+import { RECONCILE_USAGE, runReconcileCli, runUserCli, runVerifyLedger, USER_USAGE, VERIFY_LEDGER_USAGE } from '@platform/user';
 import { serviceJwt } from './service-jwt';
 
 const USAGE = `usage: ${[...USER_USAGE, RECONCILE_USAGE, VERIFY_LEDGER_USAGE, 'pnpm admin categories import <file>', 'pnpm admin service-jwt <auth|user> [issuer] [ttlSeconds]'].join('\n       ')}`;

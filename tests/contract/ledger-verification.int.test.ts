@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { PassThrough } from 'node:stream';
 import { uniqueId } from '@platform/testing';
-import { runVerifyLedger } from '../../services/user/src/verify-ledger-cli';
+import { runVerifyLedger } from '@platform/user';
 import { bearer, serviceJwt, usePlatform } from './support';
 
 const { platform, send, admin, usage } = usePlatform();

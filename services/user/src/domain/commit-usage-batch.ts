@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { AppError } from '@platform/wire';
+import { unavailable } from '@platform/wire';
 import { poolKey, type PoolBalance, type PoolKey, type StoredAnswer, type UsageBatchStore } from './usage-batch-store';
 import { balancesByAccount, type AccountBalances, type BalanceCommitHook } from './balance-commit-hook';
 import { decideBatch, type BatchDecision, type Debit, type DebitOutcome } from './usage-batch';
@@ -161,7 +161,7 @@ export function createBatchCommit(
           try {
             await effects.beforeCommit(hooked, { accountPools: (ids) => tx.accountPools(ids), activeKeys: (id) => tx.activeKeys(id) });
           } catch (error) {
-            throw new AppError('unavailable', { retryAfterSeconds: RETRY_AFTER_SECONDS, cause: error });
+            throw unavailable(error, RETRY_AFTER_SECONDS);
           }
         }
         return decision.outcomes;
@@ -184,7 +184,7 @@ export function createBatchCommit(
         return await attempt(debits);
       } catch (error) {
         if (!(error instanceof RequestIdTaken)) throw error;
-        if (round >= ATTEMPTS) throw new AppError('unavailable', { retryAfterSeconds: RETRY_AFTER_SECONDS, cause: error });
+        if (round >= ATTEMPTS) throw unavailable(error, RETRY_AFTER_SECONDS);
       }
     }
   };

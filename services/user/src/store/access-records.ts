@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import { unavailable } from '@platform/wire';
-import { errorMessage as message, startWorkerLoop, type Logger } from '@platform/runtime';
+import { errorMessage as message, type Logger } from '@platform/runtime';
 import { reconcileAccount } from '@platform/accounts';
 import type { AccessWriter } from '@platform/credentials';
 import type { Queryable } from '@platform/db';
 import { accessEffectOf, type AccountChange } from '../domain/account-change';
+import type { AccessRepairs } from '../domain/access-repairs';
 import type { Pauses } from '../pause-point';
 
 /*
@@ -33,6 +34,12 @@ const LOCK_SHARED = 'SELECT 1 FROM accounts WHERE id = $1 FOR SHARE';
 const RECORD_GRANT = 'INSERT INTO access_grants_pending (account_id) VALUES ($1) ON CONFLICT (account_id) DO NOTHING';
 const SETTLE_GRANT = 'DELETE FROM access_grants_pending WHERE account_id = $1';
 const PENDING_GRANTS = 'SELECT account_id FROM access_grants_pending ORDER BY account_id LIMIT $1';
+
+/** Accounts with a grant that a commit recorded and no process wrote yet (oldest ids first). */
+async function pendingGrants(pool: pg.Pool, limit: number): Promise<number[]> {
+  const result = await pool.query<{ account_id: number }>(PENDING_GRANTS, [limit]);
+  return result.rows.map((row) => Number(row.account_id));
+}
 
 /**
  * Accounts whose records a closing write changed and whose transaction has not ended, kept in
@@ -217,32 +224,22 @@ export async function withAccessRules<T>(access: AccessRecordsDeps, run: (effect
 }
 
 /**
- * The repair sweeper: at start, then every `intervalMs`, every account with a pending grant (a
- * commit whose grant never reached Redis) or a repair intent (a closing write whose transaction
- * ended without its process settling it) is rewritten from Postgres. Rewriting waits for any
- * transaction that still holds the account's row, so it is right whenever it runs.
+ * The repair sweep (AccessRepairs): every account with a pending grant (a commit whose grant
+ * never reached Redis) or a repair intent (a closing write whose transaction ended without its
+ * process settling it) is rewritten from Postgres. Rewriting waits for any transaction that still
+ * holds the account's row, so it is right whenever it runs.
  */
-export function startAccessRepairSweeper(access: AccessRecordsDeps, intervalMs: number) {
-  const sweep = async (): Promise<number> => {
-    const grants = await access.pool.query<{ account_id: number }>(PENDING_GRANTS, [10_000]);
-    for (const row of grants.rows) await reconcile(access, Number(row.account_id));
-    const intents = await access.intents.list();
-    for (const { member, accountId } of intents) {
-      await reconcile(access, accountId);
-      await access.intents.remove([member]);
-    }
-    return grants.rows.length + intents.length;
-  };
-  return startWorkerLoop({
-    name: 'access repair sweeper',
-    pollMs: intervalMs,
-    backoff: { initialMs: intervalMs, maxMs: intervalMs },
-    logger: access.logger,
-    work: async () => {
-      const repaired = await sweep();
-      if (repaired > 0) access.logger.info('access records repaired from Postgres', { accounts: repaired });
-      return false;
+export function accessRepairs(access: AccessRecordsDeps): AccessRepairs {
+  return {
+    async sweep() {
+      const grants = await pendingGrants(access.pool, 10_000);
+      for (const accountId of grants) await reconcile(access, accountId);
+      const intents = await access.intents.list();
+      for (const { member, accountId } of intents) {
+        await reconcile(access, accountId);
+        await access.intents.remove([member]);
+      }
+      return grants.length + intents.length;
     },
-    failure: (error) => ({ message: 'access repair sweep failed, will retry', fields: { error: message(error) } }),
-  });
+  };
 }
