@@ -6,7 +6,7 @@ import { pingPostgres } from '@platform/db';
 import type { UserConfig } from './config';
 import type { UserDeps } from './deps';
 import { createBatchCommit } from './domain/commit-usage-batch';
-import { createRecentAnswers } from './domain/recent-answers';
+import { createRecentAnswers } from './speed';
 import { createUsageRecorder, type UsageRecorder } from './domain/usage';
 import { createDebitBatcher } from './domain/usage-batcher';
 import { openapi, userRoutes } from './openapi';

@@ -1,6 +1,14 @@
 import type { AdminAuditRow } from '@platform/accounts';
 import type { AccountChange, AccountKey } from './account-change';
-import type { AccountRecord } from './user-store';
+
+/** An account as the admin API shows it. */
+export interface AccountRecord {
+  id: number;
+  email: string;
+  createdAt: Date;
+  /** A disabled account's key and tokens are refused everywhere (CONTRACT §7). */
+  disabled: boolean;
+}
 
 /** One audit row, written in the transaction of the change it describes; it names the actor of the ledger rows after it. */
 export type AuditWrite = AdminAuditRow;

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { AppError, invalidMessage, invalidParams } from '@platform/wire';
 import type { Product } from './catalogue';
-import type { RecentAnswers } from './recent-answers';
+import type { RecentAnswers } from '../speed';
 import type { DebitBatcher } from './usage-batcher';
 
 /** Units one usage request may debit (CONTRACT §7). */

@@ -1,14 +1,7 @@
-import type { AccountTransactions } from './account-transaction';
+import type { AccountRecord, AccountTransactions } from './account-transaction';
 import type { Product } from './catalogue';
 
-/** An account as the admin API shows it. */
-export interface AccountRecord {
-  id: number;
-  email: string;
-  createdAt: Date;
-  /** A disabled account's key and tokens are refused everywhere (CONTRACT §7). */
-  disabled: boolean;
-}
+export type { AccountRecord } from './account-transaction';
 
 /** One held product with its pool's credits. */
 export interface ProductBalance {
