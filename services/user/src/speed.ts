@@ -1,5 +1,4 @@
 import { LRUCache } from 'lru-cache';
-import { poolKey, type PoolBalance, type PoolKey, type StoredAnswer } from './domain/usage-batch-store';
 
 /*
  * Speed in one place: what the user service keeps in memory so that the domain reads as the
@@ -28,6 +27,15 @@ export const KEPT_POOLS = 100_000;
  */
 const DISTRUST_MS = 60_000;
 
+/** One pool of one account (domain/usage-batch-store.ts PoolKey), and its credits after a change. */
+interface PoolKey {
+  accountId: number;
+  poolId: number;
+}
+interface PoolBalance extends PoolKey {
+  credits: number;
+}
+
 /** The kept credits of a usage batch commit (domain/commit-usage-batch.ts). */
 export interface KeptCredits {
   /** The kept credits of every pool, or undefined when one has none. */
@@ -46,9 +54,9 @@ type Kept = number | { readUntil: number };
 /**
  * The credits this process last saw for its pools, at most `max` entries (the least recently
  * used go first; none at all when `max` is 0). Only ever a guess: a write decided on them checks
- * that each pool still holds them.
+ * that each pool still holds them. `poolKey` keys the pools as the batch decision reads them.
  */
-export function keptCredits(max: number, now: () => number): KeptCredits {
+export function keptCredits(max: number, now: () => number, poolKey: (accountId: number, poolId: number) => string): KeptCredits {
   const kept = max > 0 ? new LRUCache<string, Kept>({ max }) : undefined;
   return {
     /** The kept credits of every pool, or undefined when one has none. */
@@ -93,15 +101,19 @@ export function keptCredits(max: number, now: () => number): KeptCredits {
  * (CONTRACT §9: at least 24 hours), and an entry older than `maxAgeMs` is forgotten. Bounded:
  * past `maxEntries` the least recently used entry goes.
  */
-export interface RecentAnswers {
-  get(requestId: string): StoredAnswer | undefined;
-  set(requestId: string, answer: StoredAnswer): void;
+export interface RecentAnswers<T extends object> {
+  get(requestId: string): T | undefined;
+  set(requestId: string, answer: T): void;
 }
 
-export function createRecentAnswers(options: { maxEntries: number; maxAgeMs: number; now?: () => number }): RecentAnswers {
+export function createRecentAnswers<T extends object>(options: {
+  maxEntries: number;
+  maxAgeMs: number;
+  now?: () => number;
+}): RecentAnswers<T> {
   // lru-cache, not a Map evicted through keys().next(): a Map keeps a deleted entry's slot until
   // it rehashes, and every new iterator steps over those slots (3.7 % of the usage API's CPU).
-  const entries = new LRUCache<string, StoredAnswer>({
+  const entries = new LRUCache<string, T>({
     max: options.maxEntries,
     ttl: options.maxAgeMs,
     // The clock read at each call, not cached for a millisecond: an injected clock moves at once.

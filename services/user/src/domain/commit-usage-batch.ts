@@ -43,7 +43,7 @@ export function createBatchCommit(
   hook: BalanceCommitHook,
   options: { keptPools?: number; now?: () => number } = {},
 ): (debits: Debit[]) => Promise<DebitOutcome[]> {
-  const kept = keptCredits(options.keptPools ?? KEPT_POOLS, options.now ?? Date.now);
+  const kept = keptCredits(options.keptPools ?? KEPT_POOLS, options.now ?? Date.now, poolKey);
 
   /**
    * Most batches change no pool to or from 0, so nothing must happen inside their transaction:
