@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { AppError } from '@platform/wire';
+import { AppError, rateLimited } from '@platform/wire';
 import { errorMessage, secretDigest, secretsEqual, type AdminRole } from '@platform/runtime';
 import type { FailureLimit } from '@platform/credentials';
 import { locals } from './request-state';
@@ -32,10 +32,6 @@ export interface AdminGuardOptions {
 /** The client address as the kernel's `trust proxy` setting (TRUST_PROXY) derives it. */
 function clientAddress(req: Request): string {
   return req.ip ?? req.socket.remoteAddress ?? 'unknown';
-}
-
-function rateLimited(blockedForMs: number): AppError {
-  return new AppError('rate_limited', { retryAfterSeconds: Math.max(1, Math.ceil(blockedForMs / 1000)) });
 }
 
 function limitUnavailable(res: Response, error: unknown): void {

@@ -6,7 +6,7 @@ import { pingPostgres } from '@platform/db';
 import type { UserConfig } from './config';
 import type { UserDeps } from './deps';
 import { createBatchCommit } from './domain/commit-usage-batch';
-import { createRecentAnswers } from './domain/recent-answers';
+import { createRecentAnswers } from './speed';
 import { createUsageRecorder, type UsageRecorder } from './domain/usage';
 import { createDebitBatcher } from './domain/usage-batcher';
 import { openapi, userRoutes } from './openapi';
@@ -69,7 +69,7 @@ function countedRecorder(recorder: UsageRecorder, registry: Registry): UsageReco
  */
 function usageRecorder(deps: UserDeps, config: UserConfig, registry: Registry): UsageRecorder {
   const commit = createBatchCommit(
-    createUsageBatchStore(deps.usagePool, deps.access.pause, createTestFault(config.testFault)),
+    createUsageBatchStore(deps.usagePool, deps.access.pauses, createTestFault(config.testFault)),
     deps.balanceHook,
   );
   return countedRecorder(
@@ -94,7 +94,7 @@ function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): {
   if (config.adminTokens.length === 0) throw new ConfigError('invalid configuration: ADMIN_TOKEN: Required');
   if (config.serviceJwtSecret === undefined) throw new ConfigError('invalid configuration: SERVICE_JWT_SECRET: Required');
   const kept = keptCatalogue();
-  const store = createUserStore(deps.pool, deps.access, kept);
+  const store = createUserStore(deps.pool, deps.accounts, kept);
   const catalogue = createCatalogueReads(deps.pool, kept);
   const recorder = usageRecorder(deps, config, usageRegistry);
   const usage = [
@@ -102,7 +102,7 @@ function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): {
     usageBatchRoutes(deps, recorder, config.serviceJwtSecret, catalogue, config.previousServiceJwtSecret),
     reservationRoutes(
       deps,
-      createReservations(createReservationStore(deps.pool, deps.access)),
+      createReservations(createReservationStore(deps.pool, deps.accounts)),
       config.serviceJwtSecret,
       catalogue,
       config.previousServiceJwtSecret,
@@ -117,7 +117,7 @@ function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): {
     adminRoutes(
       {
         store,
-        operator: createOperatorStore(deps.pool, deps.access),
+        operator: createOperatorStore(deps.pool, deps.accounts),
         catalogue,
         ledger: createUsageLedgerReads(deps.pool),
         webhooks,

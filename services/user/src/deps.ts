@@ -21,8 +21,10 @@ import type { BalanceCommitHook } from './domain/balance-commit-hook';
 import type { TargetCheck } from './domain/notification-settings';
 import type { WebhookSender } from './domain/webhooks';
 import { createOutboxSignal, type OutboxSignal } from './outbox-signal';
-import { createPausePoint } from './pause-point';
-import { accessRecordsBalanceHook, repairIntents, type AccessRecordsDeps } from './store/access-records';
+import { pausesOf } from './pause-point';
+import { createAccountTransactions, type AccountTransactionsOn } from './store/account-transaction';
+import { repairIntents, type AccessRecordsDeps } from './store/access-records';
+import { accessRecordsBalanceHook } from './store/balance-hook';
 
 /** The adapters the user service runs on (openInfrastructure opens them; never URLs). */
 export type UserInfrastructure = Pick<Adapters, 'pool' | 'usagePool' | 'directPool' | 'redis' | 'bus'>;
@@ -56,6 +58,8 @@ export interface UserDeps {
   watch: WatchedAccessStore;
   /** Where the stores write access records (CONTRACT §3): closing writes and their repair, grants after commit. */
   access: AccessRecordsDeps;
+  /** The one account transaction: every change of an account (credits, keys, status, e-mail) goes through it. */
+  accounts: AccountTransactionsOn;
   credentials: CredentialVerifier;
   /** Why a key the access store does not know was refused (Postgres, on the refusal path only). */
   explainKey: ExplainKeyRefusal;
@@ -98,7 +102,7 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
     intents: repairIntents(redis.client, `${config.redisKeyPrefix}access:repair`),
     pool,
     logger,
-    pause: createPausePoint(config.testPauseAt),
+    pauses: pausesOf(config.testPauseAt),
   };
   return {
     logger,
@@ -106,6 +110,7 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
     usagePool,
     watch,
     access,
+    accounts: createAccountTransactions(pool, access),
     credentials: createCredentialVerifier({ access: watch.store, explainKey }),
     explainKey,
     accountCredentials: createCredentialVerifier({ access: watch.store, pageSessions: true, explainKey }),

@@ -1,5 +1,5 @@
 export { createApp } from './app';
-export { runUserCli, USER_USAGE } from './cli';
+export { runUserCli, USER_USAGE } from './entry-points/cli';
 export { loadConfig, type UserConfig } from './config';
 export { USER_NEEDS, type UserDeps, type UserSeams } from './deps';
 export { RECONCILE_USAGE, runReconcileCli } from './reconcile-cli';

@@ -13,6 +13,19 @@
  */
 export type PausePoint = (point: string) => Promise<void>;
 
+/** Where production code may pause for a fault test; production wires NO_PAUSES (TEST_PAUSE_AT unset). */
+export interface Pauses {
+  at(point: 'user-before-commit' | 'access-after-commit' | 'grant-after-commit' | 'usage-after-commit'): Promise<void>;
+}
+
+export const NO_PAUSES: Pauses = { at: () => Promise.resolve() };
+
+/** The pause points of TEST_PAUSE_AT, or none at all when it is unset. */
+export function pausesOf(spec: string | undefined): Pauses {
+  const pause = createPausePoint(spec);
+  return pause ? { at: pause } : NO_PAUSES;
+}
+
 const SPEC = /^([a-z-]+)(?:@([1-9][0-9]*))?$/;
 
 /** Undefined when `spec` is unset: callers skip the call on their hot paths. */

@@ -5,12 +5,13 @@ import { createApp } from './app';
 import type { UserConfig } from './config';
 import { createDeps, USER_NEEDS, type UserDeps, type UserInfrastructure, type UserSeams } from './deps';
 import { userMigrations } from './migrations';
-import { startOutboxRelay } from './outbox-relay';
-import { startAccessRepairSweeper } from './store/access-records';
-import { deletePublishedEvents } from './store/outbox';
+import { startOutboxRelay } from './entry-points/outbox-relay';
+import { startAccessRepairSweeper } from './entry-points/access-repair-sweeper';
+import { accessRepairs } from './store/access-records';
+import { createOutboxStore, deletePublishedEvents } from './store/outbox';
 import { deleteExpiredUsageRequests } from './store/usage-requests';
 import { createReservations } from './domain/reservations';
-import { startReservationExpirySweeper } from './reservation-expiry';
+import { startReservationExpirySweeper } from './entry-points/reservation-expiry';
 import { createReservationStore } from './store/reservations';
 
 export interface StartUserServiceOptions extends UserSeams {
@@ -37,7 +38,7 @@ const HOUR_MS = 60 * 60 * 1000;
  */
 function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]> {
   const relay = startOutboxRelay({
-    pool: deps.pool,
+    outbox: createOutboxStore(deps.pool),
     bus: deps.bus,
     logger: deps.logger,
     pollMs: config.outboxPollMs,
@@ -48,8 +49,8 @@ function startWorkers(deps: UserDeps, config: UserConfig): Promise<StopWorker[]>
   });
   const unsubscribe = deps.outbox.subscribe(() => relay.wake());
   // What a killed process committed or closed without settling it in Redis: repaired now, then swept.
-  const repairs = startAccessRepairSweeper(deps.access, config.accessRepairSweepMs);
-  const reservationStore = createReservationStore(deps.pool, deps.access);
+  const repairs = startAccessRepairSweeper(accessRepairs(deps.access), deps.logger, config.accessRepairSweepMs);
+  const reservationStore = createReservationStore(deps.pool, deps.accounts);
   const expiry = startReservationExpirySweeper({
     reservations: createReservations(reservationStore),
     store: reservationStore,

@@ -1,4 +1,4 @@
-import { runUserCli } from '../src/cli';
+import { runUserCli } from '../src/entry-points/cli';
 import { uniqueId } from '@platform/testing';
 import { ADMIN_TOKEN, item, startHarness, type Harness } from './harness';
 

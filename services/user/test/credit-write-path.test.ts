@@ -50,10 +50,9 @@ describe('one write path for credits', () => {
     expect(filesMatching(/\boutboxRow\s*\(/).filter((file) => file !== OUTBOX_STORE)).toEqual([WRITE_PATH]);
   });
 
-  it('is called by the usage batches, admin changes (a batch of one) and reservations (hold and return), and by nothing else', () => {
+  it("is called by the usage batches and the account transaction (admin changes, reservations' hold and return), and by nothing else", () => {
     expect(filesMatching(/\bwriteCreditChanges\s*\(/).filter((file) => file !== WRITE_PATH)).toEqual([
-      'services/user/src/store/balances.ts',
-      'services/user/src/store/reservations.ts',
+      'services/user/src/store/account-transaction.ts',
       'services/user/src/store/usage-batch.ts',
     ]);
   });

@@ -16,7 +16,8 @@ import {
   type PrivateDatabase,
   deleteTopology,
 } from '@platform/testing';
-import { startOutboxRelay, type OutboxRelay } from '../src/outbox-relay';
+import { startOutboxRelay, type OutboxRelay } from '../src/entry-points/outbox-relay';
+import { createOutboxStore } from '../src/store/outbox';
 import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from './harness';
 import { observeExchange, type ExchangeObserver } from './rabbitmq';
 
@@ -322,7 +323,15 @@ describe('outbox relay rules (a database of its own, a recording bus)', () => {
   });
 
   const relay = (bus: EventBus, overrides: { pollMs?: number; batchSize?: number } = {}): OutboxRelay => {
-    const started = startOutboxRelay({ pool, bus, logger: silentLogger(), pollMs: 50, retryInitialMs: 20, retryMaxMs: 100, ...overrides });
+    const started = startOutboxRelay({
+      outbox: createOutboxStore(pool),
+      bus,
+      logger: silentLogger(),
+      pollMs: 50,
+      retryInitialMs: 20,
+      retryMaxMs: 100,
+      ...overrides,
+    });
     relays.push(started);
     return started;
   };

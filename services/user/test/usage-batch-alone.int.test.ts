@@ -10,7 +10,8 @@ import type { AccountBalances, BalanceCommitHook } from '../src/domain/balance-c
 import { createBatchCommit } from '../src/domain/commit-usage-batch';
 import type { Debit } from '../src/domain/usage-batch';
 import type { UsageBatchStore } from '../src/domain/usage-batch-store';
-import { accessRecordsBalanceHook, type AccessRecordsDeps } from '../src/store/access-records';
+import type { AccessRecordsDeps } from '../src/store/access-records';
+import { accessRecordsBalanceHook } from '../src/store/balance-hook';
 import { createUsageBatchStore } from '../src/store/usage-batch';
 import { startHarness, testConfig, type Harness } from './harness';
 

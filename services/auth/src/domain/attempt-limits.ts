@@ -1,4 +1,4 @@
-import { AppError } from '@platform/wire';
+import { type AppError, rateLimited } from '@platform/wire';
 
 /** A fixed-window counter per key (rate-limiter-flexible on Redis, or in memory). */
 export interface WindowCounter {
@@ -20,7 +20,7 @@ export interface AttemptLimits {
 
 /** The 429 of a limit, with Retry-After in whole seconds (at least 1). */
 export function tooMany(msBeforeNext: number): AppError {
-  return new AppError('rate_limited', { retryAfterSeconds: Math.max(1, Math.ceil(msBeforeNext / 1000)) });
+  return rateLimited(msBeforeNext);
 }
 
 export function createAttemptLimits(counters: { failuresByAddress: WindowCounter }): AttemptLimits {

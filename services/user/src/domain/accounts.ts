@@ -1,5 +1,6 @@
 import { AppError, invalidMessage, invalidParams, throwIfInvalid, type FieldMessages } from '@platform/wire';
 import { generateApiKey, hashSecret } from '@platform/credentials';
+import { adminCause, creditsChange, decideCredits, type AccountChange } from './account-change';
 import type { Product } from './catalogue';
 import type { AccountRecord, ProductBalance, UserQueries, UserStore } from './user-store';
 
@@ -40,19 +41,18 @@ export async function createAccount(
 ): Promise<{ account: AccountRecord; apiKey: string }> {
   const pools = await poolsOf(store, input.credits);
   const apiKey = generateApiKey();
-  const account = await store.transaction(async (tx) => {
+  const account = await store.transaction('account', async (tx) => {
     const created = await tx.insertAccount(input.email);
     if (!created) throw new AppError('conflict', { message: EMAIL_TAKEN });
-    const credits = Object.fromEntries(input.credits);
-    await tx.audit({ actor, action: 'account.create', accountId: created.id, details: { email: created.email, credits } });
-    const keyHash = hashSecret(apiKey);
-    await tx.insertApiKey(created.id, keyHash);
+    // CONTRACT §3: the key works for issuance from the moment this answers.
+    const changes: AccountChange[] = [{ kind: 'key-added', accountId: created.id, keyHash: hashSecret(apiKey), active: true }];
     for (const pool of pools) {
       await tx.holdPool(created.id, pool.poolId);
-      await tx.changeBalance({ accountId: created.id, poolId: pool.poolId, delta: pool.credits, cause: 'top-up' });
+      const decided = decideCredits(await tx.lockPool(created.id, pool.poolId), { cause: 'top-up', amount: pool.credits });
+      if (decided.ok) changes.push(...creditsChange(created.id, pool.poolId, decided, { cause: 'top-up' }));
     }
-    // CONTRACT §3: the key works for issuance from the moment this answers.
-    await tx.recordNewKey(created.id, keyHash);
+    const credits = Object.fromEntries(input.credits);
+    await tx.apply(changes, { actor, action: 'account.create', accountId: created.id, details: { email: created.email, credits } });
     return created;
   });
   return { account, apiKey };
@@ -92,27 +92,20 @@ export async function addCredits(
   const change = readChange();
   const [product] = await store.findProducts([change.productId]);
   if (!product) throw invalidParams({ productId: [invalidMessage('productId')] });
-  return store.transaction(async (tx) => {
-    const action = change.amount < 0 ? 'credits.adjust' : 'credits.top-up';
-    await tx.audit({
-      actor,
-      action,
-      accountId,
-      details: { productId: change.productId, amount: change.amount, reason: change.reason ?? null },
-    });
+  return store.transaction('account', async (tx) => {
+    const { amount } = change;
+    const cause = adminCause(amount);
     await tx.holdPool(accountId, product.poolId);
-    const result = await tx.changeBalance({
-      accountId,
-      poolId: product.poolId,
-      delta: change.amount,
-      cause: change.amount < 0 ? 'adjustment' : 'top-up',
-    });
-    if (!result.ok) {
-      if (result.reason === 'too_large') throw invalidParams({ amount: [invalidMessage('amount')] });
-      throw new Error(`balance change failed: ${result.reason}`);
+    const decided = decideCredits(await tx.lockPool(accountId, product.poolId), { cause, amount });
+    if (!decided.ok) {
+      if (decided.reason === 'too_large') throw invalidParams({ amount: [invalidMessage('amount')] });
+      throw new Error(`balance change failed: ${decided.reason}`);
     }
     // CONTRACT §3 (a top-up from 0 allows issuance, an adjustment to 0 refuses it, from this
-    // answer on) is a side effect of the write path itself.
-    return { productId: change.productId, amount: change.amount, credits: result.credits };
+    // answer on) follows from the change itself (accessEffectOf).
+    const action = amount < 0 ? 'credits.adjust' : 'credits.top-up';
+    const details = { productId: change.productId, amount, reason: change.reason ?? null };
+    await tx.apply(creditsChange(accountId, product.poolId, decided, { cause }), { actor, action, accountId, details });
+    return { productId: change.productId, amount, credits: decided.credits };
   });
 }

@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
-import { AppError } from '@platform/wire';
+import { unavailable } from '@platform/wire';
+import { KEPT_POOLS, keptCredits } from '../speed';
 import { poolKey, type PoolBalance, type PoolKey, type StoredAnswer, type UsageBatchStore } from './usage-batch-store';
 import { balancesByAccount, type AccountBalances, type BalanceCommitHook } from './balance-commit-hook';
 import { decideBatch, type BatchDecision, type Debit, type DebitOutcome } from './usage-batch';
@@ -11,61 +11,6 @@ const NO_ANSWERS: ReadonlyMap<string, StoredAnswer> = new Map();
 const RETRY_AFTER_SECONDS = 1;
 /** Decisions taken again when another transaction took one of the batch's requestIds meanwhile. */
 const ATTEMPTS = 3;
-
-/**
- * Pools whose credits a batch commit keeps from its last read or write: about 100 bytes each, and
- * lru-cache sets aside about 28 bytes per entry at start (2.8 MB).
- */
-const KEPT_POOLS = 100_000;
-/**
- * How long a pool whose kept credits a write found changed is read before every batch instead:
- * another replica or an operator writes it too, and a refused write (its rows inserted, then
- * undone) costs Postgres more than the read it was meant to save.
- */
-const DISTRUST_MS = 60_000;
-
-/** What a commit keeps for a pool: its credits, or the time until which it keeps none. */
-type Kept = number | { readUntil: number };
-
-/**
- * The credits this process last saw for its pools, at most `max` entries (the least recently
- * used go first; none at all when `max` is 0). Only ever a guess: a write decided on them checks
- * that each pool still holds them.
- */
-function keptCredits(max: number, now: () => number) {
-  const kept = max > 0 ? new LRUCache<string, Kept>({ max }) : undefined;
-  return {
-    /** The kept credits of every pool, or undefined when one has none. */
-    all(pools: readonly PoolKey[]): Map<string, number> | undefined {
-      if (!kept) return undefined;
-      const found = new Map<string, number>();
-      for (const pool of pools) {
-        const key = poolKey(pool.accountId, pool.poolId);
-        const value = kept.get(key);
-        if (typeof value !== 'number') return undefined;
-        found.set(key, value);
-      }
-      return found;
-    },
-    /** The pools' credits as a committed batch left them (not for a pool read first for now). */
-    remember(balances: readonly PoolBalance[]): void {
-      for (const balance of balances) {
-        const key = poolKey(balance.accountId, balance.poolId);
-        const value = kept?.get(key);
-        if (typeof value === 'object' && value.readUntil > now()) continue;
-        kept?.set(key, balance.credits);
-      }
-    },
-    /** A write found these pools changed: read them first for a while. */
-    distrust(pools: readonly PoolKey[]): void {
-      for (const pool of pools) kept?.set(poolKey(pool.accountId, pool.poolId), { readUntil: now() + DISTRUST_MS });
-    },
-    /** A batch over these pools failed: what it would have left is unknown. */
-    forget(pools: readonly PoolKey[]): void {
-      for (const pool of pools) kept?.delete(poolKey(pool.accountId, pool.poolId));
-    },
-  };
-}
 
 /** A batch written as its own transaction: its outcomes, or why it was not written. */
 type AloneCommit = DebitOutcome[] | 'needs transaction' | 'changed';
@@ -98,7 +43,7 @@ export function createBatchCommit(
   hook: BalanceCommitHook,
   options: { keptPools?: number; now?: () => number } = {},
 ): (debits: Debit[]) => Promise<DebitOutcome[]> {
-  const kept = keptCredits(options.keptPools ?? KEPT_POOLS, options.now ?? Date.now);
+  const kept = keptCredits(options.keptPools ?? KEPT_POOLS, options.now ?? Date.now, poolKey);
 
   /**
    * Most batches change no pool to or from 0, so nothing must happen inside their transaction:
@@ -161,7 +106,7 @@ export function createBatchCommit(
           try {
             await effects.beforeCommit(hooked, { accountPools: (ids) => tx.accountPools(ids), activeKeys: (id) => tx.activeKeys(id) });
           } catch (error) {
-            throw new AppError('unavailable', { retryAfterSeconds: RETRY_AFTER_SECONDS, cause: error });
+            throw unavailable(error, RETRY_AFTER_SECONDS);
           }
         }
         return decision.outcomes;
@@ -184,7 +129,7 @@ export function createBatchCommit(
         return await attempt(debits);
       } catch (error) {
         if (!(error instanceof RequestIdTaken)) throw error;
-        if (round >= ATTEMPTS) throw new AppError('unavailable', { retryAfterSeconds: RETRY_AFTER_SECONDS, cause: error });
+        if (round >= ATTEMPTS) throw unavailable(error, RETRY_AFTER_SECONDS);
       }
     }
   };

@@ -1,6 +1,7 @@
 import { AppError } from '@platform/wire';
 import { generateApiKey, hashSecret, isApiKeyShape } from '@platform/credentials';
-import type { UserStore } from './user-store';
+import { replaceKey } from './account-change';
+import type { AccountTransactions } from './account-transaction';
 
 /**
  * Replaces the account's API key (CONTRACT §3, §4.4). Inside one transaction: lock the active
@@ -11,7 +12,7 @@ import type { UserStore } from './user-store';
  * repaired from Postgres (the store's transaction): too much is revoked, never too little.
  */
 export async function rotateApiKey(
-  deps: { store: UserStore },
+  deps: { store: AccountTransactions },
   currentApiKey: string | undefined,
 ): Promise<{ apiKey: string; accountId: number }> {
   // Only the real key may rotate: a token is not shaped like one (CONTRACT §3).
@@ -19,13 +20,16 @@ export async function rotateApiKey(
   const apiKey = generateApiKey();
   const oldKeyHash = hashSecret(currentApiKey);
   const newKeyHash = hashSecret(apiKey);
-  const accountId = await deps.store.transaction(async (tx) => {
-    const locked = await tx.lockActiveKey(oldKeyHash);
-    if (!locked) throw new AppError('key_not_active');
-    await tx.replaceApiKey(locked, newKeyHash, locked.generation + 1);
-    await tx.audit({ actor: 'account', action: 'api-key.rotate', accountId: locked.accountId, details: {} });
-    await tx.recordReplacedKey(locked.accountId, oldKeyHash, newKeyHash);
-    return locked.accountId;
+  const accountId = await deps.store.transaction('account', async (tx) => {
+    const old = await tx.lockActiveKey(oldKeyHash);
+    if (!old) throw new AppError('key_not_active');
+    await tx.apply(replaceKey(old, newKeyHash, true), {
+      actor: 'account',
+      action: 'api-key.rotate',
+      accountId: old.accountId,
+      details: {},
+    });
+    return old.accountId;
   });
   return { apiKey, accountId };
 }

@@ -1,5 +1,6 @@
 import { AppError, invalidMessage, throwIfInvalid, type FieldMessages } from '@platform/wire';
 import { generateApiKey, hashSecret } from '@platform/credentials';
+import { replaceKey, type AccountChange } from './account-change';
 import { EMAIL_TAKEN } from './accounts';
 import type { AccountSearch, AccountSummary, AuditEntry, AuditFilter, LedgerEntry, OperatorStore } from './operator-store';
 
@@ -80,23 +81,21 @@ export interface AccountPatch {
  * writes its record after the commit (CONTRACT §3).
  */
 export async function patchAccount(store: OperatorStore, accountId: number, patch: AccountPatch, actor: string): Promise<void> {
-  await store.transaction(async (tx) => {
+  await store.transaction('operator', async (tx) => {
     const account = await tx.lockAccount(accountId);
     if (!account) throw new AppError('not_found');
     const details: Record<string, unknown> = {};
+    const changes: AccountChange[] = [];
     if (patch.email !== undefined && patch.email !== account.email) {
-      if (!(await tx.changeEmail(accountId, patch.email))) throw new AppError('conflict', { message: EMAIL_TAKEN });
+      if (await tx.emailTaken(accountId, patch.email)) throw new AppError('conflict', { message: EMAIL_TAKEN });
+      changes.push({ kind: 'email', accountId, email: patch.email });
       details.email = { from: account.email, to: patch.email };
     }
     if (patch.disabled !== undefined && patch.disabled !== account.disabled) {
-      if (patch.disabled) await tx.disable(account);
-      else await tx.enable(account);
+      changes.push({ kind: patch.disabled ? 'disabled' : 'enabled', key: account.key });
       details.disabled = patch.disabled;
     }
-    if (Object.keys(details).length === 0) return;
-    await tx.audit({ actor, action: 'account.update', accountId, details });
-    if (patch.disabled === true && account.keyActive) await tx.closeAccess(accountId, [account.keyHash]);
-    if (details.disabled === false) await tx.openAccess(accountId);
+    if (changes.length > 0) await tx.apply(changes, { actor, action: 'account.update', accountId, details });
   });
 }
 
@@ -108,14 +107,10 @@ export async function patchAccount(store: OperatorStore, accountId: number, patc
 export async function rotateAccountKey(store: OperatorStore, accountId: number, actor: string): Promise<string> {
   const apiKey = generateApiKey();
   const newKeyHash = hashSecret(apiKey);
-  await store.transaction(async (tx) => {
+  await store.transaction('operator', async (tx) => {
     const account = await tx.lockAccount(accountId);
     if (!account) throw new AppError('not_found');
-    await tx.replaceKey(account, newKeyHash);
-    await tx.audit({ actor, action: 'api-key.rotate', accountId, details: {} });
-    if (account.keyActive) await tx.closeAccess(accountId, [account.keyHash]);
-    await tx.carryIssuanceWindow(accountId, account.keyHash, newKeyHash);
-    if (!account.disabled) await tx.openAccess(accountId);
+    await tx.apply(replaceKey(account.key, newKeyHash, !account.disabled), { actor, action: 'api-key.rotate', accountId, details: {} });
   });
   return apiKey;
 }

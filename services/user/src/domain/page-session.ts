@@ -1,4 +1,4 @@
-import { AppError } from '@platform/wire';
+import { AppError, rateLimited } from '@platform/wire';
 import {
   generatePageSession,
   hashSecret,
@@ -51,7 +51,7 @@ export async function openPageSession(ports: PageSessionPorts, credential: Prese
     anyBalance: true,
   });
   if (outcome.outcome === 'limited') {
-    throw new AppError('rate_limited', { retryAfterSeconds: Math.max(1, Math.ceil(outcome.msBeforeNext / 1000)) });
+    throw rateLimited(outcome.msBeforeNext);
   }
   if (outcome.outcome !== 'issued') throw refusedKey(keyHash, ports.explainKey);
   const account = await ports.findAccount(outcome.accountId);

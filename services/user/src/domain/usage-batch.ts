@@ -1,3 +1,4 @@
+import { decideCredits } from './account-change';
 import { poolKey, type BatchWrites, type Grant, type GrantedAnswer, type PoolBalance, type StoredAnswer } from './usage-batch-store';
 
 /** One debit waiting for its batch: who pays, from which pool, how much, under which requestId. */
@@ -80,8 +81,9 @@ export function decideBatch(
       run = { accountId: debit.accountId, poolId: debit.poolId, previous: held, credits: held, after: [] };
       runs.set(key, run);
     }
-    if (!run || run.credits < debit.units) return { kind: 'exhausted' };
-    run.credits -= debit.units;
+    const decided = decideCredits(run?.credits, { cause: 'usage', units: debit.units });
+    if (!run || !decided.ok) return { kind: 'exhausted' };
+    run.credits = decided.credits;
     run.after.push(run.credits);
     const answer: GrantedAnswer = { accountId: debit.accountId, productId: debit.productId, credits: run.credits };
     grants.push({

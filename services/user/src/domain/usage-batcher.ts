@@ -1,5 +1,5 @@
 import { context, type Context } from '@opentelemetry/api';
-import { AppError } from '@platform/wire';
+import { unavailable } from '@platform/wire';
 import type { Debit, DebitOutcome } from './usage-batch';
 
 /**
@@ -101,10 +101,7 @@ export function createDebitBatcher(options: DebitBatcherOptions): DebitBatcher {
     const now = performance.now();
     let expired = 0;
     while (expired < lane.queue.length && now - (lane.queue[expired] as Waiting).queuedAt >= maxQueueWaitMs) expired += 1;
-    const error = new AppError('unavailable', {
-      retryAfterSeconds: 1,
-      cause: new Error('the usage batch before this debit did not commit in time'),
-    });
+    const error = unavailable(new Error('the usage batch before this debit did not commit in time'), 1);
     for (const waiting of lane.queue.splice(0, expired)) settle(waiting, { error });
     armExpiry(lane);
   };

@@ -1,8 +1,9 @@
 import { hash } from 'node:crypto';
 import { AppError, invalidMessage, invalidParams } from '@platform/wire';
 import type { Product } from './catalogue';
-import type { RecentAnswers } from './recent-answers';
+import type { RecentAnswers } from '../speed';
 import type { DebitBatcher } from './usage-batcher';
+import type { StoredAnswer } from './usage-batch-store';
 
 /** Units one usage request may debit (CONTRACT §7). */
 export const MAX_UNITS = 10_000;
@@ -60,7 +61,7 @@ export interface UsageRecorderOptions {
   /** Where debits wait for their batch. */
   batcher: DebitBatcher;
   /** Answers already committed, for replays that need no batch. */
-  answers: RecentAnswers;
+  answers: RecentAnswers<StoredAnswer>;
 }
 
 export function createUsageRecorder({ batcher, answers }: UsageRecorderOptions): UsageRecorder {

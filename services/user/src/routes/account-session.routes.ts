@@ -1,5 +1,5 @@
 import { Router, type Response } from 'express';
-import { AppError } from '@platform/wire';
+import { AppError, rateLimited } from '@platform/wire';
 import { declareRoute, mountRoute, publicEdge, respond } from '@platform/kernel';
 import { presentedCredential, type PresentedCredential } from '@platform/credentials';
 import { z } from 'zod';
@@ -71,9 +71,7 @@ export function accountSessionRoutes(deps: UserDeps, queries: Pick<UserQueries, 
   // The refusal itself when the address is within its limit: it keeps its reason.
   const countedFailure = async (address: string, refusal: AppError): Promise<AppError> => {
     const blockedFor = await deps.pageSignInFailures.recordFailure(address);
-    return blockedFor === undefined
-      ? refusal
-      : new AppError('rate_limited', { retryAfterSeconds: Math.max(1, Math.ceil(blockedFor / 1000)) });
+    return blockedFor === undefined ? refusal : rateLimited(blockedFor);
   };
   const signedIn = async (credential: PresentedCredential) => {
     const principal = await deps.accountCredentials.require(credential);

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import { unavailable } from '@platform/wire';
-import { errorMessage as message, startWorkerLoop, type Logger } from '@platform/runtime';
+import { errorMessage as message, type Logger } from '@platform/runtime';
 import { reconcileAccount } from '@platform/accounts';
 import type { AccessWriter } from '@platform/credentials';
 import type { Queryable } from '@platform/db';
-import type { BalanceCommitHook } from '../domain/balance-commit-hook';
-import type { AccessRecordWrites } from '../domain/user-store';
-import type { PausePoint } from '../pause-point';
+import { accessEffectOf, type AccountChange } from '../domain/account-change';
+import type { AccessRepairs } from '../domain/access-repairs';
+import type { Pauses } from '../pause-point';
 
 /*
  * Redis follows Postgres, and is never more permissive than what Postgres has committed
@@ -34,6 +34,12 @@ const LOCK_SHARED = 'SELECT 1 FROM accounts WHERE id = $1 FOR SHARE';
 const RECORD_GRANT = 'INSERT INTO access_grants_pending (account_id) VALUES ($1) ON CONFLICT (account_id) DO NOTHING';
 const SETTLE_GRANT = 'DELETE FROM access_grants_pending WHERE account_id = $1';
 const PENDING_GRANTS = 'SELECT account_id FROM access_grants_pending ORDER BY account_id LIMIT $1';
+
+/** Accounts with a grant that a commit recorded and no process wrote yet (oldest ids first). */
+async function pendingGrants(pool: pg.Pool, limit: number): Promise<number[]> {
+  const result = await pool.query<{ account_id: number }>(PENDING_GRANTS, [limit]);
+  return result.rows.map((row) => Number(row.account_id));
+}
 
 /**
  * Accounts whose records a closing write changed and whose transaction has not ended, kept in
@@ -76,8 +82,8 @@ export interface AccessRecordsDeps {
   logger: Logger;
   /** Rings the outbox relay: called after a commit that wrote `balance.changed` events. */
   wake: () => void;
-  /** Test-only pause points (TEST_PAUSE_AT); undefined in production. */
-  pause?: PausePoint | undefined;
+  /** Test-only pause points (TEST_PAUSE_AT); NO_PAUSES in production. */
+  pauses: Pauses;
 }
 
 /** Rewrites the account's records from what Postgres committed (waiting for any transaction that holds its row), then settles its grant. */
@@ -88,63 +94,26 @@ function reconcile(access: AccessRecordsDeps, accountId: number): Promise<void> 
 }
 
 /**
- * The access side of ONE transaction, by the rule above: the closing writes it makes, the grants
- * it records, and what follows its end (`committed` or `rolledBack`, exactly one of them, after
- * the transaction has ended and released its locks).
+ * The access side of ONE transaction, by the rule above (accessEffectOf decides which changes
+ * close and which open; writeAccessEffect below makes the writes): the closing writes it makes,
+ * the grants it records, and what follows its end (`committed` or `rolledBack`, exactly one of
+ * them, after the transaction has ended and released its locks).
  */
 export interface AccessEffects {
-  /** Closing: removes the records of keys that are no longer active (the caller holds the account row). */
-  deleteKeys(accountId: number, keyHashes: readonly string[]): Promise<void>;
-  /**
-   * Restricting: the new key goes on in the replaced key's issuance window (TOKEN_RATE_PER_ACCOUNT
-   * counts per account, across rotations), before the commit like a closing write.
-   */
-  carryIssuanceWindow(accountId: number, fromKeyHash: string, toKeyHash: string): Promise<void>;
+  /** A closing write (the caller holds the account row), with its repair intent; a failure is a 503 and fails the transaction. */
+  close(accountId: number, write: () => Promise<void>): Promise<void>;
   /** Opening: recorded in the transaction (`db`), written once it has committed. */
   grant(db: Queryable, accountId: number): Promise<void>;
-  /**
-   * The side effects of a credit change, declared once for every writer (usage batches, admin
-   * changes, initial credits), called after the credit write path wrote it in this transaction:
-   * a pool reaching 0 closes (its bit goes before the commit), a pool leaving 0 opens (after the
-   * commit), and the relay is woken after the commit. `tx.activeKeys` reads the account's active
-   * keys holding its row FOR SHARE (activeKeysForUpdate); `tx.grant` records a grant in the
-   * transaction (this object's `grant` on its client).
-   */
-  creditChanged(change: PoolChange, tx: { activeKeys(): Promise<string[]>; grant(): Promise<void> }): Promise<void>;
+  /** Some pool's credits changed: the relay is woken after the commit. */
+  creditsChanged(): void;
   committed(): Promise<void>;
   rolledBack(): Promise<void>;
 }
-
-/** A pool's credits before and after a change. */
-export interface PoolChange {
-  accountId: number;
-  poolId: number;
-  previousCredits: number;
-  credits: number;
-}
-
-/** A pool that reaches 0 closes access (its credit bit is cleared before the commit). */
-const closesAccess = ({ previousCredits, credits }: Pick<PoolChange, 'previousCredits' | 'credits'>): boolean =>
-  previousCredits > 0 && credits === 0;
-/** A pool that leaves 0 opens access (a grant, written after the commit). */
-const opensAccess = ({ previousCredits, credits }: Pick<PoolChange, 'previousCredits' | 'credits'>): boolean =>
-  previousCredits === 0 && credits > 0;
 
 export function accessEffects(access: AccessRecordsDeps): AccessEffects {
   const closed = new Map<number, string[]>();
   const granted = new Set<number>();
   let changedCredits = false;
-
-  const close = async (accountId: number, write: () => Promise<void>): Promise<void> => {
-    try {
-      const member = await access.intents.add(accountId);
-      closed.set(accountId, [...(closed.get(accountId) ?? []), member]);
-      await write();
-    } catch (error) {
-      // Inside the transaction, before its commit: the change is rolled back and takes no effect.
-      throw unavailable(error);
-    }
-  };
 
   /** After the end: each account rewritten from Postgres; what fails stays for the sweeper. */
   const settle = async (accountIds: Iterable<number>): Promise<void> => {
@@ -159,24 +128,27 @@ export function accessEffects(access: AccessRecordsDeps): AccessEffects {
   };
 
   return {
-    deleteKeys: (accountId, keyHashes) => close(accountId, () => access.writer.deleteKeys(keyHashes)),
-    carryIssuanceWindow: (accountId, fromKeyHash, toKeyHash) =>
-      close(accountId, () => access.writer.carryIssuanceWindow(fromKeyHash, toKeyHash)),
+    async close(accountId, write) {
+      try {
+        const member = await access.intents.add(accountId);
+        closed.set(accountId, [...(closed.get(accountId) ?? []), member]);
+        await write();
+      } catch (error) {
+        // Inside the transaction, before its commit: the change is rolled back and takes no effect.
+        throw unavailable(error);
+      }
+    },
     async grant(db, accountId) {
       await db.query(LOCK_SHARED, [accountId]);
       await db.query(RECORD_GRANT, [accountId]);
       granted.add(accountId);
     },
-    async creditChanged({ accountId, poolId, previousCredits, credits }, tx) {
-      if (previousCredits === credits) return;
+    creditsChanged() {
       changedCredits = true;
-      if (closesAccess({ previousCredits, credits }))
-        await close(accountId, async () => access.writer.setPoolCredit(await tx.activeKeys(), poolId, false));
-      else if (opensAccess({ previousCredits, credits })) await tx.grant();
     },
     async committed() {
       // Right after the COMMIT: a fault test sees here that the closing writes are in Redis already.
-      await access.pause?.('access-after-commit');
+      await access.pauses.at('access-after-commit');
       // Its events are committed: the relay publishes them now rather than at its next poll.
       if (changedCredits) access.wake();
       // The closing writes now match what Postgres committed.
@@ -184,7 +156,7 @@ export function accessEffects(access: AccessRecordsDeps): AccessEffects {
         access.logger.warn('repair intents not removed; the sweeper will', { error: message(error) });
       });
       if (granted.size === 0) return;
-      await access.pause?.('grant-after-commit');
+      await access.pauses.at('grant-after-commit');
       await settle(granted);
     },
     async rolledBack() {
@@ -193,22 +165,48 @@ export function accessEffects(access: AccessRecordsDeps): AccessEffects {
   };
 }
 
-/** The user store's transactions (AccessRecordWrites): what each change means for the access records. */
-export function accessRecordWrites(db: Queryable, effects: AccessEffects): AccessRecordWrites {
-  return {
-    /** A new account's key opens access: written after the commit. */
-    recordNewKey: (accountId) => effects.grant(db, accountId),
-    /**
-     * A rotation (the caller holds the key and account rows FOR UPDATE and has replaced the key):
-     * the old key's record and its issuance window's carry go before the commit (they close or
-     * restrict); the new key's record after it (opens).
-     */
-    async recordReplacedKey(accountId, oldKeyHash, newKeyHash) {
-      await effects.deleteKeys(accountId, [oldKeyHash]);
-      await effects.carryIssuanceWindow(accountId, oldKeyHash, newKeyHash);
-      await effects.grant(db, accountId);
-    },
-  };
+/** What a closing or opening write needs of the transaction it runs in. */
+export interface EffectReads {
+  /** The account's active key hashes, its row held FOR SHARE (activeKeysForUpdate). */
+  activeKeys(accountId: number): Promise<string[]>;
+  /** Records a grant in the transaction (AccessEffects.grant on its client). */
+  grant(accountId: number): Promise<void>;
+}
+
+const accountOf = (change: AccountChange): number =>
+  change.kind === 'key-replaced'
+    ? change.old.accountId
+    : change.kind === 'disabled' || change.kind === 'enabled'
+      ? change.key.accountId
+      : change.accountId;
+
+/**
+ * The access writes of one change, as accessEffectOf rules (CONTRACT §3), called after the
+ * change's SQL in its transaction: a pool reaching 0 loses its credit bit and a replaced or
+ * disabled key its record before the commit (a replaced key's issuance window carries on to the
+ * new key, TOKEN_RATE_PER_ACCOUNT counting per account); what opens is a grant, after the commit.
+ */
+export async function writeAccessEffect(access: AccessRecordsDeps, effects: AccessEffects, change: AccountChange, tx: EffectReads) {
+  if (change.kind === 'credits' && change.previousCredits !== change.credits) effects.creditsChanged();
+  const effect = accessEffectOf(change);
+  if (effect === 'none') return;
+  const accountId = accountOf(change);
+  if (effect === 'open') return tx.grant(accountId);
+  const { writer } = access;
+  switch (change.kind) {
+    case 'credits':
+      return effects.close(accountId, async () => writer.setPoolCredit(await tx.activeKeys(accountId), change.poolId, false));
+    case 'key-replaced':
+      if (change.old.active) await effects.close(accountId, () => writer.deleteKeys([change.old.keyHash]));
+      return effects.close(accountId, () => writer.carryIssuanceWindow(change.old.keyHash, change.newKeyHash));
+    case 'disabled':
+      if (change.key.active) await effects.close(accountId, () => writer.deleteKeys([change.key.keyHash]));
+      return;
+    case 'email':
+    case 'enabled':
+    case 'key-added':
+      throw new Error(`no closing write for a ${change.kind} change`);
+  }
 }
 
 /** Runs one transaction (`run` resolves once it has committed) with its access effects (see AccessEffects). */
@@ -226,66 +224,22 @@ export async function withAccessRules<T>(access: AccessRecordsDeps, run: (effect
 }
 
 /**
- * The repair sweeper: at start, then every `intervalMs`, every account with a pending grant (a
- * commit whose grant never reached Redis) or a repair intent (a closing write whose transaction
- * ended without its process settling it) is rewritten from Postgres. Rewriting waits for any
- * transaction that still holds the account's row, so it is right whenever it runs.
+ * The repair sweep (AccessRepairs): every account with a pending grant (a commit whose grant
+ * never reached Redis) or a repair intent (a closing write whose transaction ended without its
+ * process settling it) is rewritten from Postgres. Rewriting waits for any transaction that still
+ * holds the account's row, so it is right whenever it runs.
  */
-export function startAccessRepairSweeper(access: AccessRecordsDeps, intervalMs: number) {
-  const sweep = async (): Promise<number> => {
-    const grants = await access.pool.query<{ account_id: number }>(PENDING_GRANTS, [10_000]);
-    for (const row of grants.rows) await reconcile(access, Number(row.account_id));
-    const intents = await access.intents.list();
-    for (const { member, accountId } of intents) {
-      await reconcile(access, accountId);
-      await access.intents.remove([member]);
-    }
-    return grants.rows.length + intents.length;
-  };
-  return startWorkerLoop({
-    name: 'access repair sweeper',
-    pollMs: intervalMs,
-    backoff: { initialMs: intervalMs, maxMs: intervalMs },
-    logger: access.logger,
-    work: async () => {
-      const repaired = await sweep();
-      if (repaired > 0) access.logger.info('access records repaired from Postgres', { accounts: repaired });
-      return false;
-    },
-    failure: (error) => ({ message: 'access repair sweep failed, will retry', fields: { error: message(error) } }),
-  });
-}
-
-/**
- * The usage batches' side effects (BalanceCommitHook): each pool's change as creditChanged
- * declares it (a pool a batch took to 0 loses its credit bit before the debits answer; a Redis
- * failure fails the batch: 503, rolled back), and the relay woken after the commit.
- */
-export function accessRecordsBalanceHook(access: AccessRecordsDeps): BalanceCommitHook {
+export function accessRepairs(access: AccessRecordsDeps): AccessRepairs {
   return {
-    needsTransaction: (accounts) => accounts.some(({ pools }) => pools.some((pool) => closesAccess(pool) || opensAccess(pool))),
-    committedAlone(accounts) {
-      // Its events are committed: the relay publishes them now rather than at its next poll.
-      if (accounts.some(({ pools }) => pools.some((pool) => pool.previousCredits !== pool.credits))) access.wake();
-      return Promise.resolve();
-    },
-    begin() {
-      const effects = accessEffects(access);
-      return {
-        async beforeCommit(accounts, reads) {
-          for (const { accountId, pools } of accounts) {
-            for (const pool of pools) {
-              await effects.creditChanged(pool, {
-                activeKeys: () => reads.activeKeys(accountId),
-                // Debits only take credits: a usage batch never opens access.
-                grant: () => Promise.reject(new Error('a usage batch cannot open access')),
-              });
-            }
-          }
-        },
-        afterCommit: () => effects.committed(),
-        afterRollback: () => effects.rolledBack(),
-      };
+    async sweep() {
+      const grants = await pendingGrants(access.pool, 10_000);
+      for (const accountId of grants) await reconcile(access, accountId);
+      const intents = await access.intents.list();
+      for (const { member, accountId } of intents) {
+        await reconcile(access, accountId);
+        await access.intents.remove([member]);
+      }
+      return grants.length + intents.length;
     },
   };
 }

@@ -1,12 +1,9 @@
 import type DataLoader from 'dataloader';
-import { randomUUID } from 'node:crypto';
 import { readBatch } from '@platform/runtime';
 import type { Queryable } from '@platform/db';
-import { BALANCE_CHANGED, balanceChangedSchema, type BalanceChanged } from '@platform/events';
 import type { BalanceReads } from '../domain/balance';
-import type { BalanceChange, BalanceChangeResult, PoolCredits, ProductBalance } from '../domain/user-store';
+import type { PoolCredits, ProductBalance } from '../domain/user-store';
 import { catalogueProduct, type KeptCatalogue } from './catalogue';
-import { writeCreditChanges } from './credit-writes';
 
 // Products come from the kept catalogue, so a balance is one primary-key range read. No query is
 // a named prepared statement: DATABASE_URL may be a pooler in transaction mode (CONTRACT §1).
@@ -149,61 +146,6 @@ export async function readProductBalance(
 /** Makes the account hold a pool (at 0 credits) unless it already does. */
 export async function holdPool(db: Queryable, accountId: number, poolId: number): Promise<void> {
   await db.query('INSERT INTO pool_balances (account_id, pool_id, credits) VALUES ($1, $2, 0) ON CONFLICT DO NOTHING', [accountId, poolId]);
-}
-
-/** Credits stay exact JavaScript numbers. */
-const MAX_CREDITS = Number.MAX_SAFE_INTEGER;
-
-const LOCK = 'SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_id = $2 FOR UPDATE';
-
-/**
- * An admin change of one pool's credits, as a batch of one on the credit write path
- * (writeCreditChanges: the pool and the ledger row, in the caller's transaction; CONTRACT §5).
- * Its `balance.changed` event is answered: the transaction writes all of its events at its end as
- * one message (writeCommitEvents, CONTRACT §6). A change that changes nothing (a clamped
- * adjustment of an empty pool, an amount of 0) writes nothing and has no event.
- */
-export async function changeBalance(db: Queryable, change: BalanceChange): Promise<BalanceChangeResult> {
-  if (!Number.isSafeInteger(change.delta)) throw new RangeError(`invalid ${change.cause} delta: ${change.delta}`);
-  const amounts = await adjust(db, change);
-  if (!amounts.ok) return amounts;
-  const { previousCredits, credits } = amounts;
-  if (previousCredits === credits) return { ok: true, previousCredits, credits, event: undefined };
-  const event = balanceChangedSchema.parse({
-    id: randomUUID(),
-    type: BALANCE_CHANGED,
-    accountId: change.accountId,
-    productId: change.poolId,
-    previousCredits,
-    credits,
-    cause: change.cause,
-    occurredAt: new Date().toISOString(),
-  } satisfies BalanceChanged);
-  const { accountId, poolId, cause } = change;
-  await writeCreditChanges(db, {
-    pools: [{ accountId, poolId, credits }],
-    entries: [{ accountId, poolId, delta: credits - previousCredits, credits, cause, productId: null, requestId: null, digest: null }],
-    events: [],
-  });
-  return { ok: true, previousCredits, credits, event };
-}
-
-/** The `balance.changed` events of one transaction's admin changes, as one outbox message (on the credit write path). */
-export async function writeCommitEvents(db: Queryable, events: readonly BalanceChanged[]): Promise<void> {
-  if (events.length > 0) await writeCreditChanges(db, { pools: [], entries: [], events });
-}
-
-type Amounts = { ok: true; previousCredits: number; credits: number } | { ok: false; reason: 'not_held' | 'too_large' };
-
-/** Locks the pool's row and decides its credits after the change (clamped at 0). */
-async function adjust(db: Queryable, change: BalanceChange): Promise<Amounts> {
-  const locked = await db.query<{ credits: number }>(LOCK, [change.accountId, change.poolId]);
-  const row = locked.rows[0];
-  if (!row) return { ok: false, reason: 'not_held' };
-  const previousCredits = Number(row.credits);
-  const credits = Math.max(previousCredits + change.delta, 0);
-  if (credits > MAX_CREDITS) return { ok: false, reason: 'too_large' };
-  return { ok: true, previousCredits, credits };
 }
 
 /** The balance endpoint's reads on the pool (not a transaction's client: they are batched). */

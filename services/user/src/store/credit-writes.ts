@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { Queryable } from '@platform/db';
-import type { BalanceChanged } from '@platform/events';
+import { BALANCE_CHANGED, type BalanceChanged } from '@platform/events';
+import type { AccountChange, CreditCause } from '../domain/account-change';
 import { outboxRow } from './outbox';
 
 /**
@@ -9,9 +11,9 @@ import { outboxRow } from './outbox';
  * write_credit_changes), in the caller's transaction after the caller locked the pools and
  * decided, or as a transaction of its own that checks what it was decided on. Nothing else
  * writes credit_ledger or outbox_events rows (guarded by services/user/test/credit-write-path.test.ts).
- * What must accompany such a write (the access records' credit bits, the relay's wake-up) is
- * declared once, in store/access-records.ts (accessEffects; accessRecordsBalanceHook for usage
- * batches).
+ * What must accompany such a write (the access records' credit bits, the relay's wake-up) follows
+ * from the change alone (domain/account-change.ts, accessEffectOf), written by
+ * store/access-records.ts (writeAccessEffect) for the account transaction and the usage batches.
  */
 
 /** A pool's credits after the change. */
@@ -34,7 +36,7 @@ export interface LedgerEntry {
   /** Credits left in the pool after this entry. */
   credits: number;
   /** `hold` and `release`: a reservation's units taken and returned (CONTRACT §7.1). */
-  cause: 'usage' | 'top-up' | 'adjustment' | 'hold' | 'release';
+  cause: CreditCause;
   /** The usage debit's or reservation's product; null for admin changes. */
   productId: number | null;
   /** The usage debit's requestId and request digest; null for admin changes. */
@@ -48,6 +50,30 @@ export interface CreditWrites {
   entries: readonly LedgerEntry[];
   /** `balance.changed` events, in order. */
   events: readonly BalanceChanged[];
+}
+
+/**
+ * The `balance.changed` event of one pool change (CONTRACT §6). A reservation's hold or return is
+ * usage to the notifier.
+ */
+export function balanceEvent(
+  change: { accountId: number; poolId: number; previousCredits: number; credits: number },
+  cause: CreditCause,
+  occurredAt = new Date().toISOString(),
+): BalanceChanged {
+  const { accountId, poolId, previousCredits, credits } = change;
+  const eventCause = cause === 'hold' || cause === 'release' ? 'usage' : cause;
+  return { id: randomUUID(), type: BALANCE_CHANGED, accountId, productId: poolId, previousCredits, credits, cause: eventCause, occurredAt };
+}
+
+/** An account transaction's credit changes as one write: the pools that changed, every ledger row, an event per changed pool. */
+export function creditWritesOf(changes: ReadonlyArray<Extract<AccountChange, { kind: 'credits' }>>): CreditWrites {
+  const changed = changes.filter((change) => change.previousCredits !== change.credits);
+  return {
+    pools: changed.map(({ accountId, poolId, credits }) => ({ accountId, poolId, credits })),
+    entries: changes.flatMap(({ accountId, poolId, entries }) => entries.map((entry) => ({ accountId, poolId, ...entry }))),
+    events: changed.map((change) => balanceEvent(change, change.entries[0]?.cause ?? 'adjustment')),
+  };
 }
 
 // One round trip: the pools, the ledger rows, the requestId answers and the commit's events as one

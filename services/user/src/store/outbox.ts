@@ -1,22 +1,7 @@
 import type { Queryable } from '@platform/db';
 import { currentTraceparent } from '@platform/runtime';
 import { BALANCE_CHANGED, type BalanceChanged } from '@platform/events';
-
-/**
- * An `outbox_events` row a relay has claimed for publishing. A row is one message (CONTRACT §6):
- * the events of one commit, in order (its `payload` holds the one event object, or the JSON
- * array of several).
- */
-export interface ClaimedMessage {
-  seq: number;
-  /** The row's id: its first event's id. */
-  id: string;
-  routingKey: string;
-  /** The message's events, in the order they were written (at least one). */
-  events: unknown[];
-  /** W3C traceparent of the request that wrote the events; null when tracing was off. */
-  traceparent: string | null;
-}
+import type { ClaimedMessage, OutboxStore } from '../domain/outbox';
 
 // Why one row per commit and not one per event (with a message id grouping rows): the usage API
 // commits a batch of up to ~500 debits as one transaction with an event per pool it changed.
@@ -111,4 +96,14 @@ export async function countPendingEvents(db: Queryable): Promise<number> {
        FROM outbox_events WHERE published_at IS NULL AND failed_at IS NULL`,
   );
   return result.rows[0]?.pending ?? 0;
+}
+
+/** The outbox relay's port on Postgres. */
+export function createOutboxStore(db: Queryable): OutboxStore {
+  return {
+    claim: (limit, leaseMs) => claimPendingEvents(db, limit, leaseMs),
+    markPublished: (ids) => markEventsPublished(db, ids),
+    markFailed: (id, error) => markEventFailed(db, id, error),
+    release: (ids) => releaseEvents(db, ids),
+  };
 }

@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { activeKeysForUpdate } from '@platform/accounts';
 import { withClient, withTransaction, type Queryable } from '@platform/db';
-import { BALANCE_CHANGED, type BalanceChanged } from '@platform/events';
+import type { BalanceChanged } from '@platform/events';
 import {
   poolKey,
   type BatchWrites,
@@ -13,9 +12,9 @@ import {
   type UsageBatchStore,
 } from '../domain/usage-batch-store';
 import type { PoolCredits } from '../domain/user-store';
-import type { PausePoint } from '../pause-point';
+import { NO_PAUSES, type Pauses } from '../pause-point';
 import type { TestFault } from '../test-fault';
-import { writeCreditChanges, writeCreditChangesIfUnchanged, type CreditWrites } from './credit-writes';
+import { balanceEvent, writeCreditChanges, writeCreditChangesIfUnchanged, type CreditWrites } from './credit-writes';
 
 // ORDER BY before FOR UPDATE: the rows are locked in key order, the one order every batch
 // uses. The pools come first, then the kept answers (kind 'a'). Without the lock: the read of a
@@ -80,19 +79,6 @@ async function readPools(
   return { credits, known };
 }
 
-function eventOf(change: PoolBalance, occurredAt: string): BalanceChanged {
-  return {
-    id: randomUUID(),
-    type: BALANCE_CHANGED,
-    accountId: change.accountId,
-    productId: change.poolId,
-    previousCredits: change.previousCredits,
-    credits: change.credits,
-    cause: 'usage',
-    occurredAt,
-  };
-}
-
 // A pool's second event in one batch (the last debit's, to 0) is stamped a millisecond after
 // its first, so that their occurredAt orders them as the ledger does.
 function eventsOf(changes: readonly PoolBalance[]): BalanceChanged[] {
@@ -102,7 +88,7 @@ function eventsOf(changes: readonly PoolBalance[]): BalanceChanged[] {
     const key = poolKey(change.accountId, change.poolId);
     const offset = seen.get(key) ?? 0;
     seen.set(key, offset + 1);
-    return eventOf(change, new Date(now + offset).toISOString());
+    return balanceEvent(change, 'usage', new Date(now + offset).toISOString());
   });
 }
 
@@ -153,21 +139,21 @@ const isRetryable = (error: unknown): boolean => {
  * `pause`: test-only (TEST_PAUSE_AT `usage-after-commit`: a batch committed, its debits not
  * answered); `fault`: test-only (TEST_FAULT `usage-answer-without-commit`: a batch answered, not written).
  */
-export function createUsageBatchStore(pool: pg.Pool, pause?: PausePoint, fault?: TestFault): UsageBatchStore {
+export function createUsageBatchStore(pool: pg.Pool, pauses: Pauses = NO_PAUSES, fault?: TestFault): UsageBatchStore {
   return {
     read: (keys, requestIds) => readPools(pool, READ, keys, requestIds),
     async writeIfUnchanged(writes) {
       if (fault?.('usage-answer-without-commit')) return true;
       // On a client of its own: a write that found something changed must not cost the connection.
       const written = await withClient(pool, (client) => writeCreditChangesIfUnchanged(client, creditWrites(writes)));
-      if (written && pause) await pause('usage-after-commit');
+      if (written) await pauses.at('usage-after-commit');
       return written;
     },
     async transaction(fn) {
       for (let attempt = 1; ; attempt += 1) {
         try {
           const result = await withTransaction(pool, (client) => fn(bind(client)));
-          if (pause) await pause('usage-after-commit');
+          await pauses.at('usage-after-commit');
           return result;
         } catch (error) {
           if (attempt >= ATTEMPTS || !isRetryable(error)) throw error;

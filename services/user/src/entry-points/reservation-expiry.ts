@@ -1,5 +1,5 @@
 import { errorMessage, startWorkerLoop, type Logger } from '@platform/runtime';
-import type { Reservations, ReservationStore } from './domain/reservations';
+import type { Reservations, ReservationStore } from '../domain/reservations';
 
 /** Reservations one round releases; a full round goes on at once. */
 const ROUND = 100;

@@ -1,4 +1,4 @@
-import { createRecentAnswers } from './recent-answers';
+import { createRecentAnswers } from './speed';
 
 const answer = (credits: number) => ({ digest: 'd', accountId: 1, productId: 1, credits });
 

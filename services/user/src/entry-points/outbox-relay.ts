@@ -1,10 +1,10 @@
-import type pg from 'pg';
 import { errorMessage, extractTraceContext, inSpan, SpanKind, startWorkerLoop, type Logger, type WorkerLoop } from '@platform/runtime';
 import { InvalidEventError, type EventBus, type EventName } from '@platform/events';
-import { claimPendingEvents, markEventFailed, markEventsPublished, releaseEvents, type ClaimedMessage } from './store/outbox';
+import type { ClaimedMessage, OutboxStore } from '../domain/outbox';
 
 export interface OutboxRelayOptions {
-  pool: pg.Pool;
+  /** The outbox (store/outbox.ts, createOutboxStore). */
+  outbox: OutboxStore;
   bus: EventBus;
   logger: Logger;
   /** Pause between looks at an empty outbox when nothing wakes the relay. */
@@ -72,7 +72,7 @@ export function splitMessage(events: readonly unknown[], maxBytes: number): unkn
  * and the rest together (see publishBatch).
  */
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
-  const { pool, bus, logger } = options;
+  const { outbox, bus, logger } = options;
   const batchSize = options.batchSize ?? 100;
   const leaseMs = options.leaseMs ?? 60_000;
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
@@ -113,11 +113,8 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     const confirmed: string[] = [];
     // The confirmed rows are marked published before the rest of the batch is given back.
     const giveBack = async (rest: ClaimedMessage[]): Promise<void> => {
-      await markEventsPublished(pool, confirmed);
-      await releaseEvents(
-        pool,
-        rest.map((row) => row.id),
-      );
+      await outbox.markPublished(confirmed);
+      await outbox.release(rest.map((row) => row.id));
     };
     // The first row alone, then the rest together.
     for (const [from, to] of [
@@ -145,7 +142,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
             events: row.events.length,
             error: error.message,
           });
-          await markEventFailed(pool, row.id, error.message.slice(0, 2000));
+          await outbox.markFailed(row.id, error.message.slice(0, 2000));
           continue;
         }
         // Broker down, no confirm, or no queue bound: keep this row and the ones after it, in order.
@@ -153,7 +150,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         throw new PublishFailed(row.id, batch.length - index, error);
       }
     }
-    await markEventsPublished(pool, confirmed);
+    await outbox.markPublished(confirmed);
     return batch.length === batchSize;
   };
 
@@ -164,7 +161,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     backoff: { initialMs: options.retryInitialMs, maxMs: options.retryMaxMs },
     logger,
     work: async (stopping) => {
-      const batch = await claimPendingEvents(pool, batchSize, leaseMs);
+      const batch = await outbox.claim(batchSize, leaseMs);
       return batch.length > 0 && (await publishBatch(batch, stopping));
     },
     failure: (error) =>

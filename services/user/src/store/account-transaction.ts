@@ -1,0 +1,128 @@
+import type pg from 'pg';
+import { activeKeysForUpdate, appendAdminAudit } from '@platform/accounts';
+import { withTransaction, type Queryable } from '@platform/db';
+import type { AccountChange } from '../domain/account-change';
+import type { AccountTransaction, AccountTransactions, AuditWrite, TransactionKind } from '../domain/account-transaction';
+import { withAccessRules, writeAccessEffect, type AccessEffects, type AccessRecordsDeps } from './access-records';
+import { insertAccount } from './accounts';
+import { holdPool } from './balances';
+import { creditWritesOf, writeCreditChanges } from './credit-writes';
+
+// The account's latest key is its current one (rotations add keys; disabling keeps it, inactive).
+const LOCK_ACCOUNT = `
+SELECT a.id, a.email, a.disabled, k.id AS key_id, k.key_hash, k.active
+  FROM accounts a
+  JOIN LATERAL (SELECT id, key_hash, active FROM api_keys WHERE account_id = a.id ORDER BY id DESC LIMIT 1) k ON true
+ WHERE a.id = $1
+   FOR UPDATE OF a`;
+const LOCK_ACTIVE_KEY = `
+SELECT k.id, k.account_id FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1 AND k.active FOR UPDATE`;
+const LOCK_POOL = 'SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_id = $2 FOR UPDATE';
+const EMAIL_TAKEN = 'SELECT 1 FROM accounts WHERE lower(email) = lower($1) AND id <> $2';
+
+/** The rows of one change (its credits are written with the others', its access after them). */
+async function writeRows(db: Queryable, change: AccountChange): Promise<void> {
+  switch (change.kind) {
+    case 'key-replaced':
+      await db.query('UPDATE api_keys SET active = false, deactivated_at = now() WHERE id = $1 AND active', [change.old.keyId]);
+      // Raised, never lowered: earlier tokens stay revoked (CONTRACT §4.4).
+      await db.query('UPDATE accounts SET key_generation = key_generation + 1 WHERE id = $1', [change.old.accountId]);
+      return;
+    case 'key-added':
+      await db.query(
+        'INSERT INTO api_keys (account_id, key_hash, active, deactivated_at) VALUES ($1, $2, $3, CASE WHEN $3 THEN NULL ELSE now() END)',
+        [change.accountId, change.keyHash, change.active],
+      );
+      return;
+    case 'disabled':
+      await db.query('UPDATE accounts SET disabled = true, key_generation = key_generation + 1 WHERE id = $1', [change.key.accountId]);
+      await db.query('UPDATE api_keys SET active = false, deactivated_at = now() WHERE account_id = $1 AND active', [change.key.accountId]);
+      return;
+    case 'enabled':
+      await db.query('UPDATE accounts SET disabled = false WHERE id = $1', [change.key.accountId]);
+      await db.query('UPDATE api_keys SET active = true, deactivated_at = NULL WHERE id = $1', [change.key.keyId]);
+      return;
+    case 'email':
+      await db.query('UPDATE accounts SET email = $2 WHERE id = $1', [change.accountId, change.email]);
+      return;
+    case 'credits':
+      return;
+  }
+}
+
+/**
+ * The audit row, and the actor every later ledger row of this transaction records (the ledger's
+ * `actor` column defaults to this transaction-local setting, so the credit write need not name it).
+ */
+export async function writeAudit(db: Queryable, entry: AuditWrite): Promise<void> {
+  await db.query("SELECT set_config('platform.actor', $1, true)", [entry.actor]);
+  await appendAdminAudit(db, entry);
+}
+
+function transactionOn(client: pg.PoolClient, access: AccessRecordsDeps, effects: AccessEffects): AccountTransaction {
+  let creditsWritten = false;
+  return {
+    async lockAccount(accountId) {
+      const result = await client.query<{
+        id: number;
+        email: string;
+        disabled: boolean;
+        key_id: number;
+        key_hash: string;
+        active: boolean;
+      }>(LOCK_ACCOUNT, [accountId]);
+      const row = result.rows[0];
+      if (!row) return undefined;
+      const key = { accountId: row.id, keyId: row.key_id, keyHash: row.key_hash, active: row.active };
+      return { id: row.id, email: row.email, disabled: row.disabled, key };
+    },
+    async lockActiveKey(keyHash) {
+      const row = (await client.query<{ id: number; account_id: number }>(LOCK_ACTIVE_KEY, [keyHash])).rows[0];
+      return row ? { accountId: row.account_id, keyId: row.id, keyHash, active: true } : undefined;
+    },
+    insertAccount: (email) => insertAccount(client, email),
+    emailTaken: async (accountId, email) => (await client.query(EMAIL_TAKEN, [email, accountId])).rows.length > 0,
+    holdPool: (accountId, poolId) => holdPool(client, accountId, poolId),
+    async lockPool(accountId, poolId) {
+      const row = (await client.query<{ credits: string }>(LOCK_POOL, [accountId, poolId])).rows[0];
+      return row ? Number(row.credits) : undefined;
+    },
+    async apply(changes, audit) {
+      if (audit) await writeAudit(client, audit);
+      for (const change of changes) await writeRows(client, change);
+      const credits = changes.flatMap((change) => (change.kind === 'credits' ? [change] : []));
+      if (credits.length > 0) {
+        // One statement per transaction: its events are one outbox message (CONTRACT §6).
+        if (creditsWritten) throw new Error('an account transaction writes its credit changes once');
+        creditsWritten = true;
+        await writeCreditChanges(client, creditWritesOf(credits));
+      }
+      const reads = {
+        activeKeys: (accountId: number) => activeKeysForUpdate(client, accountId),
+        grant: (accountId: number) => effects.grant(client, accountId),
+      };
+      for (const change of changes) await writeAccessEffect(access, effects, change, reads);
+    },
+  };
+}
+
+/**
+ * The one account transaction (AccountTransactions) on Postgres, with the access-store writes of
+ * CONTRACT §3 around it (access-records.ts). `transactionOn` is for the stores whose own rows
+ * share it (reservations): their SQL on `db`, every account change through `tx.apply`.
+ */
+export interface AccountTransactionsOn extends AccountTransactions {
+  transactionOn<T>(kind: TransactionKind, fn: (tx: AccountTransaction, db: Queryable) => Promise<T>): Promise<T>;
+}
+
+export function createAccountTransactions(pool: pg.Pool, access: AccessRecordsDeps): AccountTransactionsOn {
+  const run = <T>(kind: TransactionKind, fn: (tx: AccountTransaction, db: Queryable) => Promise<T>): Promise<T> =>
+    withAccessRules(access, (effects) =>
+      withTransaction(pool, async (client) => {
+        const result = await fn(transactionOn(client, access, effects), client);
+        if (kind === 'account') await access.pauses.at('user-before-commit');
+        return result;
+      }),
+    );
+  return { transaction: run, transactionOn: run };
+}
