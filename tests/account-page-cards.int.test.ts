@@ -16,6 +16,7 @@ import { createPrivateDatabase, type PrivateDatabase } from '@platform/testing';
 import { launchBrowser, screenshot, seriousViolations, type Browser } from './browser/browser';
 import { ensureAccountPageBuilt } from '../scripts/account-page-build';
 import { startPlatform } from '../scripts/platform';
+import { json, adminCaller } from './browser/http';
 
 const ADMIN_TOKEN = `cards-admin-token-${randomUUID()}`;
 const SERVICE_JWT_SECRET = `cards-service-jwt-secret-${randomUUID()}`;
@@ -28,18 +29,7 @@ let dataDir: string;
 let page: Page;
 let account: { id: number; apiKey: string };
 
-async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(url, init);
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-}
-
-const admin = (method: string, route: string, body?: unknown) =>
-  json(`${platform.urls.user}${route}`, {
-    method,
-    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+const admin = adminCaller(() => platform.urls.user ?? '', ADMIN_TOKEN);
 
 const settings = async () =>
   (await json(`${platform.urls.user}/user-service/notification-settings?apiKey=${account.apiKey}`)).body as {

@@ -33,6 +33,7 @@ import {
 import { launchBrowser, screenshot, SCREENSHOTS, seriousViolations, type Browser } from './browser/browser';
 import { ensureAccountPageBuilt } from '../scripts/account-page-build';
 import { startPlatform } from '../scripts/platform';
+import { json } from './browser/http';
 
 const ADMIN_TOKEN = `browser-admin-token-${randomUUID()}`;
 const SERVICE_JWT_SECRET = `browser-service-jwt-secret-${randomUUID()}`;
@@ -58,12 +59,6 @@ const cspViolations: string[] = [];
 /** Not spawnSync: the services run in this process and must answer meanwhile. */
 async function curlStatus(url: string): Promise<string> {
   return (await promisify(execFile)('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', url], { encoding: 'utf8' })).stdout;
-}
-
-async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(url, init);
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
 }
 
 /** A debit through the internal usage API, as a product service makes it. */

@@ -14,6 +14,7 @@ import type { Page } from 'playwright-core';
 import { createPrivateDatabase, type PrivateDatabase } from '@platform/testing';
 import { launchBrowser, screenshot, seriousViolations, type Browser } from './browser/browser';
 import { pnpmStart, type StartedPlatform } from './browser/pnpm-start';
+import { json, adminCaller } from './browser/http';
 
 const OPERATOR = 'ops-alice';
 const OPERATOR_TOKEN = `operator-business-token-${randomUUID()}`;
@@ -27,18 +28,7 @@ let dataDir: string;
 let page: Page;
 let erin: { id: number; apiKey: string };
 
-async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(url, init);
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-}
-
-const admin = (method: string, route: string, body?: unknown) =>
-  json(`${platform.urls.user}${route}`, {
-    method,
-    headers: { Authorization: `Bearer ${OPERATOR_TOKEN}`, 'Content-Type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+const admin = adminCaller(() => platform.urls.user, OPERATOR_TOKEN);
 
 async function signIn(target: Page, token: string): Promise<void> {
   await target.goto(`${platform.urls.user}/admin/`);

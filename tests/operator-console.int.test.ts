@@ -16,6 +16,7 @@ import { createPool } from '@platform/db';
 import { createPrivateDatabase, silentLogger, type PrivateDatabase } from '@platform/testing';
 import { launchBrowser, screenshot, seriousViolations, type Browser } from './browser/browser';
 import { pnpmStart, type StartedPlatform } from './browser/pnpm-start';
+import { json } from './browser/http';
 
 const OPERATOR = 'ops-alice';
 const OPERATOR_TOKEN = `operator-console-token-${randomUUID()}`;
@@ -33,12 +34,6 @@ let dataDir: string;
 let page: Page;
 let customer: { id: number; apiKey: string; token: string };
 const cspViolations: string[] = [];
-
-async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(url, init);
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-}
 
 const admin = (path: string, body: unknown) =>
   json(`${platform.urls.user}${path}`, {

@@ -34,15 +34,3 @@ export async function loadCard(cardId: string, load: () => Promise<void>, ended:
   }
   card.classList.remove('failed');
 }
-
-/** Copies a read-only field's text, saying in `statusId` whether it worked (or selecting it for Ctrl+C). */
-export async function copyField(fieldId: string, statusId: string): Promise<void> {
-  const field = byId<HTMLInputElement>(fieldId);
-  try {
-    await navigator.clipboard.writeText(field.value);
-    byId(statusId).textContent = 'Copied to the clipboard.';
-  } catch {
-    field.select();
-    byId(statusId).textContent = 'Copying is blocked here: the text is selected, press Ctrl+C (or ⌘C) to copy it.';
-  }
-}

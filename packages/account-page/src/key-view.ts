@@ -1,5 +1,5 @@
 import { ApiError } from '@platform/client';
-import { byId } from '@platform/page-dom';
+import { byId, copyField } from '@platform/page-dom';
 import { rotateKey } from './api';
 import { showFieldError } from './dom';
 import { describeFailure } from './messages';
@@ -54,16 +54,7 @@ export function showNewKey(apiKey: string): void {
   value.select();
 }
 
-export async function copyNewKey(): Promise<void> {
-  const value = byId<HTMLInputElement>('new-key-value');
-  try {
-    await navigator.clipboard.writeText(value.value);
-    byId('copy-status').textContent = 'Copied to the clipboard.';
-  } catch {
-    value.select();
-    byId('copy-status').textContent = 'Copying is blocked here: the key is selected, press Ctrl+C (or ⌘C) to copy it.';
-  }
-}
+export const copyNewKey = (): Promise<void> => copyField('new-key-value', 'copy-status');
 
 /** Forgets the new key: it is never shown again. */
 export function hideNewKey(): void {

@@ -1,5 +1,5 @@
 import { ApiError } from '@platform/client';
-import { byId, showNotice } from '@platform/page-dom';
+import { byId, copyField, showNotice } from '@platform/page-dom';
 import './styles.css';
 import './states.css';
 import { loadAlerts, submitAlerts } from './alerts-view';
@@ -13,7 +13,7 @@ import {
   readUsageHistory,
   type PageConfig,
 } from './api';
-import { copyField, loadCard } from './cards';
+import { loadCard } from './cards';
 import { loadCreditHistory } from './credit-history-view';
 import { renderBalance } from './balance-view';
 import { showFieldError } from './dom';

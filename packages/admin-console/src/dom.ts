@@ -78,15 +78,3 @@ export function download(text: string, filename: string): void {
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
-
-/** Copies a read-only field's text, saying in `statusId` whether it worked (or selecting it for Ctrl+C). */
-export async function copyField(fieldId: string, statusId: string): Promise<void> {
-  const field = byId<HTMLInputElement>(fieldId);
-  try {
-    await navigator.clipboard.writeText(field.value);
-    byId(statusId).textContent = 'Copied to the clipboard.';
-  } catch {
-    field.select();
-    byId(statusId).textContent = 'Copying is blocked here: the key is selected, press Ctrl+C (or ⌘C) to copy it.';
-  }
-}

@@ -4,13 +4,13 @@
  * what the token's role may do (support: read only). Every change asks for confirmation and says
  * what it will do; a failed one says what did not happen.
  */
-import { byId, showNotice } from '@platform/page-dom';
+import { byId, copyField, showNotice } from '@platform/page-dom';
 import './styles.css';
 import './console.css';
 import { ActionFailed, changeCredits, changeEmail, createAccount, rotateKey, toggleDisabled } from './actions';
 import { api, ApiError, session } from './api';
 import { fillProductPicker, setCatalogue } from './catalogue';
-import { copyField, download, showFieldError } from './dom';
+import { download, showFieldError } from './dom';
 import { bulk, loadAudit, onLoadFailure, search } from './loaders';
 import { renderLedger } from './records-view';
 import { state } from './state';

@@ -26,3 +26,15 @@ export function showNotice(text: string | undefined, kind: 'error' | 'info' = 'e
   notice.hidden = text === undefined;
   notice.className = `notice ${kind}`;
 }
+
+/** Copies a read-only field's text, saying in `statusId` whether it worked (or selecting it for Ctrl+C). */
+export async function copyField(fieldId: string, statusId: string): Promise<void> {
+  const field = byId<HTMLInputElement>(fieldId);
+  try {
+    await navigator.clipboard.writeText(field.value);
+    byId(statusId).textContent = 'Copied to the clipboard.';
+  } catch {
+    field.select();
+    byId(statusId).textContent = 'Copying is blocked here: the text is selected, press Ctrl+C (or ⌘C) to copy it.';
+  }
+}

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '@platform/db';
 import { BALANCE_CHANGED, type BalanceChanged } from '@platform/events';
-import type { AccountChange, CreditCause } from '../domain/account-change';
+import type { AccountChange, CreditCause, CreditEntry } from '../domain/account-change';
 import { outboxRow } from './outbox';
 
 /**
@@ -28,20 +28,10 @@ export interface PoolCreditsChange extends PoolCreditsAfter {
   previousCredits: number;
 }
 
-/** One ledger row; a usage debit also keeps its answer under its requestId. */
-export interface LedgerEntry {
+/** One ledger row: the domain's credit entry, on its account's pool. */
+export interface LedgerEntry extends CreditEntry {
   accountId: number;
   poolId: number;
-  delta: number;
-  /** Credits left in the pool after this entry. */
-  credits: number;
-  /** `hold` and `release`: a reservation's units taken and returned (CONTRACT §7.1). */
-  cause: CreditCause;
-  /** The usage debit's or reservation's product; null for admin changes. */
-  productId: number | null;
-  /** The usage debit's requestId and request digest; null for admin changes. */
-  requestId: string | null;
-  digest: string | null;
 }
 
 export interface CreditWrites {
