@@ -131,7 +131,7 @@ const CASES: Record<string, Case> = {
     code: "import { openapi } from '@platform/user/openapi';\nexport const document = openapi;\n",
   },
   inlineErrorMessage: {
-    as: 'services/user/src/outbox-relay.ts',
+    as: 'services/user/src/entry-points/outbox-relay.ts',
     code: 'export const text = (error: unknown): string => (error instanceof Error ? error.message : String(error));\n',
   },
   leadingSpreadOnHotPath: {

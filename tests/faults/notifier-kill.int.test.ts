@@ -88,7 +88,7 @@ describe('notifier killed mid-batch while SMTP refuses for a while', () => {
 
   test('then every crossing is mailed exactly once after SMTP accepts again', async () => {
     const accounts: TestAccount[] = [];
-    for (let index = 0; index < ACCOUNTS; index += 1) accounts.push(await anAccount(pool, { credits: { 1: 5 } }));
+    for (let index = 0; index < ACCOUNTS; index += 1) accounts.push(await anAccount(pool, { credits: { 1: 5 }, ledger: true }));
     smtp.refuse(true);
     const first = await startNotifier();
     // Each account's pool crosses the default threshold (10): one low-balance alert each.

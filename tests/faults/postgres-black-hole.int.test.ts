@@ -82,7 +82,7 @@ describe.each(['directly', 'through pgbouncer'])('Postgres black-holed during a 
   }
 
   test('then every request caught in it answers 503 with Retry-After within 5 s, and debits succeed again after it', async () => {
-    const account = await user.account({ 1: 1_000_000 });
+    const account = await user.account({ 1: 1_000_000 }, { ledger: true });
     const token = await user.token(account);
     const jwt = signServiceJwt({ issuer: 'fault-test', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 300 });
     const debit = (): Promise<Answer> =>

@@ -21,6 +21,12 @@ export interface AccountOptions {
    * Postgres holds the account (as after a Redis loss, before reconciliation).
    */
   access?: AccessWriter;
+  /**
+   * Also a ledger row (an adjustment) for each seeded pool, so that `verify-ledger` holds on the
+   * database, as for an account the admin API creates. Off by default: tests that read the ledger
+   * expect only their own rows.
+   */
+  ledger?: boolean;
 }
 
 /** Inserts an account straight into the user service's tables (for tests of other services). */
@@ -38,6 +44,12 @@ export async function anAccount(pool: Pool, options: AccountOptions = {}): Promi
        ON CONFLICT (account_id, pool_id) DO UPDATE SET credits = EXCLUDED.credits`,
       [id, Number(productId), credits],
     );
+    if (options.ledger === true)
+      await pool.query(
+        `INSERT INTO credit_ledger (account_id, pool_id, delta, credits_after, cause)
+         SELECT $1, pool_id, $3, $3, 'adjustment' FROM products WHERE id = $2`,
+        [id, Number(productId), credits],
+      );
   }
   if (options.access) await options.access.putKeys(await accessRecordsOf(pool, [id]));
   return { id, email, apiKey, keyHash };

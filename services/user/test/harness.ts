@@ -62,7 +62,7 @@ export interface Harness {
    * An account inserted straight into the tables (credits: product id -> its pool's credits), its
    * key's access record written as the user service writes it for a new account.
    */
-  account(credits?: Record<number, number>): Promise<TestAccount>;
+  account(credits?: Record<number, number>, options?: { ledger?: boolean }): Promise<TestAccount>;
   /**
    * A token minted from the account's key as the auth service mints it (written straight to the
    * store, so also for an account whose pools are at 0 now: it was minted before they emptied).
@@ -115,7 +115,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     pool,
     redis,
     access,
-    account: (credits = {}) => anAccount(pool, { credits, access }),
+    account: (credits = {}, options = {}) => anAccount(pool, { credits, access, ...options }),
     async token(account, ttlSeconds = 3600) {
       const keyHash = hashSecret(account.apiKey);
       const key = await access.findKey(keyHash);

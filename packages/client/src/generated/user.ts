@@ -534,7 +534,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description The delivery: `delivered` for a 2xx within 10 s; `status` the receiver answered, or `error` */
+        /** @description The delivery: `delivered` for a 2xx within 10 s; `status` the receiver answered, or `error`, coarse: `address not allowed`, `timeout`, `tls failed` or `connection failed` */
         200: {
           headers: {
             [name: string]: unknown;
@@ -567,6 +567,26 @@ export interface paths {
         /** @description No webhook set */
         422: {
           headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CodeMessages'];
+            'application/xml': components['schemas']['CodeMessages'];
+          };
+        };
+        /** @description More than 5 test sends a minute for this account (Retry-After) */
+        429: {
+          headers: {
+            'X-Refusal-Reason':
+              | 'missing_credential'
+              | 'invalid_credential'
+              | 'key_replaced'
+              | 'account_disabled'
+              | 'no_credits'
+              | 'pool_exhausted'
+              | 'rate_limited'
+              | 'wrong_admin_token'
+              | 'read_only_admin';
             [name: string]: unknown;
           };
           content: {

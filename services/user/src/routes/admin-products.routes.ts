@@ -31,6 +31,7 @@ export const adminSessionRoute = declareRoute({
   methods: ['get'],
   paths: ['/admin/v1/session'],
   edge: adminEdge,
+  accountData: true,
   summary: 'The admin token’s name and role (admin)',
   description: 'Role `support` may read only: the console hides every write for it.',
   security: adminSecurity,
