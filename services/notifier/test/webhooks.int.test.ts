@@ -210,6 +210,9 @@ describe('balance webhooks', () => {
   }, 60_000);
 
   it('when one receiver hangs, then a delivery queued after it is sent and delivered while it still hangs (issue 45: no round waits for its slowest)', async () => {
+    // One notifier, so one dispatcher: with the earlier tests' notifiers still running, an idle
+    // one claimed the fast delivery, and the test passed with the round-waits dispatcher too.
+    await world.harness.stopAll();
     await world.harness.start({ env: ENV });
     const [slow, fast] = [await world.harness.account({ 1: 30 }), await world.harness.account({ 1: 30 })];
     await withWebhook(world.harness.pool, slow);
