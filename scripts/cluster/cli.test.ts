@@ -60,7 +60,7 @@ describe('pnpm cluster', () => {
     expect(up.stdout).toBe('');
     // The programs found by name are missing here; those at fixed paths depend on the machine.
     expect(up.stderr).toMatch(
-      /^the local cluster needs programs that are not installed: apt-get install etcd-server patroni haproxy (\S+ )*redis-server redis-tools (\S+ )*postgresql-client \(then pnpm cluster up again\)\n$/,
+      /^the local cluster needs programs that are not installed: apt-get install etcd-server patroni haproxy (\S+ )*redis-server redis-tools (\S+ )*postgresql-client (\S+ )*\(then pnpm cluster up again\)\n$/,
     );
     expect(existsSync(state)).toBe(false);
   });

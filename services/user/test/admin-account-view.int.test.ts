@@ -3,6 +3,7 @@
  * address, thresholds, webhook URL and state, never the secret) and its last webhook deliveries,
  * against a real HTTPS receiver.
  */
+import { recordWebhookAttempt } from '@platform/accounts';
 import { startWebhookReceiver, type WebhookReceiver } from '@platform/testing';
 import { ADMIN_TOKEN, startHarness, type Harness } from './harness';
 
@@ -56,7 +57,16 @@ describe('GET /admin/v1/accounts/:id: notification settings and webhook deliveri
   it('when an account has more than ten attempts, then the latest ten, newest first', async () => {
     const account = await receiving.account({ 1: 10 });
     await receiving.http.post(PATH).send({ apiKey: account.apiKey, webhook: { url: receiver.namedUrl } });
-    for (let sent = 0; sent < 11; sent += 1) await receiving.http.post(`${PATH}/webhook-test`).send({ apiKey: account.apiKey });
+    // Eleven attempts listed as the notifier lists them (webhook-test allows 5 a minute).
+    for (let sent = 0; sent < 11; sent += 1)
+      await recordWebhookAttempt(receiving.pool, {
+        accountId: account.id,
+        webhookId: `msg_low_${sent}`,
+        type: 'balance.low',
+        status: 200,
+        error: undefined,
+        nextRetryAt: undefined,
+      });
     const all = (await receiving.http.get('/user-service/webhook-deliveries').query({ apiKey: account.apiKey })).body as {
       data: unknown[];
     };

@@ -132,7 +132,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
   // Up to `batch` deliveries in flight, each on its own: a slot freed by one (a fast receiver) is
   // filled at once, so a slow receiver delays no other delivery (issue 45).
   const capacity = options.batch ?? 10;
-  const inFlight = new Set<Promise<void>>();
+  const inFlight = new Map<ClaimedWebhook['id'], Promise<void>>();
   const loop = startWorkerLoop({
     name: 'webhook dispatcher',
     pollMs: options.pollMs,
@@ -140,20 +140,23 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
     logger,
     work: async (signal) => {
       if (inFlight.size >= capacity) {
-        await Promise.race(inFlight);
+        await Promise.race(inFlight.values());
         return true;
       }
       const claimed = await queue.claimDue(capacity - inFlight.size, options.leaseMs);
       for (const webhook of claimed) {
+        // Still in flight here: its lease ran out while its 2xx waits for Postgres to record it.
+        // Its attempt here finishes it; sending it again would deliver it twice (CONTRACT §6.1).
+        if (inFlight.has(webhook.id)) continue;
         const sending: Promise<void> = attempt(webhook, signal)
           .catch((error: unknown) => {
             logger.warn('webhook queue unavailable, will retry', { error: errorMessage(error) });
           })
           .finally(() => {
-            inFlight.delete(sending);
+            inFlight.delete(webhook.id);
             loop.wake();
           });
-        inFlight.add(sending);
+        inFlight.set(webhook.id, sending);
       }
       return claimed.length > 0;
     },
@@ -166,7 +169,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
     wake: () => loop.wake(),
     async stop() {
       await loop.stop();
-      await Promise.all(inFlight);
+      await Promise.all(inFlight.values());
     },
   };
 }
