@@ -36,7 +36,12 @@ export interface ClaimedWebhook extends QueuedWebhook {
  * claimed under a lease that has not run out) are skipped, so one row is sent by one deliverer
  * at a time, across replicas. A deliverer that dies leaves its rows to others when the lease ends.
  */
-export async function claimDueWebhooks(db: Queryable, limit: number, leaseMs: number): Promise<ClaimedWebhook[]> {
+export async function claimDueWebhooks(
+  db: Queryable,
+  limit: number,
+  leaseMs: number,
+  except: readonly number[] = [],
+): Promise<ClaimedWebhook[]> {
   const result = await db.query<{
     id: string;
     webhook_id: string;
@@ -50,7 +55,7 @@ export async function claimDueWebhooks(db: Queryable, limit: number, leaseMs: nu
     `WITH due AS (
        SELECT id FROM webhook_deliveries
         WHERE delivered_at IS NULL AND given_up_at IS NULL AND next_attempt_at <= now()
-          AND (claimed_until IS NULL OR claimed_until < now())
+          AND (claimed_until IS NULL OR claimed_until < now()) AND NOT (id = ANY ($3::bigint[]))
         ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED),
      claimed AS (
        UPDATE webhook_deliveries d
@@ -59,7 +64,7 @@ export async function claimDueWebhooks(db: Queryable, limit: number, leaseMs: nu
        RETURNING d.id, d.webhook_id, d.account_id, d.type, d.body, d.attempts)
      SELECT c.*, s.webhook_url, s.webhook_secret
        FROM claimed c LEFT JOIN notification_settings s ON s.account_id = c.account_id AND s.webhook_enabled`,
-    [limit, leaseMs],
+    [limit, leaseMs, except],
   );
   return result.rows.map((row) => ({
     id: Number(row.id),

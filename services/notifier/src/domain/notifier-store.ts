@@ -66,8 +66,11 @@ export interface MailOutbox {
 
 /** The balance-webhook queue the webhook dispatcher sends. */
 export interface WebhookQueue {
-  /** Up to `limit` due deliveries, each leased for `leaseMs` (replicas never claim one together). */
-  claimDue(limit: number, leaseMs: number): Promise<ClaimedWebhook[]>;
+  /**
+   * Up to `limit` due deliveries, each leased for `leaseMs` (replicas never claim one together),
+   * but for those `except` names (still in flight here).
+   */
+  claimDue(limit: number, leaseMs: number, except?: readonly number[]): Promise<ClaimedWebhook[]>;
   /** Lists an attempt for the account. */
   recordAttempt(attempt: WebhookAttempt): Promise<void>;
   finish(id: number, outcome: { delivered: boolean; nextAttemptAt: Date | undefined }): Promise<void>;

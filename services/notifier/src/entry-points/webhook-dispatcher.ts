@@ -143,11 +143,10 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Worke
         await Promise.race(inFlight.values());
         return true;
       }
-      const claimed = await queue.claimDue(capacity - inFlight.size, options.leaseMs);
+      // Not those in flight here: a lease may run out while a 2xx waits for Postgres to record it,
+      // and sending it again would deliver it twice (CONTRACT §6.1).
+      const claimed = await queue.claimDue(capacity - inFlight.size, options.leaseMs, [...inFlight.keys()]);
       for (const webhook of claimed) {
-        // Still in flight here: its lease ran out while its 2xx waits for Postgres to record it.
-        // Its attempt here finishes it; sending it again would deliver it twice (CONTRACT §6.1).
-        if (inFlight.has(webhook.id)) continue;
         const sending: Promise<void> = attempt(webhook, signal)
           .catch((error: unknown) => {
             logger.warn('webhook queue unavailable, will retry', { error: errorMessage(error) });

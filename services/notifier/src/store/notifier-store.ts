@@ -35,7 +35,7 @@ export function createNotifierStore(pool: pg.Pool): NotifierStore {
       markFailed: (id, error, retryInMs) => markFailed(pool, id, error, retryInMs),
     },
     webhooks: {
-      claimDue: (limit, leaseMs) => claimDueWebhooks(pool, limit, leaseMs),
+      claimDue: (limit, leaseMs, except) => claimDueWebhooks(pool, limit, leaseMs, except),
       recordAttempt: (attempt) => recordWebhookAttempt(pool, attempt),
       finish: (id, outcome) => finishWebhook(pool, id, outcome),
       markDelivered: (accountId, url) => markWebhookDelivered(pool, accountId, url),
