@@ -79,12 +79,15 @@ export function renderUsage(items: DailyUsage[], today = new Date()): void {
         svg(
           'text',
           { x, y: BOTTOM + 18, 'text-anchor': back === 0 ? 'end' : 'middle', class: 'tick' },
-          back === 0 ? `Today, ${label}` : label,
+          // "Today" alone: its date, beside the week before's at phone width, would overlap it.
+          back === 0 ? 'Today' : label,
         ),
       );
     }
   });
-  chart.append(svg('text', { x: (LEFT + RIGHT) / 2, y: 232, 'text-anchor': 'middle', class: 'axis-title' }, 'Day (UTC)'));
+  chart.append(
+    svg('text', { x: (LEFT + RIGHT) / 2, y: 232, 'text-anchor': 'middle', class: 'axis-title' }, `Day (UTC), today ${SHORT.format(today)}`),
+  );
   byId('usage-chart').replaceChildren(chart);
   byId('usage-legend').replaceChildren(
     ...products.map(([id, name], series) => {

@@ -2,9 +2,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import pg from 'pg';
+import type pg from 'pg';
 import request from 'supertest';
-import { eventually } from '@platform/testing';
+import { createPool } from '@platform/db';
+import { eventually, silentLogger } from '@platform/testing';
 import { runCategoriesCli } from '../src/cli';
 import type { Category } from '../src/domain/category';
 import { ADMIN_TOKEN, ids, startService, TAXONOMY_FILE, temporaryDatabase, topicalRowsOfTsv, type StartedService } from './helpers';
@@ -32,7 +33,9 @@ describe('IAB taxonomy import', () => {
 
   beforeAll(async () => {
     database = await temporaryDatabase();
-    pool = new pg.Pool({ connectionString: database.url, max: 2 });
+    // createPool, as everywhere else: pg's end() resolves before its sockets close, and the database's
+    // DROP ... WITH (FORCE) that follows may end one; a pool without an error listener would throw then.
+    pool = createPool({ connectionString: database.url, logger: silentLogger(), max: 2 });
     folder = await mkdtemp(path.join(tmpdir(), 'categorization-'));
   });
 
