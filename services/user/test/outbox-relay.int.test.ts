@@ -336,7 +336,7 @@ describe('outbox relay rules (a database of its own, a recording bus)', () => {
     return started;
   };
 
-  /** Writes `count` events straight into the outbox (as changeBalance does), returns their ids in order. */
+  /** Writes `count` events straight into the outbox (as the credit write path does), returns their ids in order. */
   const enqueue = async (count: number, payload: (index: number) => object | undefined = () => undefined): Promise<string[]> => {
     accountId += 1;
     const ids: string[] = [];
