@@ -6,6 +6,7 @@ export * from './respond';
 export { adminEdge, oauthEdge, productEdge, publicEdge, routeEdge, type RouteEdge } from './route-edge';
 export * from './route-declaration';
 export * from './route-mounting';
+export * from './route-group';
 export * from './route-validation';
 export * from './route-openapi';
 export * from './route-handler';

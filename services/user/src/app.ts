@@ -1,7 +1,7 @@
-import type { Express, Router } from 'express';
+import type { Express } from 'express';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { ConfigError, Health } from '@platform/runtime';
-import { corsEndpoints, createHttpApp } from '@platform/kernel';
+import { corsEndpoints, createHttpApp, mountRouteGroups, type UsesOf } from '@platform/kernel';
 import { pingPostgres } from '@platform/db';
 import type { UserConfig } from './config';
 import type { UserDeps } from './deps';
@@ -10,21 +10,11 @@ import { createRecentAnswers } from './speed';
 import { createUsageRecorder, type UsageRecorder } from './domain/usage';
 import { createDebitBatcher } from './domain/usage-batcher';
 import { openapi, userRoutes } from './openapi';
-import { accountPageDir, accountPageRoutes } from './routes/account-page.routes';
-import { adminConsoleDir, adminConsoleRoutes } from './routes/admin-console.routes';
-import { accountSessionRoutes } from './routes/account-session.routes';
-import { adminRoutes } from './routes/admin.routes';
-import { apiKeyRoutes } from './routes/api-key.routes';
-import { balanceRoutes } from './routes/balance.routes';
-import { notificationSettingsRoutes } from './routes/notification-settings.routes';
-import { usageHistoryRoutes } from './routes/usage-history.routes';
-import { creditHistoryRoutes } from './routes/credit-history.routes';
-import { createCreditHistoryReads } from './store/credit-history';
-import { webhookDeliveriesRoutes } from './routes/webhook-deliveries.routes';
-import { usageRoutes } from './routes/usage.routes';
-import { USAGE_BATCH_BODY_LIMIT, USAGE_BATCH_PATH, usageBatchRoutes } from './routes/usage-batch.routes';
-import { reservationRoutes } from './routes/reservations.routes';
+import { userRouteTable } from './routes';
+import { createServiceJwtCheck } from './routes/service-jwt-check';
+import { USAGE_BATCH_BODY_LIMIT, USAGE_BATCH_PATH } from './routes/usage-batch.routes';
 import { createReservations } from './domain/reservations';
+import { createCreditHistoryReads } from './store/credit-history';
 import { createReservationStore } from './store/reservations';
 import { createBalanceReads } from './store/balances';
 import { createCatalogueReads, keptCatalogue } from './store/catalogue';
@@ -87,59 +77,40 @@ function usageRecorder(deps: UserDeps, config: UserConfig, registry: Registry): 
 }
 
 /**
- * Every router the service mounts (further APIs add theirs here); each gets the deps and the
- * domain's ports it calls. The internal usage API apart: it may listen on a port of its own.
+ * What the route table's groups use (`UsesOf`: each group asks for its part by name): who calls
+ * (credential checks, the admin tokens, the service JWT), the domain's use cases and reads over
+ * the stores, and the pages' settings. The internal usage API's recorder counts on `usageRegistry`.
  */
-function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): { usage: Router[]; others: Router[] } {
+function routeUses(deps: UserDeps, config: UserConfig, usageRegistry: Registry): UsesOf<typeof userRouteTable> {
   if (config.adminTokens.length === 0) throw new ConfigError('invalid configuration: ADMIN_TOKEN: Required');
   if (config.serviceJwtSecret === undefined) throw new ConfigError('invalid configuration: SERVICE_JWT_SECRET: Required');
   const kept = keptCatalogue();
-  const store = createUserStore(deps.pool, deps.accounts, kept);
-  const catalogue = createCatalogueReads(deps.pool, kept);
-  const recorder = usageRecorder(deps, config, usageRegistry);
-  const usage = [
-    usageRoutes(deps, recorder, config.serviceJwtSecret, catalogue, config.previousServiceJwtSecret),
-    usageBatchRoutes(deps, recorder, config.serviceJwtSecret, catalogue, config.previousServiceJwtSecret),
-    reservationRoutes(
-      deps,
-      createReservations(createReservationStore(deps.pool, deps.accounts)),
-      config.serviceJwtSecret,
-      catalogue,
-      config.previousServiceJwtSecret,
-    ),
-  ];
-  const webhooks = createWebhookStore(deps.pool);
-  const others = [
-    balanceRoutes(deps, { balances: createBalanceReads(deps.pool, kept), catalogue }),
-    apiKeyRoutes(deps, store),
-    notificationSettingsRoutes(deps, store, webhooks),
-    webhookDeliveriesRoutes(deps, webhooks),
-    adminRoutes(
-      {
-        store,
-        operator: createOperatorStore(deps.pool, deps.accounts),
-        catalogue,
-        ledger: createUsageLedgerReads(deps.pool),
-        webhooks,
-        brandName: config.brandName,
-      },
-      config.adminTokens,
-      deps.adminFailures,
-    ),
-    usageHistoryRoutes(deps, { catalogue, ledger: createUsageLedgerReads(deps.pool) }),
-    creditHistoryRoutes(deps, createCreditHistoryReads(deps.pool), catalogue),
-    accountSessionRoutes(deps, store),
-    accountPageRoutes({
-      dir: accountPageDir(),
-      authUrl: deps.accountPageAuthUrl,
-      topUpUrl: config.topUpUrl,
-      brandName: config.brandName,
-      products: async () => (await catalogue.current()).products,
-      logger: deps.logger,
-    }),
-    adminConsoleRoutes(adminConsoleDir(), deps.logger),
-  ];
-  return { usage, others };
+  return {
+    accountCredentials: deps.accountCredentials,
+    credentials: deps.credentials,
+    explainKey: deps.explainKey,
+    requireServiceJwt: createServiceJwtCheck(config.serviceJwtSecret, deps.seenServiceJwts, Date.now, config.previousServiceJwtSecret),
+    adminTokens: config.adminTokens,
+    adminFailures: deps.adminFailures,
+    pageSignInFailures: deps.pageSignInFailures,
+    accessStore: deps.watch.store,
+    store: createUserStore(deps.pool, deps.accounts, kept),
+    operator: createOperatorStore(deps.pool, deps.accounts),
+    catalogue: createCatalogueReads(deps.pool, kept),
+    balances: createBalanceReads(deps.pool, kept),
+    ledger: createUsageLedgerReads(deps.pool),
+    creditHistory: createCreditHistoryReads(deps.pool),
+    recorder: usageRecorder(deps, config, usageRegistry),
+    reservations: createReservations(createReservationStore(deps.pool, deps.accounts)),
+    webhooks: createWebhookStore(deps.pool),
+    webhookTargets: deps.webhooks,
+    webhookTests: deps.webhookTests,
+    now: () => new Date(),
+    accountPageAuthUrl: deps.accountPageAuthUrl,
+    topUpUrl: config.topUpUrl,
+    brandName: config.brandName,
+    logger: deps.logger,
+  };
 }
 
 /**
@@ -173,9 +144,11 @@ export function createApp(deps: UserDeps, config: UserConfig): { app: Express; h
       this.set(await countPendingEvents(deps.pool));
     },
   });
-  const { usage, others } = routers(deps, config, (internal ?? http).metrics.registry);
-  // First: the busiest route (every product call) matches before the others are tried.
-  for (const router of usage) (internal ?? http).app.use(router);
-  for (const router of others) http.app.use(router);
+  // The internal usage API first: the busiest routes (every product call) match before the others are tried.
+  mountRouteGroups(
+    { app: http.app, internal: internal?.app },
+    userRouteTable,
+    routeUses(deps, config, (internal ?? http).metrics.registry),
+  );
   return { app: http.finish(), health, ...(internal ? { internal: internal.finish() } : {}) };
 }

@@ -1,11 +1,12 @@
-import express, { Router, type Response } from 'express';
+import express, { type IRouter, type Response } from 'express';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { type Logger } from '@platform/runtime';
-import { declareRoute, mountRoute, publicEdge } from '@platform/kernel';
+import { declareRoute, mountRoute, publicEdge, routeGroup } from '@platform/kernel';
 import { z } from 'zod';
-import type { Product } from '../domain/catalogue';
+import type { CatalogueReads } from '../domain/catalogue';
+import { accountSessionRoutes, type AccountSessionRouteUses } from './account-session.routes';
 
 /** `GET /account/config.json`: what the account page needs to start (where to sign in, the catalogue). */
 export const accountPageConfigRoute = declareRoute({
@@ -44,15 +45,13 @@ export function accountPageDir(): string | undefined {
   }
 }
 
-export interface AccountPageOptions {
-  /** The built page, or undefined (then /account/ says how to build it). */
-  dir: string | undefined;
+export interface AccountPageRouteUses extends AccountSessionRouteUses {
   /** The auth service's base URL as the customer's browser reaches it (read per request: `pnpm start` learns it late). */
-  authUrl: () => string;
+  accountPageAuthUrl: () => string;
   /** TOP_UP_URL: where the page sends a customer to buy credits (undefined: nowhere). */
   topUpUrl: string | undefined;
   brandName: string;
-  products: () => Promise<readonly Product[]>;
+  catalogue: Pick<CatalogueReads, 'current'>;
   logger: Logger;
 }
 
@@ -81,33 +80,43 @@ const NOT_BUILT =
   'The account page is not built. Run `pnpm build` (or `pnpm --filter @platform/account-page build`) and restart the service; ' +
   '`pnpm start` builds it by itself.';
 
-/** `/account/`: the customer's account page (static files built by Vite), its config, and a CSP on every answer. */
-export function accountPageRoutes(options: AccountPageOptions): Router {
-  const router = Router();
-  if (!options.dir) options.logger.warn('account page not built: /account/ answers 503', { hint: NOT_BUILT });
+/**
+ * `/account/`: the customer's account page (static files built by Vite, or the 503 saying how to
+ * build them), its config, and a CSP on every answer; its session API first, whose answers carry
+ * no page headers.
+ */
+export const accountPageRoutes = routeGroup<AccountPageRouteUses>({
+  routes: [accountPageConfigRoute, ...accountSessionRoutes.routes],
+  mount(router, uses) {
+    accountSessionRoutes.mount(router, uses);
+    mountAccountPage(router, accountPageDir(), uses);
+  },
+});
+
+function mountAccountPage(router: IRouter, dir: string | undefined, options: AccountPageRouteUses): void {
+  if (!dir) options.logger.warn('account page not built: /account/ answers 503', { hint: NOT_BUILT });
   router.use('/account', (_req, res, next) => {
-    res.setHeader('Content-Security-Policy', contentSecurityPolicy(options.authUrl()));
+    res.setHeader('Content-Security-Policy', contentSecurityPolicy(options.accountPageAuthUrl()));
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
     res.setHeader('X-Frame-Options', 'DENY');
     next();
   });
   mountRoute(router, accountPageConfigRoute, async (_req, res) => {
-    const products = await options.products();
+    const { products } = await options.catalogue.current();
     res.setHeader('Cache-Control', 'no-cache');
     res.json({
-      authUrl: options.authUrl(),
+      authUrl: options.accountPageAuthUrl(),
       brandName: options.brandName,
       topUpUrl: options.topUpUrl ?? null,
       products: products.map(({ id, name, poolId }) => ({ id, name, poolId })),
     });
   });
-  const dir = options.dir;
   if (!dir) {
     router.use('/account', (_req, res) => {
       res.status(503).type('text/plain; charset=utf-8').send(`${NOT_BUILT}\n`);
     });
-    return router;
+    return;
   }
   router.use(
     '/account',
@@ -121,5 +130,4 @@ export function accountPageRoutes(options: AccountPageOptions): Router {
       },
     }),
   );
-  return router;
 }

@@ -1,9 +1,15 @@
-import { Router, type Response } from 'express';
+import type { Response } from 'express';
 import { AppError, rateLimited } from '@platform/wire';
-import { declareRoute, mountRoute, publicEdge, respond } from '@platform/kernel';
-import { presentedCredential, type PresentedCredential } from '@platform/credentials';
+import { declareRoute, mountRoute, publicEdge, respond, routeGroup } from '@platform/kernel';
+import {
+  presentedCredential,
+  type AccessStore,
+  type CredentialVerifier,
+  type ExplainKeyRefusal,
+  type FailureLimit,
+  type PresentedCredential,
+} from '@platform/credentials';
 import { z } from 'zod';
-import type { UserDeps } from '../deps';
 import { openPageSession } from '../domain/page-session';
 import type { UserQueries } from '../domain/user-store';
 
@@ -64,44 +70,56 @@ export const revokeSessionRoute = declareRoute({
   },
 });
 
-export function accountSessionRoutes(deps: UserDeps, queries: Pick<UserQueries, 'findAccount'>): Router {
-  const router = Router();
-  // A wrong key counts against the client address: over AUTH_FAILURES_PER_IP a minute, 429 (the
-  // page cannot be used to try keys faster than the token endpoint allows).
-  // The refusal itself when the address is within its limit: it keeps its reason.
-  const countedFailure = async (address: string, refusal: AppError): Promise<AppError> => {
-    const blockedFor = await deps.pageSignInFailures.recordFailure(address);
-    return blockedFor === undefined ? refusal : rateLimited(blockedFor);
-  };
-  const signedIn = async (credential: PresentedCredential) => {
-    const principal = await deps.accountCredentials.require(credential);
-    const account = await queries.findAccount(principal.accountId);
-    if (!account) throw new AppError('unauthenticated');
-    return { principal, account: { id: account.id, email: account.email } };
-  };
-  mountRoute(router, openSessionRoute, async (req, res, request) => {
-    noStore(res);
-    const session = await openPageSession(
-      { issue: (issue) => deps.watch.store.issue(issue), findAccount: (id) => queries.findAccount(id), explainKey: deps.explainKey },
-      presentedCredential(req, request.params),
-    ).catch(async (error: unknown) => {
-      throw error instanceof AppError && error.code === 'unauthenticated' ? await countedFailure(req.ip ?? 'unknown', error) : error;
-    });
-    request.input();
-    respond(res, 200, session);
-  });
-  mountRoute(router, readSessionRoute, async (req, res, request) => {
-    noStore(res);
-    const { account } = await signedIn(presentedCredential(req, request.params));
-    respond(res, 200, { account });
-  });
-  mountRoute(router, revokeSessionRoute, async (req, res, request) => {
-    const presented = presentedCredential(req, request.params);
-    const { secret } = presented;
-    const { principal } = await signedIn(presented);
-    // Only a page session is ended here; a key or an API token is revoked where it was made.
-    if (principal.kind === 'pageSession' && secret !== undefined) await deps.watch.store.revokeToken(secret);
-    respond(res, 200, { revoked: principal.kind === 'pageSession' });
-  });
-  return router;
+export interface AccountSessionRouteUses {
+  accountCredentials: CredentialVerifier;
+  store: Pick<UserQueries, 'findAccount'>;
+  /** Where page sessions are issued and revoked. */
+  accessStore: Pick<AccessStore, 'issue' | 'revokeToken'>;
+  explainKey: ExplainKeyRefusal;
+  /** Failed sign-ins per client address (AUTH_FAILURES_PER_IP). */
+  pageSignInFailures: FailureLimit;
 }
+
+/** The account page's session API; the account page's group mounts it before its page headers (accountPageRoutes). */
+export const accountSessionRoutes = routeGroup<AccountSessionRouteUses>({
+  routes: [openSessionRoute, readSessionRoute, revokeSessionRoute],
+  mount(router, { accountCredentials, store: queries, accessStore, explainKey, pageSignInFailures }) {
+    // A wrong key counts against the client address: over AUTH_FAILURES_PER_IP a minute, 429 (the
+    // page cannot be used to try keys faster than the token endpoint allows).
+    // The refusal itself when the address is within its limit: it keeps its reason.
+    const countedFailure = async (address: string, refusal: AppError): Promise<AppError> => {
+      const blockedFor = await pageSignInFailures.recordFailure(address);
+      return blockedFor === undefined ? refusal : rateLimited(blockedFor);
+    };
+    const signedIn = async (credential: PresentedCredential) => {
+      const principal = await accountCredentials.require(credential);
+      const account = await queries.findAccount(principal.accountId);
+      if (!account) throw new AppError('unauthenticated');
+      return { principal, account: { id: account.id, email: account.email } };
+    };
+    mountRoute(router, openSessionRoute, async (req, res, request) => {
+      noStore(res);
+      const session = await openPageSession(
+        { issue: (issue) => accessStore.issue(issue), findAccount: (id) => queries.findAccount(id), explainKey },
+        presentedCredential(req, request.params),
+      ).catch(async (error: unknown) => {
+        throw error instanceof AppError && error.code === 'unauthenticated' ? await countedFailure(req.ip ?? 'unknown', error) : error;
+      });
+      request.input();
+      respond(res, 200, session);
+    });
+    mountRoute(router, readSessionRoute, async (req, res, request) => {
+      noStore(res);
+      const { account } = await signedIn(presentedCredential(req, request.params));
+      respond(res, 200, { account });
+    });
+    mountRoute(router, revokeSessionRoute, async (req, res, request) => {
+      const presented = presentedCredential(req, request.params);
+      const { secret } = presented;
+      const { principal } = await signedIn(presented);
+      // Only a page session is ended here; a key or an API token is revoked where it was made.
+      if (principal.kind === 'pageSession' && secret !== undefined) await accessStore.revokeToken(secret);
+      respond(res, 200, { revoked: principal.kind === 'pageSession' });
+    });
+  },
+});

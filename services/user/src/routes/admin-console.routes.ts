@@ -3,13 +3,14 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Logger } from '@platform/runtime';
+import { routeGroup } from '@platform/kernel';
 
 /**
  * Where the built operator console is: `dist/` of the `@platform/admin-console` package (a
  * dependency of this service, so `pnpm deploy --prod` ships it), or undefined when it has not
  * been built (`pnpm build`).
  */
-export function adminConsoleDir(): string | undefined {
+function adminConsoleDir(): string | undefined {
   try {
     const manifest = createRequire(__filename).resolve('@platform/admin-console/package.json');
     const dir = path.join(path.dirname(manifest), 'dist');
@@ -38,8 +39,17 @@ const NOT_BUILT =
 /** The admin API's own paths under /admin are not the console's. */
 const API = /^\/v[0-9]+(\/|$)/;
 
-/** `/admin/`: the operator console (static files built by Vite), with a strict CSP on every answer. */
-export function adminConsoleRoutes(dir: string | undefined, logger: Logger): Router {
+/**
+ * `/admin/`: the operator console (static files built by Vite), with a strict CSP on every
+ * answer. No declared route: its files are no API. A router of its own, mounted last, so that
+ * the admin API's paths leave it at once (`next('router')`) for the kernel's 404.
+ */
+export const adminConsoleRoutes = routeGroup<{ logger: Logger }>({
+  routes: [],
+  mount: (router, { logger }) => void router.use(consoleRouter(adminConsoleDir(), logger)),
+});
+
+function consoleRouter(dir: string | undefined, logger: Logger): Router {
   const router = Router();
   if (!dir) logger.warn('operator console not built: /admin/ answers 503', { hint: NOT_BUILT });
   router.use('/admin', (req, res, next) => {

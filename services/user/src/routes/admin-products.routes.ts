@@ -1,5 +1,4 @@
-import type { Router } from 'express';
-import { adminEdge, adminActor, adminRole, declareRoute, mountRoute, respond } from '@platform/kernel';
+import { adminEdge, adminActor, adminRole, declareRoute, mountRoute, respond, routeGroup } from '@platform/kernel';
 import { z } from 'zod';
 import type { CatalogueReads } from '../domain/catalogue';
 import { adminSecurity } from './schemas';
@@ -47,18 +46,21 @@ export const adminSessionRoute = declareRoute({
   },
 });
 
-/** Mounted behind the admin guard by adminRoutes; read fresh (a migration may have added products since the start). */
-export function mountProductRoutes(router: Router, catalogue: CatalogueReads, brandName = 'Account access'): void {
-  mountRoute(router, adminSessionRoute, (_req, res) => {
-    respond(res, 200, { actor: adminActor(res), role: adminRole(res), brandName });
-  });
-  mountRoute(router, listProductsRoute, async (_req, res) => {
-    const { products, byPool } = await catalogue.reload();
-    const data = products.map((product) => ({
-      id: product.id,
-      name: product.name,
-      pool: (byPool.get(product.poolId) ?? [product]).map((member) => member.id),
-    }));
-    respond(res, 200, { data });
-  });
-}
+/** Mounted behind the admin guard by adminRoutes; the catalogue read fresh (a migration may have added products since the start). */
+export const adminProductRoutes = routeGroup<{ catalogue: CatalogueReads; brandName: string }>({
+  routes: [listProductsRoute, adminSessionRoute],
+  mount(router, { catalogue, brandName }) {
+    mountRoute(router, adminSessionRoute, (_req, res) => {
+      respond(res, 200, { actor: adminActor(res), role: adminRole(res), brandName });
+    });
+    mountRoute(router, listProductsRoute, async (_req, res) => {
+      const { products, byPool } = await catalogue.reload();
+      const data = products.map((product) => ({
+        id: product.id,
+        name: product.name,
+        pool: (byPool.get(product.poolId) ?? [product]).map((member) => member.id),
+      }));
+      respond(res, 200, { data });
+    });
+  },
+});

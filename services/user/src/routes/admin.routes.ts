@@ -1,4 +1,3 @@
-import { Router } from 'express';
 import {
   absentIfEmpty,
   adminActor,
@@ -8,6 +7,7 @@ import {
   mountRoute,
   requireAdminToken,
   respond,
+  routeGroup,
   type NamedAdminToken,
 } from '@platform/kernel';
 import type { FailureLimit } from '@platform/credentials';
@@ -18,8 +18,8 @@ import { MAX_ID } from '../domain/integer-field';
 import { MAX_REASON } from '../domain/operator';
 import type { UserStore } from '../domain/user-store';
 import type { WebhookStore } from '../domain/webhooks';
-import { mountOperatorRoutes, type OperatorDeps } from './operator.routes';
-import { mountProductRoutes } from './admin-products.routes';
+import { operatorRoutes, type OperatorRouteUses } from './operator.routes';
+import { adminProductRoutes } from './admin-products.routes';
 import { ADMIN_LISTED_ATTEMPTS, AdminAccount, adminAccountView } from './admin-account-view';
 import { ADMIN_READ_ONLY, accountIdPath, adminSecurity, integerMember, requiredInteger } from './schemas';
 
@@ -144,41 +144,52 @@ export const changeCreditsRoute = declareRoute({
   },
 });
 
-/** The operator's admin API (CONTRACT §7): accounts, top-ups and adjustments, search, disabling, rotation, ledger and audit. */
-export function adminRoutes(
-  deps: OperatorDeps & { store: UserStore; webhooks: WebhookStore; brandName?: string },
-  adminTokens: readonly NamedAdminToken[],
-  failures: FailureLimit,
-): Router {
-  const { store } = deps;
-  const router = Router();
-  router.use(BASE, requireAdminToken(adminTokens, { failures }));
-
-  mountRoute(router, createAccountRoute, async (_req, res, request) => {
-    const actor = adminActor(res);
-    const { account, apiKey } = await createAccount(store, request.input().document, actor);
-    locals(res).log.info('account created', { accountId: account.id, actor });
-    respond(res, 201, { id: account.id, email: account.email, apiKey, createdAt: account.createdAt.toISOString() });
-  });
-
-  mountRoute(router, showAccountRoute, async (_req, res, request) => {
-    const { account, balances } = await accountDetails(store, request.path().id);
-    const [settings, attempts] = await Promise.all([
-      store.readNotificationSettings(account.id),
-      deps.webhooks.listAttempts(account.id, ADMIN_LISTED_ATTEMPTS),
-    ]);
-    respond(res, 200, adminAccountView({ account, balances, settings, attempts }));
-  });
-
-  mountRoute(router, changeCreditsRoute, async (_req, res, request) => {
-    const accountId = request.path().id;
-    const actor = adminActor(res);
-    // The body is read once the account is known (404 before 422).
-    const result = await addCredits(store, accountId, () => request.input().document, actor);
-    locals(res).log.info('credits changed', { accountId, productId: result.productId, amount: result.amount, actor });
-    respond(res, 200, { productId: result.productId, credits: result.credits });
-  });
-  mountOperatorRoutes(router, deps);
-  mountProductRoutes(router, deps.catalogue, deps.brandName);
-  return router;
+export interface AdminRouteUses extends OperatorRouteUses {
+  store: UserStore;
+  webhooks: WebhookStore;
+  /** BRAND_NAME, which the console shows. */
+  brandName: string;
+  /** ADMIN_TOKEN / ADMIN_TOKENS: who may call, and with which role. */
+  adminTokens: readonly NamedAdminToken[];
+  /** Failed admin-token attempts per client address (CONTRACT §9). */
+  adminFailures: FailureLimit;
 }
+
+/**
+ * The operator's admin API (CONTRACT §7): accounts, top-ups and adjustments, search, disabling,
+ * rotation, ledger and audit, the catalogue; every path behind the admin guard.
+ */
+export const adminRoutes = routeGroup<AdminRouteUses>({
+  routes: [createAccountRoute, showAccountRoute, changeCreditsRoute, ...operatorRoutes.routes, ...adminProductRoutes.routes],
+  mount(router, deps) {
+    const { store } = deps;
+    router.use(BASE, requireAdminToken(deps.adminTokens, { failures: deps.adminFailures }));
+
+    mountRoute(router, createAccountRoute, async (_req, res, request) => {
+      const actor = adminActor(res);
+      const { account, apiKey } = await createAccount(store, request.input().document, actor);
+      locals(res).log.info('account created', { accountId: account.id, actor });
+      respond(res, 201, { id: account.id, email: account.email, apiKey, createdAt: account.createdAt.toISOString() });
+    });
+
+    mountRoute(router, showAccountRoute, async (_req, res, request) => {
+      const { account, balances } = await accountDetails(store, request.path().id);
+      const [settings, attempts] = await Promise.all([
+        store.readNotificationSettings(account.id),
+        deps.webhooks.listAttempts(account.id, ADMIN_LISTED_ATTEMPTS),
+      ]);
+      respond(res, 200, adminAccountView({ account, balances, settings, attempts }));
+    });
+
+    mountRoute(router, changeCreditsRoute, async (_req, res, request) => {
+      const accountId = request.path().id;
+      const actor = adminActor(res);
+      // The body is read once the account is known (404 before 422).
+      const result = await addCredits(store, accountId, () => request.input().document, actor);
+      locals(res).log.info('credits changed', { accountId, productId: result.productId, amount: result.amount, actor });
+      respond(res, 200, { productId: result.productId, credits: result.credits });
+    });
+    operatorRoutes.mount(router, deps);
+    adminProductRoutes.mount(router, deps);
+  },
+});

@@ -1,9 +1,7 @@
-import { Router } from 'express';
-import { declareRoute, locals, mountRoute, publicEdge, respond } from '@platform/kernel';
+import { declareRoute, locals, mountRoute, publicEdge, respond, routeGroup } from '@platform/kernel';
 import { z } from 'zod';
-import type { UserDeps } from '../deps';
 import { rotateApiKey } from '../domain/key-rotation';
-import type { UserStore } from '../domain/user-store';
+import type { AccountTransactions } from '../domain/account-transaction';
 import { ApiKey } from './schemas';
 
 /** `GET /user-service/api-key/generate` (CONTRACT §4.4). */
@@ -26,13 +24,13 @@ export const apiKeyRoute = declareRoute({
   },
 });
 
-export function apiKeyRoutes(deps: UserDeps, store: UserStore): Router {
-  const router = Router();
-  mountRoute(router, apiKeyRoute, async (_req, res, request) => {
-    const { currentApiKey } = request.input();
-    const rotated = await rotateApiKey({ store }, currentApiKey);
-    locals(res).log.info('api key rotated', { accountId: rotated.accountId });
-    respond(res, 200, { apiKey: rotated.apiKey });
-  });
-  return router;
-}
+export const apiKeyRoutes = routeGroup<{ store: AccountTransactions }>({
+  routes: [apiKeyRoute],
+  mount: (router, uses) =>
+    mountRoute(router, apiKeyRoute, async (_req, res, request) => {
+      const { currentApiKey } = request.input();
+      const rotated = await rotateApiKey(uses, currentApiKey);
+      locals(res).log.info('api key rotated', { accountId: rotated.accountId });
+      respond(res, 200, { apiKey: rotated.apiKey });
+    }),
+});

@@ -1,7 +1,12 @@
-import { Router } from 'express';
-import { declareRoute, mountRoute, publicEdge, respond } from '@platform/kernel';
-import { hashSecret, isApiKeyShape, presentedCredential, refusedKey } from '@platform/credentials';
-import type { UserDeps } from '../deps';
+import { declareRoute, mountRoute, publicEdge, respond, routeGroup } from '@platform/kernel';
+import {
+  hashSecret,
+  isApiKeyShape,
+  presentedCredential,
+  refusedKey,
+  type CredentialVerifier,
+  type ExplainKeyRefusal,
+} from '@platform/credentials';
 import { balanceOfPools, type BalanceReads } from '../domain/balance';
 import type { CatalogueReads } from '../domain/catalogue';
 import { balanceItemView } from './balance-view';
@@ -26,21 +31,29 @@ export const balanceRoute = declareRoute({
   },
 });
 
-export function balanceRoutes(deps: UserDeps, reads: { balances: BalanceReads; catalogue: CatalogueReads }): Router {
-  const router = Router();
-  mountRoute(router, balanceRoute, async (req, res, request) => {
-    const presented = presentedCredential(req, request.params);
-    const { secret } = presented;
-    // Credential first (401), then the parameters (422). An API key is checked by the same
-    // query that reads the account's pools (one round trip); a token by the token store, then
-    // the pools are read. Both reads are batched with those of concurrent requests.
-    const keyHash = secret !== undefined && isApiKeyShape(secret) ? hashSecret(secret) : undefined;
-    const caller = keyHash !== undefined ? await reads.balances.poolsByKey(keyHash) : await deps.accountCredentials.require(presented);
-    if (!caller) throw refusedKey(keyHash as string, deps.explainKey);
-    const { productId } = request.input();
-    const pools = 'pools' in caller ? caller.pools : await reads.balances.poolsOf(caller.accountId);
-    const balances = await balanceOfPools(reads, pools, productId);
-    respond(res, 200, { data: balances.map(balanceItemView) });
-  });
-  return router;
+export interface BalanceRouteUses {
+  balances: BalanceReads;
+  catalogue: CatalogueReads;
+  /** Keys, tokens and page sessions (CONTRACT §4.7). */
+  accountCredentials: CredentialVerifier;
+  explainKey: ExplainKeyRefusal;
 }
+
+export const balanceRoutes = routeGroup<BalanceRouteUses>({
+  routes: [balanceRoute],
+  mount: (router, uses) =>
+    mountRoute(router, balanceRoute, async (req, res, request) => {
+      const presented = presentedCredential(req, request.params);
+      const { secret } = presented;
+      // Credential first (401), then the parameters (422). An API key is checked by the same
+      // query that reads the account's pools (one round trip); a token by the token store, then
+      // the pools are read. Both reads are batched with those of concurrent requests.
+      const keyHash = secret !== undefined && isApiKeyShape(secret) ? hashSecret(secret) : undefined;
+      const caller = keyHash !== undefined ? await uses.balances.poolsByKey(keyHash) : await uses.accountCredentials.require(presented);
+      if (!caller) throw refusedKey(keyHash as string, uses.explainKey);
+      const { productId } = request.input();
+      const pools = 'pools' in caller ? caller.pools : await uses.balances.poolsOf(caller.accountId);
+      const balances = await balanceOfPools(uses, pools, productId);
+      respond(res, 200, { data: balances.map(balanceItemView) });
+    }),
+});

@@ -1,9 +1,7 @@
-import { Router } from 'express';
 import { NUMERIC } from '@platform/wire';
-import { declareRoute, mountRoute, publicEdge, respond } from '@platform/kernel';
-import { presentedCredential } from '@platform/credentials';
+import { declareRoute, mountRoute, publicEdge, respond, routeGroup } from '@platform/kernel';
+import { presentedCredential, type CredentialVerifier } from '@platform/credentials';
 import { z } from 'zod';
-import type { UserDeps } from '../deps';
 import type { CatalogueReads } from '../domain/catalogue';
 import type { CreditHistoryReads } from '../domain/credit-history';
 import { apiKeyParam, customerSecurity } from './schemas';
@@ -68,25 +66,34 @@ export const creditHistoryRoute = declareRoute({
   },
 });
 
-export function creditHistoryRoutes(deps: UserDeps, reads: CreditHistoryReads, catalogue: CatalogueReads): Router {
-  const router = Router();
-  mountRoute(router, creditHistoryRoute, async (req, res, request) => {
-    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params));
-    const { limit, cursor } = request.input();
-    const [rows, { byId }] = await Promise.all([reads.page(principal.accountId, cursor, limit + 1), Promise.resolve(catalogue.current())]);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    respond(res, 200, {
-      data: page.map((row) => ({
-        at: row.at.toISOString(),
-        productId: row.productId,
-        product: { id: row.productId, name: byId.get(row.productId)?.name ?? `Product ${row.productId}` },
-        delta: row.delta,
-        credits: row.credits,
-        cause: row.cause,
-      })),
-      nextCursor: rows.length > limit && last ? Buffer.from(last.id, 'utf8').toString('base64url') : null,
-    });
-  });
-  return router;
+export interface CreditHistoryRouteUses {
+  accountCredentials: CredentialVerifier;
+  creditHistory: CreditHistoryReads;
+  catalogue: CatalogueReads;
 }
+
+export const creditHistoryRoutes = routeGroup<CreditHistoryRouteUses>({
+  routes: [creditHistoryRoute],
+  mount: (router, { accountCredentials, creditHistory, catalogue }) =>
+    mountRoute(router, creditHistoryRoute, async (req, res, request) => {
+      const principal = await accountCredentials.require(presentedCredential(req, request.params));
+      const { limit, cursor } = request.input();
+      const [rows, { byId }] = await Promise.all([
+        creditHistory.page(principal.accountId, cursor, limit + 1),
+        Promise.resolve(catalogue.current()),
+      ]);
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      respond(res, 200, {
+        data: page.map((row) => ({
+          at: row.at.toISOString(),
+          productId: row.productId,
+          product: { id: row.productId, name: byId.get(row.productId)?.name ?? `Product ${row.productId}` },
+          delta: row.delta,
+          credits: row.credits,
+          cause: row.cause,
+        })),
+        nextCursor: rows.length > limit && last ? Buffer.from(last.id, 'utf8').toString('base64url') : null,
+      });
+    }),
+});

@@ -1,12 +1,10 @@
-import { Router } from 'express';
-import { declareRoute, mountRoute, publicEdge, respond } from '@platform/kernel';
-import { presentedCredential } from '@platform/credentials';
+import { declareRoute, mountRoute, publicEdge, respond, routeGroup } from '@platform/kernel';
+import { presentedCredential, type CredentialVerifier, type FailureLimit } from '@platform/credentials';
 import { AppError } from '@platform/wire';
 import { z } from 'zod';
-import type { UserDeps } from '../deps';
-import { changeNotificationSettings } from '../domain/notification-settings';
-import type { UserStore } from '../domain/user-store';
-import { sendTestWebhook, type WebhookStore } from '../domain/webhooks';
+import { changeNotificationSettings, type TargetCheck } from '../domain/notification-settings';
+import type { UserQueries } from '../domain/user-store';
+import { sendTestWebhook, type WebhookSender, type WebhookStore } from '../domain/webhooks';
 import { noStore } from './account-session.routes';
 import { apiKeyParam, customerSecurity, NotificationSettings, SettingsPatch } from './schemas';
 
@@ -71,28 +69,40 @@ export const webhookTestRoute = declareRoute({
   },
 });
 
-export function notificationSettingsRoutes(deps: UserDeps, store: UserStore, webhooks: WebhookStore): Router {
-  const router = Router();
-  mountRoute(router, readSettingsRoute, async (req, res, request) => {
-    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params));
-    request.input();
-    respond(res, 200, await changeNotificationSettings(store, principal.accountId, {}, deps.webhooks.allowed));
-  });
-  // A POST changes what its JSON body names (an empty change reads) and answers the whole document.
-  mountRoute(router, changeSettingsRoute, async (req, res, request) => {
-    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params));
-    const { document: patch } = request.input();
-    respond(res, 200, await changeNotificationSettings(store, principal.accountId, patch, deps.webhooks.allowed));
-  });
-  // Not declared accountData: its answer is a delivery, not stored data; no cache keeps it all the same.
-  mountRoute(router, webhookTestRoute, async (req, res, request) => {
-    noStore(res);
-    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params));
-    request.input();
-    // Per account, every send counted (WEBHOOK_TESTS_PER_MINUTE): over it, 429 with Retry-After.
-    const blockedForMs = await deps.webhookTests.recordFailure(String(principal.accountId));
-    if (blockedForMs !== undefined) throw new AppError('rate_limited', { retryAfterSeconds: Math.max(1, Math.ceil(blockedForMs / 1000)) });
-    respond(res, 200, await sendTestWebhook({ store: webhooks, send: deps.webhooks.send }, principal.accountId));
-  });
-  return router;
+export interface NotificationSettingsRouteUses {
+  accountCredentials: CredentialVerifier;
+  store: UserQueries;
+  webhooks: WebhookStore;
+  /** Whether a webhook URL may be set, and the signed, SSRF-safe sender of test events (CONTRACT §6.1). */
+  webhookTargets: { allowed: TargetCheck; send: WebhookSender };
+  /** Test sends per account (WEBHOOK_TESTS_PER_MINUTE). */
+  webhookTests: FailureLimit;
 }
+
+export const notificationSettingsRoutes = routeGroup<NotificationSettingsRouteUses>({
+  routes: [readSettingsRoute, changeSettingsRoute, webhookTestRoute],
+  mount(router, { accountCredentials, store, webhooks, webhookTargets, webhookTests }) {
+    mountRoute(router, readSettingsRoute, async (req, res, request) => {
+      const principal = await accountCredentials.require(presentedCredential(req, request.params));
+      request.input();
+      respond(res, 200, await changeNotificationSettings(store, principal.accountId, {}, webhookTargets.allowed));
+    });
+    // A POST changes what its JSON body names (an empty change reads) and answers the whole document.
+    mountRoute(router, changeSettingsRoute, async (req, res, request) => {
+      const principal = await accountCredentials.require(presentedCredential(req, request.params));
+      const { document: patch } = request.input();
+      respond(res, 200, await changeNotificationSettings(store, principal.accountId, patch, webhookTargets.allowed));
+    });
+    // Not declared accountData: its answer is a delivery, not stored data; no cache keeps it all the same.
+    mountRoute(router, webhookTestRoute, async (req, res, request) => {
+      noStore(res);
+      const principal = await accountCredentials.require(presentedCredential(req, request.params));
+      request.input();
+      // Per account, every send counted (WEBHOOK_TESTS_PER_MINUTE): over it, 429 with Retry-After.
+      const blockedForMs = await webhookTests.recordFailure(String(principal.accountId));
+      if (blockedForMs !== undefined)
+        throw new AppError('rate_limited', { retryAfterSeconds: Math.max(1, Math.ceil(blockedForMs / 1000)) });
+      respond(res, 200, await sendTestWebhook({ store: webhooks, send: webhookTargets.send }, principal.accountId));
+    });
+  },
+});

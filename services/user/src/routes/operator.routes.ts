@@ -1,5 +1,4 @@
-import type { Router } from 'express';
-import { adminActor, locals, mountRoute, respond } from '@platform/kernel';
+import { adminActor, locals, mountRoute, respond, routeGroup } from '@platform/kernel';
 import { AppError } from '@platform/wire';
 import type { CatalogueReads } from '../domain/catalogue';
 import { accountLedger, auditExport, auditLog, everyRow, patchAccount, rotateAccountKey, searchAccounts } from '../domain/operator';
@@ -33,7 +32,7 @@ function auditView(entry: AuditEntry) {
   return { at: entry.at.toISOString(), actor: entry.actor, action: entry.action, accountId: entry.accountId, details: entry.details };
 }
 
-export interface OperatorDeps {
+export interface OperatorRouteUses {
   store: UserQueries;
   operator: OperatorStore;
   catalogue: CatalogueReads;
@@ -47,66 +46,69 @@ async function existingAccount(store: UserQueries, id: number) {
 }
 
 /** The operator's routes (CONTRACT §7), mounted behind the admin guard by adminRoutes. */
-export function mountOperatorRoutes(router: Router, deps: OperatorDeps): void {
-  mountRoute(router, searchAccountsRoute, async (_req, res, request) => {
-    const found = await searchAccounts(deps.operator, request.input());
-    const pools = await deps.operator.poolsOf(found.data.map((account) => account.id));
-    const { byPool } = await deps.catalogue.current();
-    const poolView = ({ poolId, credits }: AccountPool) => ({
-      pool: (byPool.get(poolId) ?? [{ id: poolId }]).map((product) => product.id),
-      credits,
+export const operatorRoutes = routeGroup<OperatorRouteUses>({
+  routes: [searchAccountsRoute, patchAccountRoute, rotateAccountKeyRoute, accountLedgerRoute, accountUsageRoute, auditRoute],
+  mount(router, deps) {
+    mountRoute(router, searchAccountsRoute, async (_req, res, request) => {
+      const found = await searchAccounts(deps.operator, request.input());
+      const pools = await deps.operator.poolsOf(found.data.map((account) => account.id));
+      const { byPool } = await deps.catalogue.current();
+      const poolView = ({ poolId, credits }: AccountPool) => ({
+        pool: (byPool.get(poolId) ?? [{ id: poolId }]).map((product) => product.id),
+        credits,
+      });
+      const data = found.data.map((account) => ({ ...accountView(account), pools: (pools.get(account.id) ?? []).map(poolView) }));
+      respond(res, 200, { data, nextCursor: found.nextCursor });
     });
-    const data = found.data.map((account) => ({ ...accountView(account), pools: (pools.get(account.id) ?? []).map(poolView) }));
-    respond(res, 200, { data, nextCursor: found.nextCursor });
-  });
 
-  mountRoute(router, patchAccountRoute, async (_req, res, request) => {
-    const { id } = await existingAccount(deps.store, request.path().id);
-    const patch = request.input().document;
-    const actor = adminActor(res);
-    await patchAccount(deps.operator, id, patch, actor);
-    locals(res).log.info('account changed', { accountId: id, actor, fields: Object.keys(patch) });
-    respond(res, 200, accountView(await existingAccount(deps.store, id)));
-  });
+    mountRoute(router, patchAccountRoute, async (_req, res, request) => {
+      const { id } = await existingAccount(deps.store, request.path().id);
+      const patch = request.input().document;
+      const actor = adminActor(res);
+      await patchAccount(deps.operator, id, patch, actor);
+      locals(res).log.info('account changed', { accountId: id, actor, fields: Object.keys(patch) });
+      respond(res, 200, accountView(await existingAccount(deps.store, id)));
+    });
 
-  mountRoute(router, rotateAccountKeyRoute, async (_req, res, request) => {
-    const accountId = request.path().id;
-    const actor = adminActor(res);
-    const apiKey = await rotateAccountKey(deps.operator, accountId, actor);
-    locals(res).log.info('api key rotated by an operator', { accountId, actor });
-    respond(res, 200, { apiKey });
-  });
+    mountRoute(router, rotateAccountKeyRoute, async (_req, res, request) => {
+      const accountId = request.path().id;
+      const actor = adminActor(res);
+      const apiKey = await rotateAccountKey(deps.operator, accountId, actor);
+      locals(res).log.info('api key rotated by an operator', { accountId, actor });
+      respond(res, 200, { apiKey });
+    });
 
-  mountRoute(router, accountLedgerRoute, async (_req, res, request) => {
-    const { id } = await existingAccount(deps.store, request.path().id);
-    const input = request.input();
-    if (input.format === 'csv') {
-      const rows = everyRow((before, limit) => deps.operator.ledgerPage(id, before, limit));
-      return streamCsv(res, `ledger-${id}.csv`, LEDGER_COLUMNS, rows, (entry) => {
-        const view = ledgerView(entry);
-        return LEDGER_COLUMNS.map((column) => view[column]);
-      });
-    }
-    const found = await accountLedger(deps.operator, id, input);
-    respond(res, 200, { data: found.data.map(ledgerView), nextCursor: found.nextCursor });
-  });
+    mountRoute(router, accountLedgerRoute, async (_req, res, request) => {
+      const { id } = await existingAccount(deps.store, request.path().id);
+      const input = request.input();
+      if (input.format === 'csv') {
+        const rows = everyRow((before, limit) => deps.operator.ledgerPage(id, before, limit));
+        return streamCsv(res, `ledger-${id}.csv`, LEDGER_COLUMNS, rows, (entry) => {
+          const view = ledgerView(entry);
+          return LEDGER_COLUMNS.map((column) => view[column]);
+        });
+      }
+      const found = await accountLedger(deps.operator, id, input);
+      respond(res, 200, { data: found.data.map(ledgerView), nextCursor: found.nextCursor });
+    });
 
-  mountRoute(router, accountUsageRoute, async (_req, res, request) => {
-    const { id } = await existingAccount(deps.store, request.path().id);
-    const { days } = request.input();
-    const items = await usageHistory(deps, id, { days, productId: undefined, now: new Date() });
-    respond(res, 200, { data: items });
-  });
+    mountRoute(router, accountUsageRoute, async (_req, res, request) => {
+      const { id } = await existingAccount(deps.store, request.path().id);
+      const { days } = request.input();
+      const items = await usageHistory(deps, id, { days, productId: undefined, now: new Date() });
+      respond(res, 200, { data: items });
+    });
 
-  mountRoute(router, auditRoute, async (_req, res, request) => {
-    const input = request.input();
-    if (input.format === 'csv') {
-      return streamCsv(res, 'audit.csv', AUDIT_COLUMNS, auditExport(deps.operator, input), (entry) => {
-        const { at, actor, action, accountId, details } = auditView(entry);
-        return [at, actor, action, accountId, JSON.stringify(details)];
-      });
-    }
-    const found = await auditLog(deps.operator, input);
-    respond(res, 200, { data: found.data.map(auditView), nextCursor: found.nextCursor });
-  });
-}
+    mountRoute(router, auditRoute, async (_req, res, request) => {
+      const input = request.input();
+      if (input.format === 'csv') {
+        return streamCsv(res, 'audit.csv', AUDIT_COLUMNS, auditExport(deps.operator, input), (entry) => {
+          const { at, actor, action, accountId, details } = auditView(entry);
+          return [at, actor, action, accountId, JSON.stringify(details)];
+        });
+      }
+      const found = await auditLog(deps.operator, input);
+      respond(res, 200, { data: found.data.map(auditView), nextCursor: found.nextCursor });
+    });
+  },
+});

@@ -1,12 +1,10 @@
-import { Router } from 'express';
-import { adminEdge, declareRoute, mountRoute, respond } from '@platform/kernel';
+import { adminEdge, declareRoute, mountRoute, respond, routeGroup } from '@platform/kernel';
 import { z } from 'zod';
-import type { UserDeps } from '../deps';
-import type { CatalogueReads, Product } from '../domain/catalogue';
+import type { Product } from '../domain/catalogue';
 import { DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS, type Reservations } from '../domain/reservations';
 import { MAX_UNITS, usageProduct } from '../domain/usage';
 import { optionalInteger, requiredInteger } from './schemas';
-import { createServiceJwtCheck } from './service-jwt-check';
+import type { ProductCallUses } from './service-jwt-check';
 import { UsageBody } from './usage-body';
 
 const ReservationBody = UsageBody.extend({
@@ -102,41 +100,36 @@ export const releaseRoute = declareRoute({
 });
 
 /** The reservation routes (CONTRACT §7.1): JWT first (401), then the customer's credential (401), then the body (422). */
-export function reservationRoutes(
-  deps: UserDeps,
-  reservations: Reservations,
-  serviceJwtSecret: string,
-  catalogue: CatalogueReads,
-  previousServiceJwtSecret?: string,
-): Router {
-  const router = Router();
-  const requireServiceJwt = createServiceJwtCheck(serviceJwtSecret, deps.seenServiceJwts, Date.now, previousServiceJwtSecret);
-  mountRoute(router, reserveRoute, async (req, res, declared) => {
-    await requireServiceJwt(req);
-    const { credential } = declared.params.rawBody();
-    const payer = await deps.credentials.require(typeof credential === 'string' ? credential : undefined);
-    const { input, ruled } = await declared.inputWith((accepted) => usageProduct(catalogue.product, accepted.productId));
-    const { requestId, units, ttlSeconds } = input.document;
-    const { reservation } = await reservations.reserve(payer, {
-      // The schema accepted the product id, so the catalogue named its product.
-      product: ruled as Product,
-      units: units ?? 1,
-      requestId,
-      ttlSeconds: ttlSeconds ?? DEFAULT_TTL_SECONDS,
+export const reservationRoutes = routeGroup<ProductCallUses & { reservations: Reservations }>({
+  internal: true,
+  routes: [reserveRoute, settleRoute, releaseRoute],
+  mount(router, { requireServiceJwt, credentials, catalogue, reservations }) {
+    mountRoute(router, reserveRoute, async (req, res, declared) => {
+      await requireServiceJwt(req);
+      const { credential } = declared.params.rawBody();
+      const payer = await credentials.require(typeof credential === 'string' ? credential : undefined);
+      const { input, ruled } = await declared.inputWith((accepted) => usageProduct(catalogue.product, accepted.productId));
+      const { requestId, units, ttlSeconds } = input.document;
+      const { reservation } = await reservations.reserve(payer, {
+        // The schema accepted the product id, so the catalogue named its product.
+        product: ruled as Product,
+        units: units ?? 1,
+        requestId,
+        ttlSeconds: ttlSeconds ?? DEFAULT_TTL_SECONDS,
+      });
+      respond(res, 201, reservation);
     });
-    respond(res, 201, reservation);
-  });
-  mountRoute(router, settleRoute, async (req, res, declared) => {
-    await requireServiceJwt(req);
-    // The body before the id, as the admin API's writes do: a bad body is 422 whatever it names.
-    const { units } = declared.input().document;
-    const { id } = declared.path();
-    respond(res, 200, await reservations.settle(id, units));
-  });
-  mountRoute(router, releaseRoute, async (req, res, declared) => {
-    await requireServiceJwt(req);
-    const { id } = declared.path();
-    respond(res, 200, await reservations.release(id));
-  });
-  return router;
-}
+    mountRoute(router, settleRoute, async (req, res, declared) => {
+      await requireServiceJwt(req);
+      // The body before the id, as the admin API's writes do: a bad body is 422 whatever it names.
+      const { units } = declared.input().document;
+      const { id } = declared.path();
+      respond(res, 200, await reservations.settle(id, units));
+    });
+    mountRoute(router, releaseRoute, async (req, res, declared) => {
+      await requireServiceJwt(req);
+      const { id } = declared.path();
+      respond(res, 200, await reservations.release(id));
+    });
+  },
+});

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { AppError } from '@platform/wire';
-import { verifyServiceJwt, type SeenJtis, type ServiceJwtClaims } from '@platform/credentials';
+import { verifyServiceJwt, type CredentialVerifier, type SeenJtis, type ServiceJwtClaims } from '@platform/credentials';
+import type { CatalogueReads } from '../domain/catalogue';
 
 /** `messages` of the 401 for a missing or bad service JWT; a bad customer credential keeps the contract's 401 sentence. */
 export const INVALID_SERVICE_TOKEN = 'Invalid service token.';
@@ -30,17 +31,23 @@ async function claimOnce(seen: SeenJtis, claims: ServiceJwtClaims, nowMs: number
   if (!first) throw replayed();
 }
 
+/** A product's call to the internal usage API: who called (the service JWT's claims), or the 401. */
+export type ServiceJwtCheck = (req: Request) => Promise<ServiceJwtClaims>;
+
+/** What the internal usage API's routes use: the product's service JWT, the customer's credential, the catalogue. */
+export interface ProductCallUses {
+  requireServiceJwt: ServiceJwtCheck;
+  /** Keys and tokens, never a page session (CONTRACT §4.7). */
+  credentials: CredentialVerifier;
+  catalogue: CatalogueReads;
+}
+
 /**
  * Checks `Authorization: Bearer <service JWT>` (CONTRACT §7), remembering the JWTs without a
  * `jti` that verified until they expire, and refusing a JWT whose `jti` was seen (a replay). `previous` (SERVICE_JWT_SECRET_PREVIOUS) is accepted beside `secret` while a
  * rotation rolls out: product apps move to the new secret one by one, none is refused meanwhile.
  */
-export function createServiceJwtCheck(
-  secret: string,
-  seen: SeenJtis,
-  now: () => number = Date.now,
-  previous?: string,
-): (req: Request) => Promise<ServiceJwtClaims> {
+export function createServiceJwtCheck(secret: string, seen: SeenJtis, now: () => number = Date.now, previous?: string): ServiceJwtCheck {
   const secrets = previous === undefined ? [secret] : [secret, previous];
   const verify = (token: string): ServiceJwtClaims => {
     let failure: unknown;

@@ -1,11 +1,8 @@
-import { Router } from 'express';
-import { adminEdge, declareRoute, locals, logLevelEnabled, mountRoute, respond } from '@platform/kernel';
+import { adminEdge, declareRoute, locals, logLevelEnabled, mountRoute, respond, routeGroup } from '@platform/kernel';
 import { z } from 'zod';
 import { REFUSAL_REASONS } from '@platform/wire';
-import type { UserDeps } from '../deps';
-import type { CatalogueReads } from '../domain/catalogue';
 import type { UsageRecorder } from '../domain/usage';
-import { createServiceJwtCheck } from './service-jwt-check';
+import type { ProductCallUses } from './service-jwt-check';
 import { meterItems } from './usage-batch-items';
 
 /** Items one batch may carry (CONTRACT §7.1). */
@@ -71,25 +68,19 @@ export const usageBatchRoute = declareRoute({
  * request's (401, 413, 400, 422); every item then goes through the single route's checks and
  * recorder (usage-batch-items.ts).
  */
-export function usageBatchRoutes(
-  deps: UserDeps,
-  recorder: UsageRecorder,
-  serviceJwtSecret: string,
-  catalogue: CatalogueReads,
-  previousServiceJwtSecret?: string,
-): Router {
-  const router = Router();
-  const requireServiceJwt = createServiceJwtCheck(serviceJwtSecret, deps.seenServiceJwts, Date.now, previousServiceJwtSecret);
-  mountRoute(router, usageBatchRoute, async (req, res, declared) => {
-    const caller = await requireServiceJwt(req);
-    const { items } = declared.input().document;
-    const results = await meterItems(items, { credentials: deps.credentials, product: catalogue.product, recorder });
-    if (logLevelEnabled(res, 'info')) {
-      const counts: Record<number, number> = {};
-      for (const { status } of results) counts[status] = (counts[status] ?? 0) + 1;
-      locals(res).log.info('usage batch', { caller: caller.iss, items: results.length, statuses: counts });
-    }
-    respond(res, 200, { items: results });
-  });
-  return router;
-}
+export const usageBatchRoutes = routeGroup<ProductCallUses & { recorder: UsageRecorder }>({
+  internal: true,
+  routes: [usageBatchRoute],
+  mount: (router, { requireServiceJwt, credentials, catalogue, recorder }) =>
+    mountRoute(router, usageBatchRoute, async (req, res, declared) => {
+      const caller = await requireServiceJwt(req);
+      const { items } = declared.input().document;
+      const results = await meterItems(items, { credentials, product: catalogue.product, recorder });
+      if (logLevelEnabled(res, 'info')) {
+        const counts: Record<number, number> = {};
+        for (const { status } of results) counts[status] = (counts[status] ?? 0) + 1;
+        locals(res).log.info('usage batch', { caller: caller.iss, items: results.length, statuses: counts });
+      }
+      respond(res, 200, { items: results });
+    }),
+});

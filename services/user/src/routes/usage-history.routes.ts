@@ -1,9 +1,7 @@
-import { Router } from 'express';
 import { NUMERIC } from '@platform/wire';
-import { declareRoute, mountRoute, publicEdge, respond } from '@platform/kernel';
-import { presentedCredential } from '@platform/credentials';
+import { declareRoute, mountRoute, publicEdge, respond, routeGroup } from '@platform/kernel';
+import { presentedCredential, type CredentialVerifier } from '@platform/credentials';
 import { z } from 'zod';
-import type { UserDeps } from '../deps';
 import type { CatalogueReads } from '../domain/catalogue';
 import {
   DEFAULT_HISTORY_DAYS,
@@ -56,17 +54,21 @@ function itemView(item: UsageHistoryItem) {
   };
 }
 
-export function usageHistoryRoutes(
-  deps: UserDeps,
-  reads: { catalogue: CatalogueReads; ledger: UsageLedgerReads },
-  now: () => Date = () => new Date(),
-): Router {
-  const router = Router();
-  mountRoute(router, usageHistoryRoute, async (req, res, request) => {
-    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params));
-    const { days, productId } = request.input();
-    const items = await usageHistory(reads, principal.accountId, { days, productId, now: now() });
-    respond(res, 200, { data: items.map(itemView) });
-  });
-  return router;
+export interface UsageHistoryRouteUses {
+  accountCredentials: CredentialVerifier;
+  catalogue: CatalogueReads;
+  ledger: UsageLedgerReads;
+  /** The clock "the last `days` days" end at. */
+  now: () => Date;
 }
+
+export const usageHistoryRoutes = routeGroup<UsageHistoryRouteUses>({
+  routes: [usageHistoryRoute],
+  mount: (router, uses) =>
+    mountRoute(router, usageHistoryRoute, async (req, res, request) => {
+      const principal = await uses.accountCredentials.require(presentedCredential(req, request.params));
+      const { days, productId } = request.input();
+      const items = await usageHistory(uses, principal.accountId, { days, productId, now: uses.now() });
+      respond(res, 200, { data: items.map(itemView) });
+    }),
+});

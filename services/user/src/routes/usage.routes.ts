@@ -1,12 +1,10 @@
-import { Router } from 'express';
 import { AppError } from '@platform/wire';
-import { adminEdge, declareRoute, locals, logLevelEnabled, mountRoute, respond } from '@platform/kernel';
-import type { UserDeps } from '../deps';
-import type { CatalogueReads, Product } from '../domain/catalogue';
+import { adminEdge, declareRoute, locals, logLevelEnabled, mountRoute, respond, routeGroup } from '@platform/kernel';
+import type { Product } from '../domain/catalogue';
 import { usageProduct, type UsageRecorder, type UsageRequest } from '../domain/usage';
 import { UsageGrant } from './schemas';
 import { plainUsageBody, UsageBody } from './usage-body';
-import { createServiceJwtCheck } from './service-jwt-check';
+import type { ProductCallUses } from './service-jwt-check';
 
 /** `POST /internal/v1/usage`: the body's shape is its schema's; whether the product exists, the catalogue's. */
 export const usageRoute = declareRoute({
@@ -39,43 +37,38 @@ export const usageRoute = declareRoute({
  * the batch has committed (200, 403; 409 for a reused requestId). JSON only, code/messages
  * envelope, no WWW-Authenticate (CONTRACT §9), like the admin API.
  */
-export function usageRoutes(
-  deps: UserDeps,
-  usage: UsageRecorder,
-  serviceJwtSecret: string,
-  catalogue: CatalogueReads,
-  previousServiceJwtSecret?: string,
-): Router {
-  const router = Router();
-  const requireServiceJwt = createServiceJwtCheck(serviceJwtSecret, deps.seenServiceJwts, Date.now, previousServiceJwtSecret);
-  const product = catalogue.product;
-  mountRoute(router, usageRoute, async (req, res, declared) => {
-    const state = locals(res);
-    const caller = await requireServiceJwt(req);
-    // The JSON body alone: this API never reads the query string.
-    const { credential } = declared.params.rawBody();
-    const principal = await deps.credentials.require({
-      secret: typeof credential === 'string' ? credential : undefined,
-      presented: credential !== undefined && credential !== null && credential !== '',
-    });
-    const { input, ruled } = await declared.inputWith((accepted) => usageProduct(product, accepted.productId));
-    const { requestId, units } = input.document;
-    // The schema accepted the product id, so the catalogue named its product.
-    const request: UsageRequest = { product: ruled as Product, units: units ?? 1, requestId };
-    const { answer, replayed } = await usage.record(principal, request);
-    // winston formats a record before its transports drop it: build none that nobody writes.
-    if (logLevelEnabled(res, 'info')) {
-      state.log.info('usage', {
-        caller: caller.iss,
-        accountId: principal.accountId,
-        productId: request.product.id,
-        units: request.units,
-        outcome: answer.outcome,
-        replayed,
+export const usageRoutes = routeGroup<ProductCallUses & { recorder: UsageRecorder }>({
+  internal: true,
+  routes: [usageRoute],
+  mount(router, { requireServiceJwt, credentials, catalogue, recorder }) {
+    const product = catalogue.product;
+    mountRoute(router, usageRoute, async (req, res, declared) => {
+      const state = locals(res);
+      const caller = await requireServiceJwt(req);
+      // The JSON body alone: this API never reads the query string.
+      const { credential } = declared.params.rawBody();
+      const principal = await credentials.require({
+        secret: typeof credential === 'string' ? credential : undefined,
+        presented: credential !== undefined && credential !== null && credential !== '',
       });
-    }
-    if (answer.outcome === 'exhausted') throw new AppError('credits_exhausted', { reason: 'pool_exhausted' });
-    respond(res, 200, { accountId: answer.accountId, productId: answer.productId, credits: answer.credits });
-  });
-  return router;
-}
+      const { input, ruled } = await declared.inputWith((accepted) => usageProduct(product, accepted.productId));
+      const { requestId, units } = input.document;
+      // The schema accepted the product id, so the catalogue named its product.
+      const request: UsageRequest = { product: ruled as Product, units: units ?? 1, requestId };
+      const { answer, replayed } = await recorder.record(principal, request);
+      // winston formats a record before its transports drop it: build none that nobody writes.
+      if (logLevelEnabled(res, 'info')) {
+        state.log.info('usage', {
+          caller: caller.iss,
+          accountId: principal.accountId,
+          productId: request.product.id,
+          units: request.units,
+          outcome: answer.outcome,
+          replayed,
+        });
+      }
+      if (answer.outcome === 'exhausted') throw new AppError('credits_exhausted', { reason: 'pool_exhausted' });
+      respond(res, 200, { accountId: answer.accountId, productId: answer.productId, credits: answer.credits });
+    });
+  },
+});

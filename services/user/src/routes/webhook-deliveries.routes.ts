@@ -1,8 +1,6 @@
-import { Router } from 'express';
-import { declareRoute, mountRoute, publicEdge, respond } from '@platform/kernel';
-import { presentedCredential } from '@platform/credentials';
+import { declareRoute, mountRoute, publicEdge, respond, routeGroup } from '@platform/kernel';
+import { presentedCredential, type CredentialVerifier } from '@platform/credentials';
 import { z } from 'zod';
-import type { UserDeps } from '../deps';
 import { LISTED_ATTEMPTS, type WebhookAttemptView, type WebhookStore } from '../domain/webhooks';
 import { apiKeyParam, customerSecurity } from './schemas';
 
@@ -49,13 +47,13 @@ export const webhookDeliveriesRoute = declareRoute({
   },
 });
 
-export function webhookDeliveriesRoutes(deps: UserDeps, webhooks: WebhookStore): Router {
-  const router = Router();
-  mountRoute(router, webhookDeliveriesRoute, async (req, res, request) => {
-    const principal = await deps.accountCredentials.require(presentedCredential(req, request.params));
-    request.input();
-    const attempts = await webhooks.listAttempts(principal.accountId, LISTED_ATTEMPTS);
-    respond(res, 200, { data: attempts.map(webhookAttemptView) });
-  });
-  return router;
-}
+export const webhookDeliveriesRoutes = routeGroup<{ accountCredentials: CredentialVerifier; webhooks: WebhookStore }>({
+  routes: [webhookDeliveriesRoute],
+  mount: (router, { accountCredentials, webhooks }) =>
+    mountRoute(router, webhookDeliveriesRoute, async (req, res, request) => {
+      const principal = await accountCredentials.require(presentedCredential(req, request.params));
+      request.input();
+      const attempts = await webhooks.listAttempts(principal.accountId, LISTED_ATTEMPTS);
+      respond(res, 200, { data: attempts.map(webhookAttemptView) });
+    }),
+});
