@@ -1,14 +1,12 @@
 import type { Express } from 'express';
-import { Counter } from 'prom-client';
-import { adminTokenMatcher, corsEndpoints, createHttpApp } from '@platform/kernel';
+import { Counter, type Registry } from 'prom-client';
+import { adminTokenMatcher, corsEndpoints, createHttpApp, mountRouteGroups, type UsesOf } from '@platform/kernel';
 import { Health } from '@platform/runtime';
 import type { AuthConfig } from './config';
 import type { AuthDeps } from './deps';
 import { createTokenIssuer, type TokenIssuer } from './domain/issue-token';
 import { authRoutes, openapi } from './openapi';
-import { introspectRevokeRoutes } from './routes/introspect-revoke.routes';
-import { metadataRoutes } from './routes/metadata.routes';
-import { tokenRoutes } from './routes/token.routes';
+import { authRouteTable } from './routes';
 
 /** Counts every token issued (both flows) on `tokens_issued_total`. */
 function countedIssuer(issuer: TokenIssuer, issued: Counter): TokenIssuer {
@@ -19,6 +17,26 @@ function countedIssuer(issuer: TokenIssuer, issued: Counter): TokenIssuer {
       issued.inc();
       return token;
     },
+  };
+}
+
+/** What the route table's groups use (`UsesOf`: each group asks for its part by name); issuances count on `registry`. */
+function routeUses(deps: AuthDeps, config: AuthConfig, registry: Registry): UsesOf<typeof authRouteTable> {
+  const issued = new Counter({ name: 'tokens_issued_total', help: 'Access tokens issued (both flows)', registers: [registry] });
+  return {
+    issuer: countedIssuer(
+      createTokenIssuer({ access: deps.access, limit: deps.issuanceLimit, now: deps.now, explainKey: deps.explainKey }),
+      issued,
+    ),
+    limits: deps.limits,
+    access: deps.access,
+    findKey: (keyHash) => deps.access.findKey(keyHash),
+    explainKey: deps.explainKey,
+    matchAdminToken: adminTokenMatcher(config.adminTokens),
+    serviceJwtSecret: config.serviceJwtSecret,
+    adminFailures: deps.adminFailures,
+    now: deps.now,
+    publicUrl: config.publicUrl,
   };
 }
 
@@ -35,29 +53,6 @@ export function createApp(deps: AuthDeps, config: AuthConfig): { app: Express; h
     publicEndpoints: corsEndpoints(authRoutes),
     metricsToken: config.metricsToken,
   });
-
-  const issued = new Counter({
-    name: 'tokens_issued_total',
-    help: 'Access tokens issued (both flows)',
-    registers: [http.metrics.registry],
-  });
-  const issuer = countedIssuer(
-    createTokenIssuer({ access: deps.access, limit: deps.issuanceLimit, now: deps.now, explainKey: deps.explainKey }),
-    issued,
-  );
-  // Mounted on the app itself, not as nested routers: a router inside the app's router costs a
-  // second dispatch on every request.
-  tokenRoutes(http.app, { issuer, limits: deps.limits });
-  introspectRevokeRoutes(http.app, {
-    access: deps.access,
-    findKey: (keyHash) => deps.access.findKey(keyHash),
-    explainKey: deps.explainKey,
-    matchAdminToken: adminTokenMatcher(config.adminTokens),
-    serviceJwtSecret: config.serviceJwtSecret,
-    adminFailures: deps.adminFailures,
-    now: deps.now,
-    limits: deps.limits,
-  });
-  metadataRoutes(http.app, { publicUrl: config.publicUrl });
+  mountRouteGroups({ app: http.app }, authRouteTable, routeUses(deps, config, http.metrics.registry));
   return { app: http.finish(), health };
 }

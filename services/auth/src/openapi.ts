@@ -1,8 +1,9 @@
-import { openApiDocument } from '@platform/kernel';
-import { introspectRoute, metadataRoute, revokeRoute, securitySchemes, tokenRoute } from './routes/declarations';
+import { declaredRoutes, openApiDocument } from '@platform/kernel';
+import { authRouteTable } from './routes';
+import { securitySchemes } from './routes/declarations';
 
-/** Every route the auth service declares, in the document's order (each is mounted from its declaration). */
-export const authRoutes = [tokenRoute, introspectRoute, revokeRoute, metadataRoute];
+/** Every route the auth service declares, in the document's order: its route table's (each is mounted from its declaration). */
+export const authRoutes = declaredRoutes(authRouteTable);
 
 /** OpenAPI 3.1 description of the auth service's public endpoints (CONTRACT §4.1), generated from its route declarations. */
 export const openapi = openApiDocument({

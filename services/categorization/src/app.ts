@@ -1,12 +1,22 @@
 import type { Express } from 'express';
-import { corsEndpoints, createHttpApp } from '@platform/kernel';
+import { corsEndpoints, createHttpApp, mountRouteGroups, type UsesOf } from '@platform/kernel';
 import { Health } from '@platform/runtime';
 import { pingPostgres } from '@platform/db';
 import type { CategorizationConfig } from './config';
 import type { CategorizationDeps } from './deps';
 import { categorizationRoutes, openapi } from './openapi';
-import { mountAdminRoutes } from './routes/admin.routes';
-import { mountCategoryRoutes } from './routes/categories.routes';
+import { categorizationRouteTable } from './routes';
+
+/** What the route table's groups use (`UsesOf`: each group asks for its part by name). */
+function routeUses(deps: CategorizationDeps, config: CategorizationConfig): UsesOf<typeof categorizationRouteTable> {
+  return {
+    catalog: deps.catalog,
+    verifier: deps.verifier,
+    writer: deps.store,
+    adminTokens: config.adminTokens,
+    adminFailures: deps.adminFailures,
+  };
+}
 
 /** The categorization service's HTTP app; no I/O here. */
 export function createApp(deps: CategorizationDeps, config: CategorizationConfig): { app: Express; health: Health } {
@@ -26,12 +36,6 @@ export function createApp(deps: CategorizationDeps, config: CategorizationConfig
     // that is the category list; the admin API sends no CORS headers.
     publicEndpoints: corsEndpoints(categorizationRoutes),
   });
-  mountCategoryRoutes(http.app, deps);
-  mountAdminRoutes(http.app, {
-    writer: deps.store,
-    catalog: deps.catalog,
-    adminTokens: config.adminTokens,
-    adminFailures: deps.adminFailures,
-  });
+  mountRouteGroups({ app: http.app }, categorizationRouteTable, routeUses(deps, config));
   return { app: http.finish(), health };
 }

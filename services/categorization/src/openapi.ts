@@ -1,9 +1,8 @@
-import { openApiDocument } from '@platform/kernel';
-import { createCategoryRoute, deleteCategoryRoute } from './routes/admin.routes';
-import { categoriesRoute } from './routes/categories.routes';
+import { declaredRoutes, openApiDocument } from '@platform/kernel';
+import { categorizationRouteTable } from './routes';
 
-/** Every route the categorization service declares, in the document's order (each is mounted from its declaration). */
-export const categorizationRoutes = [categoriesRoute, createCategoryRoute, deleteCategoryRoute];
+/** Every route the categorization service declares, in the document's order: its route table's (each is mounted from its declaration). */
+export const categorizationRoutes = declaredRoutes(categorizationRouteTable);
 
 /** OpenAPI 3.1 description of the categorization service's endpoints (served at /openapi.json), generated from its route declarations. */
 export const openapi = openApiDocument({

@@ -1,11 +1,12 @@
 import type { Express } from 'express';
-import { createHttpApp } from '@platform/kernel';
+import { createHttpApp, mountRouteGroups } from '@platform/kernel';
 import { Health } from '@platform/runtime';
 import { pingPostgres } from '@platform/db';
 import type { NotifierConfig } from './config';
 import type { NotifierDeps } from './deps';
 import { createNotifierMetrics, type NotifierMetrics } from './metrics';
 import { openapi } from './openapi';
+import { notifierRouteTable } from './routes';
 
 /** The notifier's HTTP side: health, metrics, OpenAPI. No I/O here. */
 export function createApp(
@@ -19,6 +20,7 @@ export function createApp(
     consumer: () => (consumer.isConsuming() ? Promise.resolve() : Promise.reject(new Error('not consuming'))),
   });
   const http = createHttpApp({ service: 'notifier', logger: deps.logger, health, openapi, metricsToken: config.metricsToken });
+  mountRouteGroups({ app: http.app }, notifierRouteTable, {});
   const metrics: NotifierMetrics = createNotifierMetrics(http.metrics.registry, () => consumer.deadLetterDepth());
   return { app: http.finish(), health, metrics };
 }

@@ -1,6 +1,6 @@
-import { type IRouter, type Request } from 'express';
+import type { Request } from 'express';
 import { AppError, Params, requiredMessage } from '@platform/wire';
-import { locals, mountRoute } from '@platform/kernel';
+import { locals, mountRoute, routeGroup } from '@platform/kernel';
 import { isWellFormedToken } from '@platform/credentials';
 import { authenticateAccount } from '../domain/account-auth';
 import type { AttemptLimits } from '../domain/attempt-limits';
@@ -17,7 +17,7 @@ import { clientAddress, clientCredential, readAuthorization, seedCredential, typ
 import { introspectRoute, revokeRoute } from './declarations';
 import { noCache } from './no-cache';
 
-export interface IntrospectRevokeRouteDeps extends IntrospectionDeps {
+export interface IntrospectRevokeRouteUses extends IntrospectionDeps {
   limits: AttemptLimits;
 }
 
@@ -50,7 +50,7 @@ function callerLabel(caller: IntrospectionCaller): Record<string, unknown> {
 }
 
 /** Who revokes: the account of a live token presented as Bearer, or the account's key (Basic, body, or the seed's Bearer). */
-async function revocationCaller(req: Request, authorization: Authorization, deps: IntrospectRevokeRouteDeps): Promise<number> {
+async function revocationCaller(req: Request, authorization: Authorization, deps: IntrospectRevokeRouteUses): Promise<number> {
   if (authorization.scheme === 'bearer' && isWellFormedToken(authorization.value)) {
     return authenticateTokenHolder(deps.access, authorization.value);
   }
@@ -63,24 +63,27 @@ async function revocationCaller(req: Request, authorization: Authorization, deps
 }
 
 /** RFC 7662 introspection and RFC 7009 revocation (JSON, RFC 6749 §5.2 errors). */
-export function introspectRevokeRoutes(router: IRouter, deps: IntrospectRevokeRouteDeps): void {
-  mountRoute(router, introspectRoute, async (req, res) => {
-    noCache(res);
-    await countingFailures(deps.limits, req, async () => {
-      const caller = await authenticateIntrospectionCaller(presentedCaller(req), deps);
-      const answer = await introspectToken(tokenParameter(req), caller, deps);
-      locals(res).log.info('token introspected', { ...callerLabel(caller), active: answer.active });
-      res.status(200).json(answer);
+export const introspectRevokeRoutes = routeGroup<IntrospectRevokeRouteUses>({
+  routes: [introspectRoute, revokeRoute],
+  mount(router, deps) {
+    mountRoute(router, introspectRoute, async (req, res) => {
+      noCache(res);
+      await countingFailures(deps.limits, req, async () => {
+        const caller = await authenticateIntrospectionCaller(presentedCaller(req), deps);
+        const answer = await introspectToken(tokenParameter(req), caller, deps);
+        locals(res).log.info('token introspected', { ...callerLabel(caller), active: answer.active });
+        res.status(200).json(answer);
+      });
     });
-  });
 
-  mountRoute(router, revokeRoute, async (req, res) => {
-    noCache(res);
-    await countingFailures(deps.limits, req, async () => {
-      const accountId = await revocationCaller(req, readAuthorization(req), deps);
-      const revoked = await revokeOwnToken(deps.access, tokenParameter(req), accountId);
-      locals(res).log.info('token revocation', { accountId, revoked });
-      res.status(200).end();
+    mountRoute(router, revokeRoute, async (req, res) => {
+      noCache(res);
+      await countingFailures(deps.limits, req, async () => {
+        const accountId = await revocationCaller(req, readAuthorization(req), deps);
+        const revoked = await revokeOwnToken(deps.access, tokenParameter(req), accountId);
+        locals(res).log.info('token revocation', { accountId, revoked });
+        res.status(200).end();
+      });
     });
-  });
-}
+  },
+});

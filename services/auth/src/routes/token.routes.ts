@@ -1,7 +1,7 @@
-import type { IRouter, Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Params } from '@platform/wire';
 import { fingerprint } from '@platform/runtime';
-import { handler, locals, logLevelEnabled, type RouteFn } from '@platform/kernel';
+import { handler, locals, logLevelEnabled, routeGroup, type RouteFn } from '@platform/kernel';
 import type { AccountCredential } from '../domain/account-auth';
 import type { AttemptLimits } from '../domain/attempt-limits';
 import type { IssuedToken, TokenIssuer } from '../domain/issue-token';
@@ -13,7 +13,7 @@ import type { TokenGrant } from './grants/token-grant';
 import { tokenRoute } from './declarations';
 import { noCache } from './no-cache';
 
-export interface TokenRouteDeps {
+export interface TokenRouteUses {
   issuer: TokenIssuer;
   limits: AttemptLimits;
 }
@@ -62,7 +62,7 @@ function logIssued(res: Response, issued: IssuedToken, grant: TokenGrant): void 
  * credits; 429 over the account's issuances); the answer. Every 401 counts as a failed attempt
  * of the client address, and is a 429 once the address is over its limit.
  */
-function tokenEndpoint(grant: TokenGrant, deps: TokenRouteDeps): RouteFn {
+function tokenEndpoint(grant: TokenGrant, deps: TokenRouteUses): RouteFn {
   const { issuer, limits } = deps;
   return async (req, res, params) => {
     noCache(res);
@@ -91,9 +91,12 @@ function grantOf(req: Request): keyof typeof GRANTS {
 }
 
 /** `POST /oauth/token` (`tokenRoute`): the request's grant, from the table, answers it under its own edge. */
-export function tokenRoutes(router: IRouter, deps: TokenRouteDeps): void {
-  const endpoints = Object.fromEntries(
-    Object.entries(GRANTS).map(([name, grant]: [string, TokenGrant]) => [name, handler(grant.edge, tokenEndpoint(grant, deps))]),
-  ) as Record<keyof typeof GRANTS, RequestHandler>;
-  for (const path of tokenRoute.paths) router.post(path, (req, res, next) => endpoints[grantOf(req)](req, res, next));
-}
+export const tokenRoutes = routeGroup<TokenRouteUses>({
+  routes: [tokenRoute],
+  mount(router, deps) {
+    const endpoints = Object.fromEntries(
+      Object.entries(GRANTS).map(([name, grant]: [string, TokenGrant]) => [name, handler(grant.edge, tokenEndpoint(grant, deps))]),
+    ) as Record<keyof typeof GRANTS, RequestHandler>;
+    for (const path of tokenRoute.paths) router.post(path, (req, res, next) => endpoints[grantOf(req)](req, res, next));
+  },
+});

@@ -1,4 +1,3 @@
-import type { Express } from 'express';
 import { type Logger } from '@platform/runtime';
 import {
   adminActor,
@@ -9,6 +8,7 @@ import {
   mountRoute,
   requireAdminToken,
   respond,
+  routeGroup,
   type NamedAdminToken,
 } from '@platform/kernel';
 import type { FailureLimit } from '@platform/credentials';
@@ -89,7 +89,7 @@ export const deleteCategoryRoute = declareRoute({
   },
 });
 
-export interface AdminRouteDeps {
+export interface AdminRouteUses {
   writer: CustomCategoryWriter;
   catalog: CatalogCache;
   /** Undefined: every admin call is refused. */
@@ -108,22 +108,25 @@ async function refreshAfterChange(catalog: CatalogCache, log: Logger): Promise<v
 }
 
 /** Admin API for custom categories (CONTRACT §7): JSON only, no WWW-Authenticate. */
-export function mountAdminRoutes(app: Express, deps: AdminRouteDeps): void {
-  app.use('/admin/v1', requireAdminToken(deps.adminTokens, { failures: deps.adminFailures }));
-  mountRoute(app, createCategoryRoute, async (_req, res, request) => {
-    const actor = adminActor(res);
-    const category = await createCustomCategory(deps.writer, request.input().document, actor);
-    await refreshAfterChange(deps.catalog, locals(res).log);
-    locals(res).log.info('category created', { id: category.id, parent: category.parent, actor });
-    respond(res, 201, category);
-  });
+export const adminRoutes = routeGroup<AdminRouteUses>({
+  routes: [createCategoryRoute, deleteCategoryRoute],
+  mount(router, deps) {
+    router.use('/admin/v1', requireAdminToken(deps.adminTokens, { failures: deps.adminFailures }));
+    mountRoute(router, createCategoryRoute, async (_req, res, request) => {
+      const actor = adminActor(res);
+      const category = await createCustomCategory(deps.writer, request.input().document, actor);
+      await refreshAfterChange(deps.catalog, locals(res).log);
+      locals(res).log.info('category created', { id: category.id, parent: category.parent, actor });
+      respond(res, 201, category);
+    });
 
-  mountRoute(app, deleteCategoryRoute, async (req, res) => {
-    const id = typeof req.params.id === 'string' ? req.params.id : '';
-    const actor = adminActor(res);
-    await deleteCategory(deps.writer, id, actor);
-    await refreshAfterChange(deps.catalog, locals(res).log);
-    locals(res).log.info('category deleted', { id, actor });
-    res.status(204).end();
-  });
-}
+    mountRoute(router, deleteCategoryRoute, async (req, res) => {
+      const id = typeof req.params.id === 'string' ? req.params.id : '';
+      const actor = adminActor(res);
+      await deleteCategory(deps.writer, id, actor);
+      await refreshAfterChange(deps.catalog, locals(res).log);
+      locals(res).log.info('category deleted', { id, actor });
+      res.status(204).end();
+    });
+  },
+});

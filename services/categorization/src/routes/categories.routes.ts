@@ -1,6 +1,6 @@
-import type { Express, Request } from 'express';
+import type { Request } from 'express';
 import { AppError, type Params } from '@platform/wire';
-import { declareRoute, formatOf, mountRoute, outputFormatParam, publicEdge, unavailable } from '@platform/kernel';
+import { declareRoute, formatOf, mountRoute, outputFormatParam, publicEdge, routeGroup, unavailable } from '@platform/kernel';
 import { presentedCredential, type CredentialVerifier } from '@platform/credentials';
 import { z } from 'zod';
 import type { CatalogCache } from '../catalog/catalog-cache';
@@ -78,27 +78,29 @@ export const categoriesRoute = declareRoute({
  * (br, gzip, identity; compressed when the categories changed, never per request), with a strong
  * ETag per coding and 304 (CONTRACT §4.5).
  */
-export function mountCategoryRoutes(app: Express, deps: { catalog: CatalogCache; verifier: CredentialVerifier }): void {
-  mountRoute(app, categoriesRoute, async (req, res, request) => {
-    // On every answer of this endpoint, errors included.
-    res.vary('Accept-Encoding');
-    await checkCredential(req, request.params, deps.verifier);
-    const { order } = request.input();
-    if (!deps.catalog.loaded) throw unavailable();
-    const representation = deps.catalog.current().representation(order, formatOf(res));
-    const coding = preferredCoding(req.headers['accept-encoding']);
-    const { body, etag } = representation.coded[coding];
-    res.setHeader('ETag', etag);
-    res.setHeader('Cache-Control', CACHE_CONTROL);
-    if (ifNoneMatchHits(req.headers['if-none-match'], etag)) {
-      res.status(304).end();
-      return;
-    }
-    res.setHeader('Content-Type', representation.contentType);
-    if (coding !== 'identity') res.setHeader('Content-Encoding', coding);
-    res.setHeader('Content-Length', body.length);
-    // The body as it is kept: res.send would look at it again (type, freshness) on every request.
-    res.statusCode = 200;
-    res.end(body);
-  });
-}
+export const categoryRoutes = routeGroup<{ catalog: CatalogCache; verifier: CredentialVerifier }>({
+  routes: [categoriesRoute],
+  mount: (router, deps) =>
+    mountRoute(router, categoriesRoute, async (req, res, request) => {
+      // On every answer of this endpoint, errors included.
+      res.vary('Accept-Encoding');
+      await checkCredential(req, request.params, deps.verifier);
+      const { order } = request.input();
+      if (!deps.catalog.loaded) throw unavailable();
+      const representation = deps.catalog.current().representation(order, formatOf(res));
+      const coding = preferredCoding(req.headers['accept-encoding']);
+      const { body, etag } = representation.coded[coding];
+      res.setHeader('ETag', etag);
+      res.setHeader('Cache-Control', CACHE_CONTROL);
+      if (ifNoneMatchHits(req.headers['if-none-match'], etag)) {
+        res.status(304).end();
+        return;
+      }
+      res.setHeader('Content-Type', representation.contentType);
+      if (coding !== 'identity') res.setHeader('Content-Encoding', coding);
+      res.setHeader('Content-Length', body.length);
+      // The body as it is kept: res.send would look at it again (type, freshness) on every request.
+      res.statusCode = 200;
+      res.end(body);
+    }),
+});
