@@ -106,6 +106,11 @@ export interface RouteDeclaration<S extends ParamShape = ParamShape, D extends Z
    * suite checks that against the schema on generated bodies (tests/contract/plain-documents).
    */
   readonly plainDocument?: (raw: unknown) => z.output<D> | undefined;
+  /**
+   * The JSON body limit (`'1mb'`) where the contract allows more than the common 16 KiB
+   * (`largeJsonBodies` hands it to the kernel's body parsing); on paths without parameters only.
+   */
+  readonly bodyLimit?: string;
   readonly responses: Readonly<Record<number, ResponseDeclaration>>;
   /** A public endpoint of CONTRACT §2: it answers CORS requests and preflights from any origin (`corsEndpoints`). */
   readonly cors?: boolean;

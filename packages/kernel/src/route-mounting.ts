@@ -50,6 +50,20 @@ export function mountRoute<S extends ParamShape, D extends ZodTypeAny, P extends
   }
 }
 
+/** The JSON body limits of the routes declared with a `bodyLimit`, by path (`createHttpApp`'s `largeJsonBodies`). */
+export function largeJsonBodies(routes: ReadonlyArray<RouteDeclaration>): Record<string, string> {
+  const limits: Record<string, string> = {};
+  for (const route of routes) {
+    if (route.bodyLimit === undefined) continue;
+    for (const path of mountedPaths(route)) {
+      // The body parser looks the limit up by the request's path, before any route matches it.
+      if (path.includes('{')) throw new Error(`bodyLimit on a path with parameters: ${path}`);
+      limits[path] = route.bodyLimit;
+    }
+  }
+  return limits;
+}
+
 /** The CORS endpoints (CONTRACT §2) among a service's declarations: every path of a route declared `cors`, with its methods. */
 export function corsEndpoints(routes: ReadonlyArray<RouteDeclaration>): PublicEndpoints {
   const endpoints: Record<string, string[]> = {};

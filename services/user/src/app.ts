@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { ConfigError, Health } from '@platform/runtime';
-import { corsEndpoints, createHttpApp, mountRouteGroups, type UsesOf } from '@platform/kernel';
+import { corsEndpoints, createHttpApp, largeJsonBodies, mountRouteGroups, type UsesOf } from '@platform/kernel';
 import { pingPostgres } from '@platform/db';
 import type { UserConfig } from './config';
 import type { UserDeps } from './deps';
@@ -12,7 +12,6 @@ import { createDebitBatcher } from './domain/usage-batcher';
 import { openapi, userRoutes } from './openapi';
 import { userRouteTable } from './routes';
 import { createServiceJwtCheck } from './routes/service-jwt-check';
-import { USAGE_BATCH_BODY_LIMIT, USAGE_BATCH_PATH } from './routes/usage-batch.routes';
 import { createReservations } from './domain/reservations';
 import { createCreditHistoryReads } from './store/credit-history';
 import { createReservationStore } from './store/reservations';
@@ -130,7 +129,7 @@ export function createApp(deps: UserDeps, config: UserConfig): { app: Express; h
     openapi,
     trustProxy: config.trustProxy,
     metricsToken: config.metricsToken,
-    largeJsonBodies: { [USAGE_BATCH_PATH]: USAGE_BATCH_BODY_LIMIT },
+    largeJsonBodies: largeJsonBodies(userRoutes),
   };
   // The endpoints browsers may call from any origin (CONTRACT §2): the routes declared `cors`;
   // the admin and internal APIs are not.

@@ -7,9 +7,6 @@ import { meterItems } from './usage-batch-items';
 
 /** Items one batch may carry (CONTRACT §7.1). */
 export const MAX_BATCH_ITEMS = 1_000;
-export const USAGE_BATCH_PATH = '/internal/v1/usage/batch';
-/** This route's body limit (CONTRACT §7.1); every other body keeps the common 16 KiB. */
-export const USAGE_BATCH_BODY_LIMIT = '1mb';
 
 /** Items are validated one by one (an item's problem is its own 422), so the document only counts them. */
 const UsageBatchBody = z
@@ -42,7 +39,9 @@ const BatchItemAnswer = z
 
 export const usageBatchRoute = declareRoute({
   methods: ['post'],
-  paths: [USAGE_BATCH_PATH],
+  paths: ['/internal/v1/usage/batch'],
+  // CONTRACT §7.1; every other body keeps the common 16 KiB.
+  bodyLimit: '1mb',
   edge: adminEdge,
   summary: 'Debit many product calls at once (internal, product services)',
   description:
