@@ -58,6 +58,15 @@ describe('/account/: the account page', () => {
     expect(body.authUrl).toBe('https://auth.example.test:8443/');
     expect(body.products).toContainEqual({ id: 24, name: 'Bulk WHOIS API', poolId: 1 });
     expect(body.products).toContainEqual({ id: 103, name: 'Reverse WHOIS API', poolId: 14 });
+    expect(res.headers['content-security-policy']).toContain("connect-src 'self' https://auth.example.test:8443");
+  });
+
+  it('when the page signs in, then the session API answers without the page’s headers (it is mounted before them)', async () => {
+    const res = await h.http.get('/account/session');
+    expect(res.status).toBe(401);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['content-security-policy']).toBeUndefined();
+    expect(res.headers['x-frame-options']).toBeUndefined();
   });
 
   it('when a file under /account/ does not exist, then 404 in the code/messages envelope', async () => {
