@@ -81,7 +81,7 @@ export interface AccountPatch {
  * writes its record after the commit (CONTRACT §3).
  */
 export async function patchAccount(store: OperatorStore, accountId: number, patch: AccountPatch, actor: string): Promise<void> {
-  await store.transaction('operator', async (tx) => {
+  await store.accounts.transaction('operator', async (tx) => {
     const account = await tx.lockAccount(accountId);
     if (!account) throw new AppError('not_found');
     const details: Record<string, unknown> = {};
@@ -107,7 +107,7 @@ export async function patchAccount(store: OperatorStore, accountId: number, patc
 export async function rotateAccountKey(store: OperatorStore, accountId: number, actor: string): Promise<string> {
   const apiKey = generateApiKey();
   const newKeyHash = hashSecret(apiKey);
-  await store.transaction('operator', async (tx) => {
+  await store.accounts.transaction('operator', async (tx) => {
     const account = await tx.lockAccount(accountId);
     if (!account) throw new AppError('not_found');
     await tx.apply(replaceKey(account.key, newKeyHash, !account.disabled), { actor, action: 'api-key.rotate', accountId, details: {} });
