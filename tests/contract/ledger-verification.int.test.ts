@@ -51,6 +51,37 @@ describe('§7.1 pnpm admin verify-ledger', () => {
     expect(await verify(account.id)).toEqual({ report: { pools: 1, differences: [] }, failure: undefined });
   });
 
+  it('when a reservation’s return is recorded twice in the ledger, then the holds and returns the ledger sums show the difference', async () => {
+    const account = await anAccount(100);
+    const item = (units: number) => ({ credential: account.apiKey, productId: 1, units, requestId: uniqueId('v-') });
+    expect((await internal('/reservations', item(10))).status).toBe(201);
+    const settled = (await internal('/reservations', item(7))).json() as { reservationId: string };
+    expect((await internal(`/reservations/${settled.reservationId}/settle`, { units: 4 })).status).toBe(200);
+    const released = (await internal('/reservations', item(6))).json() as { reservationId: string };
+    expect((await internal(`/reservations/${released.reservationId}/release`, {})).status).toBe(200);
+    // 100 − 10 held − 4 charged: the ledger's holds (−23) and returns (+13) leave 10 open.
+    expect(await verify(account.id)).toEqual({ report: { pools: 1, differences: [] }, failure: undefined });
+
+    await platform.pool.query(
+      "INSERT INTO credit_ledger (account_id, pool_id, delta, credits_after, cause, product_id) VALUES ($1, 1, 6, 92, 'release', 1)",
+      [account.id],
+    );
+    const difference = {
+      accountId: account.id,
+      poolId: 1,
+      credits: 86,
+      expected: 92,
+      topUps: 100,
+      adjustments: 0,
+      charges: 4,
+      openHolds: 4,
+    };
+    expect(await verify(account.id)).toEqual({
+      report: { pools: 1, differences: [difference] },
+      failure: `credits differ from the ledger in 1 pool(s):\naccount ${account.id} pool 1: credits 86, ledger 92 (top-ups 100, adjustments 0, charges 4, open holds 4)`,
+    });
+  });
+
   it('when batches and single debits race on one pool, then exactly its credits are granted and the ledger verifies clean', async () => {
     const account = await anAccount(300);
     const item = () => ({ credential: account.apiKey, productId: 1, units: 1, requestId: uniqueId('race-') });
