@@ -25,7 +25,7 @@ import { createBatchCommit, type UsageCommitPorts } from '@platform/user/interna
 import type { Debit, DebitOutcome } from '@platform/user/internal/domain/usage-batch';
 import { userMigrations } from '@platform/user/migrations';
 import { NO_PAUSES } from '@platform/user/internal/pause-point';
-import { repairIntents } from '@platform/user/internal/store/access-records';
+import { repairIntents } from '@platform/user/internal/store/access-repairs';
 import { createAccountTransactions } from '@platform/user/internal/store/account-transaction';
 import { createUsageReads } from '@platform/user/internal/store/usage-batch';
 import { processCpuMicros } from './process-cpu';

@@ -22,7 +22,8 @@ import type { WebhookSender } from './domain/webhooks';
 import { createOutboxSignal, type OutboxSignal } from './outbox-signal';
 import { pausesOf } from './pause-point';
 import { createAccountTransactions, type AccountTransactionsOn } from './store/account-transaction';
-import { repairIntents, type AccessRecordsDeps } from './store/access-records';
+import type { AccessRecordsDeps } from './store/access-records';
+import { repairIntents } from './store/access-repairs';
 
 /** The adapters the user service runs on (openInfrastructure opens them; never URLs). */
 export type UserInfrastructure = Pick<Adapters, 'pool' | 'usagePool' | 'directPool' | 'redis' | 'bus'>;

@@ -1,7 +1,7 @@
 import { silentLogger } from '@platform/testing';
 import type { UsageCommitPorts } from '../src/domain/commit-usage-batch';
 import { NO_PAUSES } from '../src/pause-point';
-import { repairIntents } from '../src/store/access-records';
+import { repairIntents } from '../src/store/access-repairs';
 import { createAccountTransactions } from '../src/store/account-transaction';
 import { createUsageReads } from '../src/store/usage-batch';
 import type { Harness } from './harness';
