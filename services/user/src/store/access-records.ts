@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { unavailable } from '@platform/wire';
 import { errorMessage as message, type Logger } from '@platform/runtime';
-import { reconcileAccount } from '@platform/accounts';
+import { activeKeysForUpdate, reconcileAccount } from '@platform/accounts';
 import type { AccessWriter } from '@platform/credentials';
 import type { Queryable } from '@platform/db';
 import { accessEffectOf, accountOfChange, type AccountChange } from '../domain/account-change';
@@ -53,23 +53,25 @@ export function reconcile(access: AccessRecordsDeps, accountId: number): Promise
 }
 
 /**
- * The access side of ONE transaction, by the rule above (accessEffectOf decides which changes
- * close and which open; writeAccessEffect below makes the writes): the closing writes it makes,
- * the grants it records, and what follows its end (`committed` or `rolledBack`, exactly one of
- * them, after the transaction has ended and released its locks).
+ * The access side of ONE transaction, by the domain's rule (accessEffectOf decides which changes
+ * close and which open; `write` makes the writes): the closing writes it makes, the grants it
+ * records, and what follows its end (`committed` or `rolledBack`, exactly one of them, after the
+ * transaction has ended and released its locks).
  */
 export interface AccessEffects {
-  /** A closing write (the caller holds the account row), with its repair intent; a failure is a 503 and fails the transaction. */
-  close(accountId: number, write: () => Promise<void>): Promise<void>;
-  /** Opening: recorded in the transaction (`db`), written once it has committed. */
-  grant(db: Queryable, accountId: number): Promise<void>;
-  /** Some pool's credits changed: the relay is woken after the commit. */
-  creditsChanged(): void;
+  /**
+   * The access writes of one change, called after the change's SQL in its transaction (`db`): a
+   * pool reaching 0 loses its credit bit and a replaced or disabled key its record before the
+   * commit, each with its repair intent (a failure is a 503 and fails the transaction; a replaced
+   * key's issuance window carries on to the new key, TOKEN_RATE_PER_ACCOUNT counting per
+   * account); what opens is a grant recorded in the transaction, written once it has committed.
+   */
+  write(change: AccountChange, db: Queryable): Promise<void>;
   committed(): Promise<void>;
   rolledBack(): Promise<void>;
 }
 
-export function accessEffects(access: AccessRecordsDeps): AccessEffects {
+function accessEffects(access: AccessRecordsDeps): AccessEffects {
   const closed = new Map<number, string[]>();
   const granted = new Set<number>();
   let changedCredits = false;
@@ -86,24 +88,48 @@ export function accessEffects(access: AccessRecordsDeps): AccessEffects {
     }
   };
 
+  /** A closing write (the caller holds the account row), with its repair intent. */
+  const close = async (accountId: number, write: () => Promise<void>): Promise<void> => {
+    try {
+      const member = await access.intents.add(accountId);
+      closed.set(accountId, [...(closed.get(accountId) ?? []), member]);
+      await write();
+    } catch (error) {
+      // Inside the transaction, before its commit: the change is rolled back and takes no effect.
+      throw unavailable(error);
+    }
+  };
+
+  /** Opening: recorded in the transaction, under the account's shared lock. */
+  const grant = async (db: Queryable, accountId: number): Promise<void> => {
+    await db.query(LOCK_SHARED, [accountId]);
+    await db.query(RECORD_GRANT, [accountId]);
+    granted.add(accountId);
+  };
+
   return {
-    async close(accountId, write) {
-      try {
-        const member = await access.intents.add(accountId);
-        closed.set(accountId, [...(closed.get(accountId) ?? []), member]);
-        await write();
-      } catch (error) {
-        // Inside the transaction, before its commit: the change is rolled back and takes no effect.
-        throw unavailable(error);
+    async write(change, db) {
+      // Its events are written: the relay is woken after the commit.
+      if (change.kind === 'credits' && change.previousCredits !== change.credits) changedCredits = true;
+      const effect = accessEffectOf(change);
+      if (effect === 'none') return;
+      const accountId = accountOfChange(change);
+      if (effect === 'open') return grant(db, accountId);
+      const { writer } = access;
+      switch (change.kind) {
+        case 'credits':
+          return close(accountId, async () => writer.setPoolCredit(await activeKeysForUpdate(db, accountId), change.poolId, false));
+        case 'key-replaced':
+          if (change.old.active) await close(accountId, () => writer.deleteKeys([change.old.keyHash]));
+          return close(accountId, () => writer.carryIssuanceWindow(change.old.keyHash, change.newKeyHash));
+        case 'disabled':
+          if (change.key.active) await close(accountId, () => writer.deleteKeys([change.key.keyHash]));
+          return;
+        case 'email':
+        case 'enabled':
+        case 'key-added':
+          throw new Error(`no closing write for a ${change.kind} change`);
       }
-    },
-    async grant(db, accountId) {
-      await db.query(LOCK_SHARED, [accountId]);
-      await db.query(RECORD_GRANT, [accountId]);
-      granted.add(accountId);
-    },
-    creditsChanged() {
-      changedCredits = true;
     },
     async committed() {
       // Right after the COMMIT: a fault test sees here that the closing writes are in Redis already.
@@ -122,43 +148,6 @@ export function accessEffects(access: AccessRecordsDeps): AccessEffects {
       await settle(closed.keys());
     },
   };
-}
-
-/** What a closing or opening write needs of the transaction it runs in. */
-export interface EffectReads {
-  /** The account's active key hashes, its row held FOR SHARE (activeKeysForUpdate). */
-  activeKeys(accountId: number): Promise<string[]>;
-  /** Records a grant in the transaction (AccessEffects.grant on its client). */
-  grant(accountId: number): Promise<void>;
-}
-
-/**
- * The access writes of one change, as accessEffectOf rules (CONTRACT §3), called after the
- * change's SQL in its transaction: a pool reaching 0 loses its credit bit and a replaced or
- * disabled key its record before the commit (a replaced key's issuance window carries on to the
- * new key, TOKEN_RATE_PER_ACCOUNT counting per account); what opens is a grant, after the commit.
- */
-export async function writeAccessEffect(access: AccessRecordsDeps, effects: AccessEffects, change: AccountChange, tx: EffectReads) {
-  if (change.kind === 'credits' && change.previousCredits !== change.credits) effects.creditsChanged();
-  const effect = accessEffectOf(change);
-  if (effect === 'none') return;
-  const accountId = accountOfChange(change);
-  if (effect === 'open') return tx.grant(accountId);
-  const { writer } = access;
-  switch (change.kind) {
-    case 'credits':
-      return effects.close(accountId, async () => writer.setPoolCredit(await tx.activeKeys(accountId), change.poolId, false));
-    case 'key-replaced':
-      if (change.old.active) await effects.close(accountId, () => writer.deleteKeys([change.old.keyHash]));
-      return effects.close(accountId, () => writer.carryIssuanceWindow(change.old.keyHash, change.newKeyHash));
-    case 'disabled':
-      if (change.key.active) await effects.close(accountId, () => writer.deleteKeys([change.key.keyHash]));
-      return;
-    case 'email':
-    case 'enabled':
-    case 'key-added':
-      throw new Error(`no closing write for a ${change.kind} change`);
-  }
 }
 
 /** Runs one transaction (`run` resolves once it has committed) with its access effects (see AccessEffects). */

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { activeKeysForUpdate, appendAdminAudit } from '@platform/accounts';
+import { appendAdminAudit } from '@platform/accounts';
 import { withClient, withTransaction, type Queryable } from '@platform/db';
 import { accessEffectOf, type AccountChange } from '../domain/account-change';
 import {
@@ -10,7 +10,7 @@ import {
   type TransactionKind,
 } from '../domain/account-transaction';
 import type { TestFault } from '../test-fault';
-import { withAccessRules, writeAccessEffect, type AccessEffects, type AccessRecordsDeps } from './access-records';
+import { withAccessRules, type AccessEffects, type AccessRecordsDeps } from './access-records';
 import { insertAccount } from './accounts';
 import { holdPool } from './balances';
 import { creditWritesOf, writeCreditChanges, writeCreditChangesIfUnchanged } from './credit-writes';
@@ -73,7 +73,7 @@ const creditsOf = (changes: readonly AccountChange[]) => changes.flatMap((change
 const answersOf = (writes: { entries: ReadonlyArray<{ requestId: string | null }> }): number =>
   writes.entries.filter((entry) => entry.requestId !== null).length;
 
-function transactionOn(client: pg.PoolClient, access: AccessRecordsDeps, effects: AccessEffects): AccountTransaction {
+function transactionOn(client: pg.PoolClient, effects: AccessEffects): AccountTransaction {
   let creditsWritten = false;
   return {
     async lockAccount(accountId) {
@@ -113,11 +113,7 @@ function transactionOn(client: pg.PoolClient, access: AccessRecordsDeps, effects
         const writes = creditWritesOf(credits);
         if ((await writeCreditChanges(client, writes)) < answersOf(writes)) throw new RequestIdTaken();
       }
-      const reads = {
-        activeKeys: (accountId: number) => activeKeysForUpdate(client, accountId),
-        grant: (accountId: number) => effects.grant(client, accountId),
-      };
-      for (const change of changes) await writeAccessEffect(access, effects, change, reads);
+      for (const change of changes) await effects.write(change, client);
     },
   };
 }
@@ -148,7 +144,7 @@ export function createAccountTransactions(pool: pg.Pool, access: AccessRecordsDe
   const once = <T>(kind: TransactionKind, fn: (tx: AccountTransaction, db: Queryable) => Promise<T>): Promise<T> =>
     withAccessRules(access, async (effects) => {
       const result = await withTransaction(pool, async (client) => {
-        const answer = await fn(transactionOn(client, access, effects), client);
+        const answer = await fn(transactionOn(client, effects), client);
         if (kind === 'account') await access.pauses.at('user-before-commit');
         return answer;
       });

@@ -13,7 +13,7 @@ import { outboxRow } from './outbox';
  * writes credit_ledger or outbox_events rows (guarded by services/user/test/credit-write-path.test.ts).
  * What must accompany such a write (the access records' credit bits, the relay's wake-up) follows
  * from the change alone (domain/account-change.ts, accessEffectOf), written by
- * store/access-records.ts (writeAccessEffect). Its one caller is the account transaction
+ * store/access-records.ts (AccessEffects.write). Its one caller is the account transaction
  * (store/account-transaction.ts): `apply` in a transaction, `applyAlone` as its own.
  */
 
