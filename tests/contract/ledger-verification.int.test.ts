@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { PassThrough } from 'node:stream';
 import { uniqueId } from '@platform/testing';
-import { runVerifyLedger } from '@platform/user';
+import { runVerifyLedger, type LedgerDifference } from '@platform/user';
 import { bearer, serviceJwt, usePlatform } from './support';
 
 const { platform, send, admin, usage } = usePlatform();
@@ -32,6 +32,19 @@ async function verify(accountId: number): Promise<{ report: unknown; failure: st
     (error: Error) => error.message,
   );
   return { report: JSON.parse(text), failure };
+}
+
+type Sums = Omit<LedgerDifference, 'accountId' | 'poolId'>;
+
+/** What the command answers for one pool (1) of the account whose credits differ from its ledger. */
+function differenceOf(accountId: number, sums: Sums): Awaited<ReturnType<typeof verify>> {
+  const { credits, expected, topUps, adjustments, charges, openHolds } = sums;
+  return {
+    report: { pools: 1, differences: [{ accountId, poolId: 1, ...sums }] },
+    failure:
+      `credits differ from the ledger in 1 pool(s):\naccount ${accountId} pool 1: credits ${credits}, ledger ${expected} ` +
+      `(top-ups ${topUps}, adjustments ${adjustments}, charges ${charges}, open holds ${openHolds})`,
+  };
 }
 
 describe('§7.1 pnpm admin verify-ledger', () => {
@@ -66,20 +79,9 @@ describe('§7.1 pnpm admin verify-ledger', () => {
       "INSERT INTO credit_ledger (account_id, pool_id, delta, credits_after, cause, product_id) VALUES ($1, 1, 6, 92, 'release', 1)",
       [account.id],
     );
-    const difference = {
-      accountId: account.id,
-      poolId: 1,
-      credits: 86,
-      expected: 92,
-      topUps: 100,
-      adjustments: 0,
-      charges: 4,
-      openHolds: 4,
-    };
-    expect(await verify(account.id)).toEqual({
-      report: { pools: 1, differences: [difference] },
-      failure: `credits differ from the ledger in 1 pool(s):\naccount ${account.id} pool 1: credits 86, ledger 92 (top-ups 100, adjustments 0, charges 4, open holds 4)`,
-    });
+    expect(await verify(account.id)).toEqual(
+      differenceOf(account.id, { credits: 86, expected: 92, topUps: 100, adjustments: 0, charges: 4, openHolds: 4 }),
+    );
   });
 
   it('when batches and single debits race on one pool, then exactly its credits are granted and the ledger verifies clean', async () => {
@@ -105,20 +107,9 @@ describe('§7.1 pnpm admin verify-ledger', () => {
     };
     expect(held.reservationId).toEqual(expect.any(String));
     await platform.pool.query('UPDATE pool_balances SET credits = credits + 5 WHERE account_id = $1', [account.id]);
-    const difference = {
-      accountId: account.id,
-      poolId: 1,
-      credits: 47,
-      expected: 42,
-      topUps: 50,
-      adjustments: 0,
-      charges: 0,
-      openHolds: 8,
-    };
-    expect(await verify(account.id)).toEqual({
-      report: { pools: 1, differences: [difference] },
-      failure: `credits differ from the ledger in 1 pool(s):\naccount ${account.id} pool 1: credits 47, ledger 42 (top-ups 50, adjustments 0, charges 0, open holds 8)`,
-    });
+    expect(await verify(account.id)).toEqual(
+      differenceOf(account.id, { credits: 47, expected: 42, topUps: 50, adjustments: 0, charges: 0, openHolds: 8 }),
+    );
     const run = promisify(execFile)(
       process.execPath,
       ['--conditions=development', '--import', 'tsx', 'scripts/admin.ts', 'verify-ledger', '--account', String(account.id)],
