@@ -1,6 +1,6 @@
 /**
  * `pnpm bench:usage-statements`: what one usage batch costs Postgres, by the way it commits.
- * Drives the user service's own batch commit (createBatchCommit on the real store) with batches
+ * Drives the user service's own batch commit (createBatchCommit on the real account transaction) with batches
  * of debits over many accounts, one batch at a time on one connection, and reads the Postgres
  * backend's CPU time from /proc. The ways alternate batch by batch, so all see the machine alike:
  *   - `transaction`: BEGIN, lock and read, write, COMMIT (what a batch that takes a pool to or
@@ -20,11 +20,14 @@ import { randomUUID } from 'node:crypto';
 import { createPool, migrate } from '@platform/db';
 import { createPrivateDatabase } from '@platform/testing';
 import { createLogger } from '@platform/runtime';
-import type { BalanceCommitHook } from '@platform/user/internal/domain/balance-commit-hook';
-import { createBatchCommit } from '@platform/user/internal/domain/commit-usage-batch';
+import type pg from 'pg';
+import { createBatchCommit, type UsageCommitPorts } from '@platform/user/internal/domain/commit-usage-batch';
 import type { Debit, DebitOutcome } from '@platform/user/internal/domain/usage-batch';
 import { userMigrations } from '@platform/user/migrations';
-import { createUsageBatchStore } from '@platform/user/internal/store/usage-batch';
+import { NO_PAUSES } from '@platform/user/internal/pause-point';
+import { repairIntents } from '@platform/user/internal/store/access-repairs';
+import { createAccountTransactions } from '@platform/user/internal/store/account-transaction';
+import { createUsageReads } from '@platform/user/internal/store/usage-batch';
 import { processCpuMicros } from './process-cpu';
 
 const option = (name: string, fallback: number): number => {
@@ -32,11 +35,18 @@ const option = (name: string, fallback: number): number => {
   return index > 0 ? Number(process.argv[index + 1]) : fallback;
 };
 
-const none = (): Promise<void> => Promise.resolve();
-const hook = (needsTransaction: boolean): BalanceCommitHook => ({
-  needsTransaction: () => needsTransaction,
-  begin: () => ({ beforeCommit: none, afterCommit: none, afterRollback: none }),
-  committedAlone: none,
+/** No access store: no batch here takes a pool to 0, so none writes one. */
+const noAccess = (): Promise<void> => Promise.reject(new Error('the bench has no access store'));
+const ports = (pool: pg.Pool, logger: ReturnType<typeof createLogger>): UsageCommitPorts => ({
+  reads: createUsageReads(pool),
+  accounts: createAccountTransactions(pool, {
+    writer: { putKeys: noAccess, deleteKeys: noAccess, carryIssuanceWindow: noAccess, setPoolCredit: noAccess },
+    intents: repairIntents(undefined, 'bench'),
+    pool,
+    logger,
+    wake: () => undefined,
+    pauses: NO_PAUSES,
+  }),
 });
 
 const WAYS = ['transaction', 'alone, read', 'alone, kept'] as const;
@@ -74,9 +84,9 @@ async function main(): Promise<void> {
       return micros;
     };
     const commits: Record<Way, (debits: Debit[]) => Promise<DebitOutcome[]>> = {
-      transaction: createBatchCommit(createUsageBatchStore(pool), hook(true)),
-      'alone, read': createBatchCommit(createUsageBatchStore(pool), hook(false), { keptPools: 0 }),
-      'alone, kept': createBatchCommit(createUsageBatchStore(pool), hook(false)),
+      transaction: createBatchCommit(ports(pool, logger), { alone: false }),
+      'alone, read': createBatchCommit(ports(pool, logger), { keptPools: 0 }),
+      'alone, kept': createBatchCommit(ports(pool, logger)),
     };
     const spent = Object.fromEntries(WAYS.map((way) => [way, { cpu: 0, own: 0, wall: 0 }])) as Record<Way, Spent>;
     const batch = (way: Way): Debit[] =>

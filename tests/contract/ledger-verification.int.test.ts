@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { PassThrough } from 'node:stream';
 import { uniqueId } from '@platform/testing';
-import { runVerifyLedger } from '@platform/user';
+import { runVerifyLedger, type LedgerDifference } from '@platform/user';
 import { bearer, serviceJwt, usePlatform } from './support';
 
 const { platform, send, admin, usage } = usePlatform();
@@ -34,6 +34,19 @@ async function verify(accountId: number): Promise<{ report: unknown; failure: st
   return { report: JSON.parse(text), failure };
 }
 
+type Sums = Omit<LedgerDifference, 'accountId' | 'poolId'>;
+
+/** What the command answers for one pool (1) of the account whose credits differ from its ledger. */
+function differenceOf(accountId: number, sums: Sums): Awaited<ReturnType<typeof verify>> {
+  const { credits, expected, topUps, adjustments, charges, openHolds } = sums;
+  return {
+    report: { pools: 1, differences: [{ accountId, poolId: 1, ...sums }] },
+    failure:
+      `credits differ from the ledger in 1 pool(s):\naccount ${accountId} pool 1: credits ${credits}, ledger ${expected} ` +
+      `(top-ups ${topUps}, adjustments ${adjustments}, charges ${charges}, open holds ${openHolds})`,
+  };
+}
+
 describe('§7.1 pnpm admin verify-ledger', () => {
   it('when an account was topped up, adjusted, debited one by one and in batches, and reserved, then its pools verify clean', async () => {
     const account = await anAccount(100);
@@ -49,6 +62,26 @@ describe('§7.1 pnpm admin verify-ledger', () => {
     expect((await internal(`/reservations/${released.reservationId}/release`, {})).status).toBe(200);
     expect(held.reservationId).toEqual(expect.any(String));
     expect(await verify(account.id)).toEqual({ report: { pools: 1, differences: [] }, failure: undefined });
+  });
+
+  it('when a reservation’s return is recorded twice in the ledger, then the holds and returns the ledger sums show the difference', async () => {
+    const account = await anAccount(100);
+    const item = (units: number) => ({ credential: account.apiKey, productId: 1, units, requestId: uniqueId('v-') });
+    expect((await internal('/reservations', item(10))).status).toBe(201);
+    const settled = (await internal('/reservations', item(7))).json() as { reservationId: string };
+    expect((await internal(`/reservations/${settled.reservationId}/settle`, { units: 4 })).status).toBe(200);
+    const released = (await internal('/reservations', item(6))).json() as { reservationId: string };
+    expect((await internal(`/reservations/${released.reservationId}/release`, {})).status).toBe(200);
+    // 100 − 10 held − 4 charged: the ledger's holds (−23) and returns (+13) leave 10 open.
+    expect(await verify(account.id)).toEqual({ report: { pools: 1, differences: [] }, failure: undefined });
+
+    await platform.pool.query(
+      "INSERT INTO credit_ledger (account_id, pool_id, delta, credits_after, cause, product_id) VALUES ($1, 1, 6, 92, 'release', 1)",
+      [account.id],
+    );
+    expect(await verify(account.id)).toEqual(
+      differenceOf(account.id, { credits: 86, expected: 92, topUps: 100, adjustments: 0, charges: 4, openHolds: 4 }),
+    );
   });
 
   it('when batches and single debits race on one pool, then exactly its credits are granted and the ledger verifies clean', async () => {
@@ -74,20 +107,9 @@ describe('§7.1 pnpm admin verify-ledger', () => {
     };
     expect(held.reservationId).toEqual(expect.any(String));
     await platform.pool.query('UPDATE pool_balances SET credits = credits + 5 WHERE account_id = $1', [account.id]);
-    const difference = {
-      accountId: account.id,
-      poolId: 1,
-      credits: 47,
-      expected: 42,
-      topUps: 50,
-      adjustments: 0,
-      charges: 0,
-      openHolds: 8,
-    };
-    expect(await verify(account.id)).toEqual({
-      report: { pools: 1, differences: [difference] },
-      failure: `credits differ from the ledger in 1 pool(s):\naccount ${account.id} pool 1: credits 47, ledger 42 (top-ups 50, adjustments 0, charges 0, open holds 8)`,
-    });
+    expect(await verify(account.id)).toEqual(
+      differenceOf(account.id, { credits: 47, expected: 42, topUps: 50, adjustments: 0, charges: 0, openHolds: 8 }),
+    );
     const run = promisify(execFile)(
       process.execPath,
       ['--conditions=development', '--import', 'tsx', 'scripts/admin.ts', 'verify-ledger', '--account', String(account.id)],

@@ -18,7 +18,8 @@ import { createReservationStore } from './store/reservations';
 import { createBalanceReads } from './store/balances';
 import { createCatalogueReads, keptCatalogue } from './store/catalogue';
 import { countPendingEvents } from './store/outbox';
-import { createUsageBatchStore } from './store/usage-batch';
+import { createUsageReads } from './store/usage-batch';
+import { createAccountTransactions } from './store/account-transaction';
 import { createTestFault } from './test-fault';
 import { createUsageLedgerReads } from './store/usage-history';
 import { createOperatorStore } from './store/operator';
@@ -53,14 +54,14 @@ function countedRecorder(recorder: UsageRecorder, registry: Registry): UsageReco
 }
 
 /**
- * The usage API's debits: batched (group commit) on the usage connections, with the balance hook
- * (the side effects of the credit write path: credit bits, and the relay's wake-up after commit).
+ * The usage API's debits: batched (group commit) on the usage connections, each batch through the
+ * one account transaction (its credit bits, and the relay's wake-up after commit, as every change's).
  */
 function usageRecorder(deps: UserDeps, config: UserConfig, registry: Registry): UsageRecorder {
-  const commit = createBatchCommit(
-    createUsageBatchStore(deps.usagePool, deps.access.pauses, createTestFault(config.testFault)),
-    deps.balanceHook,
-  );
+  const commit = createBatchCommit({
+    reads: createUsageReads(deps.usagePool),
+    accounts: createAccountTransactions(deps.usagePool, deps.access, createTestFault(config.testFault)),
+  });
   return countedRecorder(
     createUsageRecorder({
       batcher: createDebitBatcher({

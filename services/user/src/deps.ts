@@ -17,14 +17,13 @@ import type { EventBus } from '@platform/events';
 import type { Adapters } from '@platform/infrastructure';
 import type { UserConfig } from './config';
 import { isAllowedTarget, sendWebhook, type TestNetwork } from '@platform/webhooks';
-import type { BalanceCommitHook } from './domain/balance-commit-hook';
 import type { TargetCheck } from './domain/notification-settings';
 import type { WebhookSender } from './domain/webhooks';
 import { createOutboxSignal, type OutboxSignal } from './outbox-signal';
 import { pausesOf } from './pause-point';
 import { createAccountTransactions, type AccountTransactionsOn } from './store/account-transaction';
-import { repairIntents, type AccessRecordsDeps } from './store/access-records';
-import { accessRecordsBalanceHook } from './store/balance-hook';
+import type { AccessRecordsDeps } from './store/access-records';
+import { repairIntents } from './store/access-repairs';
 
 /** The adapters the user service runs on (openInfrastructure opens them; never URLs). */
 export type UserInfrastructure = Pick<Adapters, 'pool' | 'usagePool' | 'directPool' | 'redis' | 'bus'>;
@@ -35,8 +34,6 @@ export const WEBHOOK_TESTS_PER_MINUTE = 5;
 
 /** Seams beside the adapters (tests, the quickstart). */
 export interface UserSeams {
-  /** Runs inside every usage batch before it commits (default: the access records' credit bits). */
-  balanceHook?: BalanceCommitHook;
   /** The auth URL the account page calls, when known only after start (`pnpm start` on port 0). */
   accountPageAuthUrl?: () => string;
   /** Extra CA certificates (PEM) webhook test sends trust: tests' self-signed receivers. */
@@ -77,8 +74,6 @@ export interface UserDeps {
   bus: EventBus;
   /** Rung after a request that may have written outbox events, so that the relay need not wait for its next poll. */
   outbox: OutboxSignal;
-  /** Runs inside every usage batch, after its decisions and before its commit (see BalanceCommitHook). */
-  balanceHook: BalanceCommitHook;
   /** Balance webhooks (CONTRACT §6.1): whether a URL may be set, and the signed, SSRF-safe sender of test events. */
   webhooks: { allowed: TargetCheck; send: WebhookSender };
   /** The auth service's base URL as customers' browsers reach it (the account page's sign-in and sign-out). */
@@ -120,7 +115,6 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
     seenServiceJwts: redis.client ? redisSeenJtis(redis.client, `${config.redisKeyPrefix}jti:`) : memorySeenJtis(),
     bus,
     outbox,
-    balanceHook: seams.balanceHook ?? accessRecordsBalanceHook(access),
     accountPageAuthUrl: seams.accountPageAuthUrl ?? (() => config.accountPageAuthUrl),
     webhooks: {
       allowed: (url) => isAllowedTarget(url, { allowInsecure: config.webhookAllowInsecure, network: seams.webhookNetwork }),

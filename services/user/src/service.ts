@@ -7,7 +7,7 @@ import { createDeps, USER_NEEDS, type UserDeps, type UserInfrastructure, type Us
 import { userMigrations } from './migrations';
 import { startOutboxRelay } from './entry-points/outbox-relay';
 import { startAccessRepairSweeper } from './entry-points/access-repair-sweeper';
-import { accessRepairs } from './store/access-records';
+import { accessRepairs } from './store/access-repairs';
 import { createOutboxStore, deletePublishedEvents } from './store/outbox';
 import { deleteExpiredUsageRequests } from './store/usage-requests';
 import { createReservations } from './domain/reservations';

@@ -27,7 +27,7 @@ export const KEPT_POOLS = 100_000;
  */
 const DISTRUST_MS = 60_000;
 
-/** One pool of one account (domain/usage-batch-store.ts PoolKey), and its credits after a change. */
+/** One pool of one account (domain/usage-reads.ts PoolKey), and its credits after a change. */
 interface PoolKey {
   accountId: number;
   poolId: number;

@@ -53,10 +53,16 @@ describe('one write path for credits', () => {
     expect(filesMatching(/\boutboxRow\s*\(/).filter((file) => file !== OUTBOX_STORE)).toEqual([WRITE_PATH]);
   });
 
-  it("is called by the usage batches and the account transaction (admin changes, reservations' hold and return), and by nothing else", () => {
-    expect(filesMatching(/\bwriteCreditChanges\s*\(/).filter((file) => file !== WRITE_PATH)).toEqual([
+  it("is called by the one account transaction alone (usage batches, admin changes, reservations' hold and return)", () => {
+    const accountTransaction = 'services/user/src/store/account-transaction.ts';
+    expect(filesMatching(/\bwriteCreditChanges\s*\(/).filter((file) => file !== WRITE_PATH)).toEqual([accountTransaction]);
+    expect(filesMatching(/\bwriteCreditChangesIfUnchanged\s*\(/).filter((file) => file !== WRITE_PATH)).toEqual([accountTransaction]);
+  });
+
+  it('opens transactions in the one account transaction alone (no other store of the user service says BEGIN)', () => {
+    const opens = /\bwithTransaction\s*\(|\bquery\(\s*['"`]BEGIN\b/;
+    expect(filesMatching(opens).filter((file) => file.startsWith('services/user/src/'))).toEqual([
       'services/user/src/store/account-transaction.ts',
-      'services/user/src/store/usage-batch.ts',
     ]);
   });
 });

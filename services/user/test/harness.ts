@@ -17,7 +17,6 @@ import { anAccount, deleteKeys, silentLogger, testServers, uniqueId, type TestAc
 import { loadConfig, type UserConfig } from '../src/config';
 import type { Adapters } from '@platform/infrastructure';
 import type { TestNetwork } from '@platform/webhooks';
-import type { BalanceCommitHook } from '../src/domain/balance-commit-hook';
 import { runUserService } from '../src/service';
 
 export const ADMIN_TOKEN = 'user-service-test-admin-token-0123456789';
@@ -75,7 +74,6 @@ export interface HarnessOptions {
   config?: UserConfig;
   /** Adapters of the test's own, used as they are (see openInfrastructure). */
   given?: Partial<Adapters>;
-  balanceHook?: BalanceCommitHook;
   /** The CA of a test's webhook receiver, trusted by the service's test sends. */
   webhookCa?: string;
   /** The receiver's test network: webhooks go to it with the address rules on. */
@@ -98,7 +96,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     config,
     logger,
     given: { ...options.given, ...(ownBus ? { bus: ownBus } : {}) },
-    ...(options.balanceHook ? { balanceHook: options.balanceHook } : {}),
     ...(options.webhookCa === undefined ? {} : { webhookCa: options.webhookCa }),
     ...(options.webhookNetwork === undefined ? {} : { webhookNetwork: options.webhookNetwork }),
   }).catch(async (error: unknown) => {

@@ -2,19 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { BalanceChanged } from '@platform/events';
 import { createPrivateDatabase, deleteTopology, eventually, testServers, uniqueId, type PrivateDatabase } from '@platform/testing';
 import { createBatchCommit } from '../src/domain/commit-usage-batch';
-import type { BalanceCommitHook } from '../src/domain/balance-commit-hook';
-import { createUsageBatchStore } from '../src/store/usage-batch';
 import { ADMIN_TOKEN, startHarness, testConfig, type Harness } from './harness';
 import { observeExchange, type ExchangeObserver } from './rabbitmq';
+import { usageCommitPorts } from './usage-commit';
 
 /** The bound of these tests: about 10 events per message (an event is ~190 bytes). */
 const MAX_BYTES = 2048;
-const none = (): Promise<void> => Promise.resolve();
-const noHook: BalanceCommitHook = {
-  needsTransaction: () => false,
-  begin: () => ({ beforeCommit: none, afterCommit: none, afterRollback: none }),
-  committedAlone: none,
-};
 
 interface Row {
   id: string;
@@ -57,9 +50,9 @@ describe('outbox: one message per commit, split above the bound', () => {
   /** Accounts inserted straight into the tables (no outbox row of their own). */
   const accounts = (count: number) => Promise.all(Array.from({ length: count }, () => h.account({ 1: 100 })));
 
-  /** One usage batch: a debit of one credit on each account's lookup pool, in one transaction. */
+  /** One usage batch: a debit of one credit on each account's lookup pool, one commit (no pool reaches 0: one statement). */
   const batch = async (accountIds: readonly number[]): Promise<void> => {
-    const commit = createBatchCommit(createUsageBatchStore(h.pool), noHook);
+    const commit = createBatchCommit(usageCommitPorts(h));
     const outcomes = await commit(
       accountIds.map((accountId) => ({ requestId: randomUUID(), digest: 'd', accountId, poolId: 1, productId: 1, units: 1 })),
     );

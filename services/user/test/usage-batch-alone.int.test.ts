@@ -5,15 +5,12 @@
  * the test on another connection between the batch's read and its write.
  */
 import { randomUUID } from 'node:crypto';
+import { hashSecret } from '@platform/credentials';
 import { createPrivateDatabase, type PrivateDatabase } from '@platform/testing';
-import type { AccountBalances, BalanceCommitHook } from '../src/domain/balance-commit-hook';
-import { createBatchCommit } from '../src/domain/commit-usage-batch';
+import { createBatchCommit, type UsageCommitPorts } from '../src/domain/commit-usage-batch';
 import type { Debit } from '../src/domain/usage-batch';
-import type { UsageBatchStore } from '../src/domain/usage-batch-store';
-import type { AccessRecordsDeps } from '../src/store/access-records';
-import { accessRecordsBalanceHook } from '../src/store/balance-hook';
-import { createUsageBatchStore } from '../src/store/usage-batch';
 import { startHarness, testConfig, type Harness } from './harness';
+import { usageCommitPorts } from './usage-commit';
 
 let db: PrivateDatabase;
 let h: Harness;
@@ -28,61 +25,44 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** What the batch did: its store's calls, and whether its one-statement write took. */
+/** What the batch did: its reads without locks, its account transactions, and whether each write alone took. */
 interface Spied {
-  store: UsageBatchStore;
+  ports: UsageCommitPorts;
   reads: number;
   transactions: number;
   writesAlone: boolean[];
 }
 
-/** The real store, counted; `meanwhile` runs after the unlocked read and before the batch writes. */
-function spiedStore(meanwhile?: () => Promise<void>): Spied {
-  const real = createUsageBatchStore(h.pool);
+/** The real ports, counted; `meanwhile` runs after the unlocked read and before the batch writes. */
+function spiedPorts(meanwhile?: () => Promise<void>): Spied {
+  const real = usageCommitPorts(h);
   const spied: Spied = {
     reads: 0,
     transactions: 0,
     writesAlone: [],
-    store: {
-      async read(keys, requestIds) {
-        spied.reads += 1;
-        const read = await real.read(keys, requestIds);
-        await meanwhile?.();
-        return read;
+    ports: {
+      reads: {
+        async read(keys, requestIds) {
+          spied.reads += 1;
+          const read = await real.reads.read(keys, requestIds);
+          await meanwhile?.();
+          return read;
+        },
       },
-      async writeIfUnchanged(writes) {
-        const written = await real.writeIfUnchanged(writes);
-        spied.writesAlone.push(written);
-        return written;
-      },
-      transaction(fn) {
-        spied.transactions += 1;
-        return real.transaction(fn);
+      accounts: {
+        transaction(kind, fn) {
+          spied.transactions += 1;
+          return real.accounts.transaction(kind, fn);
+        },
+        async applyAlone(changes) {
+          const written = await real.accounts.applyAlone(changes);
+          spied.writesAlone.push(written);
+          return written;
+        },
       },
     },
   };
   return spied;
-}
-
-/** A hook that records which side effects ran; a batch needs its transaction when a pool reaches 0. */
-function recordingHook() {
-  const seen = { inTransaction: [] as AccountBalances[][], alone: [] as AccountBalances[][] };
-  const hook: BalanceCommitHook = {
-    needsTransaction: (accounts) => accounts.some(({ pools }) => pools.some((pool) => pool.previousCredits > 0 && pool.credits === 0)),
-    begin: () => ({
-      beforeCommit: (accounts) => {
-        seen.inTransaction.push([...accounts]);
-        return Promise.resolve();
-      },
-      afterCommit: () => Promise.resolve(),
-      afterRollback: () => Promise.resolve(),
-    }),
-    committedAlone: (accounts) => {
-      seen.alone.push([...accounts]);
-      return Promise.resolve();
-    },
-  };
-  return { hook, seen };
 }
 
 const debit = (accountId: number, units = 1, requestId = randomUUID()): Debit => ({
@@ -112,41 +92,33 @@ async function written(accountId: number): Promise<{ ledger: number; answers: nu
 describe('usage batches without a transaction of their own', () => {
   it('when no pool reaches 0, then the batch is one statement (no transaction), and writes its pools, ledger rows, answers and event', async () => {
     const [a, b] = await Promise.all([h.account({ 1: 100 }), h.account({ 1: 100 })]);
-    const spied = spiedStore();
-    const { hook, seen } = recordingHook();
-    const outcomes = await createBatchCommit(spied.store, hook)([debit(a.id, 3), debit(b.id, 2), debit(a.id, 4)]);
+    const spied = spiedPorts();
+    const outcomes = await createBatchCommit(spied.ports)([debit(a.id, 3), debit(b.id, 2), debit(a.id, 4)]);
 
     expect(outcomes.map((outcome) => (outcome.kind === 'granted' ? outcome.answer.credits : outcome.kind))).toEqual([97, 98, 93]);
     expect(spied).toMatchObject({ transactions: 0, writesAlone: [true] });
-    expect(seen.inTransaction).toEqual([]);
-    expect(seen.alone).toHaveLength(1);
     expect([await credits(a.id), await credits(b.id)]).toEqual([93, 98]);
     expect(await written(a.id)).toEqual({ ledger: 2, answers: 2, events: 1 });
     expect(await written(b.id)).toEqual({ ledger: 1, answers: 1, events: 1 });
   });
 
-  it('when a batch takes a pool to 0, then it commits in its transaction, with the hook run inside it', async () => {
+  it('when a batch takes a pool to 0, then it commits in its account transaction, with the credit bit closed in it', async () => {
     const account = await h.account({ 1: 5 });
-    const spied = spiedStore();
-    const { hook, seen } = recordingHook();
-    const outcomes = await createBatchCommit(spied.store, hook)([debit(account.id, 5)]);
+    const spied = spiedPorts();
+    const outcomes = await createBatchCommit(spied.ports)([debit(account.id, 5)]);
 
     expect(outcomes.map((outcome) => outcome.kind)).toEqual(['granted']);
     expect(spied).toMatchObject({ transactions: 1, writesAlone: [] });
-    expect(seen.inTransaction).toEqual([
-      [{ accountId: account.id, pools: [{ accountId: account.id, poolId: 1, previousCredits: 5, credits: 0 }] }],
-    ]);
-    expect(seen.alone).toEqual([]);
+    expect(await h.access.findKey(hashSecret(account.apiKey))).toMatchObject({ accountId: account.id, hasCredits: false });
     expect(await credits(account.id)).toBe(0);
   });
 
   it('when the pool changes between the read and the write, then the write takes nothing, and the batch decides again under locks from the new credits', async () => {
     const account = await h.account({ 1: 100 });
-    const spied = spiedStore(async () => {
+    const spied = spiedPorts(async () => {
       await h.pool.query('UPDATE pool_balances SET credits = credits + 50 WHERE account_id = $1 AND pool_id = 1', [account.id]);
     });
-    const { hook } = recordingHook();
-    const outcomes = await createBatchCommit(spied.store, hook)([debit(account.id, 10)]);
+    const outcomes = await createBatchCommit(spied.ports)([debit(account.id, 10)]);
 
     expect(outcomes).toEqual([{ kind: 'granted', answer: { accountId: account.id, productId: 1, credits: 140 } }]);
     expect(spied).toMatchObject({ transactions: 1, writesAlone: [false] });
@@ -158,15 +130,14 @@ describe('usage batches without a transaction of their own', () => {
   it('when another replica commits one of the requestIds meanwhile, then the write takes nothing, and the batch answers that debit as a replay', async () => {
     const account = await h.account({ 1: 100 });
     const replayed = debit(account.id, 1);
-    const spied = spiedStore(async () => {
+    const spied = spiedPorts(async () => {
       await h.pool.query('UPDATE pool_balances SET credits = 99 WHERE account_id = $1 AND pool_id = 1', [account.id]);
       await h.pool.query(
         'INSERT INTO usage_requests (request_id, account_id, request_digest, product_id, credits) VALUES ($1, $2, $3, 1, 99)',
         [replayed.requestId, account.id, replayed.digest],
       );
     });
-    const { hook } = recordingHook();
-    const outcomes = await createBatchCommit(spied.store, hook)([replayed, debit(account.id, 2)]);
+    const outcomes = await createBatchCommit(spied.ports)([replayed, debit(account.id, 2)]);
 
     expect(outcomes).toEqual([
       { kind: 'replayed', answer: { accountId: account.id, productId: 1, credits: 99 } },
@@ -178,9 +149,8 @@ describe('usage batches without a transaction of their own', () => {
 
   it('when every debit of a batch is refused, then nothing is written and no transaction is opened', async () => {
     const account = await h.account({ 1: 2 });
-    const spied = spiedStore();
-    const { hook } = recordingHook();
-    const outcomes = await createBatchCommit(spied.store, hook)([debit(account.id, 3)]);
+    const spied = spiedPorts();
+    const outcomes = await createBatchCommit(spied.ports)([debit(account.id, 3)]);
 
     expect(outcomes).toEqual([{ kind: 'exhausted' }]);
     expect(spied).toMatchObject({ transactions: 0, writesAlone: [] });
@@ -193,16 +163,16 @@ describe('batches decided on the credits kept from the previous batch', () => {
     h.pool.query('UPDATE pool_balances SET credits = $2 WHERE account_id = $1 AND pool_id = 1', [accountId, value]);
 
   /** A fresh account with `credits` in pool 1, and a batch commit (its options given) on the counted real store. */
-  async function committing(credits: number, options?: Parameters<typeof createBatchCommit>[2]) {
+  async function committing(credits: number, options?: Parameters<typeof createBatchCommit>[1]) {
     const account = await h.account({ 1: credits });
-    const spied = spiedStore();
-    return { account, spied, commit: createBatchCommit(spied.store, recordingHook().hook, options) };
+    const spied = spiedPorts();
+    return { account, spied, commit: createBatchCommit(spied.ports, options) };
   }
 
   it('when a batch follows one over the same pools, then it is written without a read, from the credits the first one left', async () => {
     const [a, b] = await Promise.all([h.account({ 1: 100 }), h.account({ 1: 100 })]);
-    const spied = spiedStore();
-    const commit = createBatchCommit(spied.store, recordingHook().hook);
+    const spied = spiedPorts();
+    const commit = createBatchCommit(spied.ports);
     await commit([debit(a.id, 3), debit(b.id, 2)]);
     const outcomes = await commit([debit(b.id, 5), debit(a.id, 1)]);
 
@@ -280,8 +250,8 @@ describe('batches decided on the credits kept from the previous batch', () => {
     };
     h.pool.on('remove', onRemove);
     try {
-      const spied = spiedStore();
-      const commit = createBatchCommit(spied.store, recordingHook().hook);
+      const spied = spiedPorts();
+      const commit = createBatchCommit(spied.ports);
       await commit([debit(account.id, 1)]);
       await setCredits(account.id, 7);
       await commit([debit(account.id, 1)]);
@@ -297,22 +267,5 @@ describe('batches decided on the credits kept from the previous batch', () => {
     await commit([debit(account.id, 1)]);
     await commit([debit(account.id, 1)]);
     expect(spied).toMatchObject({ reads: 2, writesAlone: [true, true] });
-  });
-});
-
-describe('the access records decide which batches need their transaction', () => {
-  const hook = accessRecordsBalanceHook({} as AccessRecordsDeps);
-  const pools = (previousCredits: number, credits: number): AccountBalances[] => [
-    { accountId: 1, pools: [{ accountId: 1, poolId: 1, previousCredits, credits }] },
-  ];
-
-  it.each([
-    [5, 0, true],
-    [0, 5, true],
-    [5, 3, false],
-    [5, 5, false],
-    [0, 0, false],
-  ])('when a pool goes from %i to %i, then needsTransaction is %s', (previousCredits, credits, expected) => {
-    expect(hook.needsTransaction(pools(previousCredits, credits))).toBe(expected);
   });
 });

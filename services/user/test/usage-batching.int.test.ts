@@ -1,50 +1,44 @@
 /**
  * Group commit of usage debits (CONTRACT §5, §9): races on one pool, two replicas on one
- * database, replays in flight, the balance hook, the events of a batch. The file has a database
+ * database, replays in flight, the closing write inside a batch's transaction, the events of a batch. The file has a database
  * of its own so that its counts and its expiry sweeps see nothing of other files.
  */
 import { randomUUID } from 'node:crypto';
-import { createPrivateDatabase, uniqueId, type PrivateDatabase } from '@platform/testing';
-import type { AccountBalances, BalanceCommitHook, BatchReads } from '../src/domain/balance-commit-hook';
+import { closeRedis, connectRedis, createRedisAccessStore, hashSecret, type AccessStore } from '@platform/credentials';
+import { createPrivateDatabase, silentLogger, testServers, uniqueId, type PrivateDatabase } from '@platform/testing';
 import { startHarness, testConfig, type Harness } from './harness';
 import { postUsage, usageBody } from './usage-calls';
-
-/** A hook that records what it saw and can be told to fail. */
-function recordingHook(check: (accounts: readonly AccountBalances[], reads: BatchReads) => Promise<void>) {
-  const hook = {
-    failing: false,
-    calls: [] as AccountBalances[][],
-    // Every batch in its transaction, so that the hook sees each one inside it.
-    needsTransaction: () => true,
-    committedAlone: () => Promise.resolve(),
-    begin: () => ({
-      async beforeCommit(accounts: readonly AccountBalances[], reads: BatchReads) {
-        hook.calls.push([...accounts]);
-        await check(accounts, reads);
-        if (hook.failing) throw new Error('the credit state could not be written');
-      },
-      afterCommit: () => Promise.resolve(),
-      afterRollback: () => Promise.resolve(),
-    }),
-  } satisfies BalanceCommitHook & Record<string, unknown>;
-  return hook;
-}
 
 let db: PrivateDatabase;
 let a: Harness;
 let b: Harness;
-/** Waits up to 1 s per batch, so that concurrent requests land in one batch. */
+/** Waits up to 1 s per batch, so that concurrent requests land in one batch; its access store is watched (`closing`). */
 let slow: Harness;
-const seenAtHook = new Map<number, { ledgerRowsVisibleElsewhere: number; pools: unknown }>();
-const hook = recordingHook(async (accounts, reads) => {
-  for (const account of accounts) {
-    const visible = await slow.pool.query("SELECT count(*)::int AS n FROM credit_ledger WHERE account_id = $1 AND cause = 'usage'", [
-      account.accountId,
-    ]);
-    const pools = (await reads.accountPools([account.accountId])).get(account.accountId);
-    seenAtHook.set(account.accountId, { ledgerRowsVisibleElsewhere: visible.rows[0].n as number, pools });
-  }
-});
+let redis: Awaited<ReturnType<typeof connectRedis>>;
+
+/**
+ * What the slow service's closing writes (a pool's credit bit off, CONTRACT §3) saw: the usage
+ * ledger rows of the account visible on another connection at that moment; `failing`: they fail.
+ */
+const closing = { failing: false, seen: new Map<string, number>() };
+function watchedStore(real: AccessStore, pool: () => Harness['pool']): AccessStore {
+  return {
+    ...real,
+    async setPoolCredit(keyHashes, poolId, credited) {
+      const [keyHash] = keyHashes;
+      if (!credited && keyHash !== undefined) {
+        const visible = await pool().query(
+          `SELECT count(*)::int AS n FROM credit_ledger l JOIN api_keys k ON k.account_id = l.account_id
+            WHERE k.key_hash = $1 AND l.cause = 'usage'`,
+          [keyHash],
+        );
+        closing.seen.set(keyHash, visible.rows[0].n as number);
+      }
+      if (closing.failing) throw new Error('Connection is closed.');
+      return real.setPoolCredit(keyHashes, poolId, credited);
+    },
+  };
+}
 
 beforeAll(async () => {
   db = await createPrivateDatabase('usage_batching');
@@ -52,9 +46,11 @@ beforeAll(async () => {
   const shared = { DATABASE_URL: db.url, REDIS_KEY_PREFIX: `${uniqueId('test-usage-batching:')}:` };
   a = await startHarness({ config: testConfig(shared) });
   b = await startHarness({ config: testConfig(shared) });
+  redis = await connectRedis(testServers.redisUrl, silentLogger());
+  const access = watchedStore(createRedisAccessStore(redis, { keyPrefix: shared.REDIS_KEY_PREFIX }), () => a.pool);
   slow = await startHarness({
     config: testConfig({ ...shared, USAGE_BATCH_MAX_WAIT_MS: '1000' }),
-    balanceHook: hook,
+    given: { redis: { access, client: redis } },
   });
 });
 
@@ -62,6 +58,7 @@ afterAll(async () => {
   await slow?.stop();
   await b?.stop();
   await a?.stop();
+  if (redis) await closeRedis(redis);
   await db?.drop();
 });
 
@@ -160,42 +157,31 @@ describe('one batch', () => {
     expect(last).toBeGreaterThan(run as number);
   });
 
-  it('when a batch commits, then the hook saw every pool of the batch before the commit, with the account pools read in its transaction', async () => {
-    const account = await slow.account({ 1: 10, 7: 4 });
+  it('when a batch takes a pool to 0, then its credit bit is closed inside the transaction, before its ledger rows are visible elsewhere', async () => {
+    const account = await slow.account({ 1: 3 });
     const answers = await Promise.all(Array.from({ length: 3 }, () => postUsage(slow.http, usageBody(account.apiKey))));
     expect(answers.map((res) => res.status)).toEqual([200, 200, 200]);
-    const call = hook.calls.find((accounts) => accounts.some((entry) => entry.accountId === account.id));
-    expect(call?.find((entry) => entry.accountId === account.id)).toEqual({
-      accountId: account.id,
-      pools: [{ accountId: account.id, poolId: 1, previousCredits: 10, credits: 7 }],
-    });
-    const seen = seenAtHook.get(account.id);
-    expect(seen?.ledgerRowsVisibleElsewhere).toBe(0);
-    expect(seen?.pools).toEqual(
-      expect.arrayContaining([
-        { poolId: 1, credits: 7 },
-        { poolId: 7, credits: 4 },
-      ]),
-    );
+    expect(closing.seen.get(hashSecret(account.apiKey))).toBe(0);
     expect(await usageRows(account.id)).toEqual({ ledger: 3, answers: 3 });
+    expect(await slow.access.findKey(hashSecret(account.apiKey))).toMatchObject({ accountId: account.id, hasCredits: false });
   });
 
-  it('when the hook fails, then the whole batch rolls back and answers 503; a retry with the same requestId is debited once', async () => {
-    const account = await slow.account({ 1: 10 });
+  it('when the closing write fails, then the whole batch rolls back and answers 503; a retry with the same requestId is debited once', async () => {
+    const account = await slow.account({ 1: 2 });
     const bodies = [usageBody(account.apiKey), usageBody(account.apiKey)];
-    hook.failing = true;
+    closing.failing = true;
     let failed;
     try {
       failed = await Promise.all(bodies.map((body) => postUsage(slow.http, body)));
     } finally {
-      hook.failing = false;
+      closing.failing = false;
     }
     expect(failed.map((res) => res.status)).toEqual([503, 503]);
-    expect(failed[0]?.headers['retry-after']).toBeDefined();
-    expect(await credits(account.id)).toBe(10);
+    expect(failed[0]?.headers['retry-after']).toBe('1');
+    expect(await credits(account.id)).toBe(2);
     expect(await usageRows(account.id)).toEqual({ ledger: 0, answers: 0 });
     const retried = await Promise.all(bodies.map((body) => postUsage(slow.http, body)));
     expect(retried.map((res) => res.status)).toEqual([200, 200]);
-    expect(await credits(account.id)).toBe(8);
+    expect(await credits(account.id)).toBe(0);
   });
 });

@@ -70,6 +70,14 @@ export function accessEffectOf(change: AccountChange): AccessEffect {
   }
 }
 
+/** The account a change is of. */
+export const accountOfChange = (change: AccountChange): number =>
+  change.kind === 'key-replaced'
+    ? change.old.accountId
+    : change.kind === 'disabled' || change.kind === 'enabled'
+      ? change.key.accountId
+      : change.accountId;
+
 /** Credits stay exact JavaScript numbers. */
 export const MAX_CREDITS = Number.MAX_SAFE_INTEGER;
 

@@ -1,5 +1,6 @@
 import type { AdminAuditRow } from '@platform/accounts';
 import type { AccountChange, AccountKey } from './account-change';
+import type { PoolKey, PoolsAndAnswers } from './usage-reads';
 
 /** An account as the admin API shows it. */
 export interface AccountRecord {
@@ -23,9 +24,22 @@ export interface LockedAccount {
 
 /**
  * Which use case a transaction serves. The store keeps it for its test pause points (TEST_PAUSE_AT
- * `user-before-commit` counts the `account` ones) and its logs; the rules are the same for all.
+ * `user-before-commit` counts the `account` ones, `usage-after-commit` the `usage` ones) and its
+ * logs; the rules are the same for all. A `usage` transaction (a batch of debits, which locks many
+ * pools at once) is run again when Postgres ends it as a deadlock.
  */
-export type TransactionKind = 'account' | 'operator' | 'reservation';
+export type TransactionKind = 'account' | 'operator' | 'reservation' | 'usage';
+
+/**
+ * Another transaction took one of the requestIds of the credit entries being applied after they
+ * were read (another replica's copy of the same request): nothing was written, and the
+ * transaction rolls back; deciding again on a fresh read sees that answer.
+ */
+export class RequestIdTaken extends Error {
+  constructor() {
+    super('a requestId was taken by another transaction meanwhile');
+  }
+}
 
 /**
  * One account transaction: reads under lock, then the changes. Every write of an account goes
@@ -48,10 +62,26 @@ export interface AccountTransaction {
   holdPool(accountId: number, poolId: number): Promise<void>;
   /** Locks the pool's row (FOR UPDATE) and reads its credits; undefined when the account does not hold it. */
   lockPool(accountId: number, poolId: number): Promise<number | undefined>;
+  /**
+   * Locks many pools' rows (in key order, so that two batches never deadlock on them) and reads
+   * their credits and the kept answers of these requestIds, in one round trip (a usage batch).
+   * The answers are read as of the statement's start: one committed meanwhile shows as
+   * RequestIdTaken from `apply`.
+   */
+  lockPoolsAndAnswers(keys: readonly PoolKey[], requestIds: readonly string[]): Promise<PoolsAndAnswers>;
+  /** Throws RequestIdTaken when a credit entry's requestId was taken meanwhile (nothing of the call stays). */
   apply(changes: readonly AccountChange[], audit?: AuditWrite): Promise<void>;
 }
 
 /** The port: COMMIT when fn resolves, ROLLBACK when it throws (then the access closed in it is repaired from Postgres). */
 export interface AccountTransactions {
   transaction<T>(kind: TransactionKind, fn: (tx: AccountTransaction) => Promise<T>): Promise<T>;
+  /**
+   * The same writes as `apply`, for changes decided without locks (a usage batch on a read or on
+   * kept credits) that neither close nor open access (accessEffectOf: 'none', so nothing must
+   * happen inside a transaction): one statement that is its own transaction, and that writes
+   * only if every pool still holds its `previousCredits` and every requestId is free. True once
+   * committed; false when something changed meanwhile, and then nothing was written.
+   */
+  applyAlone(changes: readonly AccountChange[]): Promise<boolean>;
 }

@@ -41,7 +41,7 @@ export async function createAccount(
 ): Promise<{ account: AccountRecord; apiKey: string }> {
   const pools = await poolsOf(store, input.credits);
   const apiKey = generateApiKey();
-  const account = await store.transaction('account', async (tx) => {
+  const account = await store.accounts.transaction('account', async (tx) => {
     const created = await tx.insertAccount(input.email);
     if (!created) throw new AppError('conflict', { message: EMAIL_TAKEN });
     // CONTRACT §3: the key works for issuance from the moment this answers.
@@ -92,7 +92,7 @@ export async function addCredits(
   const change = readChange();
   const [product] = await store.findProducts([change.productId]);
   if (!product) throw invalidParams({ productId: [invalidMessage('productId')] });
-  return store.transaction('account', async (tx) => {
+  return store.accounts.transaction('account', async (tx) => {
     const { amount } = change;
     const cause = adminCause(amount);
     await tx.holdPool(accountId, product.poolId);

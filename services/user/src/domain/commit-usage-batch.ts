@@ -1,7 +1,8 @@
-import { unavailable } from '@platform/wire';
+import { AppError, unavailable } from '@platform/wire';
 import { KEPT_POOLS, keptCredits } from '../speed';
-import { poolKey, type PoolBalance, type PoolKey, type StoredAnswer, type UsageBatchStore } from './usage-batch-store';
-import { balancesByAccount, type AccountBalances, type BalanceCommitHook } from './balance-commit-hook';
+import { accessEffectOf } from './account-change';
+import { RequestIdTaken, type AccountTransactions } from './account-transaction';
+import { poolKey, type PoolBalance, type PoolKey, type StoredAnswer, type UsageReads } from './usage-reads';
 import { decideBatch, type BatchDecision, type Debit, type DebitOutcome } from './usage-batch';
 
 /** A batch decided on kept credits knows no kept answers: the write finds a requestId taken. */
@@ -12,14 +13,11 @@ const RETRY_AFTER_SECONDS = 1;
 /** Decisions taken again when another transaction took one of the batch's requestIds meanwhile. */
 const ATTEMPTS = 3;
 
-/** A batch written as its own transaction: its outcomes, or why it was not written. */
+/** A batch written alone: its outcomes, or why it was not written. */
 type AloneCommit = DebitOutcome[] | 'needs transaction' | 'changed';
 
 /** The outcomes of a batch written alone; undefined when it was not (it commits in a transaction). */
 const outcomesOf = (committed: AloneCommit): DebitOutcome[] | undefined => (Array.isArray(committed) ? committed : undefined);
-
-/** Another replica committed one of this batch's requestIds after the batch read them: decide again. */
-class RequestIdTaken extends Error {}
 
 function poolsOf(debits: readonly Debit[]): PoolKey[] {
   const pools = new Map<string, PoolKey>();
@@ -27,21 +25,30 @@ function poolsOf(debits: readonly Debit[]): PoolKey[] {
   return [...pools.values()];
 }
 
+/** What a batch commit runs on: the unlocked read, and the one account transaction (on the usage connections). */
+export interface UsageCommitPorts {
+  reads: UsageReads;
+  accounts: AccountTransactions;
+}
+
 /**
- * One batch, one commit: alone (withoutTransaction below) when it needs no transaction, else in
- * its transaction: lock the batch's pools and read the answers its requestIds already have (one
- * statement), decide every debit in order, write the pools, ledger rows, answers and events (one
- * statement), run the balance hook, commit. The outcomes are returned only after the commit: a
+ * One batch, one commit, through the one account transaction: its debits are credit changes
+ * with cause `usage` (decideBatch). Alone (withoutTransaction below) when no change of it closes
+ * or opens access, else in a `usage` transaction: lock the batch's pools and read the answers
+ * its requestIds already have (one statement), decide every debit in order, apply the changes
+ * (pools, ledger rows, answers, events: one statement; a pool taken to 0 loses its credit bit
+ * before the commit, accessEffectOf), commit. The outcomes are returned only after the commit: a
  * 200 means the debit is committed (CONTRACT §9).
  *
  * A requestId that another transaction committed after the batch read the answers (another
  * replica's copy of the same request, on a pool whose lock this batch waited for) cannot be
- * taken by the write: the batch rolls back and decides again, and then sees that answer.
+ * taken by the write (RequestIdTaken): the batch rolls back and decides again, and then sees that answer.
+ *
+ * `alone: false` (bench/usage-statements.ts): every batch in its transaction.
  */
 export function createBatchCommit(
-  store: UsageBatchStore,
-  hook: BalanceCommitHook,
-  options: { keptPools?: number; now?: () => number } = {},
+  { reads, accounts }: UsageCommitPorts,
+  options: { keptPools?: number; now?: () => number; alone?: boolean } = {},
 ): (debits: Debit[]) => Promise<DebitOutcome[]> {
   const kept = keptCredits(options.keptPools ?? KEPT_POOLS, options.now ?? Date.now, poolKey);
 
@@ -62,67 +69,55 @@ export function createBatchCommit(
     const credits = kept.all(pools);
     if (credits) {
       const decision = decideBatch(debits, credits, NO_ANSWERS);
-      if (decision.grants.length === debits.length) {
+      if (decision.granted === debits.length) {
         const committed = await commitAlone(decision);
         if (committed !== 'changed') return outcomesOf(committed);
       }
     }
-    const read = await store.read(
+    const read = await reads.read(
       pools,
       debits.map((debit) => debit.requestId),
     );
     return outcomesOf(await commitAlone(decideBatch(debits, read.credits, read.known)));
   };
 
-  /** Writes a decided batch as its own transaction: its outcomes, or why it was not written. */
+  /** Writes a decided batch alone: its outcomes, or why it was not written. */
   const commitAlone = async (decision: BatchDecision): Promise<AloneCommit> => {
-    const accounts = balancesByAccount(decision.balances);
-    if (hook.needsTransaction(accounts)) return 'needs transaction';
-    if (decision.grants.length > 0 && !(await store.writeIfUnchanged(decision))) {
+    if (decision.changes.some((change) => accessEffectOf(change) !== 'none')) return 'needs transaction';
+    if (decision.changes.length > 0 && !(await accounts.applyAlone(decision.changes))) {
       kept.distrust(decision.balances);
       return 'changed';
     }
     kept.remember(decision.balances);
-    await hook.committedAlone(accounts);
     return decision.outcomes;
   };
 
   const attempt = async (debits: Debit[]): Promise<DebitOutcome[]> => {
-    let hooked: AccountBalances[] | undefined;
     let balances: PoolBalance[] = [];
-    const effects = hook.begin();
     let outcomes: DebitOutcome[];
     try {
-      outcomes = await store.transaction(async (tx) => {
-        const { credits, known } = await tx.lockAndRead(
+      outcomes = await accounts.transaction('usage', async (tx) => {
+        const { credits, known } = await tx.lockPoolsAndAnswers(
           poolsOf(debits),
           debits.map((debit) => debit.requestId),
         );
         const decision = decideBatch(debits, credits, known);
         balances = decision.balances;
-        if (decision.grants.length > 0 && (await tx.write(decision)) < decision.grants.length) throw new RequestIdTaken();
-        if (decision.balances.length > 0) {
-          hooked = balancesByAccount(decision.balances);
-          try {
-            await effects.beforeCommit(hooked, { accountPools: (ids) => tx.accountPools(ids), activeKeys: (id) => tx.activeKeys(id) });
-          } catch (error) {
-            throw unavailable(error, RETRY_AFTER_SECONDS);
-          }
-        }
+        if (decision.changes.length > 0) await tx.apply(decision.changes);
         return decision.outcomes;
       });
     } catch (error) {
       kept.forget(poolsOf(debits));
-      if (hooked) await effects.afterRollback(hooked);
+      // The access store refused a closing write: the batch rolled back; a retry soon may pass.
+      if (error instanceof AppError && error.code === 'unavailable') throw unavailable(error, RETRY_AFTER_SECONDS);
       throw error;
     }
-    if (hooked) await effects.afterCommit(hooked);
     kept.remember(balances);
     return outcomes;
   };
 
   return async (debits) => {
-    const outcomes = await withoutTransaction(debits);
+    const outcomes = options.alone === false ? undefined : await withoutTransaction(debits);
     if (outcomes) return outcomes;
     for (let round = 1; ; round += 1) {
       try {

@@ -10,5 +10,5 @@ export interface CreditChangeRow {
 
 export interface CreditHistoryReads {
   /** Up to `limit` rows of the account, newest first, older than the ledger id `before` when given. */
-  page(accountId: number, before: string | undefined, limit: number): Promise<CreditChangeRow[]>;
+  page(accountId: number, before: number | undefined, limit: number): Promise<CreditChangeRow[]>;
 }

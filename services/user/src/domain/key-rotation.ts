@@ -12,7 +12,7 @@ import type { AccountTransactions } from './account-transaction';
  * repaired from Postgres (the store's transaction): too much is revoked, never too little.
  */
 export async function rotateApiKey(
-  deps: { store: AccountTransactions },
+  deps: { store: { accounts: AccountTransactions } },
   currentApiKey: string | undefined,
 ): Promise<{ apiKey: string; accountId: number }> {
   // Only the real key may rotate: a token is not shaped like one (CONTRACT §3).
@@ -20,7 +20,7 @@ export async function rotateApiKey(
   const apiKey = generateApiKey();
   const oldKeyHash = hashSecret(currentApiKey);
   const newKeyHash = hashSecret(apiKey);
-  const accountId = await deps.store.transaction('account', async (tx) => {
+  const accountId = await deps.store.accounts.transaction('account', async (tx) => {
     const old = await tx.lockActiveKey(oldKeyHash);
     if (!old) throw new AppError('key_not_active');
     await tx.apply(replaceKey(old, newKeyHash, true), {

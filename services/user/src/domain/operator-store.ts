@@ -69,5 +69,7 @@ export interface OperatorReads {
   auditPage(filter: AuditFilter, before: number | undefined, limit: number): Promise<AuditEntry[]>;
 }
 
-/** The operator's reads, and the one account transaction for its changes. */
-export interface OperatorStore extends OperatorReads, AccountTransactions {}
+/** The operator's reads, and the one account transaction for its changes (it opens none of its own). */
+export interface OperatorStore extends OperatorReads {
+  accounts: AccountTransactions;
+}

@@ -2,6 +2,7 @@ import { AppError, invalidMessage, throwIfInvalid, type FieldMessages } from '@p
 import { generateApiKey, hashSecret } from '@platform/credentials';
 import { replaceKey, type AccountChange } from './account-change';
 import { EMAIL_TAKEN } from './accounts';
+import { decodeCursor, page, type Page } from './paging';
 import type { AccountSearch, AccountSummary, AuditEntry, AuditFilter, LedgerEntry, OperatorStore } from './operator-store';
 
 export const DEFAULT_PAGE = 20;
@@ -9,40 +10,18 @@ export const MAX_PAGE = 100;
 /** Longest reason an operator may give for a top-up or an adjustment. */
 export const MAX_REASON = 500;
 
-/** A page of items, newest first, and the opaque cursor of the next page (null: the last page). */
-export interface Page<T> {
-  data: T[];
-  nextCursor: string | null;
-}
-
-/** The cursor is the last item's id; opaque to clients (base64url), so its form may change. */
-function encodeCursor(id: number): string {
-  return Buffer.from(`v1:${id}`).toString('base64url');
-}
-
-function decodeCursor(raw: string, errors: FieldMessages): number | undefined {
-  const match = /^v1:([0-9]{1,15})$/.exec(Buffer.from(raw, 'base64url').toString('utf8'));
-  if (match) return Number(match[1]);
-  errors.cursor = [invalidMessage('cursor')];
-  return undefined;
-}
-
 /** Paging as the routes validated it (`limit` 1–100, default 20); the cursor is decoded here. */
 export interface PageQuery {
   limit: number;
   cursor?: string | undefined;
 }
 
+/** The id the cursor names (undefined: the first page); a cursor not of ours is a 422. */
 function beforeOf(query: PageQuery, errors: FieldMessages): number | undefined {
-  return query.cursor === undefined || query.cursor === '' ? undefined : decodeCursor(query.cursor, errors);
-}
-
-/** Reads one more than asked: its presence says whether there is a next page. */
-async function page<T extends { id: number }>(limit: number, read: (limit: number) => Promise<T[]>): Promise<Page<T>> {
-  const rows = await read(limit + 1);
-  const data = rows.slice(0, limit);
-  const last = data[data.length - 1];
-  return { data, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last.id) : null };
+  if (query.cursor === undefined || query.cursor === '') return undefined;
+  const before = decodeCursor(query.cursor);
+  if (before === undefined) errors.cursor = [invalidMessage('cursor')];
+  return before;
 }
 
 /** `GET /admin/v1/accounts?email=&q=&limit=&cursor=`: newest first. */
@@ -81,7 +60,7 @@ export interface AccountPatch {
  * writes its record after the commit (CONTRACT §3).
  */
 export async function patchAccount(store: OperatorStore, accountId: number, patch: AccountPatch, actor: string): Promise<void> {
-  await store.transaction('operator', async (tx) => {
+  await store.accounts.transaction('operator', async (tx) => {
     const account = await tx.lockAccount(accountId);
     if (!account) throw new AppError('not_found');
     const details: Record<string, unknown> = {};
@@ -107,7 +86,7 @@ export async function patchAccount(store: OperatorStore, accountId: number, patc
 export async function rotateAccountKey(store: OperatorStore, accountId: number, actor: string): Promise<string> {
   const apiKey = generateApiKey();
   const newKeyHash = hashSecret(apiKey);
-  await store.transaction('operator', async (tx) => {
+  await store.accounts.transaction('operator', async (tx) => {
     const account = await tx.lockAccount(accountId);
     if (!account) throw new AppError('not_found');
     await tx.apply(replaceKey(account.key, newKeyHash, !account.disabled), { actor, action: 'api-key.rotate', accountId, details: {} });

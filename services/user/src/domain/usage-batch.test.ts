@@ -1,4 +1,4 @@
-import type { StoredAnswer } from './usage-batch-store';
+import type { StoredAnswer } from './usage-reads';
 import { decideBatch, poolChanges, type Debit } from './usage-batch';
 
 let next = 0;
@@ -15,11 +15,26 @@ describe('decideBatch', () => {
     expect(decision.outcomes.map((outcome) => outcome.kind)).toEqual(['granted', 'granted', 'exhausted', 'exhausted']);
     expect(decision.outcomes[0]).toEqual({ kind: 'granted', answer: { accountId: 7, productId: 1, credits: 1 } });
     expect(decision.outcomes[1]).toEqual({ kind: 'granted', answer: { accountId: 7, productId: 1, credits: 0 } });
-    expect(decision.grants.map((grant) => [grant.requestId, grant.credits])).toEqual([
-      [debits[0]?.requestId, 1],
-      [debits[1]?.requestId, 0],
+    // Two debits to 0: the run to the last one, then the last one to 0 (poolChanges), each with its ledger row and answer.
+    expect(decision.granted).toBe(2);
+    expect(decision.changes).toEqual([
+      {
+        kind: 'credits',
+        accountId: 7,
+        poolId: 1,
+        previousCredits: 2,
+        credits: 1,
+        entries: [{ delta: -1, credits: 1, cause: 'usage', productId: 1, requestId: debits[0]?.requestId, digest: debits[0]?.digest }],
+      },
+      {
+        kind: 'credits',
+        accountId: 7,
+        poolId: 1,
+        previousCredits: 1,
+        credits: 0,
+        entries: [{ delta: -1, credits: 0, cause: 'usage', productId: 1, requestId: debits[1]?.requestId, digest: debits[1]?.digest }],
+      },
     ]);
-    expect(decision.pools).toEqual([{ accountId: 7, poolId: 1, previousCredits: 2, credits: 0 }]);
   });
 
   it('when a large debit cannot be paid, then it fails whole and a smaller one after it is still granted', () => {
@@ -31,7 +46,7 @@ describe('decideBatch', () => {
   it('when the account does not hold the pool, then exhausted and nothing is written for it', () => {
     const decision = decideBatch([debit({ poolId: 7, productId: 7 })], credits({ '7:1': 3 }), new Map());
     expect(decision.outcomes).toEqual([{ kind: 'exhausted' }]);
-    expect(decision).toMatchObject({ grants: [], pools: [], changes: [], balances: [] });
+    expect(decision).toMatchObject({ granted: 0, changes: [], balances: [] });
   });
 
   it('when a requestId has a kept answer, then the same digest replays it and another digest conflicts; neither debits', () => {
@@ -47,7 +62,7 @@ describe('decideBatch', () => {
       { kind: 'conflict' },
       { kind: 'granted', answer: { accountId: 7, productId: 1, credits: 9 } },
     ]);
-    expect(decision.grants).toHaveLength(1);
+    expect(decision.granted).toBe(1);
   });
 
   it('when a batch spans pools and accounts, then each pool is decided on its own credits', () => {
@@ -62,12 +77,29 @@ describe('decideBatch', () => {
       { accountId: 8, poolId: 1, previousCredits: 5, credits: 4 },
       { accountId: 7, poolId: 14, previousCredits: 3, credits: 0 },
     ]);
+    expect(decision.changes.map((change) => (change.kind === 'credits' ? change.entries.length : 0))).toEqual([1, 1, 1]);
+  });
+
+  it('when a run of debits stays above 0, then its pool is one change holding every ledger row in order', () => {
+    const debits = [debit({ units: 2 }), debit({ units: 3 })];
+    const decision = decideBatch(debits, credits({ '7:1': 10 }), new Map());
+    expect(decision.changes).toMatchObject([
+      {
+        kind: 'credits',
+        previousCredits: 10,
+        credits: 5,
+        entries: [
+          { delta: -2, credits: 8 },
+          { delta: -3, credits: 5 },
+        ],
+      },
+    ]);
   });
 
   it('when every debit of a pool is refused, then its balance is reported unchanged and nothing is written', () => {
     const decision = decideBatch([debit({ units: 9 })], credits({ '7:1': 3 }), new Map());
     expect(decision.balances).toEqual([{ accountId: 7, poolId: 1, previousCredits: 3, credits: 3 }]);
-    expect(decision).toMatchObject({ grants: [], pools: [], changes: [] });
+    expect(decision).toMatchObject({ granted: 0, changes: [] });
   });
 });
 

@@ -1,5 +1,5 @@
-import { decideCredits } from './account-change';
-import { poolKey, type BatchWrites, type Grant, type GrantedAnswer, type PoolBalance, type StoredAnswer } from './usage-batch-store';
+import { decideCredits, type AccountChange, type CreditEntry } from './account-change';
+import { poolKey, type GrantedAnswer, type PoolBalance, type StoredAnswer } from './usage-reads';
 
 /** One debit waiting for its batch: who pays, from which pool, how much, under which requestId. */
 export interface Debit {
@@ -21,11 +21,18 @@ export type DebitOutcome =
   /** The requestId already had an answer for another request. */
   | { kind: 'conflict' };
 
-export interface BatchDecision extends BatchWrites {
+export interface BatchDecision {
   /** One per debit, in the debits' order. */
   outcomes: DebitOutcome[];
+  /** How many debits were granted. */
+  granted: number;
   /** Every pool the batch asked about that the account holds, with its credits before and after. */
   balances: PoolBalance[];
+  /**
+   * What the batch writes, as account changes (cause `usage`): per pool that granted a debit, its
+   * steps (poolChanges), each with the ledger rows and requestId answers of its debits.
+   */
+  changes: AccountChange[];
 }
 
 /**
@@ -52,6 +59,19 @@ interface PoolRun {
   previous: number;
   credits: number;
   after: number[];
+  /** One per granted debit, in order (its credits after it are `after`'s). */
+  entries: CreditEntry[];
+}
+
+/** A run's credit changes: its steps as poolChanges cuts them, each with the ledger rows of its debits. */
+function changesOf(run: PoolRun): AccountChange[] {
+  const steps = poolChanges(run.accountId, run.poolId, run.previous, run.after);
+  const cut = steps.length === 2 ? run.entries.length - 1 : run.entries.length;
+  return steps.map((step, index) => ({
+    kind: 'credits',
+    ...step,
+    entries: index === 0 ? run.entries.slice(0, cut) : run.entries.slice(cut),
+  }));
 }
 
 /**
@@ -67,7 +87,7 @@ export function decideBatch(
   known: ReadonlyMap<string, StoredAnswer>,
 ): BatchDecision {
   const runs = new Map<string, PoolRun>();
-  const grants: Grant[] = [];
+  let granted = 0;
   const outcomes = debits.map((debit): DebitOutcome => {
     const stored = known.get(debit.requestId);
     if (stored) {
@@ -78,7 +98,7 @@ export function decideBatch(
     let run = runs.get(key);
     const held = credits.get(key);
     if (!run && held !== undefined) {
-      run = { accountId: debit.accountId, poolId: debit.poolId, previous: held, credits: held, after: [] };
+      run = { accountId: debit.accountId, poolId: debit.poolId, previous: held, credits: held, after: [], entries: [] };
       runs.set(key, run);
     }
     const decided = decideCredits(run?.credits, { cause: 'usage', units: debit.units });
@@ -86,15 +106,9 @@ export function decideBatch(
     run.credits = decided.credits;
     run.after.push(run.credits);
     const answer: GrantedAnswer = { accountId: debit.accountId, productId: debit.productId, credits: run.credits };
-    grants.push({
-      accountId: debit.accountId,
-      productId: debit.productId,
-      credits: run.credits,
-      requestId: debit.requestId,
-      digest: debit.digest,
-      poolId: debit.poolId,
-      units: debit.units,
-    });
+    const { productId, requestId, digest } = debit;
+    run.entries.push({ delta: -debit.units, credits: run.credits, cause: 'usage', productId, requestId, digest });
+    granted += 1;
     return { kind: 'granted', answer };
   });
   const balances = [...runs.values()].map((run) => ({
@@ -103,11 +117,5 @@ export function decideBatch(
     previousCredits: run.previous,
     credits: run.credits,
   }));
-  return {
-    outcomes,
-    grants,
-    balances,
-    pools: balances.filter((balance) => balance.credits !== balance.previousCredits),
-    changes: [...runs.values()].flatMap((run) => poolChanges(run.accountId, run.poolId, run.previous, run.after)),
-  };
+  return { outcomes, granted, balances, changes: [...runs.values()].flatMap(changesOf) };
 }

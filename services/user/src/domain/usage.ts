@@ -3,7 +3,7 @@ import { AppError, invalidMessage, invalidParams } from '@platform/wire';
 import type { Product } from './catalogue';
 import type { RecentAnswers } from '../speed';
 import type { DebitBatcher } from './usage-batcher';
-import type { StoredAnswer } from './usage-batch-store';
+import type { StoredAnswer } from './usage-reads';
 
 /** Units one usage request may debit (CONTRACT §7). */
 export const MAX_UNITS = 10_000;

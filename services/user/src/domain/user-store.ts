@@ -59,5 +59,7 @@ export interface UserQueries {
   updateNotificationSettings(accountId: number, patch: StoredSettingsPatch): Promise<NotificationSettings>;
 }
 
-/** The user service's reads on the pool, and the one account transaction for its changes. */
-export interface UserStore extends UserQueries, AccountTransactions {}
+/** The user service's reads on the pool, and the one account transaction for its changes (it opens none of its own). */
+export interface UserStore extends UserQueries {
+  accounts: AccountTransactions;
+}

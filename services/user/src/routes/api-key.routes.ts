@@ -24,7 +24,7 @@ export const apiKeyRoute = declareRoute({
   },
 });
 
-export const apiKeyRoutes = routeGroup<{ store: AccountTransactions }>({
+export const apiKeyRoutes = routeGroup<{ store: { accounts: AccountTransactions } }>({
   routes: [apiKeyRoute],
   mount: (router, uses) =>
     mountRoute(router, apiKeyRoute, async (_req, res, request) => {

@@ -4,19 +4,20 @@ import { presentedCredential, type CredentialVerifier } from '@platform/credenti
 import { z } from 'zod';
 import type { CatalogueReads } from '../domain/catalogue';
 import type { CreditHistoryReads } from '../domain/credit-history';
+import { decodeCursor, pageOf } from '../domain/paging';
 import { apiKeyParam, customerSecurity } from './schemas';
 
 export const CREDIT_HISTORY_PATH = '/user-service/credit-history';
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
 
-/** `cursor`: the opaque `nextCursor` of the previous page (the last row's ledger id, base64url). */
+/** `cursor`: the opaque `nextCursor` of the previous page (domain/paging.ts). */
 const cursorParam = z
   .string()
   .max(40)
   .transform((cursor, ctx) => {
-    const id = Buffer.from(cursor, 'base64url').toString('utf8');
-    if (!/^[1-9][0-9]{0,17}$/.test(id)) {
+    const id = decodeCursor(cursor);
+    if (id === undefined) {
       ctx.addIssue({ code: 'custom' });
       return z.NEVER;
     }
@@ -82,10 +83,9 @@ export const creditHistoryRoutes = routeGroup<CreditHistoryRouteUses>({
         creditHistory.page(principal.accountId, cursor, limit + 1),
         Promise.resolve(catalogue.current()),
       ]);
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
+      const page = pageOf(rows, limit, (row) => row.id);
       respond(res, 200, {
-        data: page.map((row) => ({
+        data: page.data.map((row) => ({
           at: row.at.toISOString(),
           productId: row.productId,
           product: { id: row.productId, name: byId.get(row.productId)?.name ?? `Product ${row.productId}` },
@@ -93,7 +93,7 @@ export const creditHistoryRoutes = routeGroup<CreditHistoryRouteUses>({
           credits: row.credits,
           cause: row.cause,
         })),
-        nextCursor: rows.length > limit && last ? Buffer.from(last.id, 'utf8').toString('base64url') : null,
+        nextCursor: page.nextCursor,
       });
     }),
 });

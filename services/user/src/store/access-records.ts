@@ -1,19 +1,18 @@
-import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { Redis } from 'ioredis';
 import { unavailable } from '@platform/wire';
 import { errorMessage as message, type Logger } from '@platform/runtime';
-import { reconcileAccount } from '@platform/accounts';
+import { activeKeysForUpdate, reconcileAccount } from '@platform/accounts';
 import type { AccessWriter } from '@platform/credentials';
 import type { Queryable } from '@platform/db';
-import { accessEffectOf, type AccountChange } from '../domain/account-change';
-import type { AccessRepairs } from '../domain/access-repairs';
+import { accessEffectOf, accountOfChange, type AccountChange } from '../domain/account-change';
 import type { Pauses } from '../pause-point';
+import type { RepairIntents } from '../domain/access-repairs';
 
 /*
  * Redis follows Postgres, and is never more permissive than what Postgres has committed
- * (CONTRACT §3; docs/architecture.md, "Redis follows Postgres"). This file is the one place that
- * projects the user tables into the access store, by one rule (AccessEffects, one per transaction):
+ * (CONTRACT §3; docs/architecture.md, "Redis follows Postgres"). Which change closes access and
+ * which opens it is the domain's rule (domain/account-change.ts, accessEffectOf); this file only
+ * executes it, for every account transaction (AccessEffects, one per transaction):
  * - a write that CLOSES access (a replaced key's record deleted, a pool reaching 0) is made inside
  *   the transaction, after its SQL and before its COMMIT, holding the account-row lock; a failed
  *   write fails the transaction (503, nothing changed). Before it, a repair intent goes to Redis;
@@ -23,8 +22,8 @@ import type { Pauses } from '../pause-point';
  *   transaction records a pending grant (access_grants_pending) under the account's shared lock,
  *   and after the COMMIT the account's records are rewritten from Postgres and the grant row is
  *   deleted, before the change answers.
- * A process killed in between leaves the grant row or the intent, and the repair sweeper (at
- * start, then every ACCESS_REPAIR_SWEEP_MS) finishes them: a restarted service converges to
+ * A process killed in between leaves the grant row or the intent, and the repair sweeper
+ * (access-repairs.ts; at start, then every ACCESS_REPAIR_SWEEP_MS) finishes them: a restarted service converges to
  * Postgres without a Redis restart.
  */
 
@@ -33,46 +32,6 @@ import type { Pauses } from '../pause-point';
 const LOCK_SHARED = 'SELECT 1 FROM accounts WHERE id = $1 FOR SHARE';
 const RECORD_GRANT = 'INSERT INTO access_grants_pending (account_id) VALUES ($1) ON CONFLICT (account_id) DO NOTHING';
 const SETTLE_GRANT = 'DELETE FROM access_grants_pending WHERE account_id = $1';
-const PENDING_GRANTS = 'SELECT account_id FROM access_grants_pending ORDER BY account_id LIMIT $1';
-
-/** Accounts with a grant that a commit recorded and no process wrote yet (oldest ids first). */
-async function pendingGrants(pool: pg.Pool, limit: number): Promise<number[]> {
-  const result = await pool.query<{ account_id: number }>(PENDING_GRANTS, [limit]);
-  return result.rows.map((row) => Number(row.account_id));
-}
-
-/**
- * Accounts whose records a closing write changed and whose transaction has not ended, kept in
- * Redis beside the records (one member per transaction and account, added while the account's
- * row is locked): a process killed before its transaction ended leaves them for the sweeper.
- */
-export interface RepairIntents {
-  add(accountId: number): Promise<string>;
-  remove(members: readonly string[]): Promise<void>;
-  list(): Promise<Array<{ member: string; accountId: number }>>;
-}
-
-/** On the access store's Redis; in memory for the embedded store (whose data a crash loses anyway: it is reconciled at start). */
-export function repairIntents(client: Pick<Redis, 'sadd' | 'srem' | 'smembers'> | undefined, key: string): RepairIntents {
-  const memory = new Set<string>();
-  return {
-    async add(accountId) {
-      const member = `${accountId}:${randomUUID()}`;
-      if (client) await client.sadd(key, member);
-      else memory.add(member);
-      return member;
-    },
-    async remove(members) {
-      if (members.length === 0) return;
-      if (client) await client.srem(key, ...members);
-      else for (const member of members) memory.delete(member);
-    },
-    async list() {
-      const members = client ? await client.smembers(key) : [...memory];
-      return members.map((member) => ({ member, accountId: Number(member.split(':')[0]) }));
-    },
-  };
-}
 
 /** Where the user service's stores write access records, and what follows a transaction's end. */
 export interface AccessRecordsDeps {
@@ -87,30 +46,32 @@ export interface AccessRecordsDeps {
 }
 
 /** Rewrites the account's records from what Postgres committed (waiting for any transaction that holds its row), then settles its grant. */
-function reconcile(access: AccessRecordsDeps, accountId: number): Promise<void> {
+export function reconcile(access: AccessRecordsDeps, accountId: number): Promise<void> {
   return reconcileAccount(access.pool, access.writer, accountId, async (db) => {
     await db.query(SETTLE_GRANT, [accountId]);
   });
 }
 
 /**
- * The access side of ONE transaction, by the rule above (accessEffectOf decides which changes
- * close and which open; writeAccessEffect below makes the writes): the closing writes it makes,
- * the grants it records, and what follows its end (`committed` or `rolledBack`, exactly one of
- * them, after the transaction has ended and released its locks).
+ * The access side of ONE transaction, by the domain's rule (accessEffectOf decides which changes
+ * close and which open; `write` makes the writes): the closing writes it makes, the grants it
+ * records, and what follows its end (`committed` or `rolledBack`, exactly one of them, after the
+ * transaction has ended and released its locks).
  */
 export interface AccessEffects {
-  /** A closing write (the caller holds the account row), with its repair intent; a failure is a 503 and fails the transaction. */
-  close(accountId: number, write: () => Promise<void>): Promise<void>;
-  /** Opening: recorded in the transaction (`db`), written once it has committed. */
-  grant(db: Queryable, accountId: number): Promise<void>;
-  /** Some pool's credits changed: the relay is woken after the commit. */
-  creditsChanged(): void;
+  /**
+   * The access writes of one change, called after the change's SQL in its transaction (`db`): a
+   * pool reaching 0 loses its credit bit and a replaced or disabled key its record before the
+   * commit, each with its repair intent (a failure is a 503 and fails the transaction; a replaced
+   * key's issuance window carries on to the new key, TOKEN_RATE_PER_ACCOUNT counting per
+   * account); what opens is a grant recorded in the transaction, written once it has committed.
+   */
+  write(change: AccountChange, db: Queryable): Promise<void>;
   committed(): Promise<void>;
   rolledBack(): Promise<void>;
 }
 
-export function accessEffects(access: AccessRecordsDeps): AccessEffects {
+function accessEffects(access: AccessRecordsDeps): AccessEffects {
   const closed = new Map<number, string[]>();
   const granted = new Set<number>();
   let changedCredits = false;
@@ -127,24 +88,48 @@ export function accessEffects(access: AccessRecordsDeps): AccessEffects {
     }
   };
 
+  /** A closing write (the caller holds the account row), with its repair intent. */
+  const close = async (accountId: number, write: () => Promise<void>): Promise<void> => {
+    try {
+      const member = await access.intents.add(accountId);
+      closed.set(accountId, [...(closed.get(accountId) ?? []), member]);
+      await write();
+    } catch (error) {
+      // Inside the transaction, before its commit: the change is rolled back and takes no effect.
+      throw unavailable(error);
+    }
+  };
+
+  /** Opening: recorded in the transaction, under the account's shared lock. */
+  const grant = async (db: Queryable, accountId: number): Promise<void> => {
+    await db.query(LOCK_SHARED, [accountId]);
+    await db.query(RECORD_GRANT, [accountId]);
+    granted.add(accountId);
+  };
+
   return {
-    async close(accountId, write) {
-      try {
-        const member = await access.intents.add(accountId);
-        closed.set(accountId, [...(closed.get(accountId) ?? []), member]);
-        await write();
-      } catch (error) {
-        // Inside the transaction, before its commit: the change is rolled back and takes no effect.
-        throw unavailable(error);
+    async write(change, db) {
+      // Its events are written: the relay is woken after the commit.
+      if (change.kind === 'credits' && change.previousCredits !== change.credits) changedCredits = true;
+      const effect = accessEffectOf(change);
+      if (effect === 'none') return;
+      const accountId = accountOfChange(change);
+      if (effect === 'open') return grant(db, accountId);
+      const { writer } = access;
+      switch (change.kind) {
+        case 'credits':
+          return close(accountId, async () => writer.setPoolCredit(await activeKeysForUpdate(db, accountId), change.poolId, false));
+        case 'key-replaced':
+          if (change.old.active) await close(accountId, () => writer.deleteKeys([change.old.keyHash]));
+          return close(accountId, () => writer.carryIssuanceWindow(change.old.keyHash, change.newKeyHash));
+        case 'disabled':
+          if (change.key.active) await close(accountId, () => writer.deleteKeys([change.key.keyHash]));
+          return;
+        case 'email':
+        case 'enabled':
+        case 'key-added':
+          throw new Error(`no closing write for a ${change.kind} change`);
       }
-    },
-    async grant(db, accountId) {
-      await db.query(LOCK_SHARED, [accountId]);
-      await db.query(RECORD_GRANT, [accountId]);
-      granted.add(accountId);
-    },
-    creditsChanged() {
-      changedCredits = true;
     },
     async committed() {
       // Right after the COMMIT: a fault test sees here that the closing writes are in Redis already.
@@ -165,50 +150,6 @@ export function accessEffects(access: AccessRecordsDeps): AccessEffects {
   };
 }
 
-/** What a closing or opening write needs of the transaction it runs in. */
-export interface EffectReads {
-  /** The account's active key hashes, its row held FOR SHARE (activeKeysForUpdate). */
-  activeKeys(accountId: number): Promise<string[]>;
-  /** Records a grant in the transaction (AccessEffects.grant on its client). */
-  grant(accountId: number): Promise<void>;
-}
-
-const accountOf = (change: AccountChange): number =>
-  change.kind === 'key-replaced'
-    ? change.old.accountId
-    : change.kind === 'disabled' || change.kind === 'enabled'
-      ? change.key.accountId
-      : change.accountId;
-
-/**
- * The access writes of one change, as accessEffectOf rules (CONTRACT §3), called after the
- * change's SQL in its transaction: a pool reaching 0 loses its credit bit and a replaced or
- * disabled key its record before the commit (a replaced key's issuance window carries on to the
- * new key, TOKEN_RATE_PER_ACCOUNT counting per account); what opens is a grant, after the commit.
- */
-export async function writeAccessEffect(access: AccessRecordsDeps, effects: AccessEffects, change: AccountChange, tx: EffectReads) {
-  if (change.kind === 'credits' && change.previousCredits !== change.credits) effects.creditsChanged();
-  const effect = accessEffectOf(change);
-  if (effect === 'none') return;
-  const accountId = accountOf(change);
-  if (effect === 'open') return tx.grant(accountId);
-  const { writer } = access;
-  switch (change.kind) {
-    case 'credits':
-      return effects.close(accountId, async () => writer.setPoolCredit(await tx.activeKeys(accountId), change.poolId, false));
-    case 'key-replaced':
-      if (change.old.active) await effects.close(accountId, () => writer.deleteKeys([change.old.keyHash]));
-      return effects.close(accountId, () => writer.carryIssuanceWindow(change.old.keyHash, change.newKeyHash));
-    case 'disabled':
-      if (change.key.active) await effects.close(accountId, () => writer.deleteKeys([change.key.keyHash]));
-      return;
-    case 'email':
-    case 'enabled':
-    case 'key-added':
-      throw new Error(`no closing write for a ${change.kind} change`);
-  }
-}
-
 /** Runs one transaction (`run` resolves once it has committed) with its access effects (see AccessEffects). */
 export async function withAccessRules<T>(access: AccessRecordsDeps, run: (effects: AccessEffects) => Promise<T>): Promise<T> {
   const effects = accessEffects(access);
@@ -221,25 +162,4 @@ export async function withAccessRules<T>(access: AccessRecordsDeps, run: (effect
   }
   await effects.committed();
   return result;
-}
-
-/**
- * The repair sweep (AccessRepairs): every account with a pending grant (a commit whose grant
- * never reached Redis) or a repair intent (a closing write whose transaction ended without its
- * process settling it) is rewritten from Postgres. Rewriting waits for any transaction that still
- * holds the account's row, so it is right whenever it runs.
- */
-export function accessRepairs(access: AccessRecordsDeps): AccessRepairs {
-  return {
-    async sweep() {
-      const grants = await pendingGrants(access.pool, 10_000);
-      for (const accountId of grants) await reconcile(access, accountId);
-      const intents = await access.intents.list();
-      for (const { member, accountId } of intents) {
-        await reconcile(access, accountId);
-        await access.intents.remove([member]);
-      }
-      return grants.length + intents.length;
-    },
-  };
 }

@@ -1,12 +1,20 @@
 import type pg from 'pg';
-import { activeKeysForUpdate, appendAdminAudit } from '@platform/accounts';
-import { withTransaction, type Queryable } from '@platform/db';
-import type { AccountChange } from '../domain/account-change';
-import type { AccountTransaction, AccountTransactions, AuditWrite, TransactionKind } from '../domain/account-transaction';
-import { withAccessRules, writeAccessEffect, type AccessEffects, type AccessRecordsDeps } from './access-records';
+import { appendAdminAudit } from '@platform/accounts';
+import { withClient, withTransaction, type Queryable } from '@platform/db';
+import { accessEffectOf, type AccountChange } from '../domain/account-change';
+import {
+  RequestIdTaken,
+  type AccountTransaction,
+  type AccountTransactions,
+  type AuditWrite,
+  type TransactionKind,
+} from '../domain/account-transaction';
+import type { TestFault } from '../test-fault';
+import { withAccessRules, type AccessEffects, type AccessRecordsDeps } from './access-records';
 import { insertAccount } from './accounts';
 import { holdPool } from './balances';
-import { creditWritesOf, writeCreditChanges } from './credit-writes';
+import { creditWritesOf, writeCreditChanges, writeCreditChangesIfUnchanged } from './credit-writes';
+import { lockPoolsAndAnswers } from './usage-batch';
 
 // The account's latest key is its current one (rotations add keys; disabling keeps it, inactive).
 const LOCK_ACCOUNT = `
@@ -59,7 +67,13 @@ export async function writeAudit(db: Queryable, entry: AuditWrite): Promise<void
   await appendAdminAudit(db, entry);
 }
 
-function transactionOn(client: pg.PoolClient, access: AccessRecordsDeps, effects: AccessEffects): AccountTransaction {
+const creditsOf = (changes: readonly AccountChange[]) => changes.flatMap((change) => (change.kind === 'credits' ? [change] : []));
+
+/** How many requestId answers a write must take. */
+const answersOf = (writes: { entries: ReadonlyArray<{ requestId: string | null }> }): number =>
+  writes.entries.filter((entry) => entry.requestId !== null).length;
+
+function transactionOn(client: pg.PoolClient, effects: AccessEffects): AccountTransaction {
   let creditsWritten = false;
   return {
     async lockAccount(accountId) {
@@ -87,21 +101,19 @@ function transactionOn(client: pg.PoolClient, access: AccessRecordsDeps, effects
       const row = (await client.query<{ credits: string }>(LOCK_POOL, [accountId, poolId])).rows[0];
       return row ? Number(row.credits) : undefined;
     },
+    lockPoolsAndAnswers: (keys, requestIds) => lockPoolsAndAnswers(client, keys, requestIds),
     async apply(changes, audit) {
       if (audit) await writeAudit(client, audit);
       for (const change of changes) await writeRows(client, change);
-      const credits = changes.flatMap((change) => (change.kind === 'credits' ? [change] : []));
+      const credits = creditsOf(changes);
       if (credits.length > 0) {
         // One statement per transaction: its events are one outbox message (CONTRACT §6).
         if (creditsWritten) throw new Error('an account transaction writes its credit changes once');
         creditsWritten = true;
-        await writeCreditChanges(client, creditWritesOf(credits));
+        const writes = creditWritesOf(credits);
+        if ((await writeCreditChanges(client, writes)) < answersOf(writes)) throw new RequestIdTaken();
       }
-      const reads = {
-        activeKeys: (accountId: number) => activeKeysForUpdate(client, accountId),
-        grant: (accountId: number) => effects.grant(client, accountId),
-      };
-      for (const change of changes) await writeAccessEffect(access, effects, change, reads);
+      for (const change of changes) await effects.write(change, client);
     },
   };
 }
@@ -115,14 +127,54 @@ export interface AccountTransactionsOn extends AccountTransactions {
   transactionOn<T>(kind: TransactionKind, fn: (tx: AccountTransaction, db: Queryable) => Promise<T>): Promise<T>;
 }
 
-export function createAccountTransactions(pool: pg.Pool, access: AccessRecordsDeps): AccountTransactionsOn {
-  const run = <T>(kind: TransactionKind, fn: (tx: AccountTransaction, db: Queryable) => Promise<T>): Promise<T> =>
-    withAccessRules(access, (effects) =>
-      withTransaction(pool, async (client) => {
-        const result = await fn(transactionOn(client, access, effects), client);
+const DEADLOCK = '40P01';
+const SERIALIZATION = '40001';
+/** Runs of a `usage` transaction that Postgres ended as a deadlock or a serialization failure. */
+const USAGE_ATTEMPTS = 3;
+const isRetryable = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === DEADLOCK || code === SERIALIZATION;
+};
+
+/**
+ * On `pool` (the usage batches have connections of their own: one instance each). `fault`:
+ * test-only (TEST_FAULT `usage-answer-without-commit`: a change applied alone answered, not written).
+ */
+export function createAccountTransactions(pool: pg.Pool, access: AccessRecordsDeps, fault?: TestFault): AccountTransactionsOn {
+  const once = <T>(kind: TransactionKind, fn: (tx: AccountTransaction, db: Queryable) => Promise<T>): Promise<T> =>
+    withAccessRules(access, async (effects) => {
+      const result = await withTransaction(pool, async (client) => {
+        const answer = await fn(transactionOn(client, effects), client);
         if (kind === 'account') await access.pauses.at('user-before-commit');
-        return result;
-      }),
-    );
-  return { transaction: run, transactionOn: run };
+        return answer;
+      });
+      if (kind === 'usage') await access.pauses.at('usage-after-commit');
+      return result;
+    });
+  const run = async <T>(kind: TransactionKind, fn: (tx: AccountTransaction, db: Queryable) => Promise<T>): Promise<T> => {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await once(kind, fn);
+      } catch (error) {
+        if (kind !== 'usage' || attempt >= USAGE_ATTEMPTS || !isRetryable(error)) throw error;
+      }
+    }
+  };
+  return {
+    transaction: run,
+    transactionOn: run,
+    async applyAlone(changes) {
+      if (changes.some((change) => change.kind !== 'credits' || accessEffectOf(change) !== 'none')) {
+        throw new Error('only credit changes that neither close nor open access are applied alone');
+      }
+      if (fault?.('usage-answer-without-commit')) return true;
+      const writes = creditWritesOf(creditsOf(changes));
+      // On a client of its own: a write that found something changed must not cost the connection.
+      if (!(await withClient(pool, (client) => writeCreditChangesIfUnchanged(client, writes)))) return false;
+      // Its events are committed: the relay publishes them now rather than at its next poll.
+      if (writes.events.length > 0) access.wake();
+      await access.pauses.at('usage-after-commit');
+      return true;
+    },
+  };
 }

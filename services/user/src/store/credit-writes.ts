@@ -13,7 +13,8 @@ import { outboxRow } from './outbox';
  * writes credit_ledger or outbox_events rows (guarded by services/user/test/credit-write-path.test.ts).
  * What must accompany such a write (the access records' credit bits, the relay's wake-up) follows
  * from the change alone (domain/account-change.ts, accessEffectOf), written by
- * store/access-records.ts (writeAccessEffect) for the account transaction and the usage batches.
+ * store/access-records.ts (AccessEffects.write). Its one caller is the account transaction
+ * (store/account-transaction.ts): `apply` in a transaction, `applyAlone` as its own.
  */
 
 /** A pool's credits after the change. */
@@ -56,13 +57,34 @@ export function balanceEvent(
   return { id: randomUUID(), type: BALANCE_CHANGED, accountId, productId: poolId, previousCredits, credits, cause: eventCause, occurredAt };
 }
 
-/** An account transaction's credit changes as one write: the pools that changed, every ledger row, an event per changed pool. */
-export function creditWritesOf(changes: ReadonlyArray<Extract<AccountChange, { kind: 'credits' }>>): CreditWrites {
-  const changed = changes.filter((change) => change.previousCredits !== change.credits);
+/**
+ * An account transaction's credit changes as one write: each pool once (its credits before the
+ * first change and after the last), every ledger row in order, an event per change that moved
+ * credits. A pool's second event in one write (a usage batch's last debit, to 0: poolChanges) is
+ * stamped a millisecond after its first, so that their occurredAt orders them as the ledger does.
+ */
+export function creditWritesOf(
+  changes: ReadonlyArray<Extract<AccountChange, { kind: 'credits' }>>,
+): CreditWrites & { pools: PoolCreditsChange[] } {
+  const pools = new Map<string, PoolCreditsChange>();
+  const now = Date.now();
+  const events: BalanceChanged[] = [];
+  const stamped = new Map<string, number>();
+  for (const { accountId, poolId, previousCredits, credits, entries } of changes) {
+    const key = `${accountId}:${poolId}`;
+    const pool = pools.get(key);
+    if (pool) pool.credits = credits;
+    else pools.set(key, { accountId, poolId, previousCredits, credits });
+    if (previousCredits === credits) continue;
+    const offset = stamped.get(key) ?? 0;
+    stamped.set(key, offset + 1);
+    const at = new Date(now + offset);
+    events.push(balanceEvent({ accountId, poolId, previousCredits, credits }, entries[0]?.cause ?? 'adjustment', at.toISOString()));
+  }
   return {
-    pools: changed.map(({ accountId, poolId, credits }) => ({ accountId, poolId, credits })),
+    pools: [...pools.values()].filter((pool) => pool.previousCredits !== pool.credits),
     entries: changes.flatMap(({ accountId, poolId, entries }) => entries.map((entry) => ({ accountId, poolId, ...entry }))),
-    events: changed.map((change) => balanceEvent(change, change.entries[0]?.cause ?? 'adjustment')),
+    events,
   };
 }
 

@@ -11,30 +11,28 @@ export interface LedgerDifference {
   adjustments: number;
   /** Usage debits and settled reservations' charges (a positive number). */
   charges: number;
-  /** Units of the reservations still held (a positive number). */
+  /** Units the ledger holds for reservations: its holds less its returns (a positive number). */
   openHolds: number;
 }
 
-// Holds and their returns are not summed: a hold is counted while its reservation is held (the
-// reservations table), and a closed one is a charge (its usage row) or nothing. A ledger whose
-// hold and release rows drift from the reservations therefore shows as a difference too.
+// Everything from the ledger: a reservation's hold is a `hold` row (its units taken), its end a
+// `release` row (every held unit back) and, when settled, a `usage` row (its charge). The open
+// holds are the holds less the returns: a held reservation's units; an ended one's hold and
+// return cancel out. A hold or return recorded twice, or never, shows as a difference.
 const DIFFERENCES = `
 WITH ledger AS (
   SELECT account_id, pool_id,
          coalesce(sum(delta) FILTER (WHERE cause = 'top-up'), 0) AS top_ups,
          coalesce(sum(delta) FILTER (WHERE cause = 'adjustment'), 0) AS adjustments,
-         coalesce(-sum(delta) FILTER (WHERE cause = 'usage'), 0) AS charges
+         coalesce(-sum(delta) FILTER (WHERE cause = 'usage'), 0) AS charges,
+         coalesce(-sum(delta) FILTER (WHERE cause IN ('hold', 'release')), 0) AS open_holds
     FROM credit_ledger WHERE $1::int IS NULL OR account_id = $1 GROUP BY account_id, pool_id
-), holds AS (
-  SELECT account_id, pool_id, sum(units) AS open_holds
-    FROM usage_reservations WHERE state = 'held' AND ($1::int IS NULL OR account_id = $1) GROUP BY account_id, pool_id
 ), checked AS (
   SELECT b.account_id, b.pool_id, b.credits,
          coalesce(l.top_ups, 0) AS top_ups, coalesce(l.adjustments, 0) AS adjustments,
-         coalesce(l.charges, 0) AS charges, coalesce(h.open_holds, 0) AS open_holds
+         coalesce(l.charges, 0) AS charges, coalesce(l.open_holds, 0) AS open_holds
     FROM pool_balances b
     LEFT JOIN ledger l ON l.account_id = b.account_id AND l.pool_id = b.pool_id
-    LEFT JOIN holds h ON h.account_id = b.account_id AND h.pool_id = b.pool_id
    WHERE $1::int IS NULL OR b.account_id = $1
 )
 SELECT (SELECT count(*) FROM checked) AS pools, c.*

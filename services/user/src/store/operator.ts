@@ -72,6 +72,6 @@ export function createOperatorStore(pool: pg.Pool, accounts: AccountTransactions
     poolsOf: (accountIds) => poolsOf(pool, accountIds),
     ledgerPage: (accountId, before, limit) => ledgerPage(pool, accountId, before, limit),
     auditPage: (filter, before, limit) => auditPage(pool, filter, before, limit),
-    transaction: (kind, fn) => accounts.transaction(kind, fn),
+    accounts,
   };
 }

@@ -14,6 +14,6 @@ export function createUserStore(pool: pg.Pool, accounts: AccountTransactions, ke
     readBalances: (accountId) => readBalances(pool, kept, accountId),
     readNotificationSettings: (accountId) => readNotificationSettings(pool, accountId),
     updateNotificationSettings: (accountId, patch) => updateNotificationSettings(pool, accountId, patch),
-    transaction: (kind, fn) => accounts.transaction(kind, fn),
+    accounts,
   };
 }
