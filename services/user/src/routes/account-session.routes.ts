@@ -82,7 +82,12 @@ export function accountSessionRoutes(deps: UserDeps, queries: Pick<UserQueries, 
   mountRoute(router, openSessionRoute, async (req, res, request) => {
     noStore(res);
     const session = await openPageSession(
-      { issue: (issue) => deps.watch.store.issue(issue), findAccount: (id) => queries.findAccount(id), explainKey: deps.explainKey },
+      {
+        issue: (issue) => deps.watch.store.issue(issue),
+        findAccount: (id) => queries.findAccount(id),
+        explainKey: deps.explainKey,
+        rememberKey: (session, key, ttl) => deps.pageSessionKeys.remember(session, key, ttl),
+      },
       presentedCredential(req, request.params),
     ).catch(async (error: unknown) => {
       throw error instanceof AppError && error.code === 'unauthenticated' ? await countedFailure(req.ip ?? 'unknown', error) : error;
