@@ -1,4 +1,4 @@
-import { ApiError, errorFromBody, type NotificationSettings } from '@platform/client';
+import { ApiError, errorFromBody, refusalOf, type NotificationSettings } from '@platform/client';
 
 /** What the user service tells the page at `/account/config.json`: where the auth service is, and the product catalogue. */
 export interface PageConfig {
@@ -58,8 +58,13 @@ async function call(url: string, init: RequestInit = {}): Promise<unknown> {
     body = undefined;
   }
   if (!response.ok) {
-    const reason = response.headers.get('x-refusal-reason') ?? undefined;
-    const error = errorFromBody(response.status, body, response.headers.get('x-request-id') ?? undefined, undefined, reason);
+    const error = errorFromBody(
+      response.status,
+      body,
+      response.headers.get('x-request-id') ?? undefined,
+      undefined,
+      refusalOf(response.headers),
+    );
     const retryAfter = Number(response.headers.get('retry-after'));
     throw Number.isFinite(retryAfter) && retryAfter > 0 ? Object.assign(error, { retryAfterSeconds: retryAfter }) : error;
   }
