@@ -1,4 +1,5 @@
 import { ApiError, errorFromBody, refusalOf, type NotificationSettings } from '@platform/client';
+import type { WebhookDelivery } from '@platform/page-dom';
 
 /** What the user service tells the page at `/account/config.json`: where the auth service is, and the product catalogue. */
 export interface PageConfig {
@@ -169,17 +170,8 @@ export async function sendTestWebhook(token: string): Promise<TestDelivery> {
   return (await call('/user-service/notification-settings/webhook-test', { method: 'POST', headers: bearer(token) })) as TestDelivery;
 }
 
-export interface DeliveryAttempt {
-  id: string;
-  type: string;
-  attemptedAt: string;
-  status: number | null;
-  error: string | null;
-  nextRetryAt: string | null;
-}
-
-export async function readDeliveries(token: string): Promise<DeliveryAttempt[]> {
-  return ((await call('/user-service/webhook-deliveries', { headers: bearer(token) })) as { data: DeliveryAttempt[] }).data;
+export async function readDeliveries(token: string): Promise<WebhookDelivery[]> {
+  return ((await call('/user-service/webhook-deliveries', { headers: bearer(token) })) as { data: WebhookDelivery[] }).data;
 }
 
 /** One top-up or adjustment (CONTRACT §4.8). */
