@@ -15,12 +15,14 @@ export const REFUSAL_SENTENCES: Readonly<Record<string, string>> = {
   read_only_admin: 'This admin token may only read.',
 };
 
-/** An instant as people read it, the same wherever it is shown: `6 Dec 2026, 08:57 UTC`. */
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const twoDigits = (value: number): string => String(value).padStart(2, '0');
+
+/** An instant as people read it, the same in every runtime and locale: `6 Dec 2026, 08:57 UTC`. */
 export function refusalTime(iso: string): string {
   const at = new Date(iso);
-  const date = at.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
-  const time = at.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', hour12: false, timeZone: 'UTC' });
-  return `${date}, ${time} UTC`;
+  const day = `${at.getUTCDate()} ${MONTHS[at.getUTCMonth()] ?? ''} ${at.getUTCFullYear()}`;
+  return `${day}, ${twoDigits(at.getUTCHours())}:${twoDigits(at.getUTCMinutes())} UTC`;
 }
 
 /**
