@@ -201,6 +201,21 @@ describe('the account page cards in Chromium', () => {
     expect(sizes.legend).toBeLessThanOrEqual(sizes.chart);
     await screenshot(page, 'account-cards-07-phone-chart', { fullPage: false });
     expect(await seriousViolations(page)).toEqual([]);
+    for (const [selector, name] of [
+      ['#history', '07b-phone-history'],
+      ['#alerts', '07c-phone-alert-address'],
+    ] as const) {
+      await page.locator(selector).scrollIntoViewIfNeeded();
+      await screenshot(page, `account-cards-${name}`, { fullPage: false });
+    }
+    await page.fill('#webhook-url', HOOK);
+    await page.click('#webhook-form button[type="submit"]');
+    await page.waitForSelector('#webhook-secret:not([hidden])');
+    await page.click('#webhook-remove');
+    await page.waitForSelector('#webhook-remove-dialog[open]');
+    await screenshot(page, 'account-cards-07d-phone-remove-confirm', { fullPage: false });
+    await page.click('#webhook-remove-cancel');
+    await page.waitForSelector('#webhook-remove-dialog', { state: 'hidden' });
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
@@ -212,6 +227,9 @@ describe('the account page cards in Chromium', () => {
     await page.waitForSelector('body[data-state="signed-out"]');
     expect(await page.textContent('#notice')).toBe('This account is disabled: contact support.');
     await screenshot(page, 'account-cards-08-disabled-open-page', { fullPage: false });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, 'account-cards-08b-disabled-open-page-phone', { fullPage: false });
+    await page.setViewportSize({ width: 1280, height: 900 });
     await page.fill('#api-key', account.apiKey);
     await page.click('#sign-in-form button[type="submit"]');
     await page.waitForSelector('#api-key-error:not([hidden])');
