@@ -1,5 +1,4 @@
-import { ApiError, errorFromBody, refusalOf, type NotificationSettings } from '@platform/client';
-import type { WebhookDelivery } from '@platform/page-dom';
+import { ApiError, errorFromBody, refusalOf, type NotificationSettings, type WebhookDelivery } from '@platform/client';
 
 /** What the user service tells the page at `/account/config.json`: where the auth service is, and the product catalogue. */
 export interface PageConfig {

@@ -1,5 +1,5 @@
-import { ApiError } from '@platform/client';
-import { byId, delivered, deliveryOutcome, element, type WebhookDelivery } from '@platform/page-dom';
+import { ApiError, type WebhookDelivery } from '@platform/client';
+import { byId, delivered, deliveryOutcome, element } from '@platform/page-dom';
 import { readDeliveries, readWebhook, saveWebhook, sendTestWebhook, type WebhookSettings } from './api';
 import { showFieldError } from './dom';
 import { describeFailure, fieldMessages } from './messages';

@@ -1,5 +1,5 @@
 /** The user service's admin API (CONTRACT §7), called from the console with the operator's admin token. */
-import type { WebhookDelivery } from '@platform/page-dom';
+import type { WebhookDelivery } from '@platform/client';
 
 const TOKEN_KEY = 'operator-console.adminToken';
 

@@ -14,6 +14,7 @@ export type {
   ReservationEnd,
   TokenLifetime,
   UsageDay,
+  WebhookDelivery,
 } from './types.js';
 export type * as AuthApi from './generated/auth.js';
 export type * as UserApi from './generated/user.js';
