@@ -201,14 +201,35 @@ describe('the account page cards in Chromium', () => {
     expect(sizes.legend).toBeLessThanOrEqual(sizes.chart);
     await screenshot(page, 'account-cards-07-phone-chart', { fullPage: false });
     expect(await seriousViolations(page)).toEqual([]);
+    for (const [selector, name] of [
+      ['#history', '07b-phone-history'],
+      ['#alerts', '07c-phone-alert-address'],
+    ] as const) {
+      await page.locator(selector).scrollIntoViewIfNeeded();
+      await screenshot(page, `account-cards-${name}`, { fullPage: false });
+    }
+    await page.fill('#webhook-url', HOOK);
+    await page.click('#webhook-form button[type="submit"]');
+    await page.waitForSelector('#webhook-secret:not([hidden])');
+    await page.click('#webhook-remove');
+    await page.waitForSelector('#webhook-remove-dialog[open]');
+    await screenshot(page, 'account-cards-07d-phone-remove-confirm', { fullPage: false });
+    await page.click('#webhook-remove-cancel');
+    await page.waitForSelector('#webhook-remove-dialog', { state: 'hidden' });
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
-  it('when the operator disables the account, then signing in says so (not "re-copy your key")', async () => {
+  it('when the operator disables the account while the page is open, then its next action says so, and so does signing in', async () => {
+    await page.waitForSelector('body[data-state="signed-in"]');
     expect((await admin('PATCH', `/admin/v1/accounts/${account.id}`, { disabled: true })).status).toBe(200);
-    // The page session is refused as any revoked token is (invalid_credential); the key tells why.
-    await page.reload();
+    // The open page's next action: its session is refused as account_disabled, not as a session that ended.
+    await page.click('#alerts-form button[type="submit"]');
     await page.waitForSelector('body[data-state="signed-out"]');
+    expect(await page.textContent('#notice')).toBe('This account is disabled: contact support.');
+    await screenshot(page, 'account-cards-08-disabled-open-page', { fullPage: false });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, 'account-cards-08b-disabled-open-page-phone', { fullPage: false });
+    await page.setViewportSize({ width: 1280, height: 900 });
     await page.fill('#api-key', account.apiKey);
     await page.click('#sign-in-form button[type="submit"]');
     await page.waitForSelector('#api-key-error:not([hidden])');
@@ -216,12 +237,16 @@ describe('the account page cards in Chromium', () => {
     await screenshot(page, 'account-cards-08-disabled');
   });
 
-  it('when a replaced key signs in, then the page says it was replaced', async () => {
+  it('when a replaced key signs in, then the page says it was replaced, and when', async () => {
     expect((await admin('PATCH', `/admin/v1/accounts/${account.id}`, { disabled: false })).status).toBe(200);
+    const before = Date.now();
     expect((await admin('POST', `/admin/v1/accounts/${account.id}/api-key`)).status).toBe(200);
     await signIn(account.apiKey);
     await page.waitForSelector('#api-key-error:not([hidden])');
-    expect(await page.textContent('#api-key-error')).toMatch(/^This key was replaced by a newer one: sign in with the new key\./);
+    const said = (await page.textContent('#api-key-error')) ?? '';
+    const [, day, time] = /^This key was replaced on (\d{1,2} \w+ \d{4}), (\d{2}:\d{2}) UTC: sign in with the new key\./.exec(said) ?? [];
+    // The rotation above, to the minute (the sentence is in UTC; so is the browser).
+    expect(Math.abs(Date.parse(`${day} ${time} UTC`) - before)).toBeLessThan(2 * 60_000);
     await page.setViewportSize({ width: 390, height: 844 });
     await screenshot(page, 'account-cards-09-replaced-phone');
   });

@@ -246,6 +246,27 @@ describe('running the business from the operator console', () => {
     });
     expect(overflow).toBeLessThanOrEqual(0);
     await screenshot(page, 'operator-business-08-phone', { fullPage: false });
+    // Each part of the journey at phone width: tables stack (one block per row), so no column is cut off.
+    for (const [selector, name] of [
+      ['#search', '09-phone-list'],
+      ['#create', '10-phone-create'],
+      ['#account-refusals', '11-phone-reasons'],
+      ['#credits-form', '12-phone-top-up'],
+      ['#ledger', '13-phone-ledger'],
+      ['#deliveries', '14-phone-deliveries'],
+    ] as const) {
+      await page.locator(selector).scrollIntoViewIfNeeded();
+      await screenshot(page, `operator-business-${name}`, { fullPage: false });
+    }
+    const cutOff = await page.evaluate(() => {
+      const doc = (
+        globalThis as unknown as {
+          document: { querySelectorAll(selector: string): ArrayLike<{ scrollWidth: number; clientWidth: number }> };
+        }
+      ).document;
+      return Array.from(doc.querySelectorAll('.table-scroll')).filter((holder) => holder.scrollWidth > holder.clientWidth).length;
+    });
+    expect(cutOff).toBe(0);
     expect(await seriousViolations(page)).toEqual([]);
   });
 });

@@ -182,7 +182,7 @@ describe('the operator console in Chromium against pnpm start', () => {
     );
     await page.waitForSelector('#notice:has-text("now has 2500 credits")');
     expect(await page.locator('#balances tbody tr').first().textContent()).toBe('WHOIS API poolWHOIS API, Bulk WHOIS API2,500OK');
-    expect(await page.locator('#ledger tbody tr').first().textContent()).toContain(`Top-upWHOIS API+5002,500${OPERATOR}`);
+    expect(await page.locator('#ledger tbody tr').first().textContent()).toContain(`Top-upWHOIS API pool+5002,500${OPERATOR}`);
     await screenshot(page, 'operator-05-topped-up');
   });
 

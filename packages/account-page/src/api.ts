@@ -1,4 +1,4 @@
-import { ApiError, errorFromBody, type NotificationSettings } from '@platform/client';
+import { ApiError, errorFromBody, refusalOf, type NotificationSettings, type WebhookDelivery } from '@platform/client';
 
 /** What the user service tells the page at `/account/config.json`: where the auth service is, and the product catalogue. */
 export interface PageConfig {
@@ -58,8 +58,13 @@ async function call(url: string, init: RequestInit = {}): Promise<unknown> {
     body = undefined;
   }
   if (!response.ok) {
-    const reason = response.headers.get('x-refusal-reason') ?? undefined;
-    const error = errorFromBody(response.status, body, response.headers.get('x-request-id') ?? undefined, undefined, reason);
+    const error = errorFromBody(
+      response.status,
+      body,
+      response.headers.get('x-request-id') ?? undefined,
+      undefined,
+      refusalOf(response.headers),
+    );
     const retryAfter = Number(response.headers.get('retry-after'));
     throw Number.isFinite(retryAfter) && retryAfter > 0 ? Object.assign(error, { retryAfterSeconds: retryAfter }) : error;
   }
@@ -164,17 +169,8 @@ export async function sendTestWebhook(token: string): Promise<TestDelivery> {
   return (await call('/user-service/notification-settings/webhook-test', { method: 'POST', headers: bearer(token) })) as TestDelivery;
 }
 
-export interface DeliveryAttempt {
-  id: string;
-  type: string;
-  attemptedAt: string;
-  status: number | null;
-  error: string | null;
-  nextRetryAt: string | null;
-}
-
-export async function readDeliveries(token: string): Promise<DeliveryAttempt[]> {
-  return ((await call('/user-service/webhook-deliveries', { headers: bearer(token) })) as { data: DeliveryAttempt[] }).data;
+export async function readDeliveries(token: string): Promise<WebhookDelivery[]> {
+  return ((await call('/user-service/webhook-deliveries', { headers: bearer(token) })) as { data: WebhookDelivery[] }).data;
 }
 
 /** One top-up or adjustment (CONTRACT §4.8). */

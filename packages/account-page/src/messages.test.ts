@@ -50,6 +50,16 @@ describe('failures as sentences', () => {
     expect(describeFailure(refused(401, restricted, undefined, 'key_replaced'), 'sign-in')).toMatch(
       /^This key was replaced by a newer one/,
     );
+    const replacedOn = new ApiError({
+      status: 401,
+      code: 401,
+      messages: restricted,
+      reason: 'key_replaced',
+      replacedAt: '2026-12-01T09:30:00Z',
+    });
+    expect(describeFailure(replacedOn, 'sign-in')).toBe(
+      'This key was replaced on 1 Dec 2026, 09:30 UTC: sign in with the new key. If nobody on your side replaced it, contact support.',
+    );
     expect(sessionEndedText(refused(401, restricted, undefined, 'account_disabled'))).toBe('This account is disabled: contact support.');
     expect(describeFailure(refused(401, restricted, undefined, 'invalid_credential'), 'sign-in')).toMatch(/^That API key was not accepted/);
     expect(sessionEndedText(refused(401, restricted, undefined, 'invalid_credential'))).toBe(SESSION_ENDED);

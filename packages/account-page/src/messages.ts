@@ -1,4 +1,4 @@
-import { refusalSentence, type ApiError } from '@platform/client';
+import { refusalSentence, refusalTime, type ApiError } from '@platform/client';
 
 /** What the page was doing when a call failed; each action explains a refusal in its own words. */
 export type Action = 'sign-in' | 'load' | 'save-alerts' | 'save-webhook' | 'test-webhook' | 'rotate' | 'sign-out';
@@ -55,7 +55,7 @@ const TOLD_BY_REASON = new Set(['account_disabled', 'key_replaced', 'no_credits'
 export function refusalText(error: ApiError): string | undefined {
   if (error.reason === undefined || !TOLD_BY_REASON.has(error.reason)) return undefined;
   if (error.reason === 'key_replaced')
-    return 'This key was replaced by a newer one: sign in with the new key. If nobody on your side replaced it, contact support.';
+    return `This key was replaced ${error.replacedAt === undefined ? 'by a newer one' : `on ${refusalTime(error.replacedAt)}`}: sign in with the new key. If nobody on your side replaced it, contact support.`;
   return refusalSentence(error.reason);
 }
 

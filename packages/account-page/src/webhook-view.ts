@@ -1,6 +1,6 @@
-import { ApiError } from '@platform/client';
-import { byId, element } from '@platform/page-dom';
-import { readDeliveries, readWebhook, saveWebhook, sendTestWebhook, type DeliveryAttempt, type WebhookSettings } from './api';
+import { ApiError, type WebhookDelivery } from '@platform/client';
+import { byId, delivered, deliveryOutcome, element } from '@platform/page-dom';
+import { readDeliveries, readWebhook, saveWebhook, sendTestWebhook, type WebhookSettings } from './api';
 import { showFieldError } from './dom';
 import { describeFailure, fieldMessages } from './messages';
 
@@ -37,13 +37,7 @@ function showSecret(secret: string | undefined): void {
   byId<HTMLInputElement>('webhook-secret-value').value = secret ?? '';
 }
 
-function outcomeText(attempt: Pick<DeliveryAttempt, 'status' | 'error'>): string {
-  if (attempt.status !== null)
-    return attempt.status >= 200 && attempt.status < 300 ? `Delivered (${attempt.status})` : `Answered ${attempt.status}`;
-  return attempt.error === null ? 'No answer' : `Not delivered: ${attempt.error}`;
-}
-
-function renderDeliveries(attempts: readonly DeliveryAttempt[]): void {
+function renderDeliveries(attempts: readonly WebhookDelivery[]): void {
   const slot = byId('webhook-deliveries');
   if (attempts.length === 0) {
     slot.replaceChildren(element('p', { className: 'help', text: 'No deliveries yet.' }));
@@ -55,11 +49,15 @@ function renderDeliveries(attempts: readonly DeliveryAttempt[]): void {
     ['Time (UTC)', 'Event', 'Result', 'Next retry'].map((text) => element('th', { text, attributes: { scope: 'col' } })),
   );
   const rows = attempts.map((attempt) => {
-    const ok = attempt.status !== null && attempt.status >= 200 && attempt.status < 300;
+    const ok = delivered(attempt);
     return element('tr', {}, [
       element('th', { text: WHEN.format(new Date(attempt.attemptedAt)), attributes: { scope: 'row', 'data-label': 'Time (UTC)' } }),
       element('td', { text: attempt.type, attributes: { 'data-label': 'Event', title: attempt.id } }),
-      element('td', { text: outcomeText(attempt), className: ok ? 'result ok' : 'result failed', attributes: { 'data-label': 'Result' } }),
+      element('td', {
+        text: deliveryOutcome(attempt),
+        className: ok ? 'result ok' : 'result failed',
+        attributes: { 'data-label': 'Result' },
+      }),
       element('td', {
         text: attempt.nextRetryAt === null ? '—' : WHEN.format(new Date(attempt.nextRetryAt)),
         attributes: { 'data-label': 'Next retry' },
@@ -142,7 +140,7 @@ export async function testWebhook(token: string): Promise<void> {
     const delivery = await sendTestWebhook(token);
     byId('webhook-saved').textContent = delivery.delivered
       ? `Test event delivered (your endpoint answered ${delivery.status}).`
-      : `Test event not delivered: ${outcomeText(delivery).replace(/^Not delivered: /, '')}.`;
+      : `Test event not delivered: ${deliveryOutcome(delivery).replace(/^Not delivered: /, '')}.`;
     renderDeliveries(await readDeliveries(token));
   } catch (error) {
     reportRefusal(error);

@@ -1,6 +1,6 @@
 /** One account: its pools (low and empty marked), the refusals it meets now, where its alerts go, its webhook and deliveries. */
-import { byId, element } from '@platform/page-dom';
-import type { AccountDetails, AuditRow, Delivery } from './api';
+import { byId, delivered, deliveryOutcome, element } from '@platform/page-dom';
+import type { AccountDetails, AuditRow } from './api';
 import { catalogue, poolName } from './catalogue';
 import { table, utc } from './dom';
 import { statusBadge } from './list-view';
@@ -44,12 +44,6 @@ function refusals(account: AccountDetails, pools: PoolRow[], lastRotation: Audit
   return said;
 }
 
-function outcome(delivery: Delivery): string {
-  if (delivery.status !== null)
-    return delivery.status >= 200 && delivery.status < 300 ? `Delivered (${delivery.status})` : `Answered ${delivery.status}`;
-  return delivery.error === null ? 'No answer' : `Not delivered: ${delivery.error}`;
-}
-
 function renderNotifications(account: AccountDetails): void {
   const { notifications: settings } = account;
   const low = settings.lowBalanceAlert.enabled ? `on, below ${number.format(settings.lowBalanceAlert.threshold)} credits` : 'off';
@@ -74,9 +68,7 @@ function renderNotifications(account: AccountDetails): void {
       ['Webhook', webhookText],
     ].flatMap(([term, value]) => [element('dt', { text: term ?? '' }), element('dd', { text: value ?? '' })]),
   );
-  const failed = account.webhookDeliveries.filter(
-    (delivery) => delivery.status === null || delivery.status < 200 || delivery.status >= 300,
-  );
+  const failed = account.webhookDeliveries.filter((delivery) => !delivered(delivery));
   byId('deliveries-summary').textContent =
     account.webhookDeliveries.length === 0
       ? 'No webhook delivery yet.'
@@ -90,7 +82,7 @@ function renderNotifications(account: AccountDetails): void {
           account.webhookDeliveries.map((delivery) => [
             utc(delivery.attemptedAt),
             delivery.type,
-            outcome(delivery),
+            deliveryOutcome(delivery),
             delivery.nextRetryAt === null ? '—' : utc(delivery.nextRetryAt),
           ]),
           [0, 1, 2, 3],

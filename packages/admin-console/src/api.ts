@@ -1,4 +1,5 @@
 /** The user service's admin API (CONTRACT §7), called from the console with the operator's admin token. */
+import type { WebhookDelivery } from '@platform/client';
 
 const TOKEN_KEY = 'operator-console.adminToken';
 
@@ -21,15 +22,6 @@ export interface AccountItem extends Account {
   pools: Array<{ pool: number[]; credits: number }>;
 }
 
-export interface Delivery {
-  id: string;
-  type: string;
-  attemptedAt: string;
-  status: number | null;
-  error: string | null;
-  nextRetryAt: string | null;
-}
-
 export interface AccountDetails extends Account {
   balances: Array<{ product_id: number; product: { id: number; name: string }; credits: number }>;
   notifications: {
@@ -38,7 +30,7 @@ export interface AccountDetails extends Account {
     zeroBalanceAlert: { enabled: boolean };
     webhook: { url: string; enabled: boolean; disabledReason?: 'gone' | 'failing' } | null;
   };
-  webhookDeliveries: Delivery[];
+  webhookDeliveries: WebhookDelivery[];
 }
 
 export interface Page<T> {

@@ -25,6 +25,11 @@ export function poolName(pool: readonly number[]): string {
   return pool.length > 1 ? `${productName(first)} pool` : productName(first);
 }
 
+/** The name of the pool a product belongs to (a ledger row names its pool by the pool's id). */
+export function poolNameOf(productId: number): string {
+  return poolName(byId.get(productId)?.pool ?? [productId]);
+}
+
 /** Every pool of the catalogue, each with its products in id order. */
 export function pools(): Product[][] {
   const seen = new Map<number, Product[]>();

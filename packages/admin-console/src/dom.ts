@@ -1,14 +1,19 @@
 import { byId, element } from '@platform/page-dom';
 
-/** A table of rows of cells (strings, or nodes such as buttons); `text` names the left-aligned columns. */
+/**
+ * A table of rows of cells (strings, or nodes such as buttons); `text` names the left-aligned
+ * columns. At phone width it stacks (the account page's `table.stacked`): one block per row, each
+ * value under its column's name, instead of columns cut off at the screen's edge.
+ */
 export function table(caption: string, headings: string[], rows: Array<Array<string | Node>>, text: number[] = []): HTMLTableElement {
   const cell = (tag: 'th' | 'td', value: string | Node, index: number) => {
     const created = element(tag, text.includes(index) ? { className: 'text' } : {});
     if (tag === 'th') created.setAttribute('scope', 'col');
+    else created.dataset.label = headings[index] ?? '';
     created.append(value);
     return created;
   };
-  return element('table', {}, [
+  return element('table', { className: 'stacked' }, [
     element('caption', { text: caption }),
     element('thead', {}, [
       element(

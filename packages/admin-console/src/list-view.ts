@@ -83,7 +83,12 @@ function draw(): void {
     return;
   }
   const caption = `Accounts, sorted by ${COLUMNS.find((column) => column.key === sort.key)?.label.toLowerCase() ?? 'id'}`;
-  const built = table(caption, [], cells, [1, 2, 4]);
+  const built = table(
+    caption,
+    COLUMNS.map((column) => column.label),
+    cells,
+    [1, 2, 4],
+  );
   built.querySelector('thead tr')?.replaceChildren(
     ...COLUMNS.map((column, index) => {
       const th = element('th', { className: [1, 2, 4].includes(index) ? 'text' : '', attributes: { scope: 'col' } });

@@ -39,7 +39,13 @@ export async function search(more: boolean): Promise<void> {
   }
   state.lastSearch = query;
   state.searchCursor = page.nextCursor;
-  byId('search-summary').textContent = more ? '' : page.data.length === 0 ? 'No account matches.' : 'Accounts found (newest first):';
+  // The table's caption says the order and its totals line the count: the status line only announces.
+  const found = page.data.length;
+  byId('search-summary').textContent = more
+    ? ''
+    : found === 0
+      ? 'No account matches.'
+      : `${found === 1 ? '1 account' : `${found} accounts`} found.`;
   renderResults(page.data, more, open);
   byId('search-more').hidden = page.nextCursor === null;
 }
@@ -57,7 +63,9 @@ export async function bulk(): Promise<void> {
   state.lastSearch = query;
   state.searchCursor = null;
   byId('search-summary').textContent =
-    cursor === undefined ? 'Every account that matches the filters:' : `The first ${all.length} accounts that match the filters:`;
+    cursor === undefined
+      ? `Every account that matches the filters: ${all.length}.`
+      : `Only the first ${all.length} accounts that match the filters are listed.`;
   renderResults(all, false, open);
   byId('search-more').hidden = true;
 }

@@ -1,7 +1,7 @@
 /** The ledger (product names, signed changes) and the audit log (readable details). */
 import { byId, element } from '@platform/page-dom';
 import type { AuditRow, LedgerRow } from './api';
-import { productName } from './catalogue';
+import { poolNameOf } from './catalogue';
 import { ACTION_NAMES, describeAudit } from './describe';
 import { table, utc } from './dom';
 
@@ -28,7 +28,7 @@ export function renderLedger(rows: LedgerRow[], append: boolean): void {
   const cells = rows.map((row) => [
     utc(row.at),
     CAUSES[row.cause] ?? row.cause,
-    productName(row.productId),
+    poolNameOf(row.productId),
     signed(row.delta),
     number.format(row.credits),
     row.actor,
@@ -36,13 +36,7 @@ export function renderLedger(rows: LedgerRow[], append: boolean): void {
   fill(
     'ledger',
     append,
-    () =>
-      table(
-        'Every balance change, newest first',
-        ['When', 'Cause', 'Product (pool)', 'Change', 'Credits after', 'By'],
-        cells,
-        [0, 1, 2, 5],
-      ),
+    () => table('Every balance change, newest first', ['When', 'Cause', 'Pool', 'Change', 'Credits after', 'By'], cells, [0, 1, 2, 5]),
     'No balance change yet.',
     cells.length,
   );

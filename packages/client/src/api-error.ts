@@ -10,6 +10,8 @@ export interface ApiErrorInit {
   networkCode?: string;
   /** Why a 401, 403 or 429 was answered (`X-Refusal-Reason`). */
   reason?: string | undefined;
+  /** When the presented key was replaced (`X-Key-Replaced-At`, with the reason `key_replaced`). */
+  replacedAt?: string | undefined;
   cause?: unknown;
 }
 
@@ -40,6 +42,8 @@ export class ApiError extends Error {
    * `no_credits`…), when it said; `refusalSentence(reason)` words it for a person.
    */
   readonly reason: string | undefined;
+  /** When the presented key was replaced (RFC 3339), when the platform said (`X-Key-Replaced-At`). */
+  readonly replacedAt: string | undefined;
 
   constructor(init: ApiErrorInit) {
     super(`${init.status} ${describeMessages(init.messages)}`, init.cause === undefined ? undefined : { cause: init.cause });
@@ -49,6 +53,7 @@ export class ApiError extends Error {
     this.requestId = init.requestId;
     this.networkCode = init.networkCode;
     this.reason = init.reason;
+    this.replacedAt = init.replacedAt;
   }
 
   /** The messages of one field of a 422 (empty when there are none). */
@@ -70,9 +75,15 @@ function isFieldMessages(value: unknown): value is Record<string, string[]> {
   return isRecord(value) && Object.values(value).every((texts) => Array.isArray(texts) && texts.every((text) => typeof text === 'string'));
 }
 
-/** Maps an error answer's parsed body (any envelope, or none) onto an ApiError; `reason`: its X-Refusal-Reason. */
-export function errorFromBody(status: number, body: unknown, requestId?: string, fallback = `HTTP ${status}`, reason?: string): ApiError {
-  const answer = { status, requestId, reason };
+/** Maps an error answer's parsed body (any envelope, or none) onto an ApiError; `refusal`: what its headers said (`refusalOf`). */
+export function errorFromBody(
+  status: number,
+  body: unknown,
+  requestId?: string,
+  fallback = `HTTP ${status}`,
+  refusal: { reason?: string | undefined; replacedAt?: string | undefined } = {},
+): ApiError {
+  const answer = { status, requestId, reason: refusal.reason, replacedAt: refusal.replacedAt };
   if (isRecord(body)) {
     const { code, messages } = body;
     if ((typeof code === 'number' || typeof code === 'string') && (typeof messages === 'string' || isFieldMessages(messages))) {

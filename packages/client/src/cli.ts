@@ -100,10 +100,10 @@ export async function runClientCli(argv: string[], environment: Record<string, s
     return 0;
   } catch (error) {
     if (error instanceof ApiError) {
-      const { status, code, reason, requestId } = error;
+      const { status, code, reason, replacedAt, requestId } = error;
       // The refusal's own sentence in place of the platform's one sentence for every refusal.
-      const messages = refusalSentence(reason) ?? error.messages;
-      output.err(`${JSON.stringify({ error: { status, code, reason, messages, requestId } }, null, 2)}\n`);
+      const messages = refusalSentence(reason, replacedAt) ?? error.messages;
+      output.err(`${JSON.stringify({ error: { status, code, reason, replacedAt, messages, requestId } }, null, 2)}\n`);
       return 1;
     }
     if (error instanceof UsageError) {

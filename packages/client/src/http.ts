@@ -1,5 +1,5 @@
 import { ApiError, errorFromBody } from './api-error.js';
-import { refusalReasonOf } from './refusal.js';
+import { refusalOf } from './refusal.js';
 
 /** The fetch the client calls: the platform's own unless one is given. */
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
@@ -153,7 +153,7 @@ export async function readJson(response: Response): Promise<unknown> {
   }
   if (!response.ok) {
     const fallback = withoutQuery(response.statusText) || `HTTP ${response.status}`;
-    throw errorFromBody(response.status, body, requestId, fallback, refusalReasonOf(response.headers));
+    throw errorFromBody(response.status, body, requestId, fallback, refusalOf(response.headers));
   }
   return body;
 }

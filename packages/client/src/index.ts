@@ -1,6 +1,6 @@
 export { ApiError, errorFromBody, type ApiErrorInit, type ErrorMessages } from './api-error.js';
 export { AccountAccessClient, type AccountAccessClientOptions } from './client.js';
-export { REFUSAL_SENTENCES, refusalSentence } from './refusal.js';
+export { REFUSAL_SENTENCES, refusalOf, refusalSentence, refusalTime, type RefusalHeaders } from './refusal.js';
 export { MeteringClient, type MeteringClientOptions, type ReserveRequest } from './metering-client.js';
 export type { ServiceJwtSource } from './service-jwt.js';
 export type { FetchFunction } from './http.js';
@@ -14,6 +14,7 @@ export type {
   ReservationEnd,
   TokenLifetime,
   UsageDay,
+  WebhookDelivery,
 } from './types.js';
 export type * as AuthApi from './generated/auth.js';
 export type * as UserApi from './generated/user.js';

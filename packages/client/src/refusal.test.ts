@@ -1,5 +1,5 @@
 import { errorFromBody } from './api-error.js';
-import { REFUSAL_SENTENCES, refusalReasonOf, refusalSentence } from './refusal.js';
+import { REFUSAL_SENTENCES, refusalOf, refusalReasonOf, refusalSentence } from './refusal.js';
 
 describe('refusal reasons', () => {
   it('when the answer carries X-Refusal-Reason, then that is the reason', () => {
@@ -43,7 +43,17 @@ describe('refusal reasons', () => {
   });
 
   it('when an error answer is read, then the ApiError keeps the reason beside the platform’s body', () => {
-    const error = errorFromBody(401, { code: 401, messages: 'Access restricted.' }, 'req-1', 'Unauthorized', 'key_replaced');
-    expect(error).toMatchObject({ status: 401, messages: 'Access restricted.', reason: 'key_replaced' });
+    const error = errorFromBody(401, { code: 401, messages: 'Access restricted.' }, 'req-1', 'Unauthorized', { reason: 'key_replaced' });
+    expect(error).toMatchObject({ status: 401, messages: 'Access restricted.', reason: 'key_replaced', replacedAt: undefined });
+  });
+
+  it('when a replaced key’s answer says when, then the sentence names the day and time in UTC; a time that is none is left out', () => {
+    const said = refusalOf(new Headers({ 'X-Refusal-Reason': 'key_replaced', 'X-Key-Replaced-At': '2026-12-01T09:30:00.000Z' }));
+    expect(said).toEqual({ reason: 'key_replaced', replacedAt: '2026-12-01T09:30:00.000Z' });
+    expect(refusalSentence(said.reason, said.replacedAt)).toBe('This key was replaced on 1 Dec 2026, 09:30 UTC: use the new key.');
+    expect(refusalOf(new Headers({ 'X-Refusal-Reason': 'key_replaced', 'X-Key-Replaced-At': 'yesterday' }))).toEqual({
+      reason: 'key_replaced',
+    });
+    expect(refusalSentence('account_disabled', '2026-12-01T09:30:00.000Z')).toBe('This account is disabled: contact support.');
   });
 });

@@ -15,9 +15,37 @@ export const REFUSAL_SENTENCES: Readonly<Record<string, string>> = {
   read_only_admin: 'This admin token may only read.',
 };
 
-/** The sentence for a reason, or undefined for no reason or one this client does not know. */
-export function refusalSentence(reason: string | undefined): string | undefined {
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const twoDigits = (value: number): string => String(value).padStart(2, '0');
+
+/** An instant as people read it, the same in every runtime and locale: `6 Dec 2026, 08:57 UTC`. */
+export function refusalTime(iso: string): string {
+  const at = new Date(iso);
+  const day = `${at.getUTCDate()} ${MONTHS[at.getUTCMonth()] ?? ''} ${at.getUTCFullYear()}`;
+  return `${day}, ${twoDigits(at.getUTCHours())}:${twoDigits(at.getUTCMinutes())} UTC`;
+}
+
+/**
+ * The sentence for a reason, or undefined for no reason or one this client does not know. A
+ * replaced key's sentence names when, if the answer said (`replacedAt`, its X-Key-Replaced-At).
+ */
+export function refusalSentence(reason: string | undefined, replacedAt?: string): string | undefined {
+  if (reason === 'key_replaced' && replacedAt !== undefined) return `This key was replaced on ${refusalTime(replacedAt)}: use the new key.`;
   return reason === undefined || !Object.hasOwn(REFUSAL_SENTENCES, reason) ? undefined : REFUSAL_SENTENCES[reason];
+}
+
+/** What an answer says about its refusal: its reason, and for a replaced key when. */
+export interface RefusalHeaders {
+  reason?: string | undefined;
+  /** X-Key-Replaced-At, when it is a time. */
+  replacedAt?: string | undefined;
+}
+
+/** The reason (refusalReasonOf) and a replaced key's time of an answer. */
+export function refusalOf(headers: Headers): RefusalHeaders {
+  const replacedAt = headers.get('x-key-replaced-at');
+  const reason = refusalReasonOf(headers);
+  return replacedAt !== null && Number.isFinite(Date.parse(replacedAt)) ? { reason, replacedAt } : { reason };
 }
 
 /**

@@ -39,6 +39,9 @@ export interface UsageDay {
 
 export type ApiKeyResponse = UserPaths['/user-service/api-key/generate']['get']['responses'][200]['content']['application/json'];
 
+/** One balance-webhook delivery attempt (`webhook-deliveries`, and the admin account view's last ones). */
+export type WebhookDelivery = UserComponents['schemas']['WebhookAttempt'];
+
 /** `{"lowBalanceAlert": {"enabled", "threshold"}, "zeroBalanceAlert": {"enabled"}}` */
 export type NotificationSettings = UserComponents['schemas']['NotificationSettings'];
 

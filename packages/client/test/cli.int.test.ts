@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { runClientCli } from '../src/cli.js';
+import { refusalTime } from '../src/refusal.js';
 import { useTestPlatform } from './platform.js';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -53,9 +54,11 @@ describe('pnpm client', () => {
     expect((await run(['balance'], environment(apiKey))).code).toBe(0);
     const refused = await run(['balance'], environment(account.apiKey));
     expect(refused.code).toBe(1);
-    expect(JSON.parse(refused.stderr)).toMatchObject({
-      error: { status: 401, code: 401, reason: 'key_replaced', messages: 'This key was replaced: use the new key.' },
-    });
+    const { error } = JSON.parse(refused.stderr) as { error: { replacedAt: string; messages: string } };
+    expect(error).toMatchObject({ status: 401, code: 401, reason: 'key_replaced' });
+    // When it was replaced: the moment of the rotation above, in the sentence too.
+    expect(Math.abs(Date.parse(error.replacedAt) - Date.now())).toBeLessThan(60_000);
+    expect(error.messages).toBe(`This key was replaced on ${refusalTime(error.replacedAt)}: use the new key.`);
   });
 
   it.each<[string, (account: { id: number; apiKey: string }) => Promise<unknown>, string[], string, string]>([

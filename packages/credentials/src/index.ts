@@ -3,6 +3,7 @@ export * from './access-store';
 export * from './access-watch';
 export * from './failure-limit';
 export * from './memory-access-store';
+export * from './page-session-keys';
 export * from './redis-access-store';
 export * from './redis-client';
 export * from './redis-identity';

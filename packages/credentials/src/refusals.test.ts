@@ -16,7 +16,7 @@ async function countingVerifier() {
   const looked: string[] = [];
   const explainKey: ExplainKeyRefusal = (hash) => {
     looked.push(hash);
-    return Promise.resolve('key_replaced');
+    return Promise.resolve({ reason: 'key_replaced' });
   };
   return { apiKey, token, access, looked, verifier: createCredentialVerifier({ access, explainKey }) };
 }
@@ -42,7 +42,7 @@ describe('refusal reasons of the credential verifier', () => {
     const refusal = await refusalOf(verifier.require(unknown));
     expect({ code: refusal.code, reason: refusal.reason }).toEqual({ code: 'unauthenticated', reason: 'invalid_credential' });
     expect(looked).toEqual([]);
-    expect(await refusal.explain?.()).toBe('key_replaced');
+    expect(await refusal.explain?.()).toEqual({ reason: 'key_replaced' });
     expect(looked).toEqual([hashSecret(unknown)]);
     await access.close();
   });

@@ -1,11 +1,11 @@
-import { AppError, type RefusalReason } from '@platform/wire';
+import { AppError, type RefusalFinding } from '@platform/wire';
 
 /**
  * Why an API key that the access store does not know was refused: unknown, replaced by a
- * rotation, or of a disabled account (CONTRACT §2, refusal reasons). The access store keeps
- * active keys only, so the answer is a lookup in Postgres, made on the refusal path alone.
+ * rotation (and when), or of a disabled account (CONTRACT §2, refusal reasons). The access store
+ * keeps active keys only, so the answer is a lookup in Postgres, made on the refusal path alone.
  */
-export type ExplainKeyRefusal = (keyHash: string) => Promise<RefusalReason>;
+export type ExplainKeyRefusal = (keyHash: string) => Promise<RefusalFinding>;
 
 /** What a request presented (`presentedCredential`): `presented` without a secret is an unreadable one. */
 export interface PresentedCredential {

@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import { readBatch } from '@platform/runtime';
 import { AppError, type Params } from '@platform/wire';
 import type { AccessStore } from './access-store';
+import type { ExplainSessionRefusal } from './page-session-keys';
 import { missingCredential, refusedKey, type ExplainKeyRefusal, type PresentedCredential } from './refusals';
 import { hashSecret, isApiKeyShape } from './secrets';
 import { isWellFormedPageSession, isWellFormedToken } from './token-format';
@@ -34,6 +35,8 @@ export interface CredentialVerifierOptions {
   pageSessions?: boolean;
   /** Tells a replaced key or a disabled account's key from an unknown one, when a key is refused. */
   explainKey?: ExplainKeyRefusal;
+  /** Tells a disabled account's page session from an ended one, when a page session is refused. */
+  explainSession?: ExplainSessionRefusal;
 }
 
 export function createCredentialVerifier(deps: CredentialVerifierOptions): CredentialVerifier {
@@ -68,10 +71,14 @@ export function createCredentialVerifier(deps: CredentialVerifierOptions): Crede
       const principal = secret === undefined ? undefined : await verify(secret);
       if (principal) return principal;
       // A token the store does not know is invalid_credential whatever the cause (a rotation or a
-      // disabling removed it): only a key's own state can be looked up.
-      throw secret !== undefined && isApiKeyShape(secret)
-        ? refusedKey(hashSecret(secret), deps.explainKey)
-        : new AppError('unauthenticated', { reason: 'invalid_credential' });
+      // disabling removed it): only a key's own state, and a page session's key's, can be looked up.
+      if (secret !== undefined && isApiKeyShape(secret)) throw refusedKey(hashSecret(secret), deps.explainKey);
+      const { explainSession } = deps;
+      if (secret !== undefined && explainSession !== undefined && deps.pageSessions === true && isWellFormedPageSession(secret)) {
+        const sessionHash = hashSecret(secret);
+        throw new AppError('unauthenticated', { reason: 'invalid_credential', explain: () => explainSession(sessionHash) });
+      }
+      throw new AppError('unauthenticated', { reason: 'invalid_credential' });
     },
   };
 }

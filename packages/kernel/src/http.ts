@@ -21,7 +21,7 @@ import {
   type HttpMetrics,
   runningRelease,
 } from '@platform/runtime';
-import { AppError, isRefusalStatus, REFUSAL_HEADER, renderError, type Envelope, type ErrorCode, type RefusalReason } from '@platform/wire';
+import { AppError, isRefusalStatus, REFUSAL_HEADER, renderError, type Envelope, type ErrorCode, type RefusalFinding } from '@platform/wire';
 import { kernelStateOf, levelOf, RequestState, watchRoutes } from './request-state';
 import { watchFinishedResponses } from './finished-responses';
 import { metricsGuard } from './metrics-guard';
@@ -175,8 +175,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     next(new AppError('not_found'));
   };
 
-  // Answers an error; `explained`: the reason its deferred lookup found (AppErrorOptions.explain).
-  const answerError = (error: unknown, known: AppError | undefined, req: Request, res: Response, explained?: RefusalReason): void => {
+  // Answers an error; `explained`: what its deferred lookup found (AppErrorOptions.explain).
+  const answerError = (error: unknown, known: AppError | undefined, req: Request, res: Response, explained?: RefusalFinding): void => {
     const state = kernelStateOf(res);
     const { edge } = state;
     const rendered = renderError(known ?? error, edge.envelope, explained);
@@ -208,7 +208,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     if (explain === undefined) return answerError(error, known, req, res);
     // Only now is the refusal final: its lookup (a replaced key, a disabled account) runs here.
     explain().then(
-      (reason) => answerError(error, known, req, res, reason),
+      (found) => answerError(error, known, req, res, found),
       (failure: unknown) => {
         kernelStateOf(res).log.warn('refusal reason lookup failed', { error: failure });
         answerError(error, known, req, res);

@@ -5,7 +5,7 @@
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodTypeAny } from 'zod';
-import { isRefusalStatus, REFUSAL_HEADER, REFUSAL_REASONS, type Envelope } from '@platform/wire';
+import { isRefusalStatus, KEY_REPLACED_AT_HEADER, REFUSAL_HEADER, REFUSAL_REASONS, type Envelope } from '@platform/wire';
 import {
   mountedPaths,
   OUTPUT_FORMAT,
@@ -47,6 +47,10 @@ function content(edge: RouteEdge, json: ZodTypeAny, xml: ZodTypeAny = json, json
 /** Every 401, 403 and 429 says why (CONTRACT §2, refusal reasons). */
 const REFUSAL_HEADERS = {
   [REFUSAL_HEADER]: z.enum(REFUSAL_REASONS).openapi({ description: 'Why the request was refused; the body keeps its one sentence.' }),
+  [KEY_REPLACED_AT_HEADER]: z
+    .string()
+    .optional()
+    .openapi({ description: 'With key_replaced: when the presented API key was replaced (RFC 3339, UTC). An extension.' }),
 };
 
 function responseOf(edge: RouteEdge, status: string, response: ResponseDeclaration): ResponseConfig {

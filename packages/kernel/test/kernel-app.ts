@@ -4,7 +4,7 @@
  */
 import { PassThrough } from 'node:stream';
 import express, { type Express } from 'express';
-import { AppError, invalidParams, requiredMessage, throwIfInvalid, type RefusalReason } from '@platform/wire';
+import { AppError, invalidParams, requiredMessage, throwIfInvalid, type RefusalFinding } from '@platform/wire';
 import { Health, type ReadinessCheck, createLogger } from '@platform/runtime';
 import { createHttpApp } from '../src/http';
 import { respond } from '../src/respond';
@@ -16,6 +16,8 @@ export const DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const XML_TYPE = 'application/xml; charset=utf-8';
 export const SECRET_IN_ERROR = 'at_Ab3dEf6hIj9kLm2nOp5qRs8tUvWxY';
+/** When /replaced's key was replaced. */
+export const REPLACED_AT = '2026-12-01T09:30:00.000Z';
 
 interface TestApp {
   app: Express;
@@ -140,9 +142,9 @@ export function buildApp(checks: Record<string, ReadinessCheck> = {}): TestApp {
   );
   // Refusals whose precise reason costs a lookup (a replaced key), which the kernel runs.
   let refusalLookups = 0;
-  const explained = (outcome: () => Promise<RefusalReason>) =>
+  const explained = (outcome: () => Promise<RefusalFinding>) =>
     handler(publicEdge, () => {
-      const explain = (): Promise<RefusalReason> => {
+      const explain = (): Promise<RefusalFinding> => {
         refusalLookups += 1;
         return outcome();
       };
@@ -150,7 +152,7 @@ export function buildApp(checks: Record<string, ReadinessCheck> = {}): TestApp {
     });
   http.app.get(
     '/replaced',
-    explained(() => Promise.resolve('key_replaced')),
+    explained(() => Promise.resolve({ reason: 'key_replaced', replacedAt: new Date(REPLACED_AT) })),
   );
   http.app.get(
     '/lookup-fails',

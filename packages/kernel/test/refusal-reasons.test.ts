@@ -4,7 +4,7 @@
  * the error handler, and a lookup that fails leaves the thrower's reason.
  */
 import request from 'supertest';
-import { SECRET_IN_ERROR, SERVICE, buildApp } from './kernel-app';
+import { REPLACED_AT, SECRET_IN_ERROR, SERVICE, buildApp } from './kernel-app';
 
 describe('refusal reasons in the kernel', () => {
   it('when a refusal defers its reason to a lookup, then the looked-up reason is the header, the challenge’s error_description and the log line’s reason', async () => {
@@ -12,6 +12,7 @@ describe('refusal reasons in the kernel', () => {
     const response = await request(app).get('/replaced').set('Authorization', `Bearer ${SECRET_IN_ERROR}`).set('X-Request-Id', 'r-1');
     expect({ status: response.status, reason: response.headers['x-refusal-reason'] }).toEqual({ status: 401, reason: 'key_replaced' });
     expect(response.headers['www-authenticate']).toBe(`Bearer realm="${SERVICE}", error="invalid_token", error_description="key_replaced"`);
+    expect(response.headers['x-key-replaced-at']).toBe(REPLACED_AT);
     expect(refusalLookups()).toBe(1);
     expect(logs()).toContainEqual(expect.objectContaining({ message: 'request', requestId: 'r-1', status: '401', reason: 'key_replaced' }));
     expect(logText()).not.toContain(SECRET_IN_ERROR);
@@ -24,6 +25,7 @@ describe('refusal reasons in the kernel', () => {
       status: 401,
       reason: 'invalid_credential',
     });
+    expect(response.headers['x-key-replaced-at']).toBeUndefined();
     expect(logs()).toContainEqual(expect.objectContaining({ message: 'request', requestId: 'r-2', reason: 'invalid_credential' }));
     expect(logs()).toContainEqual(expect.objectContaining({ message: 'refusal reason lookup failed', level: 'warn', requestId: 'r-2' }));
   });

@@ -211,6 +211,8 @@ describe('openApiDocument', () => {
             required: true,
             schema: expect.objectContaining({ type: 'string', enum: expect.arrayContaining(['key_replaced', 'account_disabled']) }),
           },
+          // And a replaced key says when (an extension).
+          'X-Key-Replaced-At': { required: false, schema: expect.objectContaining({ type: 'string' }) },
         },
       },
       422: expect.objectContaining({ description: 'Bad productId' }),

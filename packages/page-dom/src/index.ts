@@ -38,3 +38,4 @@ export async function copyField(fieldId: string, statusId: string): Promise<void
     byId(statusId).textContent = 'Copying is blocked here: the text is selected, press Ctrl+C (or ⌘C) to copy it.';
   }
 }
+export * from './webhook-delivery';

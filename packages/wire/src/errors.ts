@@ -1,4 +1,4 @@
-import { isRefusalStatus, REFUSAL_HEADER, type RefusalReason } from './refusal';
+import { isRefusalStatus, KEY_REPLACED_AT_HEADER, REFUSAL_HEADER, type RefusalFinding, type RefusalReason } from './refusal';
 
 /**
  * The closed set of error codes every service may raise. The domain picks a code; only
@@ -37,7 +37,7 @@ export interface AppErrorOptions {
    * error handler only once this refusal is the answer (not when a failure limit turns it into a
    * 429), so neither the happy path nor a limited client pays for it. If it fails, `reason` stands.
    */
-  explain?: () => Promise<RefusalReason>;
+  explain?: () => Promise<RefusalFinding>;
   cause?: unknown;
 }
 
@@ -49,7 +49,7 @@ export class AppError extends Error {
   /** The message given by the thrower, used in place of the code's default wording. */
   readonly customMessage: string | undefined;
   readonly reason: RefusalReason | undefined;
-  readonly explain: (() => Promise<RefusalReason>) | undefined;
+  readonly explain: (() => Promise<RefusalFinding>) | undefined;
 
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {
     super(options.message ?? code, options.cause === undefined ? undefined : { cause: options.cause });
@@ -191,9 +191,9 @@ const MAX_RETRY_AFTER_SECONDS = 86_400;
 
 /**
  * Converts any thrown value into status, headers and envelope body. Never throws. `explained`:
- * the reason the error's `explain` found, in place of its own.
+ * what the error's `explain` found: its reason in place of the error's own, and a replaced key's time.
  */
-export function renderError(error: unknown, envelope: Envelope, explained?: RefusalReason): RenderedError {
+export function renderError(error: unknown, envelope: Envelope, explained?: RefusalFinding): RenderedError {
   const appError = error instanceof AppError ? error : new AppError('internal');
   const description = describeError(appError.code);
   // A 500 never tells the client more than the contract's sentence (the cause goes to the log).
@@ -209,8 +209,11 @@ export function renderError(error: unknown, envelope: Envelope, explained?: Refu
   // Rate limiting keeps the code/messages envelope everywhere (CONTRACT §2, §9).
   const effective: Envelope = appError.code === 'rate_limited' && envelope === 'oauth' ? 'codeMessages' : envelope;
   const status = effective === 'oauth' ? oauthStatus(description) : description.status;
-  const reason = isRefusalStatus(status) ? (explained ?? refusalReasonOf(appError)) : undefined;
+  const reason = isRefusalStatus(status) ? (explained?.reason ?? refusalReasonOf(appError)) : undefined;
   if (reason !== undefined) headers[REFUSAL_HEADER] = reason;
+  const replacedAt = explained?.replacedAt;
+  if (reason === 'key_replaced' && replacedAt !== undefined && Number.isFinite(replacedAt.getTime()))
+    headers[KEY_REPLACED_AT_HEADER] = replacedAt.toISOString();
   switch (effective) {
     case 'codeMessages': {
       const body = { code: description.status, messages: fields ?? message };

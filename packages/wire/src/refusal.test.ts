@@ -20,9 +20,24 @@ describe('renderError: refusal reasons', () => {
     expect(renderError(new AppError('unauthenticated', { reason: 'key_replaced' }), 'codeMessages').headers).toMatchObject({
       'X-Refusal-Reason': 'key_replaced',
     });
-    expect(renderError(new AppError('unauthenticated', { reason: 'invalid_credential' }), 'codeMessages', 'account_disabled').reason).toBe(
-      'account_disabled',
-    );
+    expect(
+      renderError(new AppError('unauthenticated', { reason: 'invalid_credential' }), 'codeMessages', { reason: 'account_disabled' }).reason,
+    ).toBe('account_disabled');
+  });
+
+  it('when the lookup found a replaced key and when, then X-Key-Replaced-At says when; no other reason carries it', () => {
+    const replacedAt = new Date('2026-12-01T09:30:00Z');
+    const refused = new AppError('unauthenticated', { reason: 'invalid_credential' });
+    expect(renderError(refused, 'codeMessages', { reason: 'key_replaced', replacedAt }).headers).toEqual({
+      'X-Refusal-Reason': 'key_replaced',
+      'X-Key-Replaced-At': '2026-12-01T09:30:00.000Z',
+    });
+    expect(renderError(refused, 'codeMessages', { reason: 'account_disabled', replacedAt }).headers).toEqual({
+      'X-Refusal-Reason': 'account_disabled',
+    });
+    expect(renderError(refused, 'codeMessages', { reason: 'key_replaced', replacedAt: new Date(Number.NaN) }).headers).toEqual({
+      'X-Refusal-Reason': 'key_replaced',
+    });
   });
 
   it.each<ErrorCode>(['key_not_active', 'not_found', 'invalid_params', 'unavailable', 'internal'])(

@@ -30,6 +30,21 @@ export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 /** The response header that carries the reason. */
 export const REFUSAL_HEADER = 'X-Refusal-Reason';
 
+/**
+ * With `key_replaced`, when the presented key was replaced (RFC 3339, UTC), so that a customer
+ * reads "This key was replaced on …". An extension beyond CONTRACT §2, which is silent on it: the
+ * Bearer challenge's `error_description` stays the bare reason, as the contract writes it. Like
+ * the reason, it tells only the presented credential's own state.
+ */
+export const KEY_REPLACED_AT_HEADER = 'X-Key-Replaced-At';
+
+/** What a refusal's deferred lookup found (AppErrorOptions.explain): the reason, and for a replaced key when. */
+export interface RefusalFinding {
+  reason: RefusalReason;
+  /** When the key was replaced (key_replaced only). */
+  replacedAt?: Date | undefined;
+}
+
 const KNOWN: ReadonlySet<string> = new Set(REFUSAL_REASONS);
 
 /** True for one of the contract's reasons (a header read from another service is checked before it is passed on). */

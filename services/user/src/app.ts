@@ -93,6 +93,7 @@ function routeUses(deps: UserDeps, config: UserConfig, usageRegistry: Registry):
     adminTokens: config.adminTokens,
     adminFailures: deps.adminFailures,
     pageSignInFailures: deps.pageSignInFailures,
+    pageSessionKeys: deps.pageSessionKeys,
     accessStore: deps.watch.store,
     store: createUserStore(deps.pool, deps.accounts, kept),
     operator: createOperatorStore(deps.pool, deps.accounts),

@@ -7,6 +7,10 @@ import {
   redisFailureLimit,
   redisSeenJtis,
   memorySeenJtis,
+  memoryPageSessionKeys,
+  redisPageSessionKeys,
+  sessionRefusalExplainer,
+  type PageSessionKeys,
   type SeenJtis,
   type CredentialVerifier,
   type ExplainKeyRefusal,
@@ -62,6 +66,8 @@ export interface UserDeps {
   explainKey: ExplainKeyRefusal;
   /** As `credentials`, and also account-page sessions: for the account's own pages and data only (CONTRACT §4.7). */
   accountCredentials: CredentialVerifier;
+  /** Which key bought each page session, so that a disabled account's session says so when refused. */
+  pageSessionKeys: PageSessionKeys;
   /** Failed admin-token attempts per client address, on the access store's Redis (in memory when the store is the embedded one). */
   adminFailures: FailureLimit;
   /** Failed account-page sign-ins per client address (AUTH_FAILURES_PER_IP), as the token endpoint counts its own. */
@@ -91,6 +97,8 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
   const watch = watchAccessRecords(pool, redis, logger);
   const outbox = createOutboxSignal();
   const explainKey = keyRefusalExplainer(pool);
+  const pageSessionKeys = redis.client ? redisPageSessionKeys(redis.client, `${config.redisKeyPrefix}ps-key:`) : memoryPageSessionKeys();
+  const explainSession = sessionRefusalExplainer(pageSessionKeys, explainKey);
   const access: AccessRecordsDeps = {
     writer: watch.store,
     wake: () => outbox.notify(),
@@ -108,7 +116,8 @@ export function createDeps(config: UserConfig, logger: Logger, infrastructure: U
     accounts: createAccountTransactions(pool, access),
     credentials: createCredentialVerifier({ access: watch.store, explainKey }),
     explainKey,
-    accountCredentials: createCredentialVerifier({ access: watch.store, pageSessions: true, explainKey }),
+    accountCredentials: createCredentialVerifier({ access: watch.store, pageSessions: true, explainKey, explainSession }),
+    pageSessionKeys,
     adminFailures: redis.client ? redisFailureLimit(redis.client, limitOptions) : memoryFailureLimit(limitOptions),
     pageSignInFailures: redis.client ? redisFailureLimit(redis.client, pageLimitOptions) : memoryFailureLimit(pageLimitOptions),
     webhookTests: redis.client ? redisFailureLimit(redis.client, webhookTestOptions) : memoryFailureLimit(webhookTestOptions),

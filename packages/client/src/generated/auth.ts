@@ -96,6 +96,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -136,6 +137,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -226,6 +228,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -245,6 +248,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -317,6 +321,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -336,6 +341,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {

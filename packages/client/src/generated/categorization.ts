@@ -67,6 +67,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -153,6 +154,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -172,6 +174,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -246,6 +249,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -265,6 +269,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {

@@ -56,6 +56,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -119,6 +120,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -195,6 +197,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -259,6 +262,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -404,6 +408,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -482,6 +487,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -557,6 +563,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -587,6 +594,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -650,6 +658,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -729,6 +738,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -794,6 +804,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -871,6 +882,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -936,6 +948,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1019,6 +1032,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1047,6 +1061,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1099,6 +1114,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1118,6 +1134,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1191,6 +1208,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1258,6 +1276,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1277,6 +1296,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1323,6 +1343,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1396,6 +1417,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1415,6 +1437,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1493,6 +1516,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1512,6 +1536,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1540,6 +1565,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1618,6 +1644,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1655,6 +1682,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1717,6 +1745,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1754,6 +1783,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1837,6 +1867,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1865,6 +1896,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1922,6 +1954,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1941,6 +1974,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1999,6 +2033,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -2018,6 +2053,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -2091,6 +2127,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -2110,6 +2147,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -2203,6 +2241,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -2306,6 +2345,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -2325,6 +2365,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -2420,6 +2461,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -2517,6 +2559,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -2678,6 +2721,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -2737,6 +2781,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -2757,6 +2802,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -2821,6 +2867,7 @@ export interface paths {
               | 'rate_limited'
               | 'wrong_admin_token'
               | 'read_only_admin';
+            'X-Key-Replaced-At'?: string;
             [name: string]: unknown;
           };
           content: {

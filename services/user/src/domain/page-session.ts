@@ -22,6 +22,8 @@ export interface PageSessionPorts {
   findAccount(accountId: number): Promise<{ id: number; email: string } | undefined>;
   /** Why a key the store does not know was refused, looked up once the refusal is final. */
   explainKey?: ExplainKeyRefusal | undefined;
+  /** Keeps which key bought the session (their hashes), so that its refusal can say why later. */
+  rememberKey?: ((sessionHash: string, keyHash: string, ttlSeconds: number) => Promise<void>) | undefined;
 }
 
 export interface PageSession {
@@ -54,6 +56,7 @@ export async function openPageSession(ports: PageSessionPorts, credential: Prese
     throw rateLimited(outcome.msBeforeNext);
   }
   if (outcome.outcome !== 'issued') throw refusedKey(keyHash, ports.explainKey);
+  await ports.rememberKey?.(hashSecret(session), keyHash, PAGE_SESSION_SECONDS);
   const account = await ports.findAccount(outcome.accountId);
   if (!account) throw new AppError('unauthenticated');
   return { session, expiresIn: PAGE_SESSION_SECONDS, account: { id: account.id, email: account.email } };

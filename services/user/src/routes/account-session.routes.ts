@@ -7,6 +7,7 @@ import {
   type CredentialVerifier,
   type ExplainKeyRefusal,
   type FailureLimit,
+  type PageSessionKeys,
   type PresentedCredential,
 } from '@platform/credentials';
 import { z } from 'zod';
@@ -78,12 +79,14 @@ export interface AccountSessionRouteUses {
   explainKey: ExplainKeyRefusal;
   /** Failed sign-ins per client address (AUTH_FAILURES_PER_IP). */
   pageSignInFailures: FailureLimit;
+  /** Which key bought each page session, so that a disabled account's session says so. */
+  pageSessionKeys: Pick<PageSessionKeys, 'remember'>;
 }
 
 /** The account page's session API; the account page's group mounts it before its page headers (accountPageRoutes). */
 export const accountSessionRoutes = routeGroup<AccountSessionRouteUses>({
   routes: [openSessionRoute, readSessionRoute, revokeSessionRoute],
-  mount(router, { accountCredentials, store: queries, accessStore, explainKey, pageSignInFailures }) {
+  mount(router, { accountCredentials, store: queries, accessStore, explainKey, pageSignInFailures, pageSessionKeys }) {
     // A wrong key counts against the client address: over AUTH_FAILURES_PER_IP a minute, 429 (the
     // page cannot be used to try keys faster than the token endpoint allows).
     // The refusal itself when the address is within its limit: it keeps its reason.
@@ -100,7 +103,12 @@ export const accountSessionRoutes = routeGroup<AccountSessionRouteUses>({
     mountRoute(router, openSessionRoute, async (req, res, request) => {
       noStore(res);
       const session = await openPageSession(
-        { issue: (issue) => accessStore.issue(issue), findAccount: (id) => queries.findAccount(id), explainKey },
+        {
+          issue: (issue) => accessStore.issue(issue),
+          findAccount: (id) => queries.findAccount(id),
+          explainKey,
+          rememberKey: (session, key, ttl) => pageSessionKeys.remember(session, key, ttl),
+        },
         presentedCredential(req, request.params),
       ).catch(async (error: unknown) => {
         throw error instanceof AppError && error.code === 'unauthenticated' ? await countedFailure(req.ip ?? 'unknown', error) : error;
