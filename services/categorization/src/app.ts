@@ -4,7 +4,7 @@ import { Health } from '@platform/runtime';
 import { pingPostgres } from '@platform/db';
 import type { CategorizationConfig } from './config';
 import type { CategorizationDeps } from './deps';
-import { categorizationRoutes, openapi } from './openapi';
+import { adminOpenapi, categorizationRoutes, openapi } from './openapi';
 import { mountAdminRoutes } from './routes/admin.routes';
 import { mountCategoryRoutes } from './routes/categories.routes';
 
@@ -32,6 +32,7 @@ export function createApp(deps: CategorizationDeps, config: CategorizationConfig
     catalog: deps.catalog,
     adminTokens: config.adminTokens,
     adminFailures: deps.adminFailures,
+    document: adminOpenapi,
   });
   return { app: http.finish(), health };
 }

@@ -9,7 +9,7 @@ import { createBatchCommit } from './domain/commit-usage-batch';
 import { createRecentAnswers } from './speed';
 import { createUsageRecorder, type UsageRecorder } from './domain/usage';
 import { createDebitBatcher } from './domain/usage-batcher';
-import { openapi, userRoutes } from './openapi';
+import { adminOpenapi, openapi, userRoutes } from './openapi';
 import { accountPageDir, accountPageRoutes } from './routes/account-page.routes';
 import { adminConsoleDir, adminConsoleRoutes } from './routes/admin-console.routes';
 import { accountSessionRoutes } from './routes/account-session.routes';
@@ -122,6 +122,7 @@ function routers(deps: UserDeps, config: UserConfig, usageRegistry: Registry): {
         ledger: createUsageLedgerReads(deps.pool),
         webhooks,
         brandName: config.brandName,
+        document: adminOpenapi,
       },
       config.adminTokens,
       deps.adminFailures,

@@ -1,4 +1,4 @@
-import { openApiDocument } from '@platform/kernel';
+import { serviceDocuments } from '@platform/kernel';
 import { accountPageConfigRoute } from './routes/account-page.routes';
 import { openSessionRoute, readSessionRoute, revokeSessionRoute } from './routes/account-session.routes';
 import { changeCreditsRoute, createAccountRoute, showAccountRoute } from './routes/admin.routes';
@@ -54,9 +54,14 @@ export const userRoutes = [
   revokeSessionRoute,
 ];
 
-/** OpenAPI 3.1 description of the user service's public, admin and internal endpoints (served at /openapi.json), generated from its route declarations. */
-export const openapi = openApiDocument({
+/**
+ * OpenAPI 3.1 descriptions of the user service, generated from its route declarations: `openapi`
+ * its public endpoints (served at /openapi.json), `adminOpenapi` its admin and internal APIs
+ * (served at /admin/v1/openapi.json to an admin token).
+ */
+export const { openapi, adminOpenapi } = serviceDocuments({
   info: { title: 'User service', version: '1.0.0', description: 'Accounts, API keys, credit balances, notification settings.' },
   routes: userRoutes,
   securitySchemes,
+  adminScheme: 'admin',
 });

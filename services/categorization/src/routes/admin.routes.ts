@@ -6,6 +6,7 @@ import {
   declareRoute,
   fieldMessage,
   locals,
+  mountAdminDocument,
   mountRoute,
   requireAdminToken,
   respond,
@@ -96,6 +97,8 @@ export interface AdminRouteDeps {
   adminTokens: readonly NamedAdminToken[];
   /** Failed admin-token attempts per client address (CONTRACT §9). */
   adminFailures: FailureLimit;
+  /** The admin document (served at /admin/v1/openapi.json, behind the guard). */
+  document: Record<string, unknown>;
 }
 
 /** The instance that made a change serves it at once; a failed reload is caught up by the poller. */
@@ -110,6 +113,7 @@ async function refreshAfterChange(catalog: CatalogCache, log: Logger): Promise<v
 /** Admin API for custom categories (CONTRACT §7): JSON only, no WWW-Authenticate. */
 export function mountAdminRoutes(app: Express, deps: AdminRouteDeps): void {
   app.use('/admin/v1', requireAdminToken(deps.adminTokens, { failures: deps.adminFailures }));
+  mountAdminDocument(app, deps.document);
   mountRoute(app, createCategoryRoute, async (_req, res, request) => {
     const actor = adminActor(res);
     const category = await createCustomCategory(deps.writer, request.input().document, actor);

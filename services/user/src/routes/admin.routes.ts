@@ -6,6 +6,7 @@ import {
   declareRoute,
   locals,
   mountRoute,
+  mountAdminDocument,
   requireAdminToken,
   respond,
   type NamedAdminToken,
@@ -146,13 +147,14 @@ export const changeCreditsRoute = declareRoute({
 
 /** The operator's admin API (CONTRACT §7): accounts, top-ups and adjustments, search, disabling, rotation, ledger and audit. */
 export function adminRoutes(
-  deps: OperatorDeps & { store: UserStore; webhooks: WebhookStore; brandName?: string },
+  deps: OperatorDeps & { store: UserStore; webhooks: WebhookStore; brandName?: string; document: Record<string, unknown> },
   adminTokens: readonly NamedAdminToken[],
   failures: FailureLimit,
 ): Router {
   const { store } = deps;
   const router = Router();
   router.use(BASE, requireAdminToken(adminTokens, { failures }));
+  mountAdminDocument(router, deps.document);
 
   mountRoute(router, createAccountRoute, async (_req, res, request) => {
     const actor = adminActor(res);
