@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { Counter } from 'prom-client';
-import { adminTokenMatcher, corsEndpoints, createHttpApp } from '@platform/kernel';
+import { adminTokenMatcher, corsEndpoints, createHttpApp, type MetricsListener } from '@platform/kernel';
 import { Health } from '@platform/runtime';
 import type { AuthConfig } from './config';
 import type { AuthDeps } from './deps';
@@ -23,7 +23,10 @@ function countedIssuer(issuer: TokenIssuer, issued: Counter): TokenIssuer {
 }
 
 /** The auth service's express app (no I/O here: every connection comes in `deps`). */
-export function createApp(deps: AuthDeps, config: AuthConfig): { app: Express; health: Health } {
+export function createApp(
+  deps: AuthDeps,
+  config: AuthConfig,
+): { app: Express; health: Health; metricsListener: MetricsListener | undefined } {
   const health = new Health(deps.readiness);
   const http = createHttpApp({
     service: 'auth',
@@ -34,6 +37,7 @@ export function createApp(deps: AuthDeps, config: AuthConfig): { app: Express; h
     // The endpoints browsers may call from any origin (CONTRACT §2): the routes declared `cors`.
     publicEndpoints: corsEndpoints(authRoutes),
     metricsToken: config.metricsToken,
+    metricsPort: config.metricsPort,
   });
 
   const issued = new Counter({
@@ -59,5 +63,5 @@ export function createApp(deps: AuthDeps, config: AuthConfig): { app: Express; h
     limits: deps.limits,
   });
   metadataRoutes(http.app, { publicUrl: config.publicUrl });
-  return { app: http.finish(), health };
+  return { app: http.finish(), health, metricsListener: http.metricsListener() };
 }

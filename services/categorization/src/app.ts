@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { corsEndpoints, createHttpApp } from '@platform/kernel';
+import { corsEndpoints, createHttpApp, type MetricsListener } from '@platform/kernel';
 import { Health } from '@platform/runtime';
 import { pingPostgres } from '@platform/db';
 import type { CategorizationConfig } from './config';
@@ -9,7 +9,10 @@ import { mountAdminRoutes } from './routes/admin.routes';
 import { mountCategoryRoutes } from './routes/categories.routes';
 
 /** The categorization service's HTTP app; no I/O here. */
-export function createApp(deps: CategorizationDeps, config: CategorizationConfig): { app: Express; health: Health } {
+export function createApp(
+  deps: CategorizationDeps,
+  config: CategorizationConfig,
+): { app: Express; health: Health; metricsListener: MetricsListener | undefined } {
   const health = new Health({
     postgres: pingPostgres(deps.pool),
     redis: () => deps.watch.check(),
@@ -22,6 +25,7 @@ export function createApp(deps: CategorizationDeps, config: CategorizationConfig
     openapi,
     trustProxy: config.trustProxy,
     metricsToken: config.metricsToken,
+    metricsPort: config.metricsPort,
     // The endpoints browsers may call from any origin (CONTRACT §2): the routes declared `cors`,
     // that is the category list; the admin API sends no CORS headers.
     publicEndpoints: corsEndpoints(categorizationRoutes),
@@ -34,5 +38,5 @@ export function createApp(deps: CategorizationDeps, config: CategorizationConfig
     adminFailures: deps.adminFailures,
     document: adminOpenapi,
   });
-  return { app: http.finish(), health };
+  return { app: http.finish(), health, metricsListener: http.metricsListener() };
 }
