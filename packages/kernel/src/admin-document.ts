@@ -74,7 +74,7 @@ export function serviceDocuments(options: ServiceDocumentOptions & { adminScheme
       info: {
         version: info.version,
         title: `${info.title}: admin and internal endpoints`,
-        description: `The admin API (admin token) and the internal API (service JWT) of this service; its public endpoints are in /openapi.json.`,
+        description: `The admin API (admin token) and the internal API, if any (service JWT), of this service; its public endpoints are in /openapi.json.`,
       },
       routes: adminRoutes,
       securitySchemes: schemesOf(adminRoutes, securitySchemes),
