@@ -10,17 +10,23 @@ import path from 'node:path';
 import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from 'openapi-typescript';
 import prettier from 'prettier';
 import { openapi as authOpenapi } from '@platform/auth/openapi';
-import { openapi as categorizationOpenapi } from '@platform/categorization/openapi';
-import { openapi as userOpenapi } from '@platform/user/openapi';
+import { adminOpenapi as categorizationAdminOpenapi, openapi as categorizationOpenapi } from '@platform/categorization/openapi';
+import { adminOpenapi as userAdminOpenapi, openapi as userOpenapi } from '@platform/user/openapi';
 
 const ROOT = path.resolve(__dirname, '..');
 export const GENERATED_DIR = path.join(ROOT, 'packages/client/src/generated');
 
-/** Only the services with a public API; the notifier serves operations endpoints only. */
+/**
+ * Only the services with a public API; the notifier serves operations endpoints only. The
+ * customer's types come from the public documents (`/openapi.json`); the product client's
+ * (the internal usage API) and the admin API's from the admin documents (`/admin/v1/openapi.json`).
+ */
 const documents: Record<string, { source: string; document: Record<string, unknown> }> = {
-  auth: { source: 'services/auth/src/openapi.ts', document: authOpenapi },
-  user: { source: 'services/user/src/openapi.ts', document: userOpenapi },
-  categorization: { source: 'services/categorization/src/openapi.ts', document: categorizationOpenapi },
+  auth: { source: 'services/auth/src/openapi.ts (openapi)', document: authOpenapi },
+  user: { source: 'services/user/src/openapi.ts (openapi)', document: userOpenapi },
+  'user-admin': { source: 'services/user/src/openapi.ts (adminOpenapi)', document: userAdminOpenapi },
+  categorization: { source: 'services/categorization/src/openapi.ts (openapi)', document: categorizationOpenapi },
+  'categorization-admin': { source: 'services/categorization/src/openapi.ts (adminOpenapi)', document: categorizationAdminOpenapi },
 };
 
 /** File name (inside GENERATED_DIR) → content, exactly as `pnpm generate:client` writes it. */

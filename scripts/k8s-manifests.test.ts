@@ -181,7 +181,7 @@ describe('Kubernetes manifests', () => {
     }
   });
 
-  it('when the services run behind the ingress, then they trust one hop, and only the ingress controller and Prometheus reach the public port', () => {
+  it('when the services run behind the ingress, then they trust one hop, and only the ingress controller reaches the public port', () => {
     const data = find('ConfigMap', 'platform-config')?.data ?? {};
     expect(loadUserConfig({ ...data, ...SECRET_ENV }).trustProxy).toBe(1);
     const admitted = policies()
@@ -190,7 +190,26 @@ describe('Kubernetes manifests', () => {
       .flatMap((rule) =>
         (rule.from ?? []).map((peer) => peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] ?? JSON.stringify(peer)),
       );
-    expect(admitted.sort()).toEqual(['ingress-nginx', 'monitoring']);
+    expect(admitted.sort()).toEqual(['ingress-nginx']);
+  });
+
+  it('when Prometheus scrapes, then the monitoring namespace is admitted to the `metrics` port alone, which every service serves /metrics on', () => {
+    const monitoring = policies()
+      .flatMap((policy) => policy.spec.ingress ?? [])
+      .filter((rule) =>
+        (rule.from ?? []).some((peer) => peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'monitoring'),
+      );
+    expect(monitoring.flatMap((rule) => rule.ports ?? [])).toEqual([{ protocol: 'TCP', port: 'metrics' }]);
+    const data = find('ConfigMap', 'platform-config')?.data ?? {};
+    for (const name of SERVICE_NAMES) {
+      const metricsPort = containerOf(name).ports.find((port) => port.name === 'metrics')?.containerPort;
+      expect({ name, metricsPort }).toEqual({ name, metricsPort: expect.any(Number) });
+      // The configuration the pod loads serves /metrics on that port, so the service ports answer 404 there.
+      expect({ name, configured: (SERVICES[name].config({ ...data, ...SECRET_ENV }) as { metricsPort?: number }).metricsPort }).toEqual({
+        name,
+        configured: metricsPort,
+      });
+    }
   });
 
   it('when the egress policies apply, then each pod reaches DNS and only the ports of what it uses; webhooks leave on 443 to public addresses only', () => {
@@ -337,7 +356,7 @@ describe('Kubernetes manifests', () => {
     // Nothing else admits other pods to the internal port.
     const others = manifests().filter((m) => m.kind === 'NetworkPolicy' && m.metadata.name !== 'usage-api-from-product-apps');
     const admitting = others.filter((policy) => JSON.stringify(policy).includes('"internal"')).map((policy) => policy.metadata.name);
-    expect(admitting).toEqual(['metrics-from-monitoring']);
+    expect(admitting).toEqual([]);
   });
 
   it('when the user service starts from its manifest, then the internal usage API has a port of its own, the one the Service names `internal`', () => {
@@ -349,7 +368,7 @@ describe('Kubernetes manifests', () => {
     expect(config.internalPort).toBe(internalPort);
     expect(config.internalPort).not.toBe(config.port);
     const service = find('Service', 'user') as unknown as { spec: { ports: Array<{ name: string; targetPort: string }> } };
-    expect(service.spec.ports.map((port) => port.name)).toEqual(['http', 'internal']);
+    expect(service.spec.ports.map((port) => port.name)).toEqual(['http', 'metrics', 'internal']);
   });
 
   it('when Prometheus Operator scrapes, then the PodMonitor selects every service and names jobs after them', () => {
@@ -366,10 +385,7 @@ describe('Kubernetes manifests', () => {
       expect(endpoint.authorization).toEqual({ type: 'Bearer', credentials: { name: 'platform-secrets', key: 'METRICS_TOKEN' } });
     }
     for (const name of SERVICE_NAMES) expect(secretRefsOf(containerOf(name))).toHaveProperty('METRICS_TOKEN', false);
-    expect(monitor.spec.podMetricsEndpoints.map((endpoint) => [endpoint.port, endpoint.path])).toEqual([
-      ['http', '/metrics'],
-      ['internal', '/metrics'],
-    ]);
+    expect(monitor.spec.podMetricsEndpoints.map((endpoint) => [endpoint.port, endpoint.path])).toEqual([['metrics', '/metrics']]);
     const deployments = manifests().filter((m) => m.kind === 'Deployment') as unknown as Array<{
       metadata: { name: string };
       spec: { template: { metadata: { labels: Record<string, string> } } };

@@ -1,6 +1,6 @@
 /**
  * Every route a service mounts is declared (issue 13): the routes on each service's express app
- * are exactly the operations of its generated /openapi.json, plus the kernel's operations
+ * are exactly the operations of its generated /openapi.json and admin document, plus the kernel's operations
  * endpoints (`operationsRoutes`, declared in @platform/kernel). A route mounted beside the
  * declarations (`router.get(path, fn)`), or a declaration never mounted, fails here.
  *
@@ -17,11 +17,11 @@ import {
   loadConfig as loadCategorizationConfig,
   type CategorizationDeps,
 } from '@platform/categorization';
-import { openapi as categorizationDocument } from '@platform/categorization/openapi';
+import { adminOpenapi as categorizationAdminDocument, openapi as categorizationDocument } from '@platform/categorization/openapi';
 import { createApp as createNotifierApp, loadConfig as loadNotifierConfig, type NotifierDeps } from '@platform/notifier';
 import { openapi as notifierDocument } from '@platform/notifier/openapi';
 import { createApp as createUserApp, loadConfig as loadUserConfig, type UserDeps } from '@platform/user';
-import { openapi as userDocument } from '@platform/user/openapi';
+import { adminOpenapi as userAdminDocument, openapi as userDocument } from '@platform/user/openapi';
 
 /** Stands in for any adapter: every member and every call is another stand-in; nothing is ever awaited on it. */
 const anything: unknown = new Proxy(() => undefined, {
@@ -68,10 +68,12 @@ function mountedRoutes(app: Express): string[] {
   return found;
 }
 
-/** `METHOD /path` of every operation of a document. */
-function documentedRoutes(document: Record<string, unknown>): string[] {
-  const paths = (document.paths ?? {}) as Record<string, Record<string, unknown>>;
-  return Object.entries(paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+/** `METHOD /path` of every operation of the documents. */
+function documentedRoutes(documents: ReadonlyArray<Record<string, unknown>>): string[] {
+  return documents.flatMap((document) => {
+    const paths = (document.paths ?? {}) as Record<string, Record<string, unknown>>;
+    return Object.entries(paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+  });
 }
 
 const KERNEL_OPERATIONS = operationsRoutes.flatMap((route) => route.paths.map((path) => `GET ${path}`));
@@ -79,26 +81,30 @@ const KERNEL_OPERATIONS = operationsRoutes.flatMap((route) => route.paths.map((p
 const sorted = (values: Iterable<string>): string[] => [...new Set(values)].sort();
 
 describe('every mounted route is declared and documented', () => {
-  it.each<[string, () => Express, Record<string, unknown>]>([
-    ['user', () => createUserApp(standInDeps<UserDeps>(), loadUserConfig(ENV, { requireInfrastructure: false })).app, userDocument],
-    ['auth', () => createAuthApp(standInDeps<AuthDeps>(), loadAuthConfig(ENV, { requireInfrastructure: false })).app, authDocument],
+  it.each<[string, () => Express, Array<Record<string, unknown>>]>([
+    [
+      'user',
+      () => createUserApp(standInDeps<UserDeps>(), loadUserConfig(ENV, { requireInfrastructure: false })).app,
+      [userDocument, userAdminDocument],
+    ],
+    ['auth', () => createAuthApp(standInDeps<AuthDeps>(), loadAuthConfig(ENV, { requireInfrastructure: false })).app, [authDocument]],
     [
       'categorization',
       () => createCategorizationApp(standInDeps<CategorizationDeps>(), loadCategorizationConfig(ENV, { requireInfrastructure: false })).app,
-      categorizationDocument,
+      [categorizationDocument, categorizationAdminDocument],
     ],
     [
       'notifier',
       () => createNotifierApp(standInDeps<NotifierDeps>(), loadNotifierConfig(ENV, { requireInfrastructure: false })).app,
-      notifierDocument,
+      [notifierDocument],
     ],
   ])(
-    'when the %s service’s app is built, then its routes are exactly its document’s operations and the kernel’s',
-    (_name, build, document) => {
+    'when the %s service’s app is built, then its routes are exactly its documents’ operations and the kernel’s',
+    (_name, build, documents) => {
       const mounted = mountedRoutes(build());
       // The check itself must see routes: the kernel's are always there.
       expect(mounted).toEqual(expect.arrayContaining(KERNEL_OPERATIONS));
-      expect(sorted(mounted)).toEqual(sorted([...documentedRoutes(document), ...KERNEL_OPERATIONS]));
+      expect(sorted(mounted)).toEqual(sorted([...documentedRoutes(documents), ...KERNEL_OPERATIONS]));
     },
   );
 });

@@ -1,14 +1,14 @@
 /**
- * Every answer in every service's `/openapi.json` has a schema (CONTRACT §8): a response with a
+ * Every answer in every service's `/openapi.json` and admin document has a schema (CONTRACT §8): a response with a
  * body but no schema, or an object schema that names nothing, is typed `never` or `{}` by
  * generated clients. Answers without a body are 204, 304 and the few listed below, each for
  * its reason.
  */
 import { openApiDocument, operationsRoutes } from '@platform/kernel';
 import { openapi as authDocument } from '@platform/auth/openapi';
-import { openapi as categorizationDocument } from '@platform/categorization/openapi';
+import { adminOpenapi as categorizationAdminDocument, openapi as categorizationDocument } from '@platform/categorization/openapi';
 import { openapi as notifierDocument } from '@platform/notifier/openapi';
-import { openapi as userDocument } from '@platform/user/openapi';
+import { adminOpenapi as userAdminDocument, openapi as userDocument } from '@platform/user/openapi';
 
 interface Schema {
   $ref?: string;
@@ -38,7 +38,9 @@ const kernelDocument = openApiDocument({ info: { title: 'Kernel', version: '0' }
 const DOCUMENTS: ReadonlyArray<[string, Record<string, unknown>]> = [
   ['auth', authDocument],
   ['user', userDocument],
+  ['user admin', userAdminDocument],
   ['categorization', categorizationDocument],
+  ['categorization admin', categorizationAdminDocument],
   ['notifier', notifierDocument],
   ['kernel', kernelDocument],
 ];

@@ -14,17 +14,18 @@
 import { mountedPaths, validateDocument, type RouteDeclaration } from '@platform/kernel';
 import { uniqueId } from '@platform/testing';
 import { openapi as authDocument } from '@platform/auth/openapi';
-import { openapi as categorizationDocument } from '@platform/categorization/openapi';
-import { openapi as userDocument } from '@platform/user/openapi';
+import { adminOpenapi as categorizationAdminDocument, openapi as categorizationDocument } from '@platform/categorization/openapi';
+import { adminOpenapi as userAdminDocument, openapi as userDocument } from '@platform/user/openapi';
 import { ADMIN_TOKEN, bearer, serviceJwt, usePlatform, type HttpRequest } from './support';
 import { DECLARED_ROUTES, type PublicService } from './support/declared-endpoints';
 
 const { platform, send, freshKey } = usePlatform({ categorization: true });
 
-const DOCUMENTS: Readonly<Record<PublicService, Record<string, unknown>>> = {
-  auth: authDocument,
-  user: userDocument,
-  categorization: categorizationDocument,
+/** Each service's documents: the public one and the admin one (admin and internal APIs). */
+const DOCUMENTS: Readonly<Record<PublicService, ReadonlyArray<Record<string, unknown>>>> = {
+  auth: [authDocument],
+  user: [userDocument, userAdminDocument],
+  categorization: [categorizationDocument, categorizationAdminDocument],
 };
 
 interface DocumentRoute {
@@ -38,7 +39,7 @@ interface DocumentRoute {
 
 /** The JSON body schema an operation documents (following a component reference). */
 function documentedBody(service: PublicService, path: string, method: string): { example?: unknown; properties?: object } {
-  const document = DOCUMENTS[service] as {
+  const document = DOCUMENTS[service].find((candidate) => (candidate.paths as Record<string, unknown>)[path] !== undefined) as {
     paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Record<string, unknown> }> } }>>;
     components?: { schemas?: Record<string, Record<string, unknown>> };
   };

@@ -18,4 +18,6 @@ export type {
 } from './types.js';
 export type * as AuthApi from './generated/auth.js';
 export type * as UserApi from './generated/user.js';
+export type * as UserAdminApi from './generated/user-admin.js';
 export type * as CategorizationApi from './generated/categorization.js';
+export type * as CategorizationAdminApi from './generated/categorization-admin.js';

@@ -2,6 +2,7 @@
 import type { paths as AuthPaths } from './generated/auth.js';
 import type { paths as CategorizationPaths, components as CategorizationComponents } from './generated/categorization.js';
 import type { paths as UserPaths, components as UserComponents } from './generated/user.js';
+import type { components as UserAdminComponents } from './generated/user-admin.js';
 
 type TokenOperation = AuthPaths['/oauth/token']['post'];
 type TokenRequestBody = NonNullable<TokenOperation['requestBody']>['content']['application/json'];
@@ -58,6 +59,6 @@ export type Category = CategorizationComponents['schemas']['Category'];
 export type CategoryOrder = NonNullable<NonNullable<CategoriesOperation['parameters']['query']>['order']>;
 
 /** A reservation of the internal usage API: `{reservationId, accountId, productId, units, expiresAt, credits}`. */
-export type Reservation = UserComponents['schemas']['Reservation'];
+export type Reservation = UserAdminComponents['schemas']['Reservation'];
 /** The end of a reservation: `{reservationId, charged, released, credits}`. */
-export type ReservationEnd = UserComponents['schemas']['ReservationEnd'];
+export type ReservationEnd = UserAdminComponents['schemas']['ReservationEnd'];

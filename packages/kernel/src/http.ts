@@ -12,22 +12,13 @@ import { createBodyParsing, DECODE_FAILED } from './body-parsing';
 import { createAppServer } from './http-server';
 import { publicCorsStep, type PublicEndpoints } from './cors';
 import { asDependencyError } from './dependency-failure';
-import {
-  type TrustProxy,
-  type Health,
-  type Logger,
-  createHttpMetrics,
-  registerReadiness,
-  type HttpMetrics,
-  runningRelease,
-} from '@platform/runtime';
+import { type TrustProxy, type Health, type Logger, createHttpMetrics, registerReadiness, type HttpMetrics } from '@platform/runtime';
 import { AppError, isRefusalStatus, REFUSAL_HEADER, renderError, type Envelope, type ErrorCode, type RefusalFinding } from '@platform/wire';
 import { kernelStateOf, levelOf, RequestState, watchRoutes } from './request-state';
 import { watchFinishedResponses } from './finished-responses';
-import { metricsGuard } from './metrics-guard';
 import { respond } from './respond';
 import { routeEdge } from './route-edge';
-import { mountDocsPage } from './docs-page';
+import { mountOperations, type MetricsPlacement } from './operations-endpoints';
 
 export { formatOf, locals, logLevelEnabled, type RequestLocals } from './request-state';
 
@@ -50,6 +41,10 @@ export interface HttpAppOptions {
   trustProxy?: TrustProxy;
   /** When set, `GET /metrics` needs `Authorization: Bearer <metricsToken>` (METRICS_TOKEN). */
   metricsToken?: string | undefined;
+  /** METRICS_PORT: `/metrics` is not served here (404) but by `metricsListener()`'s app, on that port. */
+  metricsPort?: number | undefined;
+  /** The metrics of another app of the same service, counted into (one registry, so the metrics port serves them all). */
+  metrics?: HttpMetrics | undefined;
   /** The public endpoints (CONTRACT §2): they answer CORS requests and preflights from any origin. */
   publicEndpoints?: PublicEndpoints;
   /**
@@ -61,11 +56,19 @@ export interface HttpAppOptions {
   largeJsonBodies?: Readonly<Record<string, string>>;
 }
 
+/** METRICS_PORT's listener: the port and the app that serves `/metrics` alone (runtime's `serve({metrics})`). */
+export interface MetricsListener {
+  port: number;
+  app: Express;
+}
+
 export interface HttpApp {
   app: Express;
   metrics: HttpMetrics;
   /** Adds the 404 and error handlers; call after mounting the routes. */
   finish(): Express;
+  /** With `metricsPort`: the port and an app that serves this one's `/metrics` (METRICS_TOKEN too) and nothing else (runtime's `serve({metrics})`). */
+  metricsListener(): MetricsListener | undefined;
 }
 
 /** body-parser's error types that a client causes, and the contract error each one is. */
@@ -102,13 +105,16 @@ function requestError(error: unknown): AppError | undefined {
  * per-request child logger, metrics, health, OpenAPI, and one error handler that renders the
  * closed error model in the route's envelope and format.
  */
-export function createHttpApp(options: HttpAppOptions): HttpApp {
+export function createHttpApp(
+  options: HttpAppOptions,
+  metricsAt: MetricsPlacement = options.metricsPort === undefined ? 'here' : 'apart',
+): HttpApp {
   const app = express();
   // Whoever listens (a service's serve(), a test) gets the kernel's server: the same app, with
   // requests and responses made with its prototypes (why: http-server.ts).
   app.listen = ((...args: Parameters<Server['listen']>) => createAppServer(app).listen(...args)) as Express['listen'];
-  const metrics = createHttpMetrics(options.service);
-  registerReadiness(metrics, options.health);
+  const metrics = options.metrics ?? createHttpMetrics(options.service);
+  if (options.metrics === undefined) registerReadiness(metrics, options.health);
   app.disable('x-powered-by');
   // Never `true`: it would take the client-written left-most X-Forwarded-For entry and let a
   // client choose its own address for rate limits (config refuses it).
@@ -221,26 +227,26 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     metrics,
     finish() {
       // After the service's routes: the requests that matter most do not walk past these.
-      app.get('/health/live', (_req, res) => {
-        res.json({ status: 'ok' });
+      mountOperations(app, {
+        service: options.service,
+        health: options.health,
+        openapi: options.openapi,
+        metrics,
+        metricsToken: options.metricsToken,
+        metricsAt,
+        envelope,
       });
-      app.get('/health/ready', async (_req, res) => {
-        const report = await options.health.report();
-        res.status(report.ready ? 200 : 503).json(report.body);
-      });
-      app.get('/metrics', metricsGuard(options.metricsToken, routeEdge(envelope, { xml: false, challenge: false })), async (_req, res) => {
-        res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-      });
-      app.get('/openapi.json', (_req, res) => {
-        res.json(options.openapi);
-      });
-      app.get('/version', (_req, res) => {
-        res.json(runningRelease());
-      });
-      mountDocsPage(app, options.service);
       app.use(notFound);
       app.use(onError);
       return app;
+    },
+    metricsListener() {
+      const { service, health, openapi, metricsToken, metricsPort } = options;
+      if (metricsPort === undefined) return undefined;
+      return {
+        port: metricsPort,
+        app: createHttpApp({ service, logger, health, openapi, metricsToken, envelope, metrics }, 'only').finish(),
+      };
     },
   };
 }

@@ -1,3 +1,4 @@
+export * from './admin-document';
 export * from './admin-token';
 export * from './cors';
 export * from './dependency-failure';

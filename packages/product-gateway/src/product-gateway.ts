@@ -83,7 +83,9 @@ export function createProductGateway(options: ProductGatewayOptions): ProductGat
   const signJwt =
     'signJwt' in options
       ? options.signJwt
-      : // One JWT per request to the usage API (a coalesced batch, each retry): its jti is accepted once.
+      : // One JWT per request to the usage API (a coalesced batch, each retry): its jti is accepted
+        // once, so none is reused. Measured (issue 45): about 160 µs of CPU per request, sign,
+        // verify and the user service's Redis SET NX together (SECURITY.md, the jti row).
         () => signServiceJwt({ issuer, audience: 'user', secret: options.serviceJwtSecret, ttlSeconds: JWT_TTL_SECONDS, jti: newJti() });
   const clientOptions = {
     userUrl: options.userUrl,

@@ -118,6 +118,17 @@ export const env = {
       .describe(
         'When set (≥ 16 characters), `GET /metrics` needs `Authorization: Bearer <METRICS_TOKEN>`; unset, `/metrics` is open to whoever reaches the port (the k8s manifests set it).',
       ),
+  /** METRICS_PORT: `/metrics` on a port of its own, and not on the service port. */
+  metricsPort: () =>
+    z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(65535)
+      .optional()
+      .describe(
+        'When set, `GET /metrics` is served on this port alone and answers 404 on the service port, so that monitoring can be admitted to metrics and nothing else (the k8s manifests set 9464); `METRICS_TOKEN` applies there too. Unset, `/metrics` is on the service port.',
+      ),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
   /** REDIS_KEY_PREFIX: no `{` or `}`, so that the hash tags of the keys under it pick their Redis Cluster slot. */
   keyPrefix: () =>

@@ -11,6 +11,8 @@ export interface RunningService {
   /** Base URL of its HTTP listener. */
   url: string;
   port: number;
+  /** Base URL of its metrics listener, when `/metrics` is served on a port of its own (METRICS_PORT). */
+  metricsUrl?: string;
   /** Marks not-ready, drains in-flight work, closes its clients. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -29,6 +31,24 @@ export interface ServeOptions {
   logger: Logger;
   /** Called after the listener has drained, in order: consumers, then clients. */
   closers?: Array<() => Promise<void>>;
+  /** METRICS_PORT: `/metrics` on a listener of its own (the kernel's `metricsApp()`), closed last. */
+  metrics?: { port: number; app: Listener } | undefined;
+}
+
+/** Listens on `port`; the server once it is listening, and its base URL. */
+async function listen(app: Listener, port: number, host: string): Promise<{ server: Server; url: string; port: number }> {
+  const server = app.listen(port, host);
+  await once(server, 'listening');
+  const address = server.address();
+  const bound = typeof address === 'object' && address !== null ? address.port : port;
+  return { server, url: `http://${host}:${bound}`, port: bound };
+}
+
+/** Closes a listener whose clients (Prometheus) may keep connections open: no answer there is worth waiting for. */
+async function closeNow(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeAllConnections();
+  await closed;
 }
 
 const OPEN_INDEX = Symbol('open response index');
@@ -39,11 +59,13 @@ type OpenResponse = ServerResponse & { [OPEN_INDEX]: number };
 /** Listens and returns a handle whose stop() drains HTTP and then closes the dependencies. */
 export async function serve(options: ServeOptions): Promise<RunningService> {
   const host = options.host ?? '127.0.0.1';
-  const server: Server = options.app.listen(options.port, host);
-  await once(server, 'listening');
+  // The metrics listener first: a port taken there fails the start before the service port opens.
+  const metrics = options.metrics ? await listen(options.metrics.app, options.metrics.port, host) : undefined;
+  const { server, url, port } = await listen(options.app, options.port, host).catch(async (error: unknown) => {
+    if (metrics) await closeNow(metrics.server);
+    throw error;
+  });
   server.keepAliveTimeout = 5000;
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : options.port;
   let stopping: Promise<void> | undefined;
 
   // Responses still being worked on. Once stopping, each says `Connection: close`, so that a
@@ -93,13 +115,14 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
           options.logger.warn('error while closing', { error });
         }
       }
+      if (metrics) await closeNow(metrics.server);
       options.logger.info('stopped', { name: options.name });
     })();
     return stopping;
   };
 
-  options.logger.info('listening', { name: options.name, url: `http://${host}:${port}` });
-  return { name: options.name, url: `http://${host}:${port}`, port, stop };
+  options.logger.info('listening', { name: options.name, url, ...(metrics ? { metricsUrl: metrics.url } : {}) });
+  return { name: options.name, url, port, stop, ...(metrics ? { metricsUrl: metrics.url } : {}) };
 }
 
 /**

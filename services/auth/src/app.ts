@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { Counter, type Registry } from 'prom-client';
-import { adminTokenMatcher, corsEndpoints, createHttpApp, mountRouteGroups, type UsesOf } from '@platform/kernel';
+import { adminTokenMatcher, corsEndpoints, createHttpApp, mountRouteGroups, type MetricsListener, type UsesOf } from '@platform/kernel';
 import { Health } from '@platform/runtime';
 import type { AuthConfig } from './config';
 import type { AuthDeps } from './deps';
@@ -41,7 +41,10 @@ function routeUses(deps: AuthDeps, config: AuthConfig, registry: Registry): Uses
 }
 
 /** The auth service's express app (no I/O here: every connection comes in `deps`). */
-export function createApp(deps: AuthDeps, config: AuthConfig): { app: Express; health: Health } {
+export function createApp(
+  deps: AuthDeps,
+  config: AuthConfig,
+): { app: Express; health: Health; metricsListener: MetricsListener | undefined } {
   const health = new Health(deps.readiness);
   const http = createHttpApp({
     service: 'auth',
@@ -52,7 +55,8 @@ export function createApp(deps: AuthDeps, config: AuthConfig): { app: Express; h
     // The endpoints browsers may call from any origin (CONTRACT §2): the routes declared `cors`.
     publicEndpoints: corsEndpoints(authRoutes),
     metricsToken: config.metricsToken,
+    metricsPort: config.metricsPort,
   });
   mountRouteGroups({ app: http.app }, authRouteTable, routeUses(deps, config, http.metrics.registry));
-  return { app: http.finish(), health };
+  return { app: http.finish(), health, metricsListener: http.metricsListener() };
 }

@@ -41,6 +41,7 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
         .describe('Failed authentications (token, introspection, revocation) allowed per client address and minute, then 429.'),
       TRUST_PROXY: env.trustProxy(),
       METRICS_TOKEN: env.metricsToken(),
+      METRICS_PORT: env.metricsPort(),
       LOG_LEVEL: env.logLevel(),
     })
     .superRefine(checkAdminTokens)
@@ -71,6 +72,7 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
       trustProxy: parsed.TRUST_PROXY,
       /** Bearer token `/metrics` requires; undefined leaves it open. */
       metricsToken: parsed.METRICS_TOKEN,
+      metricsPort: parsed.METRICS_PORT,
       logLevel: parsed.LOG_LEVEL,
     }));
 }

@@ -21,8 +21,17 @@ export async function startAuthService({ config, logger, infrastructure, ...seam
     // Reconciled (or known to be) before the first request; if Redis or Postgres is not there
     // yet, the service starts not ready and the watch retries.
     await deps.watch.start();
-    const { app, health } = createApp(deps, config);
-    return await serve({ name: 'auth', app, port: config.port, host: config.host, health, logger, closers: [() => deps.close()] });
+    const { app, health, metricsListener } = createApp(deps, config);
+    return await serve({
+      name: 'auth',
+      app,
+      port: config.port,
+      host: config.host,
+      health,
+      logger,
+      closers: [() => deps.close()],
+      metrics: metricsListener,
+    });
   } catch (error) {
     await deps.close();
     throw error;

@@ -1,10 +1,10 @@
 import type { Express } from 'express';
-import { corsEndpoints, createHttpApp, mountRouteGroups, type UsesOf } from '@platform/kernel';
+import { corsEndpoints, createHttpApp, mountRouteGroups, type MetricsListener, type UsesOf } from '@platform/kernel';
 import { Health } from '@platform/runtime';
 import { pingPostgres } from '@platform/db';
 import type { CategorizationConfig } from './config';
 import type { CategorizationDeps } from './deps';
-import { categorizationRoutes, openapi } from './openapi';
+import { adminOpenapi, categorizationRoutes, openapi } from './openapi';
 import { categorizationRouteTable } from './routes';
 
 /** What the route table's groups use (`UsesOf`: each group asks for its part by name). */
@@ -15,11 +15,15 @@ function routeUses(deps: CategorizationDeps, config: CategorizationConfig): Uses
     writer: deps.store,
     adminTokens: config.adminTokens,
     adminFailures: deps.adminFailures,
+    document: adminOpenapi,
   };
 }
 
 /** The categorization service's HTTP app; no I/O here. */
-export function createApp(deps: CategorizationDeps, config: CategorizationConfig): { app: Express; health: Health } {
+export function createApp(
+  deps: CategorizationDeps,
+  config: CategorizationConfig,
+): { app: Express; health: Health; metricsListener: MetricsListener | undefined } {
   const health = new Health({
     postgres: pingPostgres(deps.pool),
     redis: () => deps.watch.check(),
@@ -32,10 +36,11 @@ export function createApp(deps: CategorizationDeps, config: CategorizationConfig
     openapi,
     trustProxy: config.trustProxy,
     metricsToken: config.metricsToken,
+    metricsPort: config.metricsPort,
     // The endpoints browsers may call from any origin (CONTRACT §2): the routes declared `cors`,
     // that is the category list; the admin API sends no CORS headers.
     publicEndpoints: corsEndpoints(categorizationRoutes),
   });
   mountRouteGroups({ app: http.app }, categorizationRouteTable, routeUses(deps, config));
-  return { app: http.finish(), health };
+  return { app: http.finish(), health, metricsListener: http.metricsListener() };
 }

@@ -37,6 +37,7 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
       TRUST_PROXY: env.trustProxy(),
       AUTH_FAILURES_PER_IP: env.positiveInt(30).describe('Failed admin-token attempts allowed per client address and minute, then 429.'),
       METRICS_TOKEN: env.metricsToken(),
+      METRICS_PORT: env.metricsPort(),
       LOG_LEVEL: env.logLevel(),
     })
     .superRefine(checkAdminTokens)
@@ -62,6 +63,7 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
       authFailuresPerIp: values.AUTH_FAILURES_PER_IP,
       /** Bearer token `/metrics` requires; undefined leaves it open. */
       metricsToken: values.METRICS_TOKEN,
+      metricsPort: values.METRICS_PORT,
       logLevel: values.LOG_LEVEL,
     }));
 }

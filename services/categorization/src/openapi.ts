@@ -1,11 +1,15 @@
-import { declaredRoutes, openApiDocument } from '@platform/kernel';
+import { declaredRoutes, serviceDocuments } from '@platform/kernel';
 import { categorizationRouteTable } from './routes';
 
 /** Every route the categorization service declares, in the document's order: its route table's (each is mounted from its declaration). */
 export const categorizationRoutes = declaredRoutes(categorizationRouteTable);
 
-/** OpenAPI 3.1 description of the categorization service's endpoints (served at /openapi.json), generated from its route declarations. */
-export const openapi = openApiDocument({
+/**
+ * OpenAPI 3.1 descriptions of the categorization service, generated from its route declarations:
+ * `openapi` the category list (served at /openapi.json), `adminOpenapi` the admin API (served at
+ * /admin/v1/openapi.json to an admin token).
+ */
+export const { openapi, adminOpenapi } = serviceDocuments({
   info: {
     title: 'Categorization service',
     version: '2.0.0',
@@ -16,4 +20,5 @@ export const openapi = openApiDocument({
   securitySchemes: {
     adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN or an ADMIN_TOKENS entry (role support: GET only)' },
   },
+  adminScheme: 'adminToken',
 });

@@ -32,7 +32,7 @@ export async function startCategorizationService({
     deps.catalog.start();
     // Credential checks answer from the access store once it is reconciled (or known to be).
     await deps.watch.start();
-    const { app, health } = createApp(deps, config);
+    const { app, health, metricsListener } = createApp(deps, config);
     return await serve({
       name: 'categorization',
       app,
@@ -41,6 +41,7 @@ export async function startCategorizationService({
       health,
       logger,
       closers: [() => deps.catalog.stop(), () => deps.close()],
+      metrics: metricsListener,
     });
   } catch (error) {
     await deps.catalog.stop();

@@ -42,7 +42,25 @@ describe('operations', () => {
     expect(metrics.text).toMatch(/http_requests_total\{[^}]*route="\/api\/v2\/categories"[^}]*status="200"/);
     const openapi = (await request(url).get('/openapi.json')).body as { openapi: string; paths: Record<string, unknown> };
     expect(openapi.openapi).toBe('3.1.0');
-    expect(Object.keys(openapi.paths)).toEqual(['/api/v2/categories', '/admin/v1/categories', '/admin/v1/categories/{id}']);
+    // The public document names the category list only; the admin API is in the admin document.
+    expect(Object.keys(openapi.paths)).toEqual(['/api/v2/categories']);
+  });
+
+  it('when /admin/v1/openapi.json is read without an admin token, then 401 wrong_admin_token; with one, the admin API', async () => {
+    const url = started.service.url;
+    const refused = await request(url).get('/admin/v1/openapi.json');
+    expect({ status: refused.status, body: refused.body, reason: refused.headers['x-refusal-reason'] }).toEqual({
+      status: 401,
+      body: { code: 401, messages: 'Access restricted. Check credits balance or enter the correct API key.' },
+      reason: 'wrong_admin_token',
+    });
+    const served = await request(url).get('/admin/v1/openapi.json').set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+    expect(served.status).toBe(200);
+    expect(Object.keys((served.body as { paths: object }).paths)).toEqual([
+      '/admin/v1/categories',
+      '/admin/v1/categories/{id}',
+      '/admin/v1/openapi.json',
+    ]);
   });
 
   it('when Postgres and Redis are down, then the list is still served from memory, a credential gets 503 and readiness fails', async () => {

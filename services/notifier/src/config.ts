@@ -134,6 +134,7 @@ function schema(requireInfrastructure: boolean) {
         .describe('How long a sent e-mail stays in the mail outbox (hours; 0: until the next sweep). Unsent ones stay.'),
       NOTIFIER_SWEEP_MS: env.positiveInt(60_000).describe("Pause between the notifier's retention sweeps (ms)."),
       METRICS_TOKEN: env.metricsToken(),
+      METRICS_PORT: env.metricsPort(),
       LOG_LEVEL: env.logLevel(),
     })
     .superRefine(refuseTestSwitchesInProduction(['WEBHOOK_ALLOW_INSECURE']))
@@ -200,6 +201,7 @@ function schema(requireInfrastructure: boolean) {
       sweepMs: parsed.NOTIFIER_SWEEP_MS,
       /** Bearer token `/metrics` requires; undefined leaves it open. */
       metricsToken: parsed.METRICS_TOKEN,
+      metricsPort: parsed.METRICS_PORT,
       logLevel: parsed.LOG_LEVEL,
     }));
 }

@@ -120,7 +120,7 @@ export async function startNotifierService({
   const deps = createDeps(config, logger, infrastructure, seams);
   await migrate(infrastructure.directPool, [notifierMigrations], logger);
   // The consumer starts after the app that reports it.
-  const { app, health, metrics } = createApp(deps, config);
+  const { app, health, metrics, metricsListener } = createApp(deps, config);
   const { stops, consuming } = startWorkers(deps, config, metrics);
   const running = await serve({
     name: 'notifier',
@@ -130,6 +130,7 @@ export async function startNotifierService({
     health,
     logger,
     closers: [...stops, () => deps.close()],
+    metrics: metricsListener,
   }).catch(async (error: unknown) => {
     for (const stop of stops) await stop();
     await deps.close();

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { ConfigError, Health } from '@platform/runtime';
-import { corsEndpoints, createHttpApp, largeJsonBodies, mountRouteGroups, type UsesOf } from '@platform/kernel';
+import { corsEndpoints, createHttpApp, largeJsonBodies, mountRouteGroups, type MetricsListener, type UsesOf } from '@platform/kernel';
 import { pingPostgres } from '@platform/db';
 import type { UserConfig } from './config';
 import type { UserDeps } from './deps';
@@ -9,7 +9,7 @@ import { createBatchCommit } from './domain/commit-usage-batch';
 import { createRecentAnswers } from './speed';
 import { createUsageRecorder, type UsageRecorder } from './domain/usage';
 import { createDebitBatcher } from './domain/usage-batcher';
-import { openapi, userRoutes } from './openapi';
+import { adminOpenapi, openapi, userRoutes } from './openapi';
 import { userRouteTable } from './routes';
 import { createServiceJwtCheck } from './routes/service-jwt-check';
 import { createReservations } from './domain/reservations';
@@ -111,6 +111,7 @@ function routeUses(deps: UserDeps, config: UserConfig, usageRegistry: Registry):
     topUpUrl: config.topUpUrl,
     brandName: config.brandName,
     logger: deps.logger,
+    document: adminOpenapi,
   };
 }
 
@@ -119,7 +120,10 @@ function routeUses(deps: UserDeps, config: UserConfig, usageRegistry: Registry):
  * internal usage API is an app of its own (`internal`, served on that port only), so that a
  * NetworkPolicy can admit product apps to it and to nothing else (a policy cannot tell paths apart).
  */
-export function createApp(deps: UserDeps, config: UserConfig): { app: Express; health: Health; internal?: Express } {
+export function createApp(
+  deps: UserDeps,
+  config: UserConfig,
+): { app: Express; health: Health; internal?: Express; metricsListener: MetricsListener | undefined } {
   // RabbitMQ is not a readiness dependency: balance changes wait in the outbox while it is down,
   // and taking the service out of rotation would stop the usage API for no gain. The backlog
   // shows as the outbox_pending_events metric instead.
@@ -131,12 +135,17 @@ export function createApp(deps: UserDeps, config: UserConfig): { app: Express; h
     openapi,
     trustProxy: config.trustProxy,
     metricsToken: config.metricsToken,
+    metricsPort: config.metricsPort,
     largeJsonBodies: largeJsonBodies(userRoutes),
   };
   // The endpoints browsers may call from any origin (CONTRACT §2): the routes declared `cors`;
   // the admin and internal APIs are not.
   const http = createHttpApp({ ...kernel, publicEndpoints: corsEndpoints(userRoutes) });
-  const internal = config.internalPort === undefined ? undefined : createHttpApp(kernel);
+  // With METRICS_PORT, one registry for both: the metrics listener serves the usage API's counts too.
+  const internal =
+    config.internalPort === undefined
+      ? undefined
+      : createHttpApp({ ...kernel, metrics: config.metricsPort === undefined ? undefined : http.metrics });
   new Gauge({
     name: 'outbox_pending_events',
     help: 'balance.changed events written but not yet confirmed by RabbitMQ',
@@ -151,5 +160,5 @@ export function createApp(deps: UserDeps, config: UserConfig): { app: Express; h
     userRouteTable,
     routeUses(deps, config, (internal ?? http).metrics.registry),
   );
-  return { app: http.finish(), health, ...(internal ? { internal: internal.finish() } : {}) };
+  return { app: http.finish(), health, metricsListener: http.metricsListener(), ...(internal ? { internal: internal.finish() } : {}) };
 }

@@ -64,6 +64,7 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
         TRUST_PROXY: env.trustProxy(),
         AUTH_FAILURES_PER_IP: env.positiveInt(30).describe('Failed admin-token attempts allowed per client address and minute, then 429.'),
         METRICS_TOKEN: env.metricsToken(),
+        METRICS_PORT: env.metricsPort(),
         LOG_LEVEL: env.logLevel(),
         AUTH_URL: z
           .string()
@@ -157,6 +158,7 @@ function schema(requireInfrastructure: boolean, environment: NodeJS.ProcessEnv =
         authFailuresPerIp: parsed.AUTH_FAILURES_PER_IP,
         /** Bearer token `/metrics` requires; undefined leaves it open. */
         metricsToken: parsed.METRICS_TOKEN,
+        metricsPort: parsed.METRICS_PORT,
         logLevel: parsed.LOG_LEVEL,
         /** The auth service's base URL as customers' browsers reach it, for the account page (ACCOUNT_PAGE_AUTH_URL, else AUTH_URL). */
         accountPageAuthUrl: parsed.ACCOUNT_PAGE_AUTH_URL ?? parsed.AUTH_URL,

@@ -95,7 +95,7 @@ export async function startUserService({ config, logger, infrastructure, ...seam
     await migrate(infrastructure.directPool, [userMigrations], logger);
     // Reconciled (or known to be) before the first request; the watch retries if it could not.
     await deps.watch.start();
-    const { app, health, internal } = createApp(deps, config);
+    const { app, health, internal, metricsListener } = createApp(deps, config);
     stops.push(...(await startWorkers(deps, config)));
     const internalListener =
       internal && config.internalPort !== undefined
@@ -110,6 +110,7 @@ export async function startUserService({ config, logger, infrastructure, ...seam
       health,
       logger,
       closers: [...stops, () => deps.close()],
+      metrics: metricsListener,
     });
     return internalListener ? { ...running, internalUrl: internalListener.url } : running;
   } catch (error) {

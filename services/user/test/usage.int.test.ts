@@ -408,10 +408,3 @@ describe('POST /internal/v1/usage: concurrency', () => {
     }
   });
 });
-
-describe('operations', () => {
-  it('when /openapi.json is read, then the internal usage API is described', async () => {
-    const res = await h.http.get('/openapi.json');
-    expect(res.body.paths[PATH].post.responses).toHaveProperty('409');
-  });
-});

@@ -3,7 +3,7 @@
  * Do not make direct changes to the file.
  */
 
-// Source: services/auth/src/openapi.ts (run `pnpm generate:client` after changing it).
+// Source: services/auth/src/openapi.ts (openapi) (run `pnpm generate:client` after changing it).
 
 export interface paths {
   '/oauth/token': {

@@ -5,6 +5,7 @@ import {
   declareRoute,
   fieldMessage,
   locals,
+  mountAdminDocument,
   mountRoute,
   requireAdminToken,
   respond,
@@ -96,6 +97,8 @@ export interface AdminRouteUses {
   adminTokens: readonly NamedAdminToken[];
   /** Failed admin-token attempts per client address (CONTRACT §9). */
   adminFailures: FailureLimit;
+  /** The admin document (served at /admin/v1/openapi.json, behind the guard). */
+  document: Record<string, unknown>;
 }
 
 /** The instance that made a change serves it at once; a failed reload is caught up by the poller. */
@@ -112,6 +115,7 @@ export const adminRoutes = routeGroup<AdminRouteUses>({
   routes: [createCategoryRoute, deleteCategoryRoute],
   mount(router, deps) {
     router.use('/admin/v1', requireAdminToken(deps.adminTokens, { failures: deps.adminFailures }));
+    mountAdminDocument(router, deps.document);
     mountRoute(router, createCategoryRoute, async (_req, res, request) => {
       const actor = adminActor(res);
       const category = await createCustomCategory(deps.writer, request.input().document, actor);

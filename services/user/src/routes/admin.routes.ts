@@ -5,6 +5,7 @@ import {
   declareRoute,
   locals,
   mountRoute,
+  mountAdminDocument,
   requireAdminToken,
   respond,
   routeGroup,
@@ -153,6 +154,8 @@ export interface AdminRouteUses extends OperatorRouteUses {
   adminTokens: readonly NamedAdminToken[];
   /** Failed admin-token attempts per client address (CONTRACT §9). */
   adminFailures: FailureLimit;
+  /** The admin document (served at /admin/v1/openapi.json, behind the guard). */
+  document: Record<string, unknown>;
 }
 
 /**
@@ -164,6 +167,7 @@ export const adminRoutes = routeGroup<AdminRouteUses>({
   mount(router, deps) {
     const { store } = deps;
     router.use(BASE, requireAdminToken(deps.adminTokens, { failures: deps.adminFailures }));
+    mountAdminDocument(router, deps.document);
 
     mountRoute(router, createAccountRoute, async (_req, res, request) => {
       const actor = adminActor(res);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createLogger, env, parseEnv } from '@platform/runtime';
 import { createPool } from '@platform/db';
-import { ledgerDifferences, type LedgerDifference } from '../store/ledger-verification';
+import { ledgerDifferences, type LedgerDifference } from './store/ledger-verification';
 
 export const VERIFY_LEDGER_USAGE = 'pnpm admin verify-ledger [--account <accountId>]';
 
