@@ -59,6 +59,17 @@ describe('one write path for credits', () => {
     expect(filesMatching(/\bwriteCreditChangesIfUnchanged\s*\(/).filter((file) => file !== WRITE_PATH)).toEqual([accountTransaction]);
   });
 
+  it("writes notification settings in the account transaction's apply alone (a `settings` change)", () => {
+    const writesSettings = /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM|COPY)\s+notification_settings\b/;
+    expect(writesSettings.test('INSERT INTO notification_settings AS s (account_id) VALUES ($1)')).toBe(true);
+    const userSource = (files: string[]) => files.filter((file) => file.startsWith('services/user/src/'));
+    expect(userSource(filesMatching(writesSettings))).toEqual(['services/user/src/store/notification-settings.ts']);
+    expect(userSource(filesMatching(/\bwriteNotificationSettings\s*\(/))).toEqual([
+      'services/user/src/store/account-transaction.ts',
+      'services/user/src/store/notification-settings.ts',
+    ]);
+  });
+
   it('opens transactions in the one account transaction alone (no other store of the user service says BEGIN)', () => {
     const opens = /\bwithTransaction\s*\(|\bquery\(\s*['"`]BEGIN\b/;
     expect(filesMatching(opens).filter((file) => file.startsWith('services/user/src/'))).toEqual([

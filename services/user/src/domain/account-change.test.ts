@@ -26,10 +26,11 @@ describe('accessEffectOf: which changes close access before the COMMIT and which
     expect(replaceKey(key, 'new', false).map(accessEffectOf)).toEqual(['close', 'none']);
   });
 
-  it('when an account is disabled it closes, enabled it opens; an e-mail change does nothing to access', () => {
+  it('when an account is disabled it closes, enabled it opens; an e-mail or a settings change does nothing to access', () => {
     expect(accessEffectOf({ kind: 'disabled', key })).toBe('close');
     expect(accessEffectOf({ kind: 'enabled', key })).toBe('open');
     expect(accessEffectOf({ kind: 'email', accountId: 1, email: 'a@example.com' })).toBe('none');
+    expect(accessEffectOf({ kind: 'settings', accountId: 1, patch: { webhook: null } })).toBe('none');
   });
 });
 

@@ -1,3 +1,5 @@
+import type { StoredSettingsPatch } from './settings';
+
 /**
  * What can happen to an account, as one vocabulary (CONTRACT §3, §5, §7): every write of the user
  * service is a list of these changes applied in one account transaction (account-transaction.ts).
@@ -43,7 +45,9 @@ export type AccountChange =
   /** Enabling: the latest key reactivated. */
   | { kind: 'enabled'; key: AccountKey }
   /** A new e-mail (its uniqueness checked by the caller under the account's lock). */
-  | { kind: 'email'; accountId: number; email: string };
+  | { kind: 'email'; accountId: number; email: string }
+  /** Notification and webhook settings (CONTRACT §6, §6.1): what `patch` names changes, the rest stays. */
+  | { kind: 'settings'; accountId: number; patch: StoredSettingsPatch };
 
 /**
  * What a change does to access (CONTRACT §3, "Redis follows Postgres"): a change that CLOSES is
@@ -66,6 +70,7 @@ export function accessEffectOf(change: AccountChange): AccessEffect {
     case 'enabled':
       return 'open';
     case 'email':
+    case 'settings':
       return 'none';
   }
 }

@@ -1,5 +1,6 @@
 import type { AdminAuditRow } from '@platform/accounts';
 import type { AccountChange, AccountKey } from './account-change';
+import type { NotificationSettings } from './settings';
 import type { PoolKey, PoolsAndAnswers } from './usage-reads';
 
 /** An account as the admin API shows it. */
@@ -28,7 +29,7 @@ export interface LockedAccount {
  * logs; the rules are the same for all. A `usage` transaction (a batch of debits, which locks many
  * pools at once) is run again when Postgres ends it as a deadlock.
  */
-export type TransactionKind = 'account' | 'operator' | 'reservation' | 'usage';
+export type TransactionKind = 'account' | 'operator' | 'reservation' | 'settings' | 'usage';
 
 /**
  * Another transaction took one of the requestIds of the credit entries being applied after they
@@ -44,7 +45,7 @@ export class RequestIdTaken extends Error {
 /**
  * One account transaction: reads under lock, then the changes. Every write of an account goes
  * through `apply`, which writes, in this order: the audit row (it names the ledger's actor), the
- * account and key rows of each change, the credit changes as ONE statement (pools, ledger rows,
+ * account, key and settings rows of each change, the credit changes as ONE statement (pools, ledger rows,
  * the `balance.changed` events as one outbox message: CONTRACT §5, §6; at most one `apply` with
  * credit changes per transaction), and each change's access effect (accessEffectOf: a closing
  * one before the COMMIT, an opening one after it, CONTRACT §3).
@@ -69,6 +70,8 @@ export interface AccountTransaction {
    * RequestIdTaken from `apply`.
    */
   lockPoolsAndAnswers(keys: readonly PoolKey[], requestIds: readonly string[]): Promise<PoolsAndAnswers>;
+  /** The account's notification settings as this transaction sees them (after a settings change: as written). */
+  readSettings(accountId: number): Promise<NotificationSettings>;
   /** Throws RequestIdTaken when a credit entry's requestId was taken meanwhile (nothing of the call stays). */
   apply(changes: readonly AccountChange[], audit?: AuditWrite): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import { invalidMessage, invalidParams, requiredMessage } from '@platform/wire';
 import { generateWebhookSecret } from '@platform/webhooks';
-import type { NotificationSettings, NotificationSettingsPatch, StoredSettingsPatch, UserQueries, WebhookSetting } from './user-store';
+import type { NotificationSettings, NotificationSettingsPatch, StoredSettingsPatch, WebhookSetting } from './settings';
+import type { UserStore } from './user-store';
 
 export const MAX_THRESHOLD = 1_000_000_000;
 
@@ -30,9 +31,13 @@ async function webhookChange(
   return { url, enabled, secret: changed ? generateWebhookSecret() : undefined };
 }
 
-/** Applies the patch (an empty one changes nothing) and answers the whole document. */
+/**
+ * Applies the patch (an empty one changes nothing) as a `settings` change of the account
+ * transaction, and answers the whole document as written. The customer's own change: no audit row
+ * (CONTRACT §7 audits admin writes and key rotations).
+ */
 export async function changeNotificationSettings(
-  store: UserQueries,
+  store: Pick<UserStore, 'readNotificationSettings' | 'accounts'>,
   accountId: number,
   patch: NotificationSettingsPatch,
   allowed: TargetCheck,
@@ -44,7 +49,10 @@ export async function changeNotificationSettings(
   else if (webhook !== undefined) {
     stored.webhook = await webhookChange((await store.readNotificationSettings(accountId)).webhook, webhook, allowed);
   }
-  const saved = await store.updateNotificationSettings(accountId, stored);
+  const saved = await store.accounts.transaction('settings', async (tx) => {
+    await tx.apply([{ kind: 'settings', accountId, patch: stored }]);
+    return tx.readSettings(accountId);
+  });
   const secret = stored.webhook?.secret;
   return secret !== undefined && saved.webhook ? { ...saved, webhook: { ...saved.webhook, secret } } : saved;
 }

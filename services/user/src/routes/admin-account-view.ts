@@ -1,6 +1,7 @@
 /** What `GET /admin/v1/accounts/{id}` answers (CONTRACT §7): the account, its balances, its notification settings and last webhook deliveries. */
 import { z } from 'zod';
-import type { AccountRecord, NotificationSettings, ProductBalance } from '../domain/user-store';
+import type { NotificationSettings } from '../domain/settings';
+import type { AccountRecord, ProductBalance } from '../domain/user-store';
 import type { WebhookAttemptView } from '../domain/webhooks';
 import { balanceItemView } from './balance-view';
 import { BalanceItem } from './schemas';

@@ -3,7 +3,7 @@ import { presentedCredential, type CredentialVerifier, type FailureLimit } from 
 import { AppError } from '@platform/wire';
 import { z } from 'zod';
 import { changeNotificationSettings, type TargetCheck } from '../domain/notification-settings';
-import type { UserQueries } from '../domain/user-store';
+import type { UserStore } from '../domain/user-store';
 import { sendTestWebhook, type WebhookSender, type WebhookStore } from '../domain/webhooks';
 import { noStore } from './account-session.routes';
 import { apiKeyParam, customerSecurity, NotificationSettings, SettingsPatch } from './schemas';
@@ -71,7 +71,7 @@ export const webhookTestRoute = declareRoute({
 
 export interface NotificationSettingsRouteUses {
   accountCredentials: CredentialVerifier;
-  store: UserQueries;
+  store: Pick<UserStore, 'readNotificationSettings' | 'accounts'>;
   webhooks: WebhookStore;
   /** Whether a webhook URL may be set, and the signed, SSRF-safe sender of test events (CONTRACT §6.1). */
   webhookTargets: { allowed: TargetCheck; send: WebhookSender };

@@ -4,7 +4,7 @@ import { absentIfEmpty } from '@platform/kernel';
 import { z } from 'zod';
 import { MAX_ID } from '../domain/integer-field';
 import { MAX_THRESHOLD } from '../domain/notification-settings';
-import type { NotificationSettingsPatch } from '../domain/user-store';
+import type { NotificationSettingsPatch } from '../domain/settings';
 
 /** `apiKey`: the credential, read by `presentedCredential` before the parameters (401 first). */
 export const apiKeyParam = z

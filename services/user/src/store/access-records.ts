@@ -126,6 +126,7 @@ function accessEffects(access: AccessRecordsDeps): AccessEffects {
           if (change.key.active) await close(accountId, () => writer.deleteKeys([change.key.keyHash]));
           return;
         case 'email':
+        case 'settings':
         case 'enabled':
         case 'key-added':
           throw new Error(`no closing write for a ${change.kind} change`);

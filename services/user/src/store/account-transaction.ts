@@ -14,6 +14,7 @@ import { withAccessRules, type AccessEffects, type AccessRecordsDeps } from './a
 import { insertAccount } from './accounts';
 import { holdPool } from './balances';
 import { creditWritesOf, writeCreditChanges, writeCreditChangesIfUnchanged } from './credit-writes';
+import { readNotificationSettings, writeNotificationSettings } from './notification-settings';
 import { lockPoolsAndAnswers } from './usage-batch';
 
 // The account's latest key is its current one (rotations add keys; disabling keeps it, inactive).
@@ -53,6 +54,8 @@ async function writeRows(db: Queryable, change: AccountChange): Promise<void> {
     case 'email':
       await db.query('UPDATE accounts SET email = $2 WHERE id = $1', [change.accountId, change.email]);
       return;
+    case 'settings':
+      return writeNotificationSettings(db, change.accountId, change.patch);
     case 'credits':
       return;
   }
@@ -102,6 +105,7 @@ function transactionOn(client: pg.PoolClient, effects: AccessEffects): AccountTr
       return row ? Number(row.credits) : undefined;
     },
     lockPoolsAndAnswers: (keys, requestIds) => lockPoolsAndAnswers(client, keys, requestIds),
+    readSettings: (accountId) => readNotificationSettings(client, accountId),
     async apply(changes, audit) {
       if (audit) await writeAudit(client, audit);
       for (const change of changes) await writeRows(client, change);

@@ -1,6 +1,6 @@
 import type { Queryable } from '@platform/db';
 import type { WebhookDisabledReason } from '@platform/accounts';
-import type { NotificationSettings, StoredSettingsPatch } from '../domain/user-store';
+import type { NotificationSettings, StoredSettingsPatch } from '../domain/settings';
 
 // The defaults live in the table's column defaults; an absent row reads as those (CONTRACT §6).
 const READ = `
@@ -13,9 +13,10 @@ SELECT COALESCE(s.low_balance_enabled, true) AS low_balance_enabled,
   LEFT JOIN accounts a ON a.id = $1`;
 
 // One statement, so that two concurrent partial updates never undo each other's fields. $5/$7
-// say whether the e-mail / the webhook change (their values may be NULL: reset, remove).
+// say whether the e-mail / the webhook change (their values may be NULL: reset, remove). Its one
+// caller is the account transaction's `apply` (a `settings` change, domain/account-change.ts), which
+// reads the document back in the same transaction (guarded by services/user/test/credit-write-path.test.ts).
 const UPSERT = `
-WITH upserted AS (
 INSERT INTO notification_settings AS s
   (account_id, low_balance_enabled, low_balance_threshold, zero_balance_enabled, alert_email, webhook_url, webhook_enabled, webhook_secret)
 VALUES ($1, COALESCE($2::boolean, true), COALESCE($3::integer, 10), COALESCE($4::boolean, true), $6::text, $8::text,
@@ -32,12 +33,7 @@ ON CONFLICT (account_id) DO UPDATE SET
   -- Setting the webhook again (CONTRACT §6.1) starts it afresh: no reason, no failures counted.
   webhook_disabled_reason = CASE WHEN $7::boolean THEN NULL ELSE s.webhook_disabled_reason END,
   webhook_failing_since = CASE WHEN $7::boolean THEN NULL ELSE s.webhook_failing_since END,
-  updated_at = now()
-RETURNING account_id, low_balance_enabled, low_balance_threshold, zero_balance_enabled, alert_email, webhook_url, webhook_enabled,
-          webhook_disabled_reason)
-SELECT u.low_balance_enabled, u.low_balance_threshold, u.zero_balance_enabled, COALESCE(u.alert_email, a.email) AS email,
-       u.webhook_url, u.webhook_enabled, u.webhook_disabled_reason
-  FROM upserted u JOIN accounts a ON a.id = u.account_id`;
+  updated_at = now()`;
 
 interface Row {
   low_balance_enabled: boolean;
@@ -70,13 +66,10 @@ export async function readNotificationSettings(db: Queryable, accountId: number)
   return toSettings(result.rows[0] as Row);
 }
 
-export async function updateNotificationSettings(
-  db: Queryable,
-  accountId: number,
-  patch: StoredSettingsPatch,
-): Promise<NotificationSettings> {
+/** Writes a `settings` change (store/account-transaction.ts alone calls it). */
+export async function writeNotificationSettings(db: Queryable, accountId: number, patch: StoredSettingsPatch): Promise<void> {
   const { webhook } = patch;
-  const result = await db.query<Row>(UPSERT, [
+  await db.query(UPSERT, [
     accountId,
     patch.lowBalanceEnabled ?? null,
     patch.lowBalanceThreshold ?? null,
@@ -88,5 +81,4 @@ export async function updateNotificationSettings(
     webhook?.enabled ?? null,
     webhook === null ? null : (webhook?.secret ?? null),
   ]);
-  return toSettings(result.rows[0] as Row);
 }

@@ -4,7 +4,7 @@ import type { UserStore } from '../domain/user-store';
 import { findAccount } from './accounts';
 import { readBalances } from './balances';
 import { findProducts, type KeptCatalogue } from './catalogue';
-import { readNotificationSettings, updateNotificationSettings } from './notification-settings';
+import { readNotificationSettings } from './notification-settings';
 
 /** The domain's UserStore on Postgres: its reads on the pool, its changes through the one account transaction. */
 export function createUserStore(pool: pg.Pool, accounts: AccountTransactions, kept: KeptCatalogue): UserStore {
@@ -13,7 +13,6 @@ export function createUserStore(pool: pg.Pool, accounts: AccountTransactions, ke
     findProducts: (ids) => findProducts(kept, pool, ids),
     readBalances: (accountId) => readBalances(pool, kept, accountId),
     readNotificationSettings: (accountId) => readNotificationSettings(pool, accountId),
-    updateNotificationSettings: (accountId, patch) => updateNotificationSettings(pool, accountId, patch),
     accounts,
   };
 }
