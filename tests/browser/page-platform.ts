@@ -54,7 +54,7 @@ export async function startPagePlatform(options: PagePlatformOptions): Promise<P
       // The user service serves the account page's build: built first when missing or old.
       ensureAccountPageBuilt(() => undefined);
       const inProcess = await startPlatform(env, options.seams);
-      started = { urls: { ...inProcess.urls, 'account page': `${inProcess.urls.user}/account/` }, stop: inProcess.stop };
+      started = { urls: { ...inProcess.urls, 'account page': `${inProcess.urls.user}/account/` }, stop: () => inProcess.stop() };
     } else started = await pnpmStart(env);
     return {
       urls: started.urls,

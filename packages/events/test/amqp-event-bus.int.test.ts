@@ -1,8 +1,7 @@
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
-import { eventually, silentLogger, startTcpProxy, testServers, uniqueId, type TcpProxy, aBalanceChange } from '@platform/testing';
+import { eventually, startTcpProxy, testServers, uniqueId, type TcpProxy, aBalanceChange } from '@platform/testing';
 import {
   BALANCE_CHANGED,
-  createAmqpEventBus,
   EventBusUnavailableError,
   InvalidEventError,
   PoisonMessageError,
@@ -10,6 +9,7 @@ import {
   type BalanceChanged,
   type EventBus,
 } from '../src';
+import { quickBus, untilPing, type BusOptions } from './support';
 
 const anEvent = (overrides: Partial<BalanceChanged> = {}): BalanceChanged => aBalanceChange({ accountId: 7, ...overrides });
 
@@ -33,16 +33,8 @@ describe('AMQP event bus (real RabbitMQ)', () => {
     return { exchange, queue, deadLetterQueue };
   }
 
-  function aBus(exchange: string, url = testServers.amqpUrl, extra: Partial<Parameters<typeof createAmqpEventBus>[0]> = {}): EventBus {
-    const bus = createAmqpEventBus({
-      url,
-      exchange,
-      logger: silentLogger(),
-      retryInitialMs: 20,
-      reconnectInitialMs: 50,
-      reconnectMaxMs: 200,
-      ...extra,
-    });
+  function aBus(exchange: string, url = testServers.amqpUrl, extra: Partial<BusOptions> = {}): EventBus {
+    const bus = quickBus(exchange, url, extra);
     buses.push(bus);
     return bus;
   }
@@ -244,26 +236,12 @@ describe('AMQP event bus (real RabbitMQ)', () => {
     await subscription.ready;
 
     proxy.cut();
-    await eventually(async () =>
-      (await bus.ping().then(
-        () => false,
-        () => true,
-      ))
-        ? true
-        : undefined,
-    );
+    await untilPing(bus, false);
     expect(subscription.isActive()).toBe(false);
     await expect(bus.publish(BALANCE_CHANGED, anEvent())).rejects.toBeInstanceOf(EventBusUnavailableError);
 
     proxy.restore();
-    await eventually(async () =>
-      (await bus.ping().then(
-        () => true,
-        () => false,
-      ))
-        ? true
-        : undefined,
-    );
+    await untilPing(bus, true);
     await eventually(() => (subscription.isActive() ? true : undefined));
     const event = anEvent();
     await bus.publish(BALANCE_CHANGED, event);

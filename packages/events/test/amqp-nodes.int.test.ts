@@ -5,9 +5,10 @@
  * two nodes (cutting one is its node going away); a port nobody listens on is a dead node.
  */
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
-import { aBalanceChange, eventually, freePort, silentLogger, startTcpProxy, testServers, uniqueId, type TcpProxy } from '@platform/testing';
-import { BALANCE_CHANGED, createAmqpEventBus, PoisonMessageError, type BalanceChanged, type EventBus } from '../src';
+import { aBalanceChange, eventually, freePort, startTcpProxy, testServers, uniqueId, type TcpProxy } from '@platform/testing';
+import { BALANCE_CHANGED, PoisonMessageError, type BalanceChanged, type EventBus } from '../src';
 import { UPGRADE_SUFFIX } from '../src/amqp-queues';
+import { quickBus, type BusOptions } from './support';
 
 describe('AMQP event bus over several nodes (real RabbitMQ)', () => {
   let admin: ChannelModel;
@@ -24,16 +25,8 @@ describe('AMQP event bus over several nodes (real RabbitMQ)', () => {
     return { exchange, queue, deadLetterQueue: `${queue}.dead` };
   }
 
-  function aBus(exchange: string, url: string, extra: Partial<Parameters<typeof createAmqpEventBus>[0]> = {}): EventBus {
-    const bus = createAmqpEventBus({
-      url,
-      exchange,
-      logger: silentLogger(),
-      retryInitialMs: 20,
-      reconnectInitialMs: 50,
-      reconnectMaxMs: 200,
-      ...extra,
-    });
+  function aBus(exchange: string, url: string, extra: Partial<BusOptions> = {}): EventBus {
+    const bus = quickBus(exchange, url, extra);
     buses.push(bus);
     return bus;
   }

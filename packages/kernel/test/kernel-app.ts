@@ -50,36 +50,20 @@ export function buildApp(checks: Record<string, ReadinessCheck> = {}): TestApp {
   });
   http.app.get('/echo', echo);
   http.app.post('/echo', echo);
-  http.app.post(
-    '/protected',
-    handler(publicEdge, () => {
-      throw new AppError('unauthenticated');
-    }),
-  );
-  http.app.get(
-    '/protected',
-    handler(publicEdge, () => {
-      throw new AppError('unauthenticated');
-    }),
-  );
-  http.app.get(
-    '/admin/thing',
-    handler(adminEdge, () => {
-      throw new AppError('unauthenticated');
-    }),
-  );
-  http.app.get(
-    '/product',
-    handler(productEdge, () => {
-      throw new AppError('unauthenticated');
-    }),
-  );
-  http.app.post(
-    '/oauth/token',
-    handler(oauthEdge, () => {
-      throw new AppError('unauthenticated');
-    }),
-  );
+  // Routes that refuse every caller, one per edge: each edge renders the same refusal its own way.
+  for (const [method, route, edge] of [
+    ['post', '/protected', publicEdge],
+    ['get', '/protected', publicEdge],
+    ['get', '/admin/thing', adminEdge],
+    ['get', '/product', productEdge],
+    ['post', '/oauth/token', oauthEdge],
+  ] as const)
+    http.app[method](
+      route,
+      handler(edge, () => {
+        throw new AppError('unauthenticated');
+      }),
+    );
   http.app.get(
     '/validate',
     handler(publicEdge, () => {

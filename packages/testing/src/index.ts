@@ -17,3 +17,4 @@ export * from './pgbouncer';
 export * from './webhook-receiver';
 export * from './pnpm';
 export * from './outbox';
+export * from './lifetime';
