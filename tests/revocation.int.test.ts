@@ -6,11 +6,18 @@
 import request from 'supertest';
 import type { Pool } from 'pg';
 import type { RunningService } from '@platform/runtime';
-import { createPool, migrate } from '@platform/db';
-import { userMigrations } from '@platform/user/migrations';
 import { createInProcessEventBus } from '@platform/events';
 import { closeRedis, connectRedis, createRedisAccessStore, type AccessStore } from '@platform/credentials';
-import { anAccount, deleteKeys, silentLogger, startTcpProxy, testServers, uniqueId, type TcpProxy } from '@platform/testing';
+import {
+  anAccount,
+  deleteKeys,
+  silentLogger,
+  startTcpProxy,
+  testServers,
+  uniqueId,
+  userTablesPool,
+  type TcpProxy,
+} from '@platform/testing';
 import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
 import { loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
 import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
@@ -32,8 +39,7 @@ describe('revocation across auth, user and categorization', () => {
 
   beforeAll(async () => {
     proxy = await startTcpProxy(REDIS_PORT);
-    pool = createPool({ connectionString: testServers.databaseUrl, max: 4, logger: silentLogger() });
-    await migrate(pool, [userMigrations], silentLogger());
+    pool = await userTablesPool(testServers.databaseUrl, 4);
     const env = {
       DATABASE_URL: testServers.databaseUrl,
       REDIS_URL: `redis://127.0.0.1:${proxy.port}`,

@@ -18,3 +18,4 @@ export * from './webhook-receiver';
 export * from './pnpm';
 export * from './outbox';
 export * from './lifetime';
+export * from './user-tables';

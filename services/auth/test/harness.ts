@@ -3,8 +3,6 @@ import type { Pool } from 'pg';
 import type { Logger, RunningService } from '@platform/runtime';
 import { accessRecordsOf } from '@platform/accounts';
 import { accessLayout, createRedisAccessStore, hashSecret, tokenShardTag, type AccessStore } from '@platform/credentials';
-import { createPool, migrate } from '@platform/db';
-import { userMigrations } from '@platform/user/migrations';
 import {
   anAccount,
   silentLogger,
@@ -12,6 +10,7 @@ import {
   uniqueId,
   deleteKeys,
   useStarted,
+  userTablesPool,
   type AccountOptions,
   type TestAccount,
 } from '@platform/testing';
@@ -50,10 +49,8 @@ export interface HarnessOptions {
 }
 
 /** A Postgres pool on the test database, with the user schema migrated. */
-export async function testPool(databaseUrl = testServers.databaseUrl): Promise<Pool> {
-  const pool = createPool({ connectionString: databaseUrl, logger: silentLogger(), max: 5 });
-  await migrate(pool, [userMigrations], silentLogger());
-  return pool;
+export function testPool(databaseUrl = testServers.databaseUrl): Promise<Pool> {
+  return userTablesPool(databaseUrl, 5);
 }
 
 export async function startAuth(options: HarnessOptions = {}): Promise<AuthHarness> {
