@@ -1,5 +1,4 @@
-import amqp, { type Channel, type ChannelModel } from 'amqplib';
-import { eventually, startTcpProxy, testServers, uniqueId, type TcpProxy, aBalanceChange } from '@platform/testing';
+import { eventually, testServers, aBalanceChange } from '@platform/testing';
 import {
   BALANCE_CHANGED,
   EventBusUnavailableError,
@@ -7,57 +6,19 @@ import {
   PoisonMessageError,
   UnroutableEventError,
   type BalanceChanged,
-  type EventBus,
 } from '../src';
-import { quickBus, untilPing, type BusOptions } from './support';
+import { untilPing, useBusTests } from './support';
 
 const anEvent = (overrides: Partial<BalanceChanged> = {}): BalanceChanged => aBalanceChange({ accountId: 7, ...overrides });
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('AMQP event bus (real RabbitMQ)', () => {
-  let admin: ChannelModel;
-  let channel: Channel;
-  const exchanges = new Set<string>();
-  const queues = new Set<string>();
-  const buses: EventBus[] = [];
-  const proxies: TcpProxy[] = [];
-
-  /** A bus on its own exchange, so that parallel tests never see each other's messages. */
-  function names(): { exchange: string; queue: string; deadLetterQueue: string } {
-    const exchange = uniqueId('test.events.');
-    const queue = `${exchange}.q`;
-    const deadLetterQueue = `${queue}.dead`;
-    exchanges.add(exchange).add(`${exchange}.dlx`);
-    queues.add(queue).add(deadLetterQueue);
-    return { exchange, queue, deadLetterQueue };
-  }
-
-  function aBus(exchange: string, url = testServers.amqpUrl, extra: Partial<BusOptions> = {}): EventBus {
-    const bus = quickBus(exchange, url, extra);
-    buses.push(bus);
-    return bus;
-  }
+  const { names, aBus, aProxy, channel } = useBusTests('test.events.');
 
   async function queueDepth(queue: string): Promise<number> {
-    return (await channel.checkQueue(queue)).messageCount;
+    return (await channel().checkQueue(queue)).messageCount;
   }
-
-  beforeAll(async () => {
-    admin = await amqp.connect(testServers.amqpUrl);
-    channel = await admin.createChannel();
-  });
-
-  afterEach(async () => {
-    await Promise.all(buses.splice(0).map((bus) => bus.close()));
-    await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
-  });
-
-  afterAll(async () => {
-    for (const queue of queues) await channel.deleteQueue(queue).catch(() => undefined);
-    for (const exchange of exchanges) await channel.deleteExchange(exchange).catch(() => undefined);
-    await admin.close();
-  });
 
   it('when an event is published, then publish resolves on confirm and the consumer gets it', async () => {
     const { exchange, queue } = names();
@@ -86,15 +47,15 @@ describe('AMQP event bus (real RabbitMQ)', () => {
       return Promise.resolve();
     }).ready;
     // A raw queue beside the consumer's (its exchange declared by now) sees the message as it is on the wire.
-    const { queue: wire } = await channel.assertQueue('', { exclusive: true });
-    await channel.bindQueue(wire, exchange, BALANCE_CHANGED);
+    const { queue: wire } = await channel().assertQueue('', { exclusive: true });
+    await channel().bindQueue(wire, exchange, BALANCE_CHANGED);
     await bus.publish(BALANCE_CHANGED, events);
     await eventually(() => (received.length === 3 ? true : undefined));
     expect(received).toEqual(events);
-    const message = await channel.get(wire, { noAck: true });
+    const message = await channel().get(wire, { noAck: true });
     expect(message && JSON.parse(message.content.toString())).toEqual(events);
     expect(message && message.properties).toMatchObject({ deliveryMode: 2, messageId: events[0]?.id, contentType: 'application/json' });
-    expect(await channel.get(wire, { noAck: true })).toBe(false);
+    expect(await channel().get(wire, { noAck: true })).toBe(false);
   });
 
   it('when an array holds an invalid event or is empty, then publish rejects it whole as invalid', async () => {
@@ -145,8 +106,8 @@ describe('AMQP event bus (real RabbitMQ)', () => {
     const { exchange, queue, deadLetterQueue } = names();
     const bus = aBus(exchange);
     await bus.consume(queue, BALANCE_CHANGED, () => Promise.resolve()).ready;
-    await expect(channel.checkQueue(queue)).resolves.toMatchObject({ queue });
-    await expect(channel.checkQueue(deadLetterQueue)).resolves.toMatchObject({ queue: deadLetterQueue });
+    await expect(channel().checkQueue(queue)).resolves.toMatchObject({ queue });
+    await expect(channel().checkQueue(deadLetterQueue)).resolves.toMatchObject({ queue: deadLetterQueue });
   });
 
   it('when no queue is bound to the routing key, then publish rejects as unroutable', async () => {
@@ -163,11 +124,11 @@ describe('AMQP event bus (real RabbitMQ)', () => {
       calls += 1;
       return Promise.resolve();
     }).ready;
-    channel.publish(exchange, BALANCE_CHANGED, Buffer.from('{not json'), { persistent: true });
-    channel.publish(exchange, BALANCE_CHANGED, Buffer.from(JSON.stringify({ ...anEvent(), credits: -5 })), { persistent: true });
+    channel().publish(exchange, BALANCE_CHANGED, Buffer.from('{not json'), { persistent: true });
+    channel().publish(exchange, BALANCE_CHANGED, Buffer.from(JSON.stringify({ ...anEvent(), credits: -5 })), { persistent: true });
     await eventually(async () => ((await queueDepth(deadLetterQueue)) === 2 ? true : undefined));
     expect(calls).toBe(0);
-    const first = await channel.get(deadLetterQueue, { noAck: true });
+    const first = await channel().get(deadLetterQueue, { noAck: true });
     expect(first && first.content.toString()).toBe('{not json');
   });
 
@@ -225,8 +186,7 @@ describe('AMQP event bus (real RabbitMQ)', () => {
 
   it('when RabbitMQ becomes unreachable, then publish fails fast, and after it returns the bus reconnects and the consumer resumes', async () => {
     const { exchange, queue } = names();
-    const proxy = await startTcpProxy(Number(new URL(testServers.amqpUrl).port || 5672));
-    proxies.push(proxy);
+    const proxy = await aProxy();
     const bus = aBus(exchange, proxy.url(testServers.amqpUrl), { publishTimeoutMs: 300 });
     const received: string[] = [];
     const subscription = bus.consume(queue, BALANCE_CHANGED, async (event) => {
@@ -250,8 +210,7 @@ describe('AMQP event bus (real RabbitMQ)', () => {
 
   it('when the connection drops before the ack, then the broker redelivers the message to the next consumer', async () => {
     const { exchange, queue } = names();
-    const proxy = await startTcpProxy(Number(new URL(testServers.amqpUrl).port || 5672));
-    proxies.push(proxy);
+    const proxy = await aProxy();
     const crashing = aBus(exchange, proxy.url(testServers.amqpUrl), {
       reconnectInitialMs: 60_000,
       reconnectMaxMs: 60_000,

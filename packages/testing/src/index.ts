@@ -19,3 +19,4 @@ export * from './pnpm';
 export * from './outbox';
 export * from './lifetime';
 export * from './user-tables';
+export * from './malformed-json';

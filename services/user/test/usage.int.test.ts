@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { generateAccessToken, generateApiKey, hashSecret, newJti, signServiceJwt } from '@platform/credentials';
+import { expectMalformedJson } from '@platform/testing';
 import { ACCESS_RESTRICTED, ADMIN_TOKEN, JSON_TYPE, SERVICE_JWT_SECRET, useHarness } from './harness';
 
 const PATH = '/internal/v1/usage';
@@ -244,13 +245,7 @@ describe('POST /internal/v1/usage: validation', () => {
   });
 
   it('when the JSON body is malformed, then 400', async () => {
-    const res = await h.http
-      .post(PATH)
-      .set('Authorization', `Bearer ${serviceJwt()}`)
-      .set('Content-Type', 'application/json')
-      .send('{"credential":');
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ code: 400, messages: 'Malformed request body.' });
+    await expectMalformedJson(h.http.post(PATH).set('Authorization', `Bearer ${serviceJwt()}`), 'credential');
   });
 });
 
