@@ -12,7 +12,8 @@
 import { startEmbeddedPlatform, type EmbeddedPlatform } from './processes';
 import { startRealPlatform, type Platform, type RealPlatformOptions } from './real';
 
-export { EVERY_SERVICE, platformEnv, type Platform, type PlatformService, type RealPlatformOptions } from './real';
+export { EVERY_SERVICE, type Platform, type PlatformService, type RealPlatformOptions } from './real';
+export { platformEnv, startPlatformResources, type PlatformResources, type PlatformResourcesOptions } from './resources';
 export { pausedAt, platformUrl, REPOSITORY_ROOT, startServiceOf, type EmbeddedPlatform, type ServiceProcessOptions } from './processes';
 export { startChildProcess, type ChildProcessHandle, type ChildProcessOptions } from './child';
 
