@@ -58,6 +58,11 @@ export interface Platform {
   services: Partial<Record<PlatformService, RunningService>>;
   /** A started service's URL (throws for one this platform does not run). */
   url(service: PlatformService): string;
+  /**
+   * Starts another instance of `service` (a replica, or one configured otherwise: a key prefix,
+   * limits, a Redis behind a proxy) with `env` over its variables; stopped with the platform.
+   */
+  another(service: PlatformService, env: Record<string, string>): Promise<string>;
   /** The platform's database. */
   pool: Pool;
   /** An account inserted into the user tables (credits: product id -> its pool's credits), its key's access record written. */
@@ -88,18 +93,26 @@ export async function startRealPlatform(options: RealPlatformOptions): Promise<P
       resources.onStop(() => bus.close());
       given = { bus };
     }
-    const envOf = (name: PlatformService): Record<string, string> => ({ ...env, ...options.serviceEnv?.[name] });
-    const start = async (name: PlatformService): Promise<RunningService> => {
+    const envOf = (name: PlatformService, extra: Record<string, string>): Record<string, string> => ({
+      ...env,
+      ...options.serviceEnv?.[name],
+      ...extra,
+    });
+    const start = async (name: PlatformService, extra: Record<string, string> = {}): Promise<RunningService> => {
       switch (name) {
         case 'user':
-          return runUserService({ config: loadUserConfig(envOf(name)), logger, given });
+          return runUserService({ config: loadUserConfig(envOf(name, extra)), logger, given });
         case 'categorization':
-          return runCategorizationService({ config: loadCategorizationConfig(envOf(name)), logger });
+          return runCategorizationService({ config: loadCategorizationConfig(envOf(name, extra)), logger });
         case 'auth':
-          return runAuthService({ config: loadAuthConfig(envOf(name)), logger });
+          return runAuthService({ config: loadAuthConfig(envOf(name, extra)), logger });
         case 'notifier': {
           const userUrl = services.user?.url ?? 'http://user.invalid';
-          const notifier = await runNotifierService({ config: loadNotifierConfig({ USER_URL: userUrl, ...envOf(name) }), logger, given });
+          const notifier = await runNotifierService({
+            config: loadNotifierConfig({ USER_URL: userUrl, ...envOf(name, extra) }),
+            logger,
+            given,
+          });
           started.push(notifier);
           await notifier.consuming;
           started.pop();
@@ -130,6 +143,11 @@ export async function startRealPlatform(options: RealPlatformOptions): Promise<P
       url(name) {
         const service = services[name];
         if (!service) throw new Error(`the platform of ${options.name} runs no ${name} service`);
+        return service.url;
+      },
+      async another(name, extra) {
+        const service = await start(name, extra);
+        started.push(service);
         return service.url;
       },
       stop,
