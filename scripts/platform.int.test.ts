@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { signServiceJwt } from '@platform/credentials';
-import { sourceNodeArgs } from '@platform/testing';
+import { accountWithToken, sourceNodeArgs } from '@platform/testing';
 
 const ROOT = path.resolve(__dirname, '..');
 const SERVICE_JWT_SECRET = 'platform-test-service-jwt-secret-0123456789';
@@ -66,19 +66,10 @@ describe('pnpm start (embedded quickstart)', () => {
   });
 
   it('when an account is created, then its key buys a token that reads the balance, and rotation revokes it', async () => {
-    const created = await request(urls.user as string)
-      .post('/admin/v1/accounts')
-      .set('Authorization', `Bearer ${adminToken}`)
-      .send({ email: 'quickstart@example.com', credits: { '24': 40 } });
-    expect(created.status).toBe(201);
-    const apiKey = created.body.apiKey as string;
-
-    const issued = await request(urls.auth as string)
-      .post('/oauth/token')
-      .set('Authorization', `Bearer ${Buffer.from(apiKey).toString('base64')}`)
-      .send({ grantType: 'access_token' });
-    expect(issued.status).toBe(200);
-    const token = issued.body.accessToken as string;
+    const { apiKey, accessToken: token } = await accountWithToken({ user: urls.user as string, auth: urls.auth as string }, adminToken, {
+      email: 'quickstart@example.com',
+      credits: { '24': 40 },
+    });
 
     const balance = await request(urls.user as string)
       .get('/user-service/account-balance')
@@ -86,20 +77,14 @@ describe('pnpm start (embedded quickstart)', () => {
       .set('Authorization', `Bearer ${token}`);
     expect(balance.body).toEqual({ data: [{ product_id: 1, product: { id: 1, name: 'WHOIS API' }, credits: 40 }] });
 
-    expect(
+    const statusOf = async (path: string, query: Record<string, string>) =>
       (
         await request(urls.user as string)
-          .get('/user-service/api-key/generate')
-          .query({ currentApiKey: apiKey })
-      ).status,
-    ).toBe(200);
-    expect(
-      (
-        await request(urls.user as string)
-          .get('/user-service/account-balance')
-          .query({ apiKey: token })
-      ).status,
-    ).toBe(401);
+          .get(path)
+          .query(query)
+      ).status;
+    expect(await statusOf('/user-service/api-key/generate', { currentApiKey: apiKey })).toBe(200);
+    expect(await statusOf('/user-service/account-balance', { apiKey: token })).toBe(401);
   });
 
   it('when the categories are listed, then the IAB taxonomy was imported into the embedded database', async () => {

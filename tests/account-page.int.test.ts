@@ -18,7 +18,15 @@ import type pg from 'pg';
 import type { Page, Response } from 'playwright-core';
 import { signServiceJwt } from '@platform/credentials';
 import { createPool } from '@platform/db';
-import { freePort, silentLogger, startSmtpCapture, startWebhookReceiver, type SmtpCapture, type WebhookReceiver } from '@platform/testing';
+import {
+  freePort,
+  RESEARCH_POOL_NAMES,
+  silentLogger,
+  startSmtpCapture,
+  startWebhookReceiver,
+  type SmtpCapture,
+  type WebhookReceiver,
+} from '@platform/testing';
 import { launchBrowser, screenshot, SCREENSHOTS, seriousViolations, type Browser } from './browser/browser';
 import { openWatchedPage, startPagePlatform, type PagePlatform } from './browser/page-platform';
 import { json } from './browser/http';
@@ -179,19 +187,7 @@ describe('the account page in Chromium against pnpm start', () => {
       {
         name: 'Domain Research Suite',
         credits: '3,973',
-        products: [
-          'Domain Research Suite',
-          'Screenshot API',
-          'Brand Alert API',
-          'Registrant Alert API',
-          'Reverse WHOIS API',
-          'WHOIS History API',
-          'Reverse IP API',
-          'Reverse MX API',
-          'Reverse NS API',
-          'Subdomains Lookup API',
-          'Domains & Subdomains Discovery API',
-        ],
+        products: RESEARCH_POOL_NAMES,
       },
     ]);
     expect(await page.textContent('#signed-in-as')).toBe(`ann@example.test · account ${account.id}`);

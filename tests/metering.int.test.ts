@@ -7,12 +7,11 @@
  */
 import type { Express } from 'express';
 import request from 'supertest';
-import { createHttpApp } from '@platform/kernel';
-import { Health } from '@platform/runtime';
-import { createProductGateway, type ProductGateway } from '@platform/product-gateway';
-import { captureLogs, eventually, silentLogger, startTcpProxy, testServers, uniqueId, type TcpProxy } from '@platform/testing';
+import type { ProductGateway } from '@platform/product-gateway';
+import { captureLogs, eventually, startTcpProxy, testServers, uniqueId, type TcpProxy } from '@platform/testing';
 import { ACCESS_RESTRICTED, ADMIN_TOKEN, SERVICE_JWT_SECRET } from '@platform/user/testing';
 import { startAlerting, type Alerting } from './support/alerting';
+import { productApp } from './support/product-app';
 
 const PATH = '/whoisserver/WhoisService';
 const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
@@ -21,18 +20,16 @@ const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
 const gateways: ProductGateway[] = [];
 
 /** A product of the domain-registration-lookup family, as a product team would build it. */
-function productApp(userUrl: string, productId: number): Express {
-  const http = createHttpApp({
-    service: `product-${productId}`,
-    logger: silentLogger(),
-    health: new Health({}),
-    openapi: {},
-    envelope: 'errorMessage',
+function product(userUrl: string, productId: number): Express {
+  const { app, gateway } = productApp({
+    userUrl,
+    serviceJwtSecret: SERVICE_JWT_SECRET,
+    productId,
+    path: PATH,
+    answer: (call) => ({ WhoisRecord: { domainName: call.domainName, creditsLeft: call.credits } }),
   });
-  const gateway = createProductGateway({ userUrl, serviceJwtSecret: SERVICE_JWT_SECRET, productId });
   gateways.push(gateway);
-  http.app.use(gateway.routes(PATH, (call) => ({ WhoisRecord: { domainName: call.domainName, creditsLeft: call.credits } })));
-  return http.finish();
+  return app;
 }
 
 describe('metering: product calls debit the pool, balance events reach the notifier, alerts are mailed once', () => {
@@ -59,8 +56,8 @@ describe('metering: product calls debit the pool, balance events reach the notif
       },
     });
     user = alerting.user;
-    whois = productApp(user.service.url, 1);
-    bulkWhois = productApp(user.service.url, 24);
+    whois = product(user.service.url, 1);
+    bulkWhois = product(user.service.url, 24);
   });
 
   afterAll(async () => {

@@ -6,10 +6,8 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpApp } from '@platform/kernel';
-import { Health } from '@platform/runtime';
-import { createProductGateway, type CoalesceOptions } from '@platform/product-gateway';
-import { silentLogger } from '@platform/testing';
+import type { CoalesceOptions } from '@platform/product-gateway';
+import { productApp } from '../support/product-app';
 import {
   ACCESS_RESTRICTED,
   FORMATS,
@@ -36,21 +34,15 @@ describe('§4.2 a product of the domain-registration-lookup family', () => {
 
   /** A product app of the family on its own port, its gateway configured with `coalesce`. */
   async function startProduct(coalesce?: CoalesceOptions): Promise<string> {
-    const http = createHttpApp({
-      service: 'product-1',
-      logger: silentLogger(),
-      health: new Health({}),
-      openapi: {},
-      envelope: 'errorMessage',
-    });
-    const gateway = createProductGateway({
+    const { app } = productApp({
       userUrl: platform.user,
       serviceJwtSecret: SERVICE_JWT_SECRET,
       productId: 1,
       ...(coalesce ? { coalesce } : {}),
+      path: PATH,
+      answer: (accepted) => ({ WhoisRecord: { domainName: accepted.domainName } }),
     });
-    http.app.use(gateway.routes(PATH, (accepted) => ({ WhoisRecord: { domainName: accepted.domainName } })));
-    const server = http.finish().listen(0, '127.0.0.1');
+    const server = app.listen(0, '127.0.0.1');
     servers.push(server);
     await once(server, 'listening');
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

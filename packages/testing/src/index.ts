@@ -20,3 +20,5 @@ export * from './outbox';
 export * from './lifetime';
 export * from './user-tables';
 export * from './malformed-json';
+export * from './products';
+export * from './account-with-token';

@@ -16,8 +16,7 @@ import { createPool } from '@platform/db';
 import { createInProcessEventBus } from '@platform/events';
 import { anAccount, type TestAccount } from '../accounts';
 import { silentLogger } from '../logs';
-import type { SmtpCapture } from '../smtp';
-import { startPlatformResources } from './resources';
+import { startPlatformResources, type PlatformResources } from './resources';
 
 export type PlatformService = 'auth' | 'user' | 'categorization' | 'notifier';
 export const EVERY_SERVICE: readonly PlatformService[] = ['user', 'categorization', 'auth', 'notifier'];
@@ -43,17 +42,8 @@ export interface RealPlatformOptions {
   databaseUrl?: string;
 }
 
-export interface Platform {
-  /** The variables every service was started with (before `serviceEnv`). */
-  env: Readonly<Record<string, string>>;
-  databaseUrl: string;
-  /** REDIS_KEY_PREFIX. */
-  prefix: string;
-  /** BALANCE_EXCHANGE, NOTIFIER_QUEUE, NOTIFIER_DEAD_LETTER_QUEUE. */
-  exchange: string;
-  queue: string;
-  /** The notifier's SMTP capture (undefined when no notifier runs). */
-  smtp: SmtpCapture | undefined;
+/** What the platform stands on (its `env` is what every service started with, before `serviceEnv`; `smtp` runs with the notifier), and: */
+export interface Platform extends Omit<PlatformResources, 'onStop'> {
   /** Every started service, by name. */
   services: Partial<Record<PlatformService, RunningService>>;
   /** A started service's URL (throws for one this platform does not run). */
@@ -67,7 +57,6 @@ export interface Platform {
   pool: Pool;
   /** An account inserted into the user tables (credits: product id -> its pool's credits), its key's access record written. */
   account(credits?: Record<number, number>): Promise<TestAccount>;
-  stop(): Promise<void>;
 }
 
 export async function startRealPlatform(options: RealPlatformOptions): Promise<Platform> {

@@ -1,3 +1,4 @@
+import { RESEARCH_POOL_NAMES } from '@platform/testing';
 import { alertMessageId, renderAlertEmail, type AlertEmailInput } from './alert-email';
 
 const settingsUrl = 'http://127.0.0.1:8082/account/#alerts';
@@ -10,19 +11,7 @@ const base = {
   account: { id: 42, email: 'owner@example.com' },
   threshold: 10,
 } satisfies Partial<AlertEmailInput>;
-const RESEARCH = [
-  'Domain Research Suite',
-  'Screenshot API',
-  'Brand Alert API',
-  'Registrant Alert API',
-  'Reverse WHOIS API',
-  'WHOIS History API',
-  'Reverse IP API',
-  'Reverse MX API',
-  'Reverse NS API',
-  'Subdomains Lookup API',
-  'Domains & Subdomains Discovery API',
-];
+const RESEARCH = RESEARCH_POOL_NAMES;
 
 describe('alert e-mail', () => {
   it('when the alert is low, then the subject, text and HTML name the product, the credits left, the account and the settings page', () => {
