@@ -4,6 +4,7 @@
  */
 import { PassThrough } from 'node:stream';
 import express, { type Express } from 'express';
+import request from 'supertest';
 import { AppError, invalidParams, requiredMessage, throwIfInvalid, type RefusalReason } from '@platform/wire';
 import { Health, type ReadinessCheck, createLogger } from '@platform/runtime';
 import { createHttpApp } from '../src/http';
@@ -157,4 +158,19 @@ export function metricLines(text: string, family: string, labels: Record<string,
     .split('\n')
     .filter((line) => line.startsWith(`${family}{`))
     .filter((line) => Object.entries(labels).every(([name, value]) => line.includes(`${name}="${value}"`)));
+}
+
+/** A GET to a fresh kernel app (`buildApp()`). */
+export function getFresh(path: string): request.Test {
+  return request(buildApp().app).get(path);
+}
+
+/** The answer's status, content type and body text, expected together. */
+export function expectAnswer(response: request.Response, status: number, type: string, text: string): void {
+  expect({ status: response.status, type: response.headers['content-type'], text: response.text }).toEqual({ status, type, text });
+}
+
+/** A JSON body POSTed to `/echo` (with `query`) of a fresh kernel app. */
+export function postFreshJson(body: string, query = ''): request.Test {
+  return request(buildApp().app).post(`/echo${query}`).type('json').send(body);
 }
