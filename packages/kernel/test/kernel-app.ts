@@ -170,7 +170,7 @@ export function expectAnswer(response: request.Response, status: number, type: s
   expect({ status: response.status, type: response.headers['content-type'], text: response.text }).toEqual({ status, type, text });
 }
 
-/** A JSON body POSTed to `/echo` (with `query`) of a fresh kernel app. */
-export function postFreshJson(body: string, query = ''): request.Test {
-  return request(buildApp().app).post(`/echo${query}`).type('json').send(body);
+/** A JSON or form body POSTed to `/echo` (with `query`) of a fresh kernel app. */
+export function postFresh(type: 'json' | 'form', body: string, query = ''): request.Test {
+  return request(buildApp().app).post(`/echo${query}`).type(type).send(body);
 }
