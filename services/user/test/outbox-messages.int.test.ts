@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { BalanceChanged } from '@platform/events';
-import { createPrivateDatabase, deleteTopology, eventually, testServers, uniqueId, type PrivateDatabase } from '@platform/testing';
+import { eventually, uniqueId } from '@platform/testing';
 import { createBatchCommit } from '../src/domain/commit-usage-batch';
 import type { BalanceCommitHook } from '../src/domain/balance-commit-hook';
 import { createUsageBatchStore } from '../src/store/usage-batch';
-import { ADMIN_TOKEN, startHarness, testConfig, type Harness } from './harness';
-import { observeExchange, type ExchangeObserver } from './rabbitmq';
+import { ADMIN_TOKEN } from './harness';
+import { useObservedRelay } from './rabbitmq';
 
 /** The bound of these tests: about 10 events per message (an event is ~190 bytes). */
 const MAX_BYTES = 2048;
@@ -28,38 +28,14 @@ interface Row {
  * Postgres (a database of its own) and RabbitMQ (an exchange of its own, observed on the wire).
  */
 describe('outbox: one message per commit, split above the bound', () => {
-  let db: PrivateDatabase;
-  let observer: ExchangeObserver;
-  let h: Harness;
-  const exchange = uniqueId('test.user-messages.');
-
-  beforeAll(async () => {
-    db = await createPrivateDatabase('messages');
-    observer = await observeExchange(testServers.amqpUrl, exchange);
-    h = await startHarness({
-      eventBus: 'amqp',
-      config: testConfig({
-        DATABASE_URL: db.url,
-        BALANCE_EXCHANGE: exchange,
-        OUTBOX_POLL_MS: '100',
-        OUTBOX_MESSAGE_MAX_BYTES: String(MAX_BYTES),
-      }),
-    });
-  });
-
-  afterAll(async () => {
-    await h.stop();
-    await observer.close();
-    await deleteTopology(testServers.amqpUrl, { exchanges: [exchange] });
-    await db.drop();
-  });
+  const relay = useObservedRelay('messages', { OUTBOX_POLL_MS: '100', OUTBOX_MESSAGE_MAX_BYTES: String(MAX_BYTES) });
 
   /** Accounts inserted straight into the tables (no outbox row of their own). */
-  const accounts = (count: number) => Promise.all(Array.from({ length: count }, () => h.account({ 1: 100 })));
+  const accounts = (count: number) => Promise.all(Array.from({ length: count }, () => relay.h.account({ 1: 100 })));
 
   /** One usage batch: a debit of one credit on each account's lookup pool, in one transaction. */
   const batch = async (accountIds: readonly number[]): Promise<void> => {
-    const commit = createBatchCommit(createUsageBatchStore(h.pool), noHook);
+    const commit = createBatchCommit(createUsageBatchStore(relay.h.pool), noHook);
     const outcomes = await commit(
       accountIds.map((accountId) => ({ requestId: randomUUID(), digest: 'd', accountId, poolId: 1, productId: 1, units: 1 })),
     );
@@ -68,7 +44,7 @@ describe('outbox: one message per commit, split above the bound', () => {
 
   /** The outbox rows holding these accounts' events (each row: its events, in order). */
   const rowsOf = async (accountIds: readonly number[]): Promise<Row[]> => {
-    const result = await h.pool.query<{ id: string; published_at: Date | null; payload: BalanceChanged | BalanceChanged[] }>(
+    const result = await relay.h.pool.query<{ id: string; published_at: Date | null; payload: BalanceChanged | BalanceChanged[] }>(
       `SELECT id, published_at, payload FROM outbox_events
         WHERE seq IN (SELECT seq FROM outbox_event_list WHERE (payload->>'accountId')::int = ANY($1::int[]))
         ORDER BY seq`,
@@ -83,7 +59,7 @@ describe('outbox: one message per commit, split above the bound', () => {
 
   /** The messages that reached the exchange with any of these accounts' events. */
   const messagesOf = (accountIds: readonly number[]) =>
-    observer.bodies.filter((body) => body.events.some((event) => accountIds.includes(event.accountId)));
+    relay.observer.bodies.filter((body) => body.events.some((event) => accountIds.includes(event.accountId)));
 
   const allArrived = (accountIds: readonly number[], events: number) =>
     eventually(
@@ -113,7 +89,7 @@ describe('outbox: one message per commit, split above the bound', () => {
     expect(messages).toHaveLength(1);
     expect(messages[0]).toMatchObject({ array: true, events: row.events });
     // The pending-events metric counts the events inside the rows; nothing is left.
-    expect((await h.http.get('/metrics')).text).toMatch(/^outbox_pending_events\{service="user"\} 0$/m);
+    expect((await relay.h.http.get('/metrics')).text).toMatch(/^outbox_pending_events\{service="user"\} 0$/m);
   });
 
   it('when a batch’s events exceed OUTBOX_MESSAGE_MAX_BYTES, then its row is published as several messages, each within the bound, that carry every event once, in order', async () => {
@@ -134,7 +110,7 @@ describe('outbox: one message per commit, split above the bound', () => {
   });
 
   it('when an account is created with credits on two pools, then that commit’s two top-ups are one message', async () => {
-    const res = await h.http
+    const res = await relay.h.http
       .post('/admin/v1/accounts')
       .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
       .send({ email: `${uniqueId('messages')}@example.test`, credits: { 1: 10, 14: 20 } });

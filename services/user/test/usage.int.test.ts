@@ -207,13 +207,18 @@ describe('POST /internal/v1/usage: validation', () => {
     expect((await usage(body(account.apiKey, { units: 10_000 }))).body.credits).toBe(0);
   });
 
+  /** A debit whose `field` is `value` answers 422 with `message` on that field alone. */
+  async function expectRefusedField(field: 'productId' | 'requestId', value: unknown, message: string): Promise<void> {
+    const account = await h.account({ 1: 5 });
+    const res = await usage(body(account.apiKey, { [field]: value }));
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ code: 422, messages: { [field]: [message] } });
+  }
+
   it.each([[2], [999_999], ['abc'], [0], ['1.0']])(
     'when productId is %p (not a catalogue id), then 422 on productId',
     async (productId) => {
-      const account = await h.account({ 1: 5 });
-      const res = await usage(body(account.apiKey, { productId }));
-      expect(res.status).toBe(422);
-      expect(res.body).toEqual({ code: 422, messages: { productId: ['The selected product id is invalid.'] } });
+      await expectRefusedField('productId', productId, 'The selected product id is invalid.');
     },
   );
 
@@ -228,10 +233,7 @@ describe('POST /internal/v1/usage: validation', () => {
   });
 
   it.each([['x'.repeat(201)], [42], ['with\u0000nul'], [{ id: 'x' }]])('when requestId is %p, then 422 on requestId', async (requestId) => {
-    const account = await h.account({ 1: 5 });
-    const res = await usage(body(account.apiKey, { requestId }));
-    expect(res.status).toBe(422);
-    expect(res.body).toEqual({ code: 422, messages: { requestId: ['The selected request id is invalid.'] } });
+    await expectRefusedField('requestId', requestId, 'The selected request id is invalid.');
   });
 
   it('when every field is wrong, then every field is reported together', async () => {
