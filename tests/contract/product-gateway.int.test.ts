@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CoalesceOptions } from '@platform/product-gateway';
+import { countStatuses } from '@platform/testing';
 import { productApp } from '../support/product-app';
 import {
   ACCESS_RESTRICTED,
@@ -104,14 +105,7 @@ describe('§4.2 a product of the domain-registration-lookup family', () => {
     const replies = await Promise.all(
       Array.from({ length: 30 }, () => call(coalescing, PATH, { query: { domainName: 'example.com', apiKey } })),
     );
-    const statuses = replies.map((reply) => reply.status);
-    expect({
-      served: statuses.filter((status) => status === 200).length,
-      refused: statuses.filter((status) => status === 403).length,
-    }).toEqual({
-      served: 20,
-      refused: 10,
-    });
+    expect(countStatuses(replies, { served: 200, refused: 403 })).toEqual({ served: 20, refused: 10 });
     expect(await lookupPool(apiKey)).toEqual({ data: [balanceItem(1, 0)] });
     expect({ single: await requests('/internal/v1/usage'), batches: await requests('/internal/v1/usage/batch') }).toEqual({
       single: singleBefore,

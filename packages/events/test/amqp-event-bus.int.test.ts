@@ -7,7 +7,7 @@ import {
   UnroutableEventError,
   type BalanceChanged,
 } from '../src';
-import { untilPing, useBusTests } from './support';
+import { countingConsumer, untilPing, useBusTests } from './support';
 
 const anEvent = (overrides: Partial<BalanceChanged> = {}): BalanceChanged => aBalanceChange({ accountId: 7, ...overrides });
 
@@ -119,15 +119,11 @@ describe('AMQP event bus (real RabbitMQ)', () => {
   it('when a message is not JSON or fails the schema, then it goes to the dead-letter queue and the handler never runs', async () => {
     const { exchange, queue, deadLetterQueue } = names();
     const bus = aBus(exchange);
-    let calls = 0;
-    await bus.consume(queue, BALANCE_CHANGED, async () => {
-      calls += 1;
-      return Promise.resolve();
-    }).ready;
+    const calls = await countingConsumer(bus, queue, () => Promise.resolve());
     channel().publish(exchange, BALANCE_CHANGED, Buffer.from('{not json'), { persistent: true });
     channel().publish(exchange, BALANCE_CHANGED, Buffer.from(JSON.stringify({ ...anEvent(), credits: -5 })), { persistent: true });
     await eventually(async () => ((await queueDepth(deadLetterQueue)) === 2 ? true : undefined));
-    expect(calls).toBe(0);
+    expect(calls()).toBe(0);
     const first = await channel().get(deadLetterQueue, { noAck: true });
     expect(first && first.content.toString()).toBe('{not json');
   });
@@ -135,15 +131,11 @@ describe('AMQP event bus (real RabbitMQ)', () => {
   it('when the handler throws PoisonMessageError, then the message is dead-lettered, not retried', async () => {
     const { exchange, queue, deadLetterQueue } = names();
     const bus = aBus(exchange);
-    let calls = 0;
-    await bus.consume(queue, BALANCE_CHANGED, async () => {
-      calls += 1;
-      return Promise.reject(new PoisonMessageError('unknown account'));
-    }).ready;
+    const calls = await countingConsumer(bus, queue, () => Promise.reject(new PoisonMessageError('unknown account')));
     await bus.publish(BALANCE_CHANGED, anEvent());
     await eventually(async () => ((await queueDepth(deadLetterQueue)) === 1 ? true : undefined));
     await sleep(100);
-    expect(calls).toBe(1);
+    expect(calls()).toBe(1);
   });
 
   it('when the handler fails transiently, then the message is requeued and redelivered until it succeeds', async () => {

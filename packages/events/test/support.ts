@@ -5,7 +5,7 @@
  */
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import { eventually, silentLogger, startTcpProxy, testServers, uniqueId, type TcpProxy } from '@platform/testing';
-import { createAmqpEventBus, type EventBus } from '../src';
+import { BALANCE_CHANGED, createAmqpEventBus, type EventBus } from '../src';
 
 export type BusOptions = Parameters<typeof createAmqpEventBus>[0];
 
@@ -94,4 +94,14 @@ export async function untilPing(bus: EventBus, answers: boolean): Promise<void> 
       ? true
       : undefined,
   );
+}
+
+/** Consumes `queue` on `bus` with a handler that counts its calls and answers `answer()`; resolves once it is ready, to the count. */
+export async function countingConsumer(bus: EventBus, queue: string, answer: () => Promise<void>): Promise<() => number> {
+  let calls = 0;
+  await bus.consume(queue, BALANCE_CHANGED, () => {
+    calls += 1;
+    return answer();
+  }).ready;
+  return () => calls;
 }

@@ -22,3 +22,4 @@ export * from './user-tables';
 export * from './malformed-json';
 export * from './products';
 export * from './account-with-token';
+export * from './statuses';
