@@ -68,15 +68,19 @@ describe('outbox: one message per commit, split above the bound', () => {
       `${events} events`,
     );
 
+  /** One usage batch over `count` new accounts, and the one outbox row it wrote. */
+  const batchRow = async (count: number): Promise<{ ids: number[]; row: Row }> => {
+    const ids = (await accounts(count)).map((account) => account.id);
+    await batch(ids);
+    const rows = await rowsOf(ids);
+    expect(rows).toHaveLength(1);
+    return { ids, row: rows[0] as Row };
+  };
   const allPublished = (accountIds: readonly number[]) =>
     eventually(async () => ((await rowsOf(accountIds)).every((row) => row.published) ? true : undefined), 15_000, 'rows published');
 
   it('when a usage batch debits 5 accounts, then its 5 events are one outbox row and one message whose body is their array, each event with its own id', async () => {
-    const ids = (await accounts(5)).map((account) => account.id);
-    await batch(ids);
-    const rows = await rowsOf(ids);
-    expect(rows).toHaveLength(1);
-    const [row] = rows as [Row];
+    const { ids, row } = await batchRow(5);
     expect(row.events.map((event) => [event.accountId, event.previousCredits, event.credits, event.cause])).toEqual(
       ids.map((id) => [id, 100, 99, 'usage']),
     );
@@ -93,11 +97,7 @@ describe('outbox: one message per commit, split above the bound', () => {
   });
 
   it('when a batch’s events exceed OUTBOX_MESSAGE_MAX_BYTES, then its row is published as several messages, each within the bound, that carry every event once, in order', async () => {
-    const ids = (await accounts(40)).map((account) => account.id);
-    await batch(ids);
-    const rows = await rowsOf(ids);
-    expect(rows).toHaveLength(1);
-    const [row] = rows as [Row];
+    const { ids, row } = await batchRow(40);
     expect(Buffer.byteLength(JSON.stringify(row.events))).toBeGreaterThan(3 * MAX_BYTES);
 
     await allArrived(ids, 40);
