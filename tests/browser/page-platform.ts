@@ -1,18 +1,19 @@
 /**
  * The platform under a page test, started once per file: a private database and data folder, and
- * `pnpm start` (a child process, as an operator runs it) or scripts/platform.ts (in this process,
- * where a test needs the webhook seams) on them with what every page test sets (LOG_LEVEL=warn,
- * ports the OS picks). `stop()` takes down the platform, then the database and the folder.
+ * on them `pnpm start` (mode `embedded` of @platform/testing/platform: a process of its own, as an
+ * operator runs it) or scripts/platform.ts in this process (where a test needs the webhook seams),
+ * with what every page test sets (LOG_LEVEL=warn, ports the OS picks). `stop()` takes down the
+ * platform, then the database and the folder.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { createPrivateDatabase, type PrivateDatabase } from '@platform/testing';
+import { startPlatform as startTestPlatform } from '@platform/testing/platform';
 import { ensureAccountPageBuilt } from '../../scripts/account-page-build';
 import { startPlatform, type PlatformSeams } from '../../scripts/platform';
 import type { Browser } from './browser';
-import { pnpmStart } from './pnpm-start';
 
 export interface PagePlatform {
   urls: Record<'auth' | 'user' | 'categorization' | 'notifier' | 'account page', string>;
@@ -55,7 +56,14 @@ export async function startPagePlatform(options: PagePlatformOptions): Promise<P
       ensureAccountPageBuilt(() => undefined);
       const inProcess = await startPlatform(env, options.seams);
       started = { urls: { ...inProcess.urls, 'account page': `${inProcess.urls.user}/account/` }, stop: () => inProcess.stop() };
-    } else started = await pnpmStart(env);
+    } else {
+      // As an operator runs `pnpm start`: its own process (HOME for the tools it runs).
+      const embedded = await startTestPlatform({ mode: 'embedded', env: { HOME: process.env.HOME ?? '', ...env }, timeoutMs: 150_000 });
+      started = {
+        urls: { ...embedded.urls, 'account page': `${embedded.urls.user}/account/` },
+        stop: async () => void (await embedded.stop()),
+      };
+    }
     return {
       urls: started.urls,
       database,
