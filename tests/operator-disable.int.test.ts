@@ -23,6 +23,7 @@ import {
   type ServiceProcess,
 } from '@platform/testing';
 import { productApp } from './support/product-app';
+import { seedToken } from './support/seed-token';
 
 const ROOT = path.resolve(__dirname, '..');
 const ADMIN_TOKEN = `operator-disable-admin-token-${uniqueId()}`;
@@ -101,10 +102,7 @@ describe('an account disabled or rotated by the operator, across processes', () 
   }
 
   async function mint(apiKey: string): Promise<{ status: number; token: string }> {
-    const res = await request(urls.auth)
-      .post('/oauth/token')
-      .set('Authorization', `Bearer ${Buffer.from(apiKey).toString('base64')}`)
-      .send({ grantType: 'access_token' });
+    const res = await seedToken(urls.auth, apiKey);
     return { status: res.status, token: res.body.accessToken as string };
   }
 

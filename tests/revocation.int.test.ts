@@ -21,6 +21,7 @@ import {
 import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
 import { loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
 import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
+import { seedToken } from './support/seed-token';
 
 const ADMIN_TOKEN = 'revocation-test-admin-token-0123456789';
 const REDIS_PORT = Number(new URL(testServers.redisUrl).port || 6379);
@@ -75,10 +76,7 @@ describe('revocation across auth, user and categorization', () => {
   });
 
   async function issueToken(apiKey: string): Promise<string> {
-    const response = await request(auth)
-      .post('/oauth/token')
-      .set('Authorization', `Bearer ${Buffer.from(apiKey).toString('base64')}`)
-      .send({ grantType: 'access_token', expiresIn: 1800 });
+    const response = await seedToken(auth, apiKey, { expiresIn: 1800 });
     expect(response.status).toBe(200);
     return response.body.accessToken as string;
   }

@@ -3,6 +3,8 @@ import type { Pool } from 'pg';
 import type { Logger, RunningService } from '@platform/runtime';
 import { accessRecordsOf } from '@platform/accounts';
 import { accessLayout, createRedisAccessStore, hashSecret, tokenShardTag, type AccessStore } from '@platform/credentials';
+import { createPool, migrate } from '@platform/db';
+import { userMigrations } from '@platform/user/migrations';
 import {
   anAccount,
   silentLogger,
@@ -10,7 +12,6 @@ import {
   uniqueId,
   deleteKeys,
   useStarted,
-  userTablesPool,
   type AccountOptions,
   type TestAccount,
 } from '@platform/testing';
@@ -49,8 +50,10 @@ export interface HarnessOptions {
 }
 
 /** A Postgres pool on the test database, with the user schema migrated. */
-export function testPool(databaseUrl = testServers.databaseUrl): Promise<Pool> {
-  return userTablesPool(databaseUrl, 5);
+export async function testPool(databaseUrl = testServers.databaseUrl): Promise<Pool> {
+  const pool = createPool({ connectionString: databaseUrl, logger: silentLogger(), max: 5 });
+  await migrate(pool, [userMigrations], silentLogger());
+  return pool;
 }
 
 export async function startAuth(options: HarnessOptions = {}): Promise<AuthHarness> {
