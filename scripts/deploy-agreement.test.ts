@@ -9,6 +9,7 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { DockerfileParser } from 'dockerfile-ast';
 import { compose, composeEnvironment, OPTIONAL_SECRET_ENV, renderK8s, ROOT, SECRET_ENV, SERVICE_NAMES, SERVICES } from './deploy-files';
+import type { K8sObject } from './k8s-object';
 
 interface Probe {
   httpGet: { path: string; port: string | number };
@@ -24,19 +25,16 @@ interface Container {
   readinessProbe?: Probe;
   livenessProbe?: Probe;
 }
-interface K8sObject {
-  kind: string;
-  metadata: { name: string };
-  data?: Record<string, string>;
-  spec?: {
-    template?: { spec: { containers: Container[] } };
+type Rendered = K8sObject<
+  Container,
+  {
     ports?: Array<{ name?: string; port: number; targetPort?: string | number }>;
     rules?: Array<{ http: { paths: Array<{ backend: { service: { name: string; port: { name?: string; number?: number } } } }> } }>;
-  };
-}
+  }
+>;
 
 const rendered = renderK8s();
-const objects = rendered.objects as K8sObject[];
+const objects = rendered.objects as Rendered[];
 const object = (kind: string, name: string) => objects.find((item) => item.kind === kind && item.metadata.name === name);
 const container = (kind: string, name: string) => object(kind, name)?.spec?.template?.spec.containers[0] as Container;
 const configMap = object('ConfigMap', 'platform-config')?.data ?? {};

@@ -16,6 +16,7 @@ import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitorin
 import { PodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor';
 import { parseAllDocuments, parse } from 'yaml';
 import { OPTIONAL_SECRET_ENV, renderK8s, ROOT, SECRET_ENV, SERVICE_NAMES, SERVICES, type ServiceName } from './deploy-files';
+import type { K8sObject } from './k8s-object';
 import { loadConfig as loadUserConfig } from '@platform/user/config';
 
 const K8S = path.join(ROOT, 'k8s');
@@ -35,18 +36,15 @@ interface Container {
   livenessProbe: { httpGet: { path: string } };
   resources: { requests: { cpu: string; memory: string }; limits: { memory: string } };
 }
-interface Manifest {
-  kind: string;
-  metadata: { name: string };
-  data?: Record<string, string>;
-  spec?: {
-    template?: { spec: { containers: Container[] } };
+type Manifest = K8sObject<
+  Container,
+  {
     scaleTargetRef?: { kind: string; name: string };
     selector?: { matchLabels: Record<string, string> };
     rules?: Array<{ host?: string; http: { paths: Array<{ path: string }> } }>;
     tls?: Array<{ hosts: string[]; secretName: string }>;
-  };
-}
+  }
+>;
 
 const models: Record<string, new (data: never) => { validate(): void }> = {
   Namespace,

@@ -1,12 +1,11 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { signServiceJwt } from '@platform/credentials';
-import { sourceNodeArgs } from '@platform/testing';
+import { accountWithToken } from '@platform/testing';
+import { startPlatform, type EmbeddedPlatform } from '@platform/testing/platform';
 
-const ROOT = path.resolve(__dirname, '..');
 const SERVICE_JWT_SECRET = 'platform-test-service-jwt-secret-0123456789';
 
 /**
@@ -16,17 +15,16 @@ const SERVICE_JWT_SECRET = 'platform-test-service-jwt-secret-0123456789';
  */
 describe('pnpm start (embedded quickstart)', () => {
   let dataDir: string;
-  let child: ChildProcessWithoutNullStreams;
+  let platform: EmbeddedPlatform;
   let output = '';
-  const urls: Record<string, string> = {};
+  let urls: EmbeddedPlatform['urls'];
   let adminToken = '';
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'platform-'));
-    child = spawn(process.execPath, [...sourceNodeArgs, 'scripts/start-all.ts'], {
-      cwd: ROOT,
+    platform = await startPlatform({
+      mode: 'embedded',
       env: {
-        PATH: process.env.PATH,
         DATA_DIR: dataDir,
         AUTH_PORT: '0',
         USER_PORT: '0',
@@ -35,22 +33,15 @@ describe('pnpm start (embedded quickstart)', () => {
         LOG_LEVEL: 'warn',
         SERVICE_JWT_SECRET,
       },
+      timeoutMs: 150_000,
     });
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const deadline = Date.now() + 150_000;
-    while (!/admin token\s+\S+/.test(output)) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`pnpm start did not come up:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    for (const name of ['auth', 'user', 'categorization', 'notifier']) {
-      urls[name] = (new RegExp(`^\\s+${name}\\s+(http://\\S+)`, 'm').exec(output) as RegExpExecArray)[1] as string;
-    }
+    output = platform.output();
+    urls = platform.urls;
     adminToken = (/admin token\s+(\S+)/.exec(output) as RegExpExecArray)[1] as string;
   }, 180_000);
 
-  afterAll(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
+  afterAll(async () => {
+    await platform?.kill();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -66,44 +57,24 @@ describe('pnpm start (embedded quickstart)', () => {
   });
 
   it('when an account is created, then its key buys a token that reads the balance, and rotation revokes it', async () => {
-    const created = await request(urls.user as string)
-      .post('/admin/v1/accounts')
-      .set('Authorization', `Bearer ${adminToken}`)
-      .send({ email: 'quickstart@example.com', credits: { '24': 40 } });
-    expect(created.status).toBe(201);
-    const apiKey = created.body.apiKey as string;
+    const { apiKey, accessToken: token } = await accountWithToken({ user: urls.user, auth: urls.auth }, adminToken, {
+      email: 'quickstart@example.com',
+      credits: { '24': 40 },
+    });
 
-    const issued = await request(urls.auth as string)
-      .post('/oauth/token')
-      .set('Authorization', `Bearer ${Buffer.from(apiKey).toString('base64')}`)
-      .send({ grantType: 'access_token' });
-    expect(issued.status).toBe(200);
-    const token = issued.body.accessToken as string;
-
-    const balance = await request(urls.user as string)
+    const balance = await request(urls.user)
       .get('/user-service/account-balance')
       .query({ productId: '1' })
       .set('Authorization', `Bearer ${token}`);
     expect(balance.body).toEqual({ data: [{ product_id: 1, product: { id: 1, name: 'WHOIS API' }, credits: 40 }] });
 
-    expect(
-      (
-        await request(urls.user as string)
-          .get('/user-service/api-key/generate')
-          .query({ currentApiKey: apiKey })
-      ).status,
-    ).toBe(200);
-    expect(
-      (
-        await request(urls.user as string)
-          .get('/user-service/account-balance')
-          .query({ apiKey: token })
-      ).status,
-    ).toBe(401);
+    const statusOf = async (path: string, query: Record<string, string>) => (await request(urls.user).get(path).query(query)).status;
+    expect(await statusOf('/user-service/api-key/generate', { currentApiKey: apiKey })).toBe(200);
+    expect(await statusOf('/user-service/account-balance', { apiKey: token })).toBe(401);
   });
 
   it('when the categories are listed, then the IAB taxonomy was imported into the embedded database', async () => {
-    const response = await request(urls.categorization as string).get('/api/v2/categories');
+    const response = await request(urls.categorization).get('/api/v2/categories');
     expect(response.status).toBe(200);
     expect(response.body).toHaveLength(698);
     expect((response.body as unknown[])[0]).toEqual({ id: 'IAB-1', name: 'Automotive', parent: null });
@@ -115,12 +86,12 @@ describe('pnpm start (embedded quickstart)', () => {
 
   it('when an admin adjustment takes a pool from 12 to 5 credits, then a "Low balance alert" e-mail is written to DATA_DIR/outbox', async () => {
     const admin = `Bearer ${adminToken}`;
-    const created = await request(urls.user as string)
+    const created = await request(urls.user)
       .post('/admin/v1/accounts')
       .set('Authorization', admin)
       .send({ email: 'low-balance@example.com', credits: { '1': 12 } });
     expect(created.status).toBe(201);
-    const adjusted = await request(urls.user as string)
+    const adjusted = await request(urls.user)
       .post(`/admin/v1/accounts/${created.body.id as number}/credits`)
       .set('Authorization', admin)
       .send({ productId: 1, amount: -7 });
@@ -140,14 +111,14 @@ describe('pnpm start (embedded quickstart)', () => {
   });
 
   it('when 30 debits race for 10 credits on the one embedded connection, then exactly 10 succeed and a replay gets the first answer', async () => {
-    const created = await request(urls.user as string)
+    const created = await request(urls.user)
       .post('/admin/v1/accounts')
       .set('Authorization', `Bearer ${adminToken}`)
       .send({ email: 'metering@example.com', credits: { '1': 10 } });
     expect(created.status).toBe(201);
     const jwt = signServiceJwt({ issuer: 'platform-test', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 60 });
     const debit = (requestId: string) =>
-      request(urls.user as string)
+      request(urls.user)
         .post('/internal/v1/usage')
         .set('Authorization', `Bearer ${jwt}`)
         .send({ credential: created.body.apiKey as string, productId: 24, units: 1, requestId });
@@ -161,8 +132,7 @@ describe('pnpm start (embedded quickstart)', () => {
   });
 
   it('when sent SIGTERM, then it stops every service and exits 0', async () => {
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    // stop(): SIGTERM, then the exit code.
+    expect(await platform.stop()).toBe(0);
   });
 });

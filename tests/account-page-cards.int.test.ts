@@ -7,25 +7,18 @@
  * artifacts/screenshots/account-cards-*.png.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { signServiceJwt } from '@platform/credentials';
-import { createPrivateDatabase, type PrivateDatabase } from '@platform/testing';
 import { launchBrowser, screenshot, seriousViolations, type Browser } from './browser/browser';
-import { ensureAccountPageBuilt } from '../scripts/account-page-build';
-import { startPlatform } from '../scripts/platform';
+import { startPagePlatform, type PagePlatform } from './browser/page-platform';
 import { json, adminCaller } from './browser/http';
 
 const ADMIN_TOKEN = `cards-admin-token-${randomUUID()}`;
 const SERVICE_JWT_SECRET = `cards-service-jwt-secret-${randomUUID()}`;
 const HOOK = 'http://127.0.0.1:9/balance-hook';
 
-let database: PrivateDatabase;
-let platform: { urls: Record<string, string>; stop(): Promise<void> };
+let platform: PagePlatform;
 let browser: Browser;
-let dataDir: string;
 let page: Page;
 let account: { id: number; apiKey: string };
 
@@ -55,22 +48,11 @@ async function signIn(apiKey: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  database = await createPrivateDatabase('account_cards');
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'aap-cards-'));
-  ensureAccountPageBuilt(() => undefined);
-  const started = await startPlatform({
-    DATABASE_URL: database.url,
-    ADMIN_TOKEN,
-    SERVICE_JWT_SECRET,
-    WEBHOOK_ALLOW_INSECURE: 'true',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    AUTH_PORT: '0',
-    USER_PORT: '0',
-    CATEGORIZATION_PORT: '0',
-    NOTIFIER_PORT: '0',
+  platform = await startPagePlatform({
+    name: 'account_cards',
+    how: 'in-process',
+    env: { ADMIN_TOKEN, SERVICE_JWT_SECRET, WEBHOOK_ALLOW_INSECURE: 'true' },
   });
-  platform = { urls: started.urls, stop: started.stop };
   const created = await admin('POST', '/admin/v1/accounts', {
     email: 'bea@example.test',
     credits: { 1: 5_000, 14: 900, 7: 300, 8: 300, 20: 300, 21: 300 },
@@ -101,8 +83,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await platform?.stop();
-  await database?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
 
 describe('the account page cards in Chromium', () => {

@@ -11,10 +11,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { once } from 'node:events';
-import net from 'node:net';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type pg from 'pg';
@@ -22,17 +19,16 @@ import type { Page, Response } from 'playwright-core';
 import { signServiceJwt } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import {
-  createPrivateDatabase,
+  freePort,
+  RESEARCH_POOL_NAMES,
   silentLogger,
   startSmtpCapture,
   startWebhookReceiver,
-  type PrivateDatabase,
   type SmtpCapture,
   type WebhookReceiver,
 } from '@platform/testing';
 import { launchBrowser, screenshot, SCREENSHOTS, seriousViolations, type Browser } from './browser/browser';
-import { ensureAccountPageBuilt } from '../scripts/account-page-build';
-import { startPlatform } from '../scripts/platform';
+import { openWatchedPage, startPagePlatform, type PagePlatform } from './browser/page-platform';
 import { json } from './browser/http';
 
 const ADMIN_TOKEN = `browser-admin-token-${randomUUID()}`;
@@ -43,14 +39,12 @@ const DAY_MS = 86_400_000;
 /** The tab's sessionStorage, typed for callbacks that run in the page (the tests have no DOM types). */
 type InTab = { sessionStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void; length: number } };
 
-let database: PrivateDatabase;
 let smtp: SmtpCapture;
 let receiver: WebhookReceiver;
 let webhookSecret: string;
-let platform: { urls: Record<'auth' | 'user' | 'account page', string>; stop(): Promise<void> };
+let platform: PagePlatform;
 let browser: Browser;
 let pool: pg.Pool;
-let dataDir: string;
 let account: { id: number; apiKey: string };
 let page: Page;
 let accountPage: Response | null;
@@ -101,45 +95,28 @@ async function signIn(target: Page, apiKey: string): Promise<void> {
   await target.waitForSelector('body[data-state="signed-in"]');
 }
 
-/** A port the OS says is free now: the user service listens there, so the e-mails' links name it. */
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 beforeAll(async () => {
-  database = await createPrivateDatabase('account_page');
   smtp = await startSmtpCapture();
   receiver = await startWebhookReceiver();
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'aap-page-'));
+  // A port the OS says is free now: the user service listens there, so the e-mails' links name it.
   const userPort = await freePort();
-  // The user service serves the account page's build: built first when missing or old.
-  ensureAccountPageBuilt(() => undefined);
-  const started = await startPlatform(
-    {
+  platform = await startPagePlatform({
+    name: 'account_page',
+    how: 'in-process',
+    env: {
       TOP_UP_URL,
       BRAND_NAME: 'Acme Data',
       USER_URL: `http://127.0.0.1:${userPort}`,
-      DATABASE_URL: database.url,
       SMTP_URL: smtp.url,
       ADMIN_TOKEN,
       SERVICE_JWT_SECRET,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      AUTH_PORT: '0',
       USER_PORT: String(userPort),
-      CATEGORIZATION_PORT: '0',
-      NOTIFIER_PORT: '0',
     },
     // The receiver is on loopback with a certificate only this run trusts: reached through a test
     // network, with the webhook address rules on.
-    { webhookNetwork: receiver.network(), webhookCa: receiver.ca },
-  );
-  platform = { urls: { ...started.urls, 'account page': `${started.urls.user}/account/` }, stop: started.stop };
-  pool = createPool({ connectionString: database.url, logger: silentLogger(), max: 2 });
+    seams: { webhookNetwork: receiver.network(), webhookCa: receiver.ca },
+  });
+  pool = createPool({ connectionString: platform.database.url, logger: silentLogger(), max: 2 });
   const created = await json(`${platform.urls.user}/admin/v1/accounts`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
@@ -152,10 +129,7 @@ beforeAll(async () => {
   await use(account.apiKey, 24, 18);
   await use(account.apiKey, 103, 27);
   browser = await launchBrowser();
-  page = await browser.context.newPage();
-  page.on('console', (message) => {
-    if (/Content.Security.Policy|Refused to/i.test(message.text())) cspViolations.push(message.text());
-  });
+  page = await openWatchedPage(browser, cspViolations);
 }, 240_000);
 
 afterAll(async () => {
@@ -164,8 +138,6 @@ afterAll(async () => {
   await pool?.end();
   await smtp?.close();
   await receiver?.close();
-  await database?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
 
 describe('the account page in Chromium against pnpm start', () => {
@@ -215,19 +187,7 @@ describe('the account page in Chromium against pnpm start', () => {
       {
         name: 'Domain Research Suite',
         credits: '3,973',
-        products: [
-          'Domain Research Suite',
-          'Screenshot API',
-          'Brand Alert API',
-          'Registrant Alert API',
-          'Reverse WHOIS API',
-          'WHOIS History API',
-          'Reverse IP API',
-          'Reverse MX API',
-          'Reverse NS API',
-          'Subdomains Lookup API',
-          'Domains & Subdomains Discovery API',
-        ],
+        products: RESEARCH_POOL_NAMES,
       },
     ]);
     expect(await page.textContent('#signed-in-as')).toBe(`ann@example.test · account ${account.id}`);

@@ -22,6 +22,7 @@ import {
 } from '@platform/testing';
 import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
 import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
+import { seedToken } from './support/seed-token';
 
 const ADMIN_TOKEN = 'credits-test-admin-token-0123456789';
 const SERVICE_JWT_SECRET = 'credits-test-service-jwt-secret-0123456789';
@@ -118,11 +119,7 @@ describe('zero-credit refusal and top-up re-allowance across user and auth', () 
       )
       .send({ credential, productId, units, requestId: randomUUID() });
 
-  const seed = (apiKey: string) =>
-    request(auth)
-      .post('/oauth/token')
-      .set('Authorization', `Bearer ${Buffer.from(apiKey).toString('base64')}`)
-      .send({ grantType: 'access_token' });
+  const seed = (apiKey: string) => seedToken(auth, apiKey);
   const clientCredentials = (accountId: number, apiKey: string) =>
     request(auth)
       .post('/oauth/token')

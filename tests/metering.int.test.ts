@@ -7,25 +7,11 @@
  */
 import type { Express } from 'express';
 import request from 'supertest';
-import { createHttpApp } from '@platform/kernel';
-import { Health } from '@platform/runtime';
-import { createProductGateway, type ProductGateway } from '@platform/product-gateway';
-import {
-  captureLogs,
-  eventually,
-  silentLogger,
-  startSmtpCapture,
-  startTcpProxy,
-  testServers,
-  uniqueId,
-  type SmtpCapture,
-  type TcpProxy,
-  createPrivateDatabase,
-  type PrivateDatabase,
-  deleteTopology,
-} from '@platform/testing';
-import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '@platform/notifier';
-import { ACCESS_RESTRICTED, ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '@platform/user/testing';
+import type { ProductGateway } from '@platform/product-gateway';
+import { captureLogs, eventually, startTcpProxy, testServers, uniqueId, type TcpProxy } from '@platform/testing';
+import { ACCESS_RESTRICTED, ADMIN_TOKEN, SERVICE_JWT_SECRET } from '@platform/user/testing';
+import { startAlerting, type Alerting } from './support/alerting';
+import { productApp } from './support/product-app';
 
 const PATH = '/whoisserver/WhoisService';
 const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
@@ -34,81 +20,50 @@ const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
 const gateways: ProductGateway[] = [];
 
 /** A product of the domain-registration-lookup family, as a product team would build it. */
-function productApp(userUrl: string, productId: number): Express {
-  const http = createHttpApp({
-    service: `product-${productId}`,
-    logger: silentLogger(),
-    health: new Health({}),
-    openapi: {},
-    envelope: 'errorMessage',
+function product(userUrl: string, productId: number): Express {
+  const { app, gateway } = productApp({
+    userUrl,
+    serviceJwtSecret: SERVICE_JWT_SECRET,
+    productId,
+    path: PATH,
+    answer: (call) => ({ WhoisRecord: { domainName: call.domainName, creditsLeft: call.credits } }),
   });
-  const gateway = createProductGateway({ userUrl, serviceJwtSecret: SERVICE_JWT_SECRET, productId });
   gateways.push(gateway);
-  http.app.use(gateway.routes(PATH, (call) => ({ WhoisRecord: { domainName: call.domainName, creditsLeft: call.credits } })));
-  return http.finish();
+  return app;
 }
 
 describe('metering: product calls debit the pool, balance events reach the notifier, alerts are mailed once', () => {
-  let db: PrivateDatabase;
-  let smtp: SmtpCapture;
+  let alerting: Alerting;
   let proxy: TcpProxy;
-  let user: Harness;
-  let notifier: NotifierService;
+  let user: Alerting['user'];
   let whois: Express;
   let bulkWhois: Express;
-  const exchange = uniqueId('test.metering.');
-  const queue = `${exchange}.balance-changed`;
-  const deadLetterQueue = `${queue}.dead`;
 
   /** The user service's log: the relay's failed publishes show there. */
   const userLogs = captureLogs('user');
 
   beforeAll(async () => {
-    db = await createPrivateDatabase('metering');
-    smtp = await startSmtpCapture();
+    // The user service reaches RabbitMQ through the proxy (the test cuts it), the notifier straight.
     proxy = await startTcpProxy(Number(new URL(testServers.amqpUrl).port || 5672));
-    user = await startHarness({
-      logger: userLogs.logger,
-      eventBus: 'amqp',
-      config: testConfig({
-        DATABASE_URL: db.url,
-        AMQP_URL: proxy.url(testServers.amqpUrl),
-        BALANCE_EXCHANGE: exchange,
-        OUTBOX_POLL_MS: '100',
-        OUTBOX_RETRY_INITIAL_MS: '100',
-        OUTBOX_RETRY_MAX_MS: '500',
-      }),
-    });
-    notifier = await runNotifierService({
-      config: loadNotifierConfig({
-        DATABASE_URL: db.url,
-        AMQP_URL: testServers.amqpUrl,
-        SMTP_URL: smtp.url,
-        NOTIFIER_PORT: '0',
-        USER_URL: user.service.url,
+    alerting = await startAlerting({
+      name: 'metering',
+      userAmqpUrl: proxy.url(testServers.amqpUrl),
+      userLogger: userLogs.logger,
+      notifierEnv: {
         MAIL_FROM: 'Account alerts <alerts@example.test>',
-        BALANCE_EXCHANGE: exchange,
-        NOTIFIER_QUEUE: queue,
-        NOTIFIER_DEAD_LETTER_QUEUE: deadLetterQueue,
-        NOTIFIER_MAIL_POLL_MS: '100',
         NOTIFIER_MAIL_RETRY_INITIAL_MS: '100',
         NOTIFIER_MAIL_RETRY_MAX_MS: '500',
-      }),
-      logger: silentLogger(),
+      },
     });
-    await notifier.consuming;
-    whois = productApp(user.service.url, 1);
-    bulkWhois = productApp(user.service.url, 24);
+    user = alerting.user;
+    whois = product(user.service.url, 1);
+    bulkWhois = product(user.service.url, 24);
   });
 
   afterAll(async () => {
     for (const gateway of gateways) await gateway.close();
-    await notifier?.stop();
-    await user?.stop();
+    await alerting?.stop();
     await proxy?.close();
-    await smtp?.close();
-    await deleteTopology(testServers.amqpUrl, { queues: [queue, deadLetterQueue], exchanges: [exchange, `${exchange}.dlx`] });
-    await db?.drop();
   });
 
   /** An account created through the admin API (its opening top-up is a balance change too). */
@@ -127,31 +82,9 @@ describe('metering: product calls debit the pool, balance events reach the notif
     const res = await user.http.get('/user-service/account-balance').query({ apiKey, productId: '1' });
     return res.body.data[0].credits as number;
   };
-  const mailsTo = (email: string): SmtpCapture['messages'] =>
-    smtp.messages.filter((mail) => JSON.stringify(mail.to ?? null).includes(email));
-
+  const mailsTo = (email: string) => alerting.mailsTo(email);
   /** Every balance change of the account is published, handled by the notifier, and every e-mail it queued is sent. */
-  const settled = (accountId: number) =>
-    eventually(
-      async () => {
-        const pending = await user.pool.query<{ n: string }>(
-          "SELECT count(*) AS n FROM outbox_event_list WHERE payload->>'accountId' = $1 AND published_at IS NULL",
-          [String(accountId)],
-        );
-        const unhandled = await user.pool.query<{ n: string }>(
-          `SELECT count(*) AS n FROM outbox_event_list o
-            WHERE o.payload->>'accountId' = $1 AND NOT EXISTS (SELECT 1 FROM notifier_processed_events p WHERE p.event_id = o.id)`,
-          [String(accountId)],
-        );
-        const unsent = await user.pool.query<{ n: string }>(
-          'SELECT count(*) AS n FROM notifier_mail_outbox WHERE account_id = $1 AND sent_at IS NULL',
-          [accountId],
-        );
-        return [pending, unhandled, unsent].every((result) => Number(result.rows[0]?.n) === 0) ? true : undefined;
-      },
-      20_000,
-      `balance changes of account ${accountId} published, handled and mailed`,
-    );
+  const settled = (accountId: number) => alerting.settled([accountId]);
 
   it('when a product app is called by GET with a key and by POST with a token, then each call debits one credit, and a call to product 24 shows on product 1', async () => {
     const account = await anAccount(20);

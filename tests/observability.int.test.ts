@@ -11,7 +11,7 @@ import request from 'supertest';
 import { parse } from 'yaml';
 import { signServiceJwt } from '@platform/credentials';
 import { createAmqpEventBus, type EventBus } from '@platform/events';
-import { eventually, silentLogger, testServers, uniqueId, type SmtpCapture } from '@platform/testing';
+import { accountWithToken, eventually, silentLogger, testServers, uniqueId, type SmtpCapture } from '@platform/testing';
 import { startPlatform, type Platform } from '@platform/testing/platform';
 import { metricNames, queriedMetrics, type Dashboard } from './promql-names';
 
@@ -50,22 +50,15 @@ describe('dashboard and alert rules against the services’ real /metrics', () =
     publisher = createAmqpEventBus({ url: testServers.amqpUrl, exchange, logger, connectionName: 'observability-test' });
 
     // One of each thing the dashboard counts: a token, a debit, a category list, a poison event.
-    const created = await request(urls.user as string)
-      .post('/admin/v1/accounts')
-      .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
-      .send({ email: `${uniqueId('obs')}@example.test`, credits: { 1: 20 } });
-    expect(created.status).toBe(201);
-    const apiKey = created.body.apiKey as string;
-    const issued = await request(urls.auth as string)
-      .post('/oauth/token')
-      .set('Authorization', `Bearer ${Buffer.from(apiKey).toString('base64')}`)
-      .send({ grantType: 'access_token' });
-    expect(issued.status).toBe(200);
+    const { accessToken } = await accountWithToken({ user: urls.user as string, auth: urls.auth as string }, ADMIN_TOKEN, {
+      email: `${uniqueId('obs')}@example.test`,
+      credits: { 1: 20 },
+    });
     const jwt = signServiceJwt({ secret: SERVICE_JWT_SECRET, issuer: 'whois-api', audience: 'user', ttlSeconds: 60 });
     const debited = await request(urls.user as string)
       .post('/internal/v1/usage')
       .set('Authorization', `Bearer ${jwt}`)
-      .send({ credential: issued.body.accessToken as string, productId: 1, units: 15, requestId: uniqueId('obs-debit') });
+      .send({ credential: accessToken, productId: 1, units: 15, requestId: uniqueId('obs-debit') });
     expect(debited.status).toBe(200);
     expect((await request(urls.categorization as string).get('/api/v2/categories')).status).toBe(200);
     await publisher.publish('balance.changed', {

@@ -7,15 +7,12 @@
  * no serious violation at laptop and phone width; the strict Content-Security-Policy holds.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type pg from 'pg';
 import type { Page } from 'playwright-core';
 import { createPool } from '@platform/db';
-import { createPrivateDatabase, silentLogger, type PrivateDatabase } from '@platform/testing';
+import { silentLogger } from '@platform/testing';
 import { launchBrowser, screenshot, seriousViolations, type Browser } from './browser/browser';
-import { pnpmStart, type StartedPlatform } from './browser/pnpm-start';
+import { openWatchedPage, sidewaysOverflow, startPagePlatform, type PagePlatform } from './browser/page-platform';
 import { json } from './browser/http';
 
 const OPERATOR = 'ops-alice';
@@ -26,11 +23,9 @@ const CUSTOMER = 'carol@example.test';
 const DAY_MS = 86_400_000;
 type InTab = { sessionStorage: { getItem(key: string): string | null }; localStorage: { length: number } };
 
-let database: PrivateDatabase;
-let platform: StartedPlatform;
+let platform: PagePlatform;
 let browser: Browser;
 let pool: pg.Pool;
-let dataDir: string;
 let page: Page;
 let customer: { id: number; apiKey: string; token: string };
 const cspViolations: string[] = [];
@@ -81,21 +76,15 @@ async function confirmStep(opener: string, says: RegExp, name: string): Promise<
 }
 
 beforeAll(async () => {
-  database = await createPrivateDatabase('operator_console');
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'aap-operator-'));
-  platform = await pnpmStart({
-    DATABASE_URL: database.url,
-    ADMIN_TOKEN,
-    ADMIN_TOKENS: `${OPERATOR}=${OPERATOR_TOKEN}`,
-    SERVICE_JWT_SECRET: `operator-console-jwt-secret-${randomUUID()}`,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    AUTH_PORT: '0',
-    USER_PORT: '0',
-    CATEGORIZATION_PORT: '0',
-    NOTIFIER_PORT: '0',
+  platform = await startPagePlatform({
+    name: 'operator_console',
+    env: {
+      ADMIN_TOKEN,
+      ADMIN_TOKENS: `${OPERATOR}=${OPERATOR_TOKEN}`,
+      SERVICE_JWT_SECRET: `operator-console-jwt-secret-${randomUUID()}`,
+    },
   });
-  pool = createPool({ connectionString: database.url, logger: silentLogger(), max: 2 });
+  pool = createPool({ connectionString: platform.database.url, logger: silentLogger(), max: 2 });
   for (const email of ['dave@example.test', 'caroline@example.test'])
     expect((await admin('/admin/v1/accounts', { email, credits: { 7: 10 } })).status).toBe(201);
   const created = await admin('/admin/v1/accounts', { email: CUSTOMER, credits: { 1: 2_000, 14: 300 } });
@@ -109,18 +98,13 @@ beforeAll(async () => {
   });
   customer = { id, apiKey, token: (minted.body as { accessToken: string }).accessToken };
   browser = await launchBrowser();
-  page = await browser.context.newPage();
-  page.on('console', (message) => {
-    if (/Content.Security.Policy|Refused to/i.test(message.text())) cspViolations.push(message.text());
-  });
+  page = await openWatchedPage(browser, cspViolations);
 }, 240_000);
 
 afterAll(async () => {
   await browser?.close();
-  await platform?.stop();
   await pool?.end();
-  await database?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await platform?.stop();
 }, 60_000);
 
 describe('the operator console in Chromium against pnpm start', () => {
@@ -220,12 +204,7 @@ describe('the operator console in Chromium against pnpm start', () => {
   it('when shown at phone width, then it stays clear (no sideways page scroll) and accessible', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.locator('#account').scrollIntoViewIfNeeded();
-    const overflow = await page.evaluate(() => {
-      const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document
-        .documentElement;
-      return root.scrollWidth - root.clientWidth;
-    });
-    expect(overflow).toBeLessThanOrEqual(0);
+    expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
     await screenshot(page, 'operator-09-phone');
     expect(await seriousViolations(page)).toEqual([]);
     expect(cspViolations).toEqual([]);

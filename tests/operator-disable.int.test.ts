@@ -9,10 +9,8 @@
 import path from 'node:path';
 import request from 'supertest';
 import type { Express } from 'express';
-import { createHttpApp } from '@platform/kernel';
-import { Health } from '@platform/runtime';
 import { closeRedis, connectRedis } from '@platform/credentials';
-import { createProductGateway, type ProductGateway } from '@platform/product-gateway';
+import type { ProductGateway } from '@platform/product-gateway';
 import {
   createPrivateDatabase,
   deleteKeys,
@@ -24,6 +22,8 @@ import {
   type PrivateDatabase,
   type ServiceProcess,
 } from '@platform/testing';
+import { productApp } from './support/product-app';
+import { seedToken } from './support/seed-token';
 
 const ROOT = path.resolve(__dirname, '..');
 const ADMIN_TOKEN = `operator-disable-admin-token-${uniqueId()}`;
@@ -72,16 +72,13 @@ describe('an account disabled or rotated by the operator, across processes', () 
       start('services/categorization/src/main.ts', 'CATEGORIZATION_PORT'),
     ]);
     urls = { user, auth, categorization };
-    gateway = createProductGateway({ userUrl: user, serviceJwtSecret: SERVICE_JWT_SECRET, productId: 1 });
-    const http = createHttpApp({
-      service: 'product-1',
-      logger: silentLogger(),
-      health: new Health({}),
-      openapi: {},
-      envelope: 'errorMessage',
-    });
-    http.app.use(gateway.routes(PRODUCT_PATH, (call) => ({ WhoisRecord: { domainName: call.domainName, creditsLeft: call.credits } })));
-    product = http.finish();
+    ({ app: product, gateway } = productApp({
+      userUrl: user,
+      serviceJwtSecret: SERVICE_JWT_SECRET,
+      productId: 1,
+      path: PRODUCT_PATH,
+      answer: (call) => ({ WhoisRecord: { domainName: call.domainName, creditsLeft: call.credits } }),
+    }));
   }, 180_000);
 
   afterAll(async () => {
@@ -105,10 +102,7 @@ describe('an account disabled or rotated by the operator, across processes', () 
   }
 
   async function mint(apiKey: string): Promise<{ status: number; token: string }> {
-    const res = await request(urls.auth)
-      .post('/oauth/token')
-      .set('Authorization', `Bearer ${Buffer.from(apiKey).toString('base64')}`)
-      .send({ grantType: 'access_token' });
+    const res = await seedToken(urls.auth, apiKey);
     return { status: res.status, token: res.body.accessToken as string };
   }
 

@@ -5,21 +5,18 @@
  * `/openapi.json` in Chromium under its Content-Security-Policy, with no violation.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { signServiceJwt } from '@platform/credentials';
-import { createPrivateDatabase, eventually, type PrivateDatabase } from '@platform/testing';
+import { eventually } from '@platform/testing';
 import { launchBrowser, screenshot, type Browser } from './browser/browser';
-import { pnpmStart, type StartedPlatform } from './browser/pnpm-start';
+import { startPagePlatform, type PagePlatform } from './browser/page-platform';
 
 const ADMIN_TOKEN = `pages-admin-token-${randomUUID()}`;
 const SERVICE_JWT_SECRET = `pages-service-jwt-secret-${randomUUID()}`;
 
-let database: PrivateDatabase;
-let platform: StartedPlatform;
+let platform: PagePlatform;
 let browser: Browser;
-let dataDir: string;
 
 async function post(url: string, authorization: string, body: unknown): Promise<{ status: number; body: unknown }> {
   const reply = await fetch(url, {
@@ -31,28 +28,14 @@ async function post(url: string, authorization: string, body: unknown): Promise<
 }
 
 beforeAll(async () => {
-  database = await createPrivateDatabase('pnpm_start_pages');
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'aap-pages-'));
   // No SMTP_URL: e-mails land as .eml files in DATA_DIR/outbox. No USER_URL nor ACCOUNT_PAGE_URL.
-  platform = await pnpmStart({
-    DATABASE_URL: database.url,
-    ADMIN_TOKEN,
-    SERVICE_JWT_SECRET,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    AUTH_PORT: '0',
-    USER_PORT: '0',
-    CATEGORIZATION_PORT: '0',
-    NOTIFIER_PORT: '0',
-  });
+  platform = await startPagePlatform({ name: 'pnpm_start_pages', env: { ADMIN_TOKEN, SERVICE_JWT_SECRET } });
   browser = await launchBrowser();
 }, 180_000);
 
 afterAll(async () => {
   await browser?.close();
   await platform?.stop();
-  await database?.drop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('pnpm start on moved ports', () => {
@@ -73,7 +56,7 @@ describe('pnpm start on moved ports', () => {
     });
     expect(used.status).toBe(200);
 
-    const outbox = path.join(dataDir, 'outbox');
+    const outbox = path.join(platform.dataDir, 'outbox');
     const mail = await eventually(
       // The folder is made with the first e-mail; an e-mail is written as `.eml.partial`, then renamed.
       () =>

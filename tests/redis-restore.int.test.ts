@@ -15,6 +15,7 @@ import { eventually, serviceTestEnv, silentLogger, startPrivateRedis, testServer
 import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
 import { loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
 import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
+import { seedToken } from './support/seed-token';
 
 const ADMIN_TOKEN = 'restore-test-admin-token-0123456789';
 const SERVICE_JWT_SECRET = 'restore-test-service-jwt-secret-0123456789';
@@ -58,11 +59,7 @@ describe('a Redis restored from an older snapshot', () => {
     expect(created.status).toBe(201);
     return { id: created.body.id as number, apiKey: created.body.apiKey as string };
   };
-  const mint = (apiKey: string) =>
-    request(auth)
-      .post('/oauth/token')
-      .set('Authorization', `Bearer ${Buffer.from(apiKey).toString('base64')}`)
-      .send({ grantType: 'access_token' });
+  const mint = (apiKey: string) => seedToken(auth, apiKey);
   const debit = (credential: string, units: number) =>
     request(user)
       .post('/internal/v1/usage')

@@ -6,14 +6,22 @@
 import request from 'supertest';
 import type { Pool } from 'pg';
 import type { RunningService } from '@platform/runtime';
-import { createPool, migrate } from '@platform/db';
-import { userMigrations } from '@platform/user/migrations';
 import { createInProcessEventBus } from '@platform/events';
 import { closeRedis, connectRedis, createRedisAccessStore, type AccessStore } from '@platform/credentials';
-import { anAccount, deleteKeys, silentLogger, startTcpProxy, testServers, uniqueId, type TcpProxy } from '@platform/testing';
+import {
+  anAccount,
+  deleteKeys,
+  silentLogger,
+  startTcpProxy,
+  testServers,
+  uniqueId,
+  userTablesPool,
+  type TcpProxy,
+} from '@platform/testing';
 import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
 import { loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
 import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
+import { seedToken } from './support/seed-token';
 
 const ADMIN_TOKEN = 'revocation-test-admin-token-0123456789';
 const REDIS_PORT = Number(new URL(testServers.redisUrl).port || 6379);
@@ -32,8 +40,7 @@ describe('revocation across auth, user and categorization', () => {
 
   beforeAll(async () => {
     proxy = await startTcpProxy(REDIS_PORT);
-    pool = createPool({ connectionString: testServers.databaseUrl, max: 4, logger: silentLogger() });
-    await migrate(pool, [userMigrations], silentLogger());
+    pool = await userTablesPool(testServers.databaseUrl, 4);
     const env = {
       DATABASE_URL: testServers.databaseUrl,
       REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
@@ -69,10 +76,7 @@ describe('revocation across auth, user and categorization', () => {
   });
 
   async function issueToken(apiKey: string): Promise<string> {
-    const response = await request(auth)
-      .post('/oauth/token')
-      .set('Authorization', `Bearer ${Buffer.from(apiKey).toString('base64')}`)
-      .send({ grantType: 'access_token', expiresIn: 1800 });
+    const response = await seedToken(auth, apiKey, { expiresIn: 1800 });
     expect(response.status).toBe(200);
     return response.body.accessToken as string;
   }

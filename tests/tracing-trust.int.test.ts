@@ -8,7 +8,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import path from 'node:path';
-import { sourceNodeArgs } from '@platform/testing';
+import { sourceNodeArgs, useStarted } from '@platform/testing';
 
 interface ServerSpan {
   target: string;
@@ -94,53 +94,30 @@ const traceparent = (flags: '00' | '01') => {
   return { header: `00-${traceId}-${spanId}-${flags}`, traceId, spanId };
 };
 
+// Whether the caller's trace context is followed: it is only when the setting trusts the caller
+// (127.0.0.1). Trusted, the caller's trace continues and its sampling decision holds; untrusted,
+// the server starts a trace of its own and records it whatever the caller's flags say.
 describe.each([
-  ['unset', undefined],
-  ['false', 'false'],
-  ['a proxy list without the caller', '10.0.0.0/8'],
-])('TRACE_TRUST_INCOMING %s', (_name, trust) => {
-  let server: TracedServer;
-  beforeAll(async () => {
-    server = await startServer(trust);
-  }, 30_000);
-  afterAll(async () => {
-    await server.stop();
-  });
+  ['unset', undefined, false],
+  ['false', 'false', false],
+  ['a proxy list without the caller', '10.0.0.0/8', false],
+  ['true', 'true', true],
+  ['a proxy list naming the caller', '127.0.0.1, 10.0.0.0/8', true],
+])('TRACE_TRUST_INCOMING %s', (_name, trust, trusted) => {
+  const server = useStarted(() => startServer(trust), 30_000);
 
-  it('when a caller sends a traceparent, then the server span starts a new trace (a root) of its own', async () => {
+  it(`when a caller sends a traceparent, then the server span ${trusted ? 'continues that trace as a child of the caller’s span' : 'starts a new trace (a root) of its own'}`, async () => {
     const incoming = traceparent('01');
     const span = await server.call(incoming.header);
-    expect(span).toMatchObject({ parentSpanId: null, sampled: true });
-    expect(span?.traceId).not.toBe(incoming.traceId);
+    const child = { traceId: incoming.traceId, parentSpanId: incoming.spanId, sampled: true };
+    expect(span).toMatchObject(trusted ? child : { parentSpanId: null, sampled: true });
+    expect(span?.traceId === incoming.traceId).toBe(trusted);
   });
 
-  it('when a caller sends flags 00, then the span is recorded all the same (the sampler decides)', async () => {
+  it(`when a caller sends flags 00, then ${trusted ? 'its decision holds: no span is recorded' : 'the span is recorded all the same (the sampler decides)'}`, async () => {
     const incoming = traceparent('00');
     const span = await server.call(incoming.header);
-    expect(span).toMatchObject({ parentSpanId: null, sampled: true });
+    expect(span).toEqual(trusted ? undefined : expect.objectContaining({ parentSpanId: null, sampled: true }));
     expect(span?.traceId).not.toBe(incoming.traceId);
-  });
-});
-
-describe.each([
-  ['true', 'true'],
-  ['a proxy list naming the caller', '127.0.0.1, 10.0.0.0/8'],
-])('TRACE_TRUST_INCOMING %s', (_name, trust) => {
-  let server: TracedServer;
-  beforeAll(async () => {
-    server = await startServer(trust);
-  }, 30_000);
-  afterAll(async () => {
-    await server.stop();
-  });
-
-  it('when a caller sends a traceparent, then the server span continues that trace as a child of the caller’s span', async () => {
-    const incoming = traceparent('01');
-    const span = await server.call(incoming.header);
-    expect(span).toMatchObject({ traceId: incoming.traceId, parentSpanId: incoming.spanId, sampled: true });
-  });
-
-  it('when the caller’s flags are 00, then its decision holds: no span is recorded', async () => {
-    expect(await server.call(traceparent('00').header)).toBeUndefined();
   });
 });

@@ -12,19 +12,8 @@ import type pg from 'pg';
 import { closeRedis, connectRedis, createRedisAccessStore, signServiceJwt, type AccessStore } from '@platform/credentials';
 import type { Redis } from 'ioredis';
 import { createPool } from '@platform/db';
-import {
-  anAccount,
-  createPrivateDatabase,
-  deleteKeys,
-  deleteTopology,
-  eventually,
-  silentLogger,
-  testServers,
-  uniqueId,
-  type PrivateDatabase,
-  type ServiceProcess,
-} from '@platform/testing';
-import { startServiceOf } from '@platform/testing/platform';
+import { anAccount, eventually, silentLogger, testServers, type ServiceProcess } from '@platform/testing';
+import { startPlatformResources, startServiceOf, type PlatformResources } from '@platform/testing/platform';
 
 const SERVICE_JWT_SECRET = 'usage-crash-test-service-jwt-secret-0123456789';
 const CREDITS = 1_000_000;
@@ -37,8 +26,8 @@ const KILLED_BATCH = 15;
 type Sent = { requestId: string; status: number | 'no answer' | 'not JSON'; credits?: number };
 
 describe('usage API: SIGKILL in the middle of batches', () => {
-  const exchange = uniqueId('test.usage-crash.');
-  let db: PrivateDatabase;
+  /** The database, key prefix and exchange of the file (removed after it). */
+  let resources: PlatformResources;
   let pool: pg.Pool;
   let redis: Redis;
   /** The account's key record, written as the user service writes it (the service reads keys from Redis). */
@@ -48,11 +37,11 @@ describe('usage API: SIGKILL in the middle of batches', () => {
   const start = (pauseAt?: string): Promise<ServiceProcess> =>
     startServiceOf('user', {
       env: {
-        DATABASE_URL: db.url,
+        DATABASE_URL: resources.databaseUrl,
         REDIS_URL: testServers.redisUrl,
         AMQP_URL: testServers.amqpUrl,
-        BALANCE_EXCHANGE: exchange,
-        REDIS_KEY_PREFIX: `${exchange}:`,
+        BALANCE_EXCHANGE: resources.exchange,
+        REDIS_KEY_PREFIX: resources.prefix,
         ADMIN_TOKEN: 'usage-crash-test-admin-token-0123456789',
         SERVICE_JWT_SECRET,
         // Every batch waits a little for company: at any moment one is forming or committing.
@@ -63,21 +52,18 @@ describe('usage API: SIGKILL in the middle of batches', () => {
     });
 
   beforeAll(async () => {
-    db = await createPrivateDatabase('usage_crash');
-    pool = createPool({ connectionString: db.url, logger: silentLogger(), max: 2 });
+    resources = await startPlatformResources({ name: 'usage_crash' });
+    pool = createPool({ connectionString: resources.databaseUrl, logger: silentLogger(), max: 2 });
     redis = await connectRedis(testServers.redisUrl, silentLogger());
-    access = createRedisAccessStore(redis, { keyPrefix: `${exchange}:` });
+    access = createRedisAccessStore(redis, { keyPrefix: resources.prefix });
   });
 
   afterAll(async () => {
     if (user) await user.stop();
     await pool?.end();
-    if (redis) {
-      await deleteKeys(redis, `${exchange}:`);
-      await closeRedis(redis);
-    }
-    await deleteTopology(testServers.amqpUrl, { exchanges: [exchange] }).catch(() => undefined);
-    await db?.drop();
+    if (redis) await closeRedis(redis);
+    // The keys under the prefix, the exchange and the database.
+    await resources?.stop();
   });
 
   it('when the process is killed under load and restarted, then every 200 is in the ledger once and retries never debit twice', async () => {

@@ -5,83 +5,29 @@
  * verifying with the `standardwebhooks` library, and a replica stopped and started again sends
  * nothing twice. On a database of its own.
  */
-import {
-  createPrivateDatabase,
-  deleteTopology,
-  eventually,
-  silentLogger,
-  startWebhookReceiver,
-  startSmtpCapture,
-  testServers,
-  uniqueId,
-  type PrivateDatabase,
-  type SmtpCapture,
-  type WebhookReceiver,
-} from '@platform/testing';
-import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '@platform/notifier';
-import { postUsage, startHarness, testConfig, usageBody, type Harness } from '@platform/user/testing';
+import { eventually, type WebhookReceiver } from '@platform/testing';
+import { postUsage, usageBody } from '@platform/user/testing';
+import { startAlerting, type Alerting } from './support/alerting';
 
 describe('balance webhooks under a race of debits, two notifier replicas and a restart', () => {
-  let db: PrivateDatabase;
-  let smtp: SmtpCapture;
-  let receiver: WebhookReceiver;
-  let user: Harness;
-  const notifiers: NotifierService[] = [];
-  const exchange = uniqueId('test.webhook-race.');
-  const queue = `${exchange}.balance-changed`;
-  const deadLetterQueue = `${queue}.dead`;
-
-  const startNotifier = async (): Promise<NotifierService> => {
-    const notifier = await runNotifierService({
-      config: loadNotifierConfig({
-        DATABASE_URL: db.url,
-        AMQP_URL: testServers.amqpUrl,
-        SMTP_URL: smtp.url,
-        NOTIFIER_PORT: '0',
-        BALANCE_EXCHANGE: exchange,
-        NOTIFIER_QUEUE: queue,
-        NOTIFIER_DEAD_LETTER_QUEUE: deadLetterQueue,
-        NOTIFIER_MAIL_POLL_MS: '100',
-        NOTIFIER_WEBHOOK_POLL_MS: '100',
-      }),
-      logger: silentLogger(),
-      webhookCa: receiver.ca,
-      webhookNetwork: receiver.network(),
-    });
-    await notifier.consuming;
-    notifiers.push(notifier);
-    return notifier;
-  };
+  let alerting: Alerting;
 
   beforeAll(async () => {
-    db = await createPrivateDatabase('webhook_race');
-    smtp = await startSmtpCapture();
-    receiver = await startWebhookReceiver();
-    user = await startHarness({
-      eventBus: 'amqp',
-      webhookCa: receiver.ca,
-      webhookNetwork: receiver.network(),
-      config: testConfig({
-        DATABASE_URL: db.url,
-        REDIS_KEY_PREFIX: `${exchange}:`,
-        BALANCE_EXCHANGE: exchange,
-        OUTBOX_POLL_MS: '100',
-      }),
+    alerting = await startAlerting({
+      name: 'webhook-race',
+      webhooks: true,
+      notifierEnv: { NOTIFIER_WEBHOOK_POLL_MS: '100' },
+      notifiers: 2,
     });
-    await startNotifier();
-    await startNotifier();
   }, 60_000);
 
   afterAll(async () => {
-    for (const notifier of notifiers) await notifier.stop();
-    await user?.stop();
-    await smtp?.close();
-    await receiver?.close();
-    await deleteTopology(testServers.amqpUrl, { queues: [queue, deadLetterQueue], exchanges: [exchange, `${exchange}.dlx`] });
-    await db?.drop();
+    await alerting?.stop();
   });
 
   it('when concurrent calls empty four pools, then one balance.low and one balance.zero per pool, each verifying, and none again after a restart', async () => {
+    const user = alerting.user;
+    const receiver = alerting.receiver as WebhookReceiver;
     const accounts = await Promise.all(Array.from({ length: 4 }, () => user.account({ 1: 25 })));
     const secrets = new Map<string, number>();
     for (const account of accounts) {
@@ -102,8 +48,8 @@ describe('balance webhooks under a race of debits, two notifier replicas and a r
     await eventually(async () => ((await delivered()) === 8 ? true : undefined), 20_000, 'eight deliveries marked');
 
     // A replica stops and another starts: a later crossing is delivered, the earlier ones not again.
-    await notifiers.shift()?.stop();
-    await startNotifier();
+    await alerting.notifiers.shift()?.stop();
+    await alerting.startNotifier();
     const late = await user.account({ 1: 11 });
     const lateSet = await user.http
       .post('/user-service/notification-settings')

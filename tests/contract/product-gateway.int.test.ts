@@ -6,10 +6,9 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpApp } from '@platform/kernel';
-import { Health } from '@platform/runtime';
-import { createProductGateway, type CoalesceOptions } from '@platform/product-gateway';
-import { silentLogger } from '@platform/testing';
+import type { CoalesceOptions } from '@platform/product-gateway';
+import { countStatuses } from '@platform/testing';
+import { productApp } from '../support/product-app';
 import {
   ACCESS_RESTRICTED,
   FORMATS,
@@ -36,21 +35,15 @@ describe('§4.2 a product of the domain-registration-lookup family', () => {
 
   /** A product app of the family on its own port, its gateway configured with `coalesce`. */
   async function startProduct(coalesce?: CoalesceOptions): Promise<string> {
-    const http = createHttpApp({
-      service: 'product-1',
-      logger: silentLogger(),
-      health: new Health({}),
-      openapi: {},
-      envelope: 'errorMessage',
-    });
-    const gateway = createProductGateway({
+    const { app } = productApp({
       userUrl: platform.user,
       serviceJwtSecret: SERVICE_JWT_SECRET,
       productId: 1,
       ...(coalesce ? { coalesce } : {}),
+      path: PATH,
+      answer: (accepted) => ({ WhoisRecord: { domainName: accepted.domainName } }),
     });
-    http.app.use(gateway.routes(PATH, (accepted) => ({ WhoisRecord: { domainName: accepted.domainName } })));
-    const server = http.finish().listen(0, '127.0.0.1');
+    const server = app.listen(0, '127.0.0.1');
     servers.push(server);
     await once(server, 'listening');
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -112,14 +105,7 @@ describe('§4.2 a product of the domain-registration-lookup family', () => {
     const replies = await Promise.all(
       Array.from({ length: 30 }, () => call(coalescing, PATH, { query: { domainName: 'example.com', apiKey } })),
     );
-    const statuses = replies.map((reply) => reply.status);
-    expect({
-      served: statuses.filter((status) => status === 200).length,
-      refused: statuses.filter((status) => status === 403).length,
-    }).toEqual({
-      served: 20,
-      refused: 10,
-    });
+    expect(countStatuses(replies, { served: 200, refused: 403 })).toEqual({ served: 20, refused: 10 });
     expect(await lookupPool(apiKey)).toEqual({ data: [balanceItem(1, 0)] });
     expect({ single: await requests('/internal/v1/usage'), batches: await requests('/internal/v1/usage/batch') }).toEqual({
       single: singleBefore,

@@ -5,8 +5,6 @@
  * start:notifier`) on a database of its own (its mail outbox sends every unsent row it holds).
  */
 import type pg from 'pg';
-import { createPool, migrate } from '@platform/db';
-import { userMigrations } from '@platform/user/migrations';
 import { BALANCE_CHANGED, createAmqpEventBus, type EventBus } from '@platform/events';
 import {
   aBalanceChange,
@@ -19,6 +17,7 @@ import {
   startSmtpCapture,
   testServers,
   uniqueId,
+  userTablesPool,
   type PrivateDatabase,
   type SmtpCapture,
   type TestAccount,
@@ -39,8 +38,7 @@ describe('notifier killed mid-batch while SMTP refuses for a while', () => {
 
   beforeAll(async () => {
     db = await createPrivateDatabase('notifierkill');
-    pool = createPool({ connectionString: db.url, logger: silentLogger(), max: 2 });
-    await migrate(pool, [userMigrations], silentLogger());
+    pool = await userTablesPool(db.url);
     smtp = await startSmtpCapture();
     publisher = createAmqpEventBus({ url: testServers.amqpUrl, exchange, logger: silentLogger() });
   }, 60_000);

@@ -7,94 +7,48 @@
 import { randomUUID } from 'node:crypto';
 import { signServiceJwt } from '@platform/credentials';
 import { createAmqpEventBus, type BalanceChanged, type EventBus } from '@platform/events';
-import {
-  createPrivateDatabase,
-  deleteKeys,
-  deleteTopology,
-  eventually,
-  silentLogger,
-  startSmtpCapture,
-  startTcpProxy,
-  testServers,
-  uniqueId,
-  type PrivateDatabase,
-  type SmtpCapture,
-  type TcpProxy,
-} from '@platform/testing';
-import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '@platform/notifier';
-import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '@platform/user/testing';
+import { deleteTopology, eventually, silentLogger, startTcpProxy, testServers, uniqueId, type TcpProxy } from '@platform/testing';
+import { ADMIN_TOKEN, SERVICE_JWT_SECRET } from '@platform/user/testing';
+import { startAlerting, type Alerting } from '../support/alerting';
 import { verifyLedgerAfterAll } from './ledger-check';
 
 const OUTAGE_MS = 30_000;
 
 describe('RabbitMQ down for 30 s while debits continue', () => {
-  let db: PrivateDatabase;
-  let smtp: SmtpCapture;
+  let alerting: Alerting;
   let proxy: TcpProxy;
-  let user: Harness;
-  let notifier: NotifierService;
   let observer: EventBus;
   const observed: BalanceChanged[] = [];
-  const exchange = uniqueId('test.rabbitdown.');
-  const queue = `${exchange}.notifier`;
-  const observerQueue = `${exchange}.observer`;
-  const prefix = `test-user:${uniqueId('rabbitdown')}:`;
+  let observerQueue: string;
 
   beforeAll(async () => {
-    db = await createPrivateDatabase('rabbitdown');
-    smtp = await startSmtpCapture();
     proxy = await startTcpProxy(Number(new URL(testServers.amqpUrl).port || 5672));
-    observer = createAmqpEventBus({ url: testServers.amqpUrl, exchange, logger: silentLogger() });
+    // The user service and the notifier reach RabbitMQ through the proxy, the observer straight.
+    alerting = await startAlerting({
+      name: 'rabbitdown',
+      userAmqpUrl: proxy.url(testServers.amqpUrl),
+      notifierAmqpUrl: proxy.url(testServers.amqpUrl),
+      userEnv: { OUTBOX_RETRY_INITIAL_MS: '200', OUTBOX_RETRY_MAX_MS: '1000' },
+      notifierEnv: { NOTIFIER_MAIL_RETRY_INITIAL_MS: '100', NOTIFIER_MAIL_RETRY_MAX_MS: '500' },
+    });
+    observerQueue = `${alerting.exchange}.observer`;
+    observer = createAmqpEventBus({ url: testServers.amqpUrl, exchange: alerting.exchange, logger: silentLogger() });
     await observer.consume(observerQueue, 'balance.changed', (event) => Promise.resolve(void observed.push(event)), { prefetch: 1 }).ready;
-    user = await startHarness({
-      eventBus: 'amqp',
-      config: testConfig({
-        DATABASE_URL: db.url,
-        AMQP_URL: proxy.url(testServers.amqpUrl),
-        BALANCE_EXCHANGE: exchange,
-        REDIS_KEY_PREFIX: prefix,
-        OUTBOX_POLL_MS: '100',
-        OUTBOX_RETRY_INITIAL_MS: '200',
-        OUTBOX_RETRY_MAX_MS: '1000',
-      }),
-    });
-    notifier = await runNotifierService({
-      config: loadNotifierConfig({
-        DATABASE_URL: db.url,
-        AMQP_URL: proxy.url(testServers.amqpUrl),
-        SMTP_URL: smtp.url,
-        NOTIFIER_PORT: '0',
-        BALANCE_EXCHANGE: exchange,
-        NOTIFIER_QUEUE: queue,
-        NOTIFIER_MAIL_POLL_MS: '100',
-        NOTIFIER_MAIL_RETRY_INITIAL_MS: '100',
-        NOTIFIER_MAIL_RETRY_MAX_MS: '500',
-      }),
-      logger: silentLogger(),
-    });
-    await notifier.consuming;
   }, 60_000);
 
   // Before the afterAll below drops the database: whatever the faults did, the ledger is exact.
-  verifyLedgerAfterAll(() => db?.url);
+  verifyLedgerAfterAll(() => alerting?.databaseUrl);
 
   afterAll(async () => {
-    proxy.restore();
-    await notifier?.stop();
-    await deleteKeys(user.redis, prefix);
-    await user?.stop();
+    proxy?.restore();
     await observer?.close();
+    await alerting?.stop();
     await proxy?.close();
-    await smtp?.close();
-    await deleteTopology(testServers.amqpUrl, {
-      queues: [queue, `${queue}.dead`, observerQueue, `${observerQueue}.dead`],
-      exchanges: [exchange, `${exchange}.dlx`],
-    });
-    await db?.drop();
+    await deleteTopology(testServers.amqpUrl, { queues: [observerQueue, `${observerQueue}.dead`], exchanges: [] });
   });
 
   const debit = (apiKey: string, units: number) =>
-    user.http
+    alerting.user.http
       .post('/internal/v1/usage')
       .set(
         'Authorization',
@@ -104,7 +58,7 @@ describe('RabbitMQ down for 30 s while debits continue', () => {
 
   test('then after it returns every balance event arrives once in order, and exactly one low and one zero alert are mailed', async () => {
     const email = `${uniqueId('rabbitdown')}@example.test`;
-    const created = await user.http
+    const created = await alerting.user.http
       .post('/admin/v1/accounts')
       .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
       .send({ email, credits: { 1: 30 } });
@@ -123,7 +77,7 @@ describe('RabbitMQ down for 30 s while debits continue', () => {
     }
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, outageEnds - Date.now())));
     expect(answers).toEqual(Array.from({ length: 25 }, () => 200));
-    expect(smtp.messages).toHaveLength(0);
+    expect(alerting.smtp.messages).toHaveLength(0);
     proxy.restore();
 
     const expectedCredits = [30, 25, ...Array.from({ length: 25 }, (_unused, index) => 24 - index)];
@@ -141,26 +95,14 @@ describe('RabbitMQ down for 30 s while debits continue', () => {
 
     const subjects = await eventually(
       () => {
-        const mine = smtp.messages.filter((mail) => JSON.stringify(mail.to ?? null).includes(email)).map((mail) => mail.subject ?? '');
+        const mine = alerting.mailsTo(email).map((mail) => mail.subject ?? '');
         return mine.length >= 2 ? mine : undefined;
       },
       30_000,
       'the alerts after RabbitMQ returned',
     );
-    // Settled: every event handled by the notifier and every e-mail it queued sent.
-    await eventually(async () => {
-      const unhandled = await user.pool.query<{ n: string }>(
-        `SELECT count(*) AS n FROM outbox_event_list o WHERE o.payload->>'accountId' = $1
-            AND NOT EXISTS (SELECT 1 FROM notifier_processed_events p WHERE p.event_id = o.id)`,
-        [String(accountId)],
-      );
-      const unsent = await user.pool.query<{ n: string }>(
-        'SELECT count(*) AS n FROM notifier_mail_outbox WHERE account_id = $1 AND sent_at IS NULL',
-        [accountId],
-      );
-      return Number(unhandled.rows[0]?.n) === 0 && Number(unsent.rows[0]?.n) === 0 ? true : undefined;
-    }, 20_000);
-    const final = smtp.messages.filter((mail) => JSON.stringify(mail.to ?? null).includes(email)).map((mail) => mail.subject ?? '');
+    await alerting.settled([accountId]);
+    const final = alerting.mailsTo(email).map((mail) => mail.subject ?? '');
     expect(final.sort()).toEqual(['Low balance alert: WHOIS API has 9 credits left', 'Zero balance alert: WHOIS API has no credits left']);
     expect(subjects.length).toBe(2);
   }, 120_000);

@@ -8,24 +8,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { signServiceJwt } from '@platform/credentials';
-import {
-  captureLogs,
-  createPrivateDatabase,
-  deleteKeys,
-  deleteTopology,
-  eventually,
-  silentLogger,
-  startSmtpCapture,
-  startTcpProxy,
-  testServers,
-  uniqueId,
-  type PrivateDatabase,
-  type SmtpCapture,
-  type TcpProxy,
-  unpublishedEvents,
-} from '@platform/testing';
-import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '@platform/notifier';
-import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '@platform/user/testing';
+import { captureLogs, eventually, startTcpProxy, testServers, uniqueId, type TcpProxy, unpublishedEvents } from '@platform/testing';
+import { ADMIN_TOKEN, SERVICE_JWT_SECRET } from '@platform/user/testing';
+import { startAlerting, type Alerting } from '../support/alerting';
 import { verifyLedgerAfterAll } from './ledger-check';
 
 const ACCOUNTS = 12;
@@ -34,90 +19,41 @@ const CREDITS = 20;
 const BEFORE = 5;
 
 describe('the RabbitMQ node the relay and the notifier use goes away during a load that crosses thresholds', () => {
-  let db: PrivateDatabase;
-  let smtp: SmtpCapture;
+  let alerting: Alerting;
   let nodes: TcpProxy[];
-  let user: Harness;
   const logs = captureLogs('user');
-  let notifier: NotifierService;
-  const exchange = uniqueId('test.nodeloss.');
-  const queue = `${exchange}.notifier`;
-  const prefix = `test-user:${uniqueId('nodeloss')}:`;
 
   beforeAll(async () => {
-    db = await createPrivateDatabase('nodeloss');
-    smtp = await startSmtpCapture();
     const port = Number(new URL(testServers.amqpUrl).port || 5672);
     nodes = [await startTcpProxy(port), await startTcpProxy(port)];
     const amqpUrl = nodes.map((node) => node.url(testServers.amqpUrl)).join(',');
-    user = await startHarness({
-      eventBus: 'amqp',
-      logger: logs.logger,
-      config: testConfig({
-        DATABASE_URL: db.url,
-        AMQP_URL: amqpUrl,
-        BALANCE_EXCHANGE: exchange,
-        REDIS_KEY_PREFIX: prefix,
-        OUTBOX_POLL_MS: '100',
-        OUTBOX_RETRY_INITIAL_MS: '100',
-        OUTBOX_RETRY_MAX_MS: '500',
-      }),
-    });
-    notifier = await runNotifierService({
-      config: loadNotifierConfig({
-        DATABASE_URL: db.url,
-        AMQP_URL: amqpUrl,
-        SMTP_URL: smtp.url,
-        NOTIFIER_PORT: '0',
-        BALANCE_EXCHANGE: exchange,
-        NOTIFIER_QUEUE: queue,
-        NOTIFIER_MAIL_POLL_MS: '100',
-      }),
-      logger: silentLogger(),
-    });
-    await notifier.consuming;
+    alerting = await startAlerting({ name: 'nodeloss', userAmqpUrl: amqpUrl, notifierAmqpUrl: amqpUrl, userLogger: logs.logger });
   }, 60_000);
 
   // Before the afterAll below drops the database: whatever the faults did, the ledger is exact.
-  verifyLedgerAfterAll(() => db?.url);
+  verifyLedgerAfterAll(() => alerting?.databaseUrl);
 
   afterAll(async () => {
-    await notifier?.stop();
-    await deleteKeys(user.redis, prefix);
-    await user?.stop();
+    await alerting?.stop();
     for (const node of nodes ?? []) await node.close();
-    await smtp?.close();
-    await deleteTopology(testServers.amqpUrl, { queues: [queue, `${queue}.dead`], exchanges: [exchange, `${exchange}.dlx`] });
-    await db?.drop();
   });
 
   const jwt = signServiceJwt({ issuer: 'fault-test', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 300 });
   const debit = async (apiKey: string): Promise<number> =>
     (
-      await user.http
+      await alerting.user.http
         .post('/internal/v1/usage')
         .set('Authorization', `Bearer ${jwt}`)
         .send({ credential: apiKey, productId: 1, units: 1, requestId: randomUUID() })
     ).status;
 
-  const mailsTo = (email: string): string[] =>
-    smtp.messages.filter((mail) => JSON.stringify(mail.to ?? null).includes(email)).map((mail) => (mail.subject ?? '').split(':')[0] ?? '');
-  /** Every event of the accounts published and handled by the notifier, and every e-mail it queued sent. */
-  const settledFor = async (ids: number[]): Promise<boolean> => {
-    const left = await user.pool.query<{ n: number }>(
-      `SELECT (SELECT count(*)::int FROM outbox_event_list o WHERE (o.payload->>'accountId')::int = ANY($1::int[])
-                AND (o.published_at IS NULL OR NOT EXISTS (SELECT 1 FROM notifier_processed_events p WHERE p.event_id = o.id)))
-            + (SELECT count(*)::int FROM notifier_mail_outbox WHERE account_id = ANY($1::int[]) AND sent_at IS NULL) AS n`,
-      [ids],
-    );
-    return left.rows[0]?.n === 0;
-  };
+  const mailsTo = (email: string): string[] => alerting.mailsTo(email).map((mail) => (mail.subject ?? '').split(':')[0] ?? '');
 
   test('then both move to the other node, the unconfirmed events go out there, and every account gets one low and one zero alert, none twice', async () => {
     const accounts = await Promise.all(
       Array.from({ length: ACCOUNTS }, async () => {
         const email = `${uniqueId('nodeloss')}@example.test`;
-        const created = await user.http
+        const created = await alerting.user.http
           .post('/admin/v1/accounts')
           .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
           .send({ email, credits: { 1: CREDITS } });
@@ -135,7 +71,7 @@ describe('the RabbitMQ node the relay and the notifier use goes away during a lo
 
     // Above every threshold: these events go out through the first node and are handled.
     expect((await debitAll(BEFORE)).filter((status) => status !== 200)).toEqual([]);
-    await eventually(async () => ((await settledFor(ids)) ? true : undefined), 30_000, 'the first events handled');
+    await alerting.settled(ids, 30_000);
 
     // The first node stops answering: whatever the relay publishes now is never confirmed. Every
     // crossing is made now, so every alert depends on events that were sent to the lost node.
@@ -143,7 +79,7 @@ describe('the RabbitMQ node the relay and the notifier use goes away during a lo
     expect((await debitAll(CREDITS - BEFORE)).filter((status) => status !== 200)).toEqual([]);
     const atCut = await eventually(
       async () => {
-        const [owed, zero] = [await unpublishedEvents(user.pool, ids), await unpublishedEvents(user.pool, ids, 0)];
+        const [owed, zero] = [await unpublishedEvents(alerting.user.pool, ids), await unpublishedEvents(alerting.user.pool, ids, 0)];
         // The relay at work on them: publishing (a claim held), or done (nothing of the crossings left).
         return owed.claimed > 0 || zero.pending === 0 ? { ...owed, zero: zero.pending } : undefined;
       },
@@ -153,7 +89,7 @@ describe('the RabbitMQ node the relay and the notifier use goes away during a lo
     first.cut();
 
     await eventually(() => (accounts.every((account) => mailsTo(account.email).length >= 2) ? true : undefined), 30_000, 'every alert');
-    await eventually(async () => ((await settledFor(ids)) ? true : undefined), 30_000, 'every event handled, every e-mail sent');
+    await alerting.settled(ids, 30_000);
     for (const account of accounts) expect(mailsTo(account.email).sort()).toEqual(['Low balance alert', 'Zero balance alert']);
     expect(second.accepted()).toBe(2);
     // What was at stake at the cut (checked last, so that a lost event shows as the lost alert it

@@ -9,17 +9,8 @@ import type { Redis } from 'ioredis';
 import { closeRedis, connectRedis, createRedisAccessStore, type AccessStore } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import type { RunningService } from '@platform/runtime';
-import {
-  createPrivateDatabase,
-  deleteKeys,
-  deleteTopology,
-  silentLogger,
-  testServers,
-  uniqueId,
-  type PrivateDatabase,
-  type ServiceProcess,
-} from '@platform/testing';
-import { pausedAt, startServiceOf } from '@platform/testing/platform';
+import { silentLogger, testServers, uniqueId, type ServiceProcess } from '@platform/testing';
+import { pausedAt, startPlatformResources, startServiceOf, type PlatformResources } from '@platform/testing/platform';
 import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
 import { verifyLedgerAfterAll } from './ledger-check';
 
@@ -28,7 +19,7 @@ export const SERVICE_JWT_SECRET = 'access-grants-test-service-jwt-secret-0123456
 
 export interface UserProcessFixture {
   /** Set in beforeAll. */
-  db: PrivateDatabase;
+  db: { url: string };
   pool: pg.Pool;
   redis: Redis;
   access: AccessStore;
@@ -55,16 +46,17 @@ export interface UserProcessFixture {
  * on, one no other test uses, so a ready check never reaches another process.
  */
 export function useUserProcessFixture(name: string, ports: { from: number; to: number }): UserProcessFixture {
-  const exchange = uniqueId(`test.${name}.`);
   const running = new Set<ServiceProcess>();
-  const fixture = { prefix: `${exchange}:` } as UserProcessFixture;
+  const fixture = {} as UserProcessFixture;
+  /** The database, key prefix and exchange of the file (removed after it). */
+  let resources: PlatformResources | undefined;
 
   fixture.startUser = async (pauseAt, extra = {}) => {
     const env = {
       DATABASE_URL: fixture.db.url,
       REDIS_URL: testServers.redisUrl,
       AMQP_URL: testServers.amqpUrl,
-      BALANCE_EXCHANGE: exchange,
+      BALANCE_EXCHANGE: (resources as PlatformResources).exchange,
       REDIS_KEY_PREFIX: fixture.prefix,
       ADMIN_TOKEN,
       SERVICE_JWT_SECRET,
@@ -114,7 +106,9 @@ export function useUserProcessFixture(name: string, ports: { from: number; to: n
     );
 
   beforeAll(async () => {
-    fixture.db = await createPrivateDatabase(name.replace(/-/g, '_'));
+    resources = await startPlatformResources({ name });
+    fixture.db = { url: resources.databaseUrl };
+    fixture.prefix = resources.prefix;
     fixture.pool = createPool({ connectionString: fixture.db.url, logger: silentLogger(), max: 4 });
     fixture.redis = await connectRedis(testServers.redisUrl, silentLogger());
     fixture.access = createRedisAccessStore(fixture.redis, { keyPrefix: fixture.prefix });
@@ -144,12 +138,9 @@ export function useUserProcessFixture(name: string, ports: { from: number; to: n
     for (const user of running) await user.stop(1000);
     await fixture.auth?.stop();
     await fixture.pool?.end();
-    if (fixture.redis) {
-      await deleteKeys(fixture.redis, fixture.prefix);
-      await closeRedis(fixture.redis);
-    }
-    await deleteTopology(testServers.amqpUrl, { exchanges: [exchange] }).catch(() => undefined);
-    await fixture.db?.drop();
+    if (fixture.redis) await closeRedis(fixture.redis);
+    // The keys under the prefix, the exchange and the database.
+    await resources?.stop();
   });
 
   return fixture;

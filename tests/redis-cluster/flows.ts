@@ -1,12 +1,12 @@
 import { accessLayout, hashSecret, tokenShardTag } from '@platform/credentials';
-import { newAccount, seenBy, STRICT_FAILURES, tokenOf, TOKEN_RATE, type client, type ClusterPlatform } from './platform';
+import { newAccount, seenBy, STRICT_FAILURES, tokenOf, TOKEN_RATE, type client, type ClusterPlatform, type FlowPlatform } from './platform';
 
 /**
  * The contract's flows as every Redis form must run them (CONTRACT §1, §3): token, balance,
  * usage, key rotation and revocation; the issuance window across rotations; a rotation frees the
  * replaced key's tokens; the failure limits. `get`: the platform, once beforeAll has started it.
  */
-export function contractFlows(get: () => { platform: ClusterPlatform; calls: ReturnType<typeof client> }): void {
+export function contractFlows(get: () => FlowPlatform): void {
   let platform: ClusterPlatform;
   let calls: ReturnType<typeof client>;
   beforeAll(() => {

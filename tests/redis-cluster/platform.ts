@@ -104,6 +104,35 @@ export async function startClusterPlatform(
   }
 }
 
+export interface FlowPlatform {
+  platform: ClusterPlatform;
+  calls: ReturnType<typeof client>;
+}
+
+/**
+ * The platform of a test file (startClusterPlatform's arguments), started before its tests and
+ * stopped after them; the function answered gives it, with its client, once started.
+ */
+export function useClusterPlatform(
+  label: string,
+  on: 'cluster' | 'single redis',
+  timeoutMs: number,
+  options: { nodeTimeoutMs?: number } = {},
+): () => FlowPlatform {
+  let started: FlowPlatform | undefined;
+  beforeAll(async () => {
+    const platform = await startClusterPlatform(label, on, options);
+    started = { platform, calls: client(platform) };
+  }, timeoutMs);
+  afterAll(async () => {
+    await started?.platform.stop();
+  }, 30_000);
+  return () => {
+    if (started === undefined) throw new Error(`the ${label} platform has not started`);
+    return started;
+  };
+}
+
 /** HTTP calls of the contract flows against one platform. */
 export function client(platform: ClusterPlatform) {
   const { auth, user, categorization } = platform;

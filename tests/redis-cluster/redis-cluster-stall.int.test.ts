@@ -10,19 +10,9 @@ import { execFileSync } from 'node:child_process';
 import type request from 'supertest';
 import { accessLayout, CLUSTER_NODE_TIMEOUT_MS, hashSecret } from '@platform/credentials';
 import { eventually } from '@platform/testing';
-import { client, newAccount, startClusterPlatform, tokenOf, type ClusterPlatform } from './platform';
+import { newAccount, tokenOf, useClusterPlatform } from './platform';
 
-let platform: ClusterPlatform;
-let calls: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  platform = await startClusterPlatform('redis_stall', 'cluster', { nodeTimeoutMs: CLUSTER_NODE_TIMEOUT_MS });
-  calls = client(platform);
-}, 90_000);
-
-afterAll(async () => {
-  await platform.stop();
-}, 30_000);
+const started = useClusterPlatform('redis_stall', 'cluster', 90_000, { nodeTimeoutMs: CLUSTER_NODE_TIMEOUT_MS });
 
 interface Answer {
   what: string;
@@ -39,7 +29,8 @@ const unread = (port: number): number =>
     .reduce((sum, line) => sum + Number(line.trim().split(/\s+/)[0]), 0);
 
 test('when a master with commands on it stops and is then killed, then every request answers within 5 s: 200, or 503 with Retry-After', async () => {
-  const cluster = platform.cluster as NonNullable<ClusterPlatform['cluster']>;
+  const { platform, calls } = started();
+  const cluster = platform.cluster as NonNullable<typeof platform.cluster>;
   const recordOf = (apiKey: string): string => accessLayout(platform.prefix).keyRecord(hashSecret(apiKey));
   const accounts = await Promise.all(Array.from({ length: 9 }, () => newAccount(calls)));
   const masters = await Promise.all(accounts.map((account) => cluster.masterOf(recordOf(account.apiKey))));

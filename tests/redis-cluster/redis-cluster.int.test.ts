@@ -10,21 +10,11 @@ import type request from 'supertest';
 import { accessLayout, createRedisAccessStore, hashSecret } from '@platform/credentials';
 import { contractFlows } from './flows';
 import type { LocalRedisCluster } from '@platform/testing';
-import { client, newAccount, seenBy, startClusterPlatform, tokenOf, type ClusterPlatform } from './platform';
+import { newAccount, seenBy, tokenOf, useClusterPlatform, type ClusterPlatform } from './platform';
 
-let platform: ClusterPlatform;
-let calls: ReturnType<typeof client>;
+const started = useClusterPlatform('redis_cluster', 'cluster', 90_000);
 
-beforeAll(async () => {
-  platform = await startClusterPlatform('redis_cluster');
-  calls = client(platform);
-}, 90_000);
-
-afterAll(async () => {
-  await platform.stop();
-}, 30_000);
-
-describe('the contract flows on a Redis Cluster', () => contractFlows(() => ({ platform, calls })));
+describe('the contract flows on a Redis Cluster', () => contractFlows(started));
 
 /** The fault: it calls `rotate` once, when it chooses (all rotations answered 200, the new keys minted once). */
 type Fault = (cluster: LocalRedisCluster, burst: { oldKeys: string[]; rotate(): Promise<string[]> }) => Promise<void>;
@@ -36,6 +26,7 @@ type Fault = (cluster: LocalRedisCluster, burst: { oldKeys: string[]; rotate(): 
  * accepted anywhere; the services reconciled for the new masters.
  */
 async function burstThen(fault: Fault): Promise<void> {
+  const { platform, calls } = started();
   const accounts = await Promise.all(Array.from({ length: 9 }, () => newAccount(calls)));
   const earlier = await Promise.all(
     accounts.map(async (account) => [await tokenOf(calls, account.apiKey), await tokenOf(calls, account.apiKey)]),
@@ -103,7 +94,7 @@ async function burstThen(fault: Fault): Promise<void> {
   expect(after.reconciledFor?.split('|')[0]).toBe(after.serverId);
 }
 
-const recordOf = (apiKey: string): string => accessLayout(platform.prefix).keyRecord(hashSecret(apiKey));
+const recordOf = (apiKey: string): string => accessLayout(started().platform.prefix).keyRecord(hashSecret(apiKey));
 
 describe('a Redis Cluster master lost right after a burst of rotations and issuances', () => {
   test('when its replica, cut off before the rotations, takes over without them, then no replaced key or earlier token is accepted, the new keys work within 30 s, and nothing answers 500', async () => {

@@ -4,18 +4,8 @@
  * key's tokens hold on both forms.
  */
 import { contractFlows } from './flows';
-import { client, startClusterPlatform, type ClusterPlatform } from './platform';
+import { useClusterPlatform } from './platform';
 
-let platform: ClusterPlatform;
-let calls: ReturnType<typeof client>;
+const started = useClusterPlatform('single_redis', 'single redis', 60_000);
 
-beforeAll(async () => {
-  platform = await startClusterPlatform('single_redis', 'single redis');
-  calls = client(platform);
-}, 60_000);
-
-afterAll(async () => {
-  await platform.stop();
-}, 30_000);
-
-describe('the contract flows on a single Redis', () => contractFlows(() => ({ platform, calls })));
+describe('the contract flows on a single Redis', () => contractFlows(started));

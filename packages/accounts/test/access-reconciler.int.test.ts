@@ -1,7 +1,5 @@
 import type { Pool } from 'pg';
-import { createPool, migrate } from '@platform/db';
-import { userMigrations } from '@platform/user/migrations';
-import { anAccount, silentLogger, testServers } from '@platform/testing';
+import { userTablesPool, anAccount, testServers } from '@platform/testing';
 import { createMemoryAccessStore, generateApiKey, hashSecret, type AccessStore } from '@platform/credentials';
 import { activeKeysForUpdate, reconcileAccount, reconcileAll } from '../src';
 
@@ -10,8 +8,7 @@ import { activeKeysForUpdate, reconcileAccount, reconcileAll } from '../src';
 let pool: Pool;
 let access: AccessStore;
 beforeAll(async () => {
-  pool = createPool({ connectionString: testServers.databaseUrl, logger: silentLogger(), max: 4 });
-  await migrate(pool, [userMigrations], silentLogger());
+  pool = await userTablesPool(testServers.databaseUrl, 4);
 });
 beforeEach(() => {
   access = createMemoryAccessStore();

@@ -1,15 +1,12 @@
 import type { Pool } from 'pg';
-import { createPool, migrate } from '@platform/db';
-import { userMigrations } from '@platform/user/migrations';
-import { anAccount, silentLogger, testServers } from '@platform/testing';
+import { userTablesPool, anAccount } from '@platform/testing';
 import { alertContact, productPool } from '../src';
 
 // The notifier's reads, against the user service's own migrations.
 
 let pool: Pool;
 beforeAll(async () => {
-  pool = createPool({ connectionString: testServers.databaseUrl, logger: silentLogger(), max: 2 });
-  await migrate(pool, [userMigrations], silentLogger());
+  pool = await userTablesPool();
 });
 afterAll(async () => {
   await pool.end();

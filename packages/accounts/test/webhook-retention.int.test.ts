@@ -1,15 +1,12 @@
 import type { Pool } from 'pg';
-import { createPool, migrate } from '@platform/db';
-import { userMigrations } from '@platform/user/migrations';
-import { anAccount, silentLogger, testServers, uniqueId } from '@platform/testing';
+import { userTablesPool, anAccount, uniqueId } from '@platform/testing';
 import { recordWebhookAttempt, WEBHOOK_HISTORY_KEPT } from '../src';
 
 // Issue 45 L9: webhook_deliveries (bodies included) is swept with the attempts' retention.
 
 let pool: Pool;
 beforeAll(async () => {
-  pool = createPool({ connectionString: testServers.databaseUrl, logger: silentLogger(), max: 2 });
-  await migrate(pool, [userMigrations], silentLogger());
+  pool = await userTablesPool();
 });
 afterAll(async () => {
   await pool.end();

@@ -1,71 +1,24 @@
-import amqp, { type Channel, type ChannelModel } from 'amqplib';
-import { eventually, silentLogger, startTcpProxy, testServers, uniqueId, type TcpProxy, aBalanceChange } from '@platform/testing';
+import { eventually, testServers, aBalanceChange } from '@platform/testing';
 import {
   BALANCE_CHANGED,
-  createAmqpEventBus,
   EventBusUnavailableError,
   InvalidEventError,
   PoisonMessageError,
   UnroutableEventError,
   type BalanceChanged,
-  type EventBus,
 } from '../src';
+import { countingConsumer, untilPing, useBusTests } from './support';
 
 const anEvent = (overrides: Partial<BalanceChanged> = {}): BalanceChanged => aBalanceChange({ accountId: 7, ...overrides });
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('AMQP event bus (real RabbitMQ)', () => {
-  let admin: ChannelModel;
-  let channel: Channel;
-  const exchanges = new Set<string>();
-  const queues = new Set<string>();
-  const buses: EventBus[] = [];
-  const proxies: TcpProxy[] = [];
-
-  /** A bus on its own exchange, so that parallel tests never see each other's messages. */
-  function names(): { exchange: string; queue: string; deadLetterQueue: string } {
-    const exchange = uniqueId('test.events.');
-    const queue = `${exchange}.q`;
-    const deadLetterQueue = `${queue}.dead`;
-    exchanges.add(exchange).add(`${exchange}.dlx`);
-    queues.add(queue).add(deadLetterQueue);
-    return { exchange, queue, deadLetterQueue };
-  }
-
-  function aBus(exchange: string, url = testServers.amqpUrl, extra: Partial<Parameters<typeof createAmqpEventBus>[0]> = {}): EventBus {
-    const bus = createAmqpEventBus({
-      url,
-      exchange,
-      logger: silentLogger(),
-      retryInitialMs: 20,
-      reconnectInitialMs: 50,
-      reconnectMaxMs: 200,
-      ...extra,
-    });
-    buses.push(bus);
-    return bus;
-  }
+  const { names, aBus, aProxy, channel } = useBusTests('test.events.');
 
   async function queueDepth(queue: string): Promise<number> {
-    return (await channel.checkQueue(queue)).messageCount;
+    return (await channel().checkQueue(queue)).messageCount;
   }
-
-  beforeAll(async () => {
-    admin = await amqp.connect(testServers.amqpUrl);
-    channel = await admin.createChannel();
-  });
-
-  afterEach(async () => {
-    await Promise.all(buses.splice(0).map((bus) => bus.close()));
-    await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
-  });
-
-  afterAll(async () => {
-    for (const queue of queues) await channel.deleteQueue(queue).catch(() => undefined);
-    for (const exchange of exchanges) await channel.deleteExchange(exchange).catch(() => undefined);
-    await admin.close();
-  });
 
   it('when an event is published, then publish resolves on confirm and the consumer gets it', async () => {
     const { exchange, queue } = names();
@@ -94,15 +47,15 @@ describe('AMQP event bus (real RabbitMQ)', () => {
       return Promise.resolve();
     }).ready;
     // A raw queue beside the consumer's (its exchange declared by now) sees the message as it is on the wire.
-    const { queue: wire } = await channel.assertQueue('', { exclusive: true });
-    await channel.bindQueue(wire, exchange, BALANCE_CHANGED);
+    const { queue: wire } = await channel().assertQueue('', { exclusive: true });
+    await channel().bindQueue(wire, exchange, BALANCE_CHANGED);
     await bus.publish(BALANCE_CHANGED, events);
     await eventually(() => (received.length === 3 ? true : undefined));
     expect(received).toEqual(events);
-    const message = await channel.get(wire, { noAck: true });
+    const message = await channel().get(wire, { noAck: true });
     expect(message && JSON.parse(message.content.toString())).toEqual(events);
     expect(message && message.properties).toMatchObject({ deliveryMode: 2, messageId: events[0]?.id, contentType: 'application/json' });
-    expect(await channel.get(wire, { noAck: true })).toBe(false);
+    expect(await channel().get(wire, { noAck: true })).toBe(false);
   });
 
   it('when an array holds an invalid event or is empty, then publish rejects it whole as invalid', async () => {
@@ -153,8 +106,8 @@ describe('AMQP event bus (real RabbitMQ)', () => {
     const { exchange, queue, deadLetterQueue } = names();
     const bus = aBus(exchange);
     await bus.consume(queue, BALANCE_CHANGED, () => Promise.resolve()).ready;
-    await expect(channel.checkQueue(queue)).resolves.toMatchObject({ queue });
-    await expect(channel.checkQueue(deadLetterQueue)).resolves.toMatchObject({ queue: deadLetterQueue });
+    await expect(channel().checkQueue(queue)).resolves.toMatchObject({ queue });
+    await expect(channel().checkQueue(deadLetterQueue)).resolves.toMatchObject({ queue: deadLetterQueue });
   });
 
   it('when no queue is bound to the routing key, then publish rejects as unroutable', async () => {
@@ -166,31 +119,23 @@ describe('AMQP event bus (real RabbitMQ)', () => {
   it('when a message is not JSON or fails the schema, then it goes to the dead-letter queue and the handler never runs', async () => {
     const { exchange, queue, deadLetterQueue } = names();
     const bus = aBus(exchange);
-    let calls = 0;
-    await bus.consume(queue, BALANCE_CHANGED, async () => {
-      calls += 1;
-      return Promise.resolve();
-    }).ready;
-    channel.publish(exchange, BALANCE_CHANGED, Buffer.from('{not json'), { persistent: true });
-    channel.publish(exchange, BALANCE_CHANGED, Buffer.from(JSON.stringify({ ...anEvent(), credits: -5 })), { persistent: true });
+    const calls = await countingConsumer(bus, queue, () => Promise.resolve());
+    channel().publish(exchange, BALANCE_CHANGED, Buffer.from('{not json'), { persistent: true });
+    channel().publish(exchange, BALANCE_CHANGED, Buffer.from(JSON.stringify({ ...anEvent(), credits: -5 })), { persistent: true });
     await eventually(async () => ((await queueDepth(deadLetterQueue)) === 2 ? true : undefined));
-    expect(calls).toBe(0);
-    const first = await channel.get(deadLetterQueue, { noAck: true });
+    expect(calls()).toBe(0);
+    const first = await channel().get(deadLetterQueue, { noAck: true });
     expect(first && first.content.toString()).toBe('{not json');
   });
 
   it('when the handler throws PoisonMessageError, then the message is dead-lettered, not retried', async () => {
     const { exchange, queue, deadLetterQueue } = names();
     const bus = aBus(exchange);
-    let calls = 0;
-    await bus.consume(queue, BALANCE_CHANGED, async () => {
-      calls += 1;
-      return Promise.reject(new PoisonMessageError('unknown account'));
-    }).ready;
+    const calls = await countingConsumer(bus, queue, () => Promise.reject(new PoisonMessageError('unknown account')));
     await bus.publish(BALANCE_CHANGED, anEvent());
     await eventually(async () => ((await queueDepth(deadLetterQueue)) === 1 ? true : undefined));
     await sleep(100);
-    expect(calls).toBe(1);
+    expect(calls()).toBe(1);
   });
 
   it('when the handler fails transiently, then the message is requeued and redelivered until it succeeds', async () => {
@@ -233,8 +178,7 @@ describe('AMQP event bus (real RabbitMQ)', () => {
 
   it('when RabbitMQ becomes unreachable, then publish fails fast, and after it returns the bus reconnects and the consumer resumes', async () => {
     const { exchange, queue } = names();
-    const proxy = await startTcpProxy(Number(new URL(testServers.amqpUrl).port || 5672));
-    proxies.push(proxy);
+    const proxy = await aProxy();
     const bus = aBus(exchange, proxy.url(testServers.amqpUrl), { publishTimeoutMs: 300 });
     const received: string[] = [];
     const subscription = bus.consume(queue, BALANCE_CHANGED, async (event) => {
@@ -244,26 +188,12 @@ describe('AMQP event bus (real RabbitMQ)', () => {
     await subscription.ready;
 
     proxy.cut();
-    await eventually(async () =>
-      (await bus.ping().then(
-        () => false,
-        () => true,
-      ))
-        ? true
-        : undefined,
-    );
+    await untilPing(bus, false);
     expect(subscription.isActive()).toBe(false);
     await expect(bus.publish(BALANCE_CHANGED, anEvent())).rejects.toBeInstanceOf(EventBusUnavailableError);
 
     proxy.restore();
-    await eventually(async () =>
-      (await bus.ping().then(
-        () => true,
-        () => false,
-      ))
-        ? true
-        : undefined,
-    );
+    await untilPing(bus, true);
     await eventually(() => (subscription.isActive() ? true : undefined));
     const event = anEvent();
     await bus.publish(BALANCE_CHANGED, event);
@@ -272,8 +202,7 @@ describe('AMQP event bus (real RabbitMQ)', () => {
 
   it('when the connection drops before the ack, then the broker redelivers the message to the next consumer', async () => {
     const { exchange, queue } = names();
-    const proxy = await startTcpProxy(Number(new URL(testServers.amqpUrl).port || 5672));
-    proxies.push(proxy);
+    const proxy = await aProxy();
     const crashing = aBus(exchange, proxy.url(testServers.amqpUrl), {
       reconnectInitialMs: 60_000,
       reconnectMaxMs: 60_000,

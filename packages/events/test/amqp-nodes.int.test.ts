@@ -4,56 +4,15 @@
  * are quorum queues with a delivery limit. Two TCP proxies in front of the shared broker stand for
  * two nodes (cutting one is its node going away); a port nobody listens on is a dead node.
  */
-import amqp, { type Channel, type ChannelModel } from 'amqplib';
-import { aBalanceChange, eventually, freePort, silentLogger, startTcpProxy, testServers, uniqueId, type TcpProxy } from '@platform/testing';
-import { BALANCE_CHANGED, createAmqpEventBus, PoisonMessageError, type BalanceChanged, type EventBus } from '../src';
+import { aBalanceChange, eventually, freePort, testServers } from '@platform/testing';
+import { BALANCE_CHANGED, PoisonMessageError, type BalanceChanged } from '../src';
 import { UPGRADE_SUFFIX } from '../src/amqp-queues';
+import { useBusTests } from './support';
 
 describe('AMQP event bus over several nodes (real RabbitMQ)', () => {
-  let admin: ChannelModel;
-  const exchanges = new Set<string>();
-  const queues = new Set<string>();
-  const buses: EventBus[] = [];
-  const proxies: TcpProxy[] = [];
-
-  function names(): { exchange: string; queue: string; deadLetterQueue: string } {
-    const exchange = uniqueId('test.nodes.');
-    const queue = `${exchange}.q`;
-    exchanges.add(exchange).add(`${exchange}.dlx`);
-    queues.add(queue).add(`${queue}.dead`).add(`${queue}${UPGRADE_SUFFIX}`).add(`${queue}.dead${UPGRADE_SUFFIX}`);
-    return { exchange, queue, deadLetterQueue: `${queue}.dead` };
-  }
-
-  function aBus(exchange: string, url: string, extra: Partial<Parameters<typeof createAmqpEventBus>[0]> = {}): EventBus {
-    const bus = createAmqpEventBus({
-      url,
-      exchange,
-      logger: silentLogger(),
-      retryInitialMs: 20,
-      reconnectInitialMs: 50,
-      reconnectMaxMs: 200,
-      ...extra,
-    });
-    buses.push(bus);
-    return bus;
-  }
-
-  async function proxy(): Promise<TcpProxy> {
-    const started = await startTcpProxy(Number(new URL(testServers.amqpUrl).port || 5672));
-    proxies.push(started);
-    return started;
-  }
-
-  /** A fresh channel per question: a refused one closes only itself. */
-  async function onChannel<T>(use: (channel: Channel) => Promise<T>): Promise<T> {
-    const channel = await admin.createChannel();
-    channel.on('error', () => undefined);
-    try {
-      return await use(channel);
-    } finally {
-      await channel.close().catch(() => undefined);
-    }
-  }
+  const { names, aBus, aProxy, onChannel } = useBusTests('test.nodes.', (queue) =>
+    [queue, `${queue}.dead`].flatMap((name) => [name, `${name}${UPGRADE_SUFFIX}`]),
+  );
 
   /** True when `queue` is a quorum queue with these arguments: declaring it so again is accepted. */
   const isQuorum = (queue: string, args: Record<string, unknown> = {}): Promise<boolean> =>
@@ -68,23 +27,6 @@ describe('AMQP event bus over several nodes (real RabbitMQ)', () => {
     'x-delivery-limit': deliveryLimit,
     'x-dead-letter-exchange': `${exchange}.dlx`,
     'x-dead-letter-routing-key': deadLetterQueue,
-  });
-
-  beforeAll(async () => {
-    admin = await amqp.connect(testServers.amqpUrl);
-  });
-
-  afterEach(async () => {
-    await Promise.all(buses.splice(0).map((bus) => bus.close()));
-    await Promise.all(proxies.splice(0).map((started) => started.close()));
-  });
-
-  afterAll(async () => {
-    await onChannel(async (channel) => {
-      for (const queue of queues) await channel.deleteQueue(queue).catch(() => undefined);
-      for (const exchange of exchanges) await channel.deleteExchange(exchange).catch(() => undefined);
-    });
-    await admin.close();
   });
 
   it('when the first node of AMQP_URL is dead, then the bus connects to the next and events flow', async () => {
@@ -105,7 +47,7 @@ describe('AMQP event bus over several nodes (real RabbitMQ)', () => {
 
   it('when the node the publisher and the consumer are on goes away mid-run, then both move to the other and no event is lost', async () => {
     const { exchange, queue } = names();
-    const [first, second] = [await proxy(), await proxy()];
+    const [first, second] = [await aProxy(), await aProxy()];
     const url = `${first.url(testServers.amqpUrl)},${second.url(testServers.amqpUrl)}`;
     const consumer = aBus(exchange, url);
     const publisher = aBus(exchange, url);

@@ -1,29 +1,57 @@
 /** The kernel on the way out when something fails: the error envelopes (JSON and XML), 5xx without internals, WWW-Authenticate on 401. */
 import request from 'supertest';
-import { SERVICE, DECLARATION, JSON_TYPE, XML_TYPE, SECRET_IN_ERROR, buildApp } from './kernel-app';
+import { SERVICE, DECLARATION, JSON_TYPE, XML_TYPE, SECRET_IN_ERROR, buildApp, expectAnswer, getFresh } from './kernel-app';
 
 describe('errors', () => {
-  it('when no route matches, then 404 with the code/messages body', async () => {
-    const { app } = buildApp();
-    const response = await request(app).get('/does-not-exist');
-    expect(response.status).toBe(404);
-    expect(response.headers['content-type']).toBe(JSON_TYPE);
-    expect(response.text).toBe('{"code":404,"messages":"Not found."}');
+  // What a fresh app answers to a GET: its status, and (first table) its content type, and its body.
+  it.each<[string, string, number, string, string]>([
+    [
+      'when no route matches, then 404 with the code/messages body',
+      '/does-not-exist',
+      404,
+      JSON_TYPE,
+      '{"code":404,"messages":"Not found."}',
+    ],
+    [
+      'when a handler throws an unknown error, then a generic 500 without internals',
+      '/boom',
+      500,
+      JSON_TYPE,
+      '{"code":500,"messages":"Internal server error."}',
+    ],
+    [
+      'when an error is answered and XML was asked for, then the code/messages body is XML',
+      '/protected?outputFormat=XML',
+      401,
+      XML_TYPE,
+      `${DECLARATION}<xml><code>401</code><messages>Access restricted. Check credits balance or enter the correct API key.</messages></xml>`,
+    ],
+  ])('%s', async (_case, path, status, type, text) => {
+    expectAnswer(await getFresh(path), status, type, text);
   });
 
-  it('when no route matches and XML was asked for, then the 404 is XML', async () => {
-    const { app } = buildApp();
-    const response = await request(app).get('/does-not-exist?outputFormat=xml');
-    expect(response.status).toBe(404);
-    expect(response.text).toBe(`${DECLARATION}<xml><code>404</code><messages>Not found.</messages></xml>`);
-  });
-
-  it('when a handler throws an unknown error, then a generic 500 without internals', async () => {
-    const { app } = buildApp();
-    const response = await request(app).get('/boom');
-    expect(response.status).toBe(500);
-    expect(response.headers['content-type']).toBe(JSON_TYPE);
-    expect(response.text).toBe('{"code":500,"messages":"Internal server error."}');
+  it.each<[string, string, number, string]>([
+    [
+      'when no route matches and XML was asked for, then the 404 is XML',
+      '/does-not-exist?outputFormat=xml',
+      404,
+      `${DECLARATION}<xml><code>404</code><messages>Not found.</messages></xml>`,
+    ],
+    [
+      'when validation fails in XML, then messages hold an <item> per message',
+      '/validate?outputFormat=xml',
+      422,
+      `${DECLARATION}<xml><code>422</code><messages><grantType><item>The grant type field is required.</item></grantType></messages></xml>`,
+    ],
+    [
+      'when a 500 is answered and XML was asked for, then the generic 500 is XML',
+      '/boom?outputFormat=xml',
+      500,
+      `${DECLARATION}<xml><code>500</code><messages>Internal server error.</messages></xml>`,
+    ],
+  ])('%s', async (_case, path, status, text) => {
+    const response = await getFresh(path);
+    expect({ status: response.status, text: response.text }).toEqual({ status, text });
   });
 
   it('when an async handler rejects, then a generic 500 too', async () => {
@@ -71,37 +99,11 @@ describe('errors', () => {
     expect(next.status).toBe(200);
   });
 
-  it('when an error is answered and XML was asked for, then the code/messages body is XML', async () => {
-    const { app } = buildApp();
-    const response = await request(app).get('/protected?outputFormat=XML');
-    expect(response.status).toBe(401);
-    expect(response.headers['content-type']).toBe(XML_TYPE);
-    expect(response.text).toBe(
-      `${DECLARATION}<xml><code>401</code><messages>Access restricted. Check credits balance or enter the correct API key.</messages></xml>`,
-    );
-  });
-
-  it('when validation fails in XML, then messages hold an <item> per message', async () => {
-    const { app } = buildApp();
-    const response = await request(app).get('/validate?outputFormat=xml');
-    expect(response.status).toBe(422);
-    expect(response.text).toBe(
-      `${DECLARATION}<xml><code>422</code><messages><grantType><item>The grant type field is required.</item></grantType></messages></xml>`,
-    );
-  });
-
   it('when outputFormat is invalid on a failing route, then the error is rendered as JSON', async () => {
     const { app } = buildApp();
     const response = await request(app).get('/protected?outputFormat=yaml');
     expect(response.status).toBe(401);
     expect(response.headers['content-type']).toBe(JSON_TYPE);
-  });
-
-  it('when a 500 is answered and XML was asked for, then the generic 500 is XML', async () => {
-    const { app } = buildApp();
-    const response = await request(app).get('/boom?outputFormat=xml');
-    expect(response.status).toBe(500);
-    expect(response.text).toBe(`${DECLARATION}<xml><code>500</code><messages>Internal server error.</messages></xml>`);
   });
 
   it('when a route uses the ErrorMessage envelope, then JSON and XML follow it', async () => {

@@ -1,7 +1,7 @@
 /** The kernel on the way in: request ids, parameters, body limits and syntax, response headers. */
 import request from 'supertest';
 import { BODY_LIMIT } from '../src/http';
-import { DECLARATION, JSON_TYPE, XML_TYPE, SECRET_IN_ERROR, buildApp } from './kernel-app';
+import { DECLARATION, JSON_TYPE, XML_TYPE, SECRET_IN_ERROR, buildApp, expectAnswer, getFresh, postFresh } from './kernel-app';
 
 describe('X-Request-Id', () => {
   it('when the client sends a sane request id, then it is echoed', async () => {
@@ -61,10 +61,8 @@ describe('X-Request-Id', () => {
 
 describe('parameters through the kernel', () => {
   it('when parameters come in the query, then the route reads them', async () => {
-    const { app } = buildApp();
-    const response = await request(app).get('/echo?a=1&n=7200');
-    expect(response.status).toBe(200);
-    expect(response.headers['content-type']).toBe(JSON_TYPE);
+    const response = await getFresh('/echo?a=1&n=7200');
+    expect({ status: response.status, type: response.headers['content-type'] }).toEqual({ status: 200, type: JSON_TYPE });
     expect(response.body).toEqual({ a: { kind: 'value', value: '1' }, b: { kind: 'absent' }, n: { kind: 'value', value: '7200' } });
   });
 
@@ -108,51 +106,38 @@ describe('parameters through the kernel', () => {
   });
 
   it('when outputFormat is invalid, then 422 with the contract body in JSON', async () => {
-    const { app } = buildApp();
-    const response = await request(app).get('/echo?outputFormat=yaml');
-    expect(response.status).toBe(422);
-    expect(response.headers['content-type']).toBe(JSON_TYPE);
-    expect(response.text).toBe('{"code":422,"messages":{"outputFormat":["The selected output format is invalid."]}}');
+    expectAnswer(
+      await getFresh('/echo?outputFormat=yaml'),
+      422,
+      JSON_TYPE,
+      '{"code":422,"messages":{"outputFormat":["The selected output format is invalid."]}}',
+    );
   });
 });
 
 describe('body limits and syntax', () => {
   it(`when the body is over ${BODY_LIMIT} (16 KiB), then 413 with the contract body`, async () => {
-    const { app } = buildApp();
     const body = JSON.stringify({ a: 'x'.repeat(16 * 1024) });
-    const response = await request(app).post('/echo').type('json').send(body);
-    expect(response.status).toBe(413);
-    expect(response.headers['content-type']).toBe(JSON_TYPE);
-    expect(response.text).toBe('{"code":413,"messages":"Request body too large."}');
+    expectAnswer(await postFresh('json', body), 413, JSON_TYPE, '{"code":413,"messages":"Request body too large."}');
   });
 
   it('when the body is exactly 16 KiB, then it is accepted', async () => {
-    const { app } = buildApp();
     const body = `{"a":"${'x'.repeat(16 * 1024 - 8)}"}`;
     expect(Buffer.byteLength(body)).toBe(16 * 1024);
-    const response = await request(app).post('/echo').type('json').send(body);
+    const response = await postFresh('json', body);
     expect(response.status).toBe(200);
   });
 
   it('when a form body is over 16 KiB, then 413 too', async () => {
-    const { app } = buildApp();
-    const response = await request(app)
-      .post('/echo')
-      .type('form')
-      .send(`a=${'x'.repeat(17 * 1024)}`);
+    const response = await postFresh('form', `a=${'x'.repeat(17 * 1024)}`);
     expect(response.status).toBe(413);
     expect(response.body).toEqual({ code: 413, messages: 'Request body too large.' });
   });
 
   it('when the body is too large and XML was asked for in the query, then the 413 is XML', async () => {
-    const { app } = buildApp();
-    const response = await request(app)
-      .post('/echo?outputFormat=XML')
-      .type('json')
-      .send(`{"a":"${'x'.repeat(17 * 1024)}"}`);
-    expect(response.status).toBe(413);
-    expect(response.headers['content-type']).toBe(XML_TYPE);
-    expect(response.text).toBe(`${DECLARATION}<xml><code>413</code><messages>Request body too large.</messages></xml>`);
+    const body = `{"a":"${'x'.repeat(17 * 1024)}"}`;
+    const xml = `${DECLARATION}<xml><code>413</code><messages>Request body too large.</messages></xml>`;
+    expectAnswer(await postFresh('json', body, '?outputFormat=XML'), 413, XML_TYPE, xml);
   });
 
   it.each([
@@ -161,11 +146,7 @@ describe('body limits and syntax', () => {
     ['single quotes', "{'a':'b'}"],
     ['a trailing comma', '{"a":"b",}'],
   ])('when the JSON body is malformed (%s), then 400 with the contract body', async (_what, body) => {
-    const { app } = buildApp();
-    const response = await request(app).post('/echo').type('json').send(body);
-    expect(response.status).toBe(400);
-    expect(response.headers['content-type']).toBe(JSON_TYPE);
-    expect(response.text).toBe('{"code":400,"messages":"Malformed request body."}');
+    expectAnswer(await postFresh('json', body), 400, JSON_TYPE, '{"code":400,"messages":"Malformed request body."}');
   });
 
   it('when the body declares a charset that cannot be read, then 400 rather than 415 or 500', async () => {
@@ -182,11 +163,7 @@ describe('body limits and syntax', () => {
   });
 
   it('when a form body carries too many parameters, then 400', async () => {
-    const { app } = buildApp();
-    const response = await request(app)
-      .post('/echo')
-      .type('form')
-      .send(Array.from({ length: 150 }, (_, index) => `p${index}=1`).join('&'));
+    const response = await postFresh('form', Array.from({ length: 150 }, (_, index) => `p${index}=1`).join('&'));
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ code: 400, messages: 'Malformed request body.' });
   });

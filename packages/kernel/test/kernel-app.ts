@@ -4,6 +4,7 @@
  */
 import { PassThrough } from 'node:stream';
 import express, { type Express } from 'express';
+import request from 'supertest';
 import { AppError, invalidParams, requiredMessage, throwIfInvalid, type RefusalFinding } from '@platform/wire';
 import { Health, type ReadinessCheck, createLogger } from '@platform/runtime';
 import { createHttpApp } from '../src/http';
@@ -52,36 +53,20 @@ export function buildApp(checks: Record<string, ReadinessCheck> = {}): TestApp {
   });
   http.app.get('/echo', echo);
   http.app.post('/echo', echo);
-  http.app.post(
-    '/protected',
-    handler(publicEdge, () => {
-      throw new AppError('unauthenticated');
-    }),
-  );
-  http.app.get(
-    '/protected',
-    handler(publicEdge, () => {
-      throw new AppError('unauthenticated');
-    }),
-  );
-  http.app.get(
-    '/admin/thing',
-    handler(adminEdge, () => {
-      throw new AppError('unauthenticated');
-    }),
-  );
-  http.app.get(
-    '/product',
-    handler(productEdge, () => {
-      throw new AppError('unauthenticated');
-    }),
-  );
-  http.app.post(
-    '/oauth/token',
-    handler(oauthEdge, () => {
-      throw new AppError('unauthenticated');
-    }),
-  );
+  // Routes that refuse every caller, one per edge: each edge renders the same refusal its own way.
+  for (const [method, route, edge] of [
+    ['post', '/protected', publicEdge],
+    ['get', '/protected', publicEdge],
+    ['get', '/admin/thing', adminEdge],
+    ['get', '/product', productEdge],
+    ['post', '/oauth/token', oauthEdge],
+  ] as const)
+    http.app[method](
+      route,
+      handler(edge, () => {
+        throw new AppError('unauthenticated');
+      }),
+    );
   http.app.get(
     '/validate',
     handler(publicEdge, () => {
@@ -175,4 +160,19 @@ export function metricLines(text: string, family: string, labels: Record<string,
     .split('\n')
     .filter((line) => line.startsWith(`${family}{`))
     .filter((line) => Object.entries(labels).every(([name, value]) => line.includes(`${name}="${value}"`)));
+}
+
+/** A GET to a fresh kernel app (`buildApp()`). */
+export function getFresh(path: string): request.Test {
+  return request(buildApp().app).get(path);
+}
+
+/** The answer's status, content type and body text, expected together. */
+export function expectAnswer(response: request.Response, status: number, type: string, text: string): void {
+  expect({ status: response.status, type: response.headers['content-type'], text: response.text }).toEqual({ status, type, text });
+}
+
+/** A JSON or form body POSTed to `/echo` (with `query`) of a fresh kernel app. */
+export function postFresh(type: 'json' | 'form', body: string, query = ''): request.Test {
+  return request(buildApp().app).post(`/echo${query}`).type(type).send(body);
 }

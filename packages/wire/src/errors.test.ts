@@ -106,19 +106,56 @@ describe('AppError', () => {
   });
 });
 
-describe('renderError: code/messages envelope', () => {
-  it('when the message is a string, then JSON is {"code","messages"}', () => {
-    expect(wire(new AppError('unauthenticated'), 'codeMessages', 'JSON')).toBe(
+describe('renderError: an error thrown with its code alone, on the wire', () => {
+  it.each<[string, ErrorCode, 'codeMessages' | 'errorMessage', 'JSON' | 'XML', string]>([
+    [
+      'when the message is a string, then JSON is {"code","messages"}',
+      'unauthenticated',
+      'codeMessages',
+      'JSON',
       '{"code":401,"messages":"Access restricted. Check credits balance or enter the correct API key."}',
-    );
-  });
-
-  it('when the message is a string, then XML is <xml><code/><messages/></xml>', () => {
-    expect(wire(new AppError('unauthenticated'), 'codeMessages', 'XML')).toBe(
+    ],
+    [
+      'when the message is a string, then XML is <xml><code/><messages/></xml>',
+      'unauthenticated',
+      'codeMessages',
+      'XML',
       `${DECLARATION}<xml><code>401</code><messages>Access restricted. Check credits balance or enter the correct API key.</messages></xml>`,
-    );
+    ],
+    [
+      'when key generation refuses the input, then 422 with its own string',
+      'invalid_request_params',
+      'codeMessages',
+      'JSON',
+      '{"code":422,"messages":"Input correct request parameters."}',
+    ],
+    [
+      'when the key is not active, then 400 with the contract string',
+      'key_not_active',
+      'codeMessages',
+      'JSON',
+      '{"code":400,"messages":"The API key you entered does not exist or is no longer active."}',
+    ],
+    [
+      'when the credential is refused, then JSON is {"ErrorMessage":{"errorCode","msg"}}',
+      'unauthenticated',
+      'errorMessage',
+      'JSON',
+      '{"ErrorMessage":{"errorCode":"AUTHENTICATE_01","msg":"Access restricted. Check credits balance or enter the correct API key."}}',
+    ],
+    [
+      'when the credential is refused, then XML has root <ErrorMessage>',
+      'unauthenticated',
+      'errorMessage',
+      'XML',
+      `${DECLARATION}<ErrorMessage><errorCode>AUTHENTICATE_01</errorCode><msg>Access restricted. Check credits balance or enter the correct API key.</msg></ErrorMessage>`,
+    ],
+  ])('%s', (_case, code, envelope, format, text) => {
+    expect(wire(new AppError(code), envelope, format)).toBe(text);
   });
+});
 
+describe('renderError: code/messages envelope', () => {
   it('when the grant type is invalid, then JSON is the contract 422 with a grantType message list', () => {
     const error = invalidParams({ grantType: ['The selected grant type is invalid.'] });
     expect(wire(error, 'codeMessages', 'JSON')).toBe('{"code":422,"messages":{"grantType":["The selected grant type is invalid."]}}');
@@ -139,18 +176,6 @@ describe('renderError: code/messages envelope', () => {
     });
   });
 
-  it('when key generation refuses the input, then 422 with its own string', () => {
-    expect(wire(new AppError('invalid_request_params'), 'codeMessages', 'JSON')).toBe(
-      '{"code":422,"messages":"Input correct request parameters."}',
-    );
-  });
-
-  it('when the key is not active, then 400 with the contract string', () => {
-    expect(wire(new AppError('key_not_active'), 'codeMessages', 'JSON')).toBe(
-      '{"code":400,"messages":"The API key you entered does not exist or is no longer active."}',
-    );
-  });
-
   it('when the thrower names a message, then it replaces the default wording (409)', () => {
     expect(renderError(new AppError('conflict', { message: 'E-mail already registered.' }), 'codeMessages')).toMatchObject({
       status: 409,
@@ -164,18 +189,6 @@ describe('renderError: code/messages envelope', () => {
 });
 
 describe('renderError: ErrorMessage envelope', () => {
-  it('when the credential is refused, then JSON is {"ErrorMessage":{"errorCode","msg"}}', () => {
-    expect(wire(new AppError('unauthenticated'), 'errorMessage', 'JSON')).toBe(
-      '{"ErrorMessage":{"errorCode":"AUTHENTICATE_01","msg":"Access restricted. Check credits balance or enter the correct API key."}}',
-    );
-  });
-
-  it('when the credential is refused, then XML has root <ErrorMessage>', () => {
-    expect(wire(new AppError('unauthenticated'), 'errorMessage', 'XML')).toBe(
-      `${DECLARATION}<ErrorMessage><errorCode>AUTHENTICATE_01</errorCode><msg>Access restricted. Check credits balance or enter the correct API key.</msg></ErrorMessage>`,
-    );
-  });
-
   it('when validation fails, then msg is the first field message', () => {
     const error = invalidParams({ domainName: [requiredMessage('domainName')], other: ['x'] });
     expect(renderError(error, 'errorMessage')).toMatchObject({

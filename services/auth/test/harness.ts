@@ -5,7 +5,16 @@ import { accessRecordsOf } from '@platform/accounts';
 import { accessLayout, createRedisAccessStore, hashSecret, tokenShardTag, type AccessStore } from '@platform/credentials';
 import { createPool, migrate } from '@platform/db';
 import { userMigrations } from '@platform/user/migrations';
-import { anAccount, silentLogger, testServers, uniqueId, deleteKeys, type AccountOptions, type TestAccount } from '@platform/testing';
+import {
+  anAccount,
+  silentLogger,
+  testServers,
+  uniqueId,
+  deleteKeys,
+  useStarted,
+  type AccountOptions,
+  type TestAccount,
+} from '@platform/testing';
 import { loadConfig, runAuthService } from '../src';
 
 export const ADMIN_TOKEN = 'admin-token-for-auth-tests-0123456789';
@@ -134,12 +143,5 @@ export const INVALID_CLIENT = {
 
 /** The auth service for the whole file: started before its tests (its members set then), closed after them. */
 export function useAuth(options: HarnessOptions = {}): AuthHarness {
-  const harness = {} as AuthHarness;
-  beforeAll(async () => {
-    Object.assign(harness, await startAuth(options));
-  });
-  afterAll(async () => {
-    await harness.close?.();
-  });
-  return harness;
+  return useStarted(() => startAuth(options));
 }

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { createMemoryAccessStore, createCredentialVerifier, generateApiKey } from '@platform/credentials';
-import { anAccount, silentLogger, testServers, uniqueId } from '@platform/testing';
+import { anAccount, silentLogger, testServers, uniqueId, withStarted } from '@platform/testing';
 import { loadConfig, runAuthService } from '../src';
 import { ADMIN_TOKEN, basicOf, bearerOf, startAuth, testPool, type AuthHarness } from './harness';
 
@@ -87,11 +87,12 @@ describe('issuances per account (TOKEN_RATE_PER_ACCOUNT)', () => {
 });
 
 describe('failed attempts per client address (AUTH_FAILURES_PER_IP)', () => {
-  const start = (env: Record<string, string> = {}) => startAuth({ env: { AUTH_FAILURES_PER_IP: '3', ...env } });
+  /** Runs `body` with an auth service of its own (AUTH_FAILURES_PER_IP=3 and `env`), closed after it. */
+  const withAuth = (body: (h: AuthHarness) => Promise<void>, env: Record<string, string> = {}) =>
+    withStarted(() => startAuth({ env: { AUTH_FAILURES_PER_IP: '3', ...env } }), body);
 
   test('when an address fails more often than allowed, then its failing requests get 429 until the window ends, in JSON and in XML', async () => {
-    const h = await start();
-    try {
+    await withAuth(async (h) => {
       for (let index = 0; index < 3; index += 1) expect((await issue(h.url, generateApiKey())).status).toBe(401);
       const over = await issue(h.url, generateApiKey());
       expect(over.status).toBe(429);
@@ -103,14 +104,11 @@ describe('failed attempts per client address (AUTH_FAILURES_PER_IP)', () => {
       expect(xml.status).toBe(429);
       expect(xml.text).toBe(XML_429);
       expectRetryAfter(xml.headers['retry-after']);
-    } finally {
-      await h.close();
-    }
+    });
   });
 
   test('when an address is over its limit, then a request from it with a valid key is still served (a shared address cannot lock others out)', async () => {
-    const h = await start();
-    try {
+    await withAuth(async (h) => {
       const account = await h.account({ credits: { 1: 100 } });
       for (let index = 0; index < 5; index += 1) await issue(h.url, generateApiKey());
       expect((await issue(h.url, generateApiKey())).status).toBe(429);
@@ -129,14 +127,11 @@ describe('failed attempts per client address (AUTH_FAILURES_PER_IP)', () => {
         .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
         .send(`token=${good.body.accessToken as string}`);
       expect(introspection.body).toMatchObject({ active: true });
-    } finally {
-      await h.close();
-    }
+    });
   });
 
   test('when an address guessed admin tokens on introspection past the limit, then even the right admin token gets 429 there; the account’s own Basic still works', async () => {
-    const h = await start();
-    try {
+    await withAuth(async (h) => {
       const account = await h.account({ credits: { 1: 100 } });
       const good = await issue(h.url, account.apiKey);
       const introspect = (authorization: string) =>
@@ -155,25 +150,19 @@ describe('failed attempts per client address (AUTH_FAILURES_PER_IP)', () => {
       expect(right.text).toBe(JSON_429);
       expectRetryAfter(right.headers['retry-after']);
       expect((await introspect(basicOf(account.id, account.apiKey))).body).toMatchObject({ active: true });
-    } finally {
-      await h.close();
-    }
+    });
   });
 
   test('when an address has failed exactly as often as allowed, then its good key still works', async () => {
-    const h = await start();
-    try {
+    await withAuth(async (h) => {
       const account = await h.account({ credits: { 1: 100 } });
       for (let index = 0; index < 3; index += 1) await issue(h.url, generateApiKey());
       expect((await issue(h.url, account.apiKey)).status).toBe(200);
-    } finally {
-      await h.close();
-    }
+    });
   });
 
   test('when the 401s come from introspection and revocation, then they count too, and failures there are refused as well', async () => {
-    const h = await start();
-    try {
+    await withAuth(async (h) => {
       const badIntrospect = () =>
         request(h.url).post('/oauth/introspect').type('form').set('Authorization', 'Bearer wrong').send('token=x');
       const badRevoke = () =>
@@ -195,47 +184,39 @@ describe('failed attempts per client address (AUTH_FAILURES_PER_IP)', () => {
         .send('token=x');
       expect(good.status).toBe(200);
       expect(good.body).toEqual({ active: false });
-    } finally {
-      await h.close();
-    }
+    });
   });
 
   test('when validation fails (422), then it is not a failed attempt', async () => {
-    const h = await start();
-    try {
+    await withAuth(async (h) => {
       const account = await h.account({ credits: { 1: 100 } });
       for (let index = 0; index < 5; index += 1) {
         expect((await request(h.url).post('/oauth/token').set('Authorization', bearerOf(account.apiKey)).send({})).status).toBe(422);
       }
       expect((await issue(h.url, account.apiKey)).status).toBe(200);
-    } finally {
-      await h.close();
-    }
+    });
   });
 
   test('when TRUST_PROXY is off, then X-Forwarded-For is ignored: every failure counts against the connecting address', async () => {
-    const h = await start();
-    try {
+    await withAuth(async (h) => {
       const account = await h.account({ credits: { 1: 100 } });
       for (let index = 0; index < 4; index += 1) await issue(h.url, generateApiKey(), '', `10.0.0.${index}`);
       expect((await issue(h.url, generateApiKey(), '', '10.9.9.9')).status).toBe(429);
       expect((await issue(h.url, account.apiKey, '', '10.9.9.9')).status).toBe(200);
-    } finally {
-      await h.close();
-    }
+    });
   });
 
   test('when TRUST_PROXY names the proxy, then the address the proxy appended is counted (a client-written entry does not help)', async () => {
-    const h = await start({ TRUST_PROXY: '127.0.0.1' });
-    try {
-      const account = await h.account({ credits: { 1: 100 } });
-      for (let index = 0; index < 4; index += 1) await issue(h.url, generateApiKey(), '', `spoofed-${index}, 10.0.0.1`);
-      expect((await issue(h.url, generateApiKey(), '', '10.0.0.1')).status).toBe(429);
-      expect((await issue(h.url, generateApiKey(), '', '10.0.0.2')).status).toBe(401);
-      expect((await issue(h.url, account.apiKey, '', '10.0.0.1')).status).toBe(200);
-    } finally {
-      await h.close();
-    }
+    await withAuth(
+      async (h) => {
+        const account = await h.account({ credits: { 1: 100 } });
+        for (let index = 0; index < 4; index += 1) await issue(h.url, generateApiKey(), '', `spoofed-${index}, 10.0.0.1`);
+        expect((await issue(h.url, generateApiKey(), '', '10.0.0.1')).status).toBe(429);
+        expect((await issue(h.url, generateApiKey(), '', '10.0.0.2')).status).toBe(401);
+        expect((await issue(h.url, account.apiKey, '', '10.0.0.1')).status).toBe(200);
+      },
+      { TRUST_PROXY: '127.0.0.1' },
+    );
   });
 });
 

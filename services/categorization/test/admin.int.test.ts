@@ -1,7 +1,7 @@
 import request from 'supertest';
-import { eventually, uniqueId } from '@platform/testing';
+import { eventually, expectMalformedJson, uniqueId } from '@platform/testing';
 import type { Category } from '../src/domain/category';
-import { ADMIN_TOKEN, ids, startService, type StartedService } from './helpers';
+import { ADMIN_TOKEN, customCategories, ids, startService, type StartedService } from './helpers';
 
 const ADMIN_PATH = '/admin/v1/categories';
 const NOT_FOUND = { code: 404, messages: 'Not found.' };
@@ -9,7 +9,8 @@ const NOT_FOUND = { code: 404, messages: 'Not found.' };
 describe('admin API for custom categories', () => {
   let started: StartedService;
   let url: string;
-  const created: string[] = [];
+  const custom = customCategories(() => url);
+  const create = custom.create;
 
   beforeAll(async () => {
     started = await startService({ CATEGORY_REFRESH_INTERVAL_MS: '100' });
@@ -17,7 +18,7 @@ describe('admin API for custom categories', () => {
   });
 
   afterAll(async () => {
-    for (const id of created.reverse()) await request(url).delete(`${ADMIN_PATH}/${id}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+    await custom.removeAll();
     await started.service.stop();
   });
 
@@ -29,14 +30,6 @@ describe('admin API for custom categories', () => {
   const remove = (id: string, base = url): request.Test =>
     request(base).delete(`${ADMIN_PATH}/${id}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
   const list = async (base = url): Promise<Category[]> => (await request(base).get('/api/v2/categories')).body as Category[];
-
-  async function create(name: string, parent: string | null): Promise<Category> {
-    const response = await post({ name, parent });
-    expect(response.status).toBe(201);
-    const category = response.body as Category;
-    created.push(category.id);
-    return category;
-  }
 
   describe('authentication', () => {
     it('when the admin token is missing or wrong, then 401 in JSON without WWW-Authenticate', async () => {
@@ -64,7 +57,7 @@ describe('admin API for custom categories', () => {
       expect(response.status).toBe(201);
       expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
       const category = response.body as Category;
-      created.push(category.id);
+      custom.keep(category);
       expect(category).toEqual({ id: expect.stringMatching(/^CUS-[1-9][0-9]*$/), name, parent: 'IAB-1' });
       expect(await list()).toContainEqual(category);
     });
@@ -127,13 +120,7 @@ describe('admin API for custom categories', () => {
     });
 
     it('when the body is not valid JSON, then 400', async () => {
-      const response = await request(url)
-        .post(ADMIN_PATH)
-        .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
-        .set('Content-Type', 'application/json')
-        .send('{"name":');
-      expect(response.status).toBe(400);
-      expect(response.body).toEqual({ code: 400, messages: 'Malformed request body.' });
+      await expectMalformedJson(request(url).post(ADMIN_PATH).set('Authorization', `Bearer ${ADMIN_TOKEN}`), 'name');
     });
   });
 

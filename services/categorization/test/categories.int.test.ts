@@ -5,8 +5,8 @@ import { generateAccessToken, generateApiKey, hashSecret } from '@platform/crede
 import { uniqueId } from '@platform/testing';
 import type { Category } from '../src/domain/category';
 import {
-  ADMIN_TOKEN,
   credentialsFor,
+  customCategories,
   escapeXml,
   ids,
   startService,
@@ -34,7 +34,8 @@ describe('GET /api/v2/categories', () => {
   let url: string;
   let credentials: Credentials;
   const tsv = topicalRowsOfTsv();
-  const created: string[] = [];
+  const custom = customCategories(() => url);
+  const createCategory = custom.create;
 
   beforeAll(async () => {
     // No polling here: the list only changes when this instance changes it, so ETags are stable.
@@ -44,19 +45,10 @@ describe('GET /api/v2/categories', () => {
   });
 
   afterAll(async () => {
-    for (const id of created.reverse())
-      await request(url).delete(`/admin/v1/categories/${id}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+    await custom.removeAll();
     await credentials.close();
     await started.service.stop();
   });
-
-  async function createCategory(name: string, parent: string | null): Promise<Category> {
-    const response = await request(url).post('/admin/v1/categories').set('Authorization', `Bearer ${ADMIN_TOKEN}`).send({ name, parent });
-    expect(response.status).toBe(201);
-    const category = response.body as Category;
-    created.push(category.id);
-    return category;
-  }
 
   describe('the data', () => {
     it('when listed, then every topical row of the TSV is served: all 698 ids, names and parents', async () => {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import request from 'supertest';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
 import type { RunningService } from '@platform/runtime';
@@ -121,3 +122,30 @@ export function escapeXml(text: string): string {
 }
 
 export const ids = (categories: Category[]): string[] => categories.map((category) => category.id);
+
+/** Custom categories a test file creates through the admin API of the service at `url()`; `removeAll` deletes them, newest first. */
+export function customCategories(url: () => string): {
+  create(name: string, parent: string | null): Promise<Category>;
+  /** Keeps a category created some other way, to delete it with the rest. */
+  keep(category: Category): void;
+  removeAll(): Promise<void>;
+} {
+  const created: string[] = [];
+  return {
+    async create(name, parent) {
+      const response = await request(url())
+        .post('/admin/v1/categories')
+        .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+        .send({ name, parent });
+      expect(response.status).toBe(201);
+      const category = response.body as Category;
+      created.push(category.id);
+      return category;
+    },
+    keep: (category) => void created.push(category.id),
+    async removeAll() {
+      for (const id of created.splice(0).reverse())
+        await request(url()).delete(`/admin/v1/categories/${id}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+    },
+  };
+}

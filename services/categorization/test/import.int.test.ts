@@ -14,6 +14,8 @@ import { ADMIN_TOKEN, ids, startService, TAXONOMY_FILE, temporaryDatabase, topic
 const BANNER = ['Relational ID System', '', '', 'Made-up Taxonomy', '', '', '', 'Extension'].join('\t');
 const HEADER = ['Unique ID', 'Parent', 'Name', 'Tier 1', 'Tier 2', 'Tier 3', 'Tier 4', ''].join('\t');
 const row = (id: string, parent: string, name: string): string => [id, parent, name, name, '', '', '', ''].join('\t');
+/** The first lines of the made-up files: the banner, the header, a root and its child. */
+const madeUpTop = (): string[] => [BANNER, HEADER, row('1', '', 'Made-up Root'), row('2', '1', 'Made-up Child')];
 
 async function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
   const out = new PassThrough();
@@ -102,14 +104,7 @@ describe('IAB taxonomy import', () => {
   });
 
   it('when the file is malformed, then the import fails with the line number and the reason, and changes nothing', async () => {
-    const file = await madeUpFile('bad.tsv', [
-      BANNER,
-      HEADER,
-      row('1', '', 'Made-up Root'),
-      row('2', '1', 'Made-up Child'),
-      row('3', '', ' '),
-      row('4', '77', 'Made-up Orphan'),
-    ]);
+    const file = await madeUpFile('bad.tsv', [...madeUpTop(), row('3', '', ' '), row('4', '77', 'Made-up Orphan')]);
     const before = await version();
     await expect(runCli(['import', file], { DATABASE_URL: database.url })).rejects.toThrow(
       'invalid taxonomy file: line 5: Name is empty; line 6: Parent 77 is not a topical row of the file',
@@ -129,13 +124,7 @@ describe('IAB taxonomy import', () => {
   });
 
   it('when a valid file differs, then the IAB rows become the file’s (updated, inserted, removed) and replicas follow; the real file restores them', async () => {
-    const file = await madeUpFile('other.tsv', [
-      BANNER,
-      HEADER,
-      row('1', '', 'Made-up Root'),
-      row('2', '1', 'Made-up Child'),
-      row('999', '2', 'Made-up Leaf'),
-    ]);
+    const file = await madeUpFile('other.tsv', [...madeUpTop(), row('999', '2', 'Made-up Leaf')]);
     const before = await version();
     // A relative path is taken from where the operator typed the command (pnpm's INIT_CWD).
     const summary = await runCli(['import', 'other.tsv'], { DATABASE_URL: database.url, INIT_CWD: folder });

@@ -1,22 +1,15 @@
 import amqp from 'amqplib';
 import request from 'supertest';
 import { eventually, testServers } from '@platform/testing';
-import { aChange, useStartedHarness, SETTINGS_URL } from './harness';
+import { aChange, changesAlong, useStartedHarness, SETTINGS_URL } from './harness';
 
 describe('notifier: alert e-mails through RabbitMQ and SMTP', () => {
   const harness = useStartedHarness();
 
   it('when the pool crosses the threshold and then hovers below it, then exactly one low-balance e-mail', async () => {
     const account = await harness.account();
-    const events = [
-      aChange(account, 20, 15),
-      aChange(account, 15, 9),
-      aChange(account, 9, 8),
-      aChange(account, 8, 9),
-      aChange(account, 9, 5),
-    ];
-    for (const event of events) await harness.publish(event);
-    await harness.settled(account, events);
+    const events = changesAlong(account, [20, 15, 9, 8, 9, 5]);
+    await harness.deliver(account, events);
 
     const mails = harness.mailsTo(account);
     expect(mails).toHaveLength(1);
@@ -33,9 +26,8 @@ describe('notifier: alert e-mails through RabbitMQ and SMTP', () => {
 
   it('when the pool goes low and then to 0, then the zero alert is a separate e-mail', async () => {
     const account = await harness.account();
-    const events = [aChange(account, 11, 5), aChange(account, 5, 0), aChange(account, 0, 0)];
-    for (const event of events) await harness.publish(event);
-    await harness.settled(account, events);
+    const events = changesAlong(account, [11, 5, 0, 0]);
+    await harness.deliver(account, events);
 
     expect(harness.mailsTo(account).map((mail) => mail.subject)).toEqual([
       'Low balance alert: WHOIS API has 5 credits left',
@@ -53,16 +45,8 @@ describe('notifier: alert e-mails through RabbitMQ and SMTP', () => {
 
   it('when a top-up brings the pool back, then both alerts re-arm and fire again on the next crossings', async () => {
     const account = await harness.account();
-    const events = [
-      aChange(account, 15, 5),
-      aChange(account, 5, 100),
-      aChange(account, 100, 3),
-      aChange(account, 3, 0),
-      aChange(account, 0, 2),
-      aChange(account, 2, 0),
-    ];
-    for (const event of events) await harness.publish(event);
-    await harness.settled(account, events);
+    const events = changesAlong(account, [15, 5, 100, 3, 0, 2, 0]);
+    await harness.deliver(account, events);
     expect(harness.mailsTo(account).map((mail) => mail.subject)).toEqual([
       'Low balance alert: WHOIS API has 5 credits left',
       'Low balance alert: WHOIS API has 3 credits left',
@@ -77,27 +61,24 @@ describe('notifier: alert e-mails through RabbitMQ and SMTP', () => {
       'INSERT INTO notification_settings (account_id, low_balance_enabled, low_balance_threshold, zero_balance_enabled) VALUES ($1, false, 10, false)',
       [account.id],
     );
-    const events = [aChange(account, 20, 5), aChange(account, 5, 0)];
-    for (const event of events) await harness.publish(event);
-    await harness.settled(account, events);
+    const events = changesAlong(account, [20, 5, 0]);
+    await harness.deliver(account, events);
     expect(harness.mailsTo(account)).toHaveLength(0);
   });
 
   it('when only the low alert is disabled, then only the zero alert is sent', async () => {
     const account = await harness.account();
     await harness.pool.query('INSERT INTO notification_settings (account_id, low_balance_enabled) VALUES ($1, false)', [account.id]);
-    const events = [aChange(account, 20, 5), aChange(account, 5, 0)];
-    for (const event of events) await harness.publish(event);
-    await harness.settled(account, events);
+    const events = changesAlong(account, [20, 5, 0]);
+    await harness.deliver(account, events);
     expect(harness.mailsTo(account).map((mail) => mail.subject)).toEqual(['Zero balance alert: WHOIS API has no credits left']);
   });
 
   it('when the account set its own threshold, then the crossing is measured against it', async () => {
     const account = await harness.account();
     await harness.pool.query('INSERT INTO notification_settings (account_id, low_balance_threshold) VALUES ($1, 500)', [account.id]);
-    const events = [aChange(account, 600, 550), aChange(account, 550, 499), aChange(account, 499, 20)];
-    for (const event of events) await harness.publish(event);
-    await harness.settled(account, events);
+    const events = changesAlong(account, [600, 550, 499, 20]);
+    await harness.deliver(account, events);
     expect(harness.mailsTo(account).map((mail) => mail.subject)).toEqual(['Low balance alert: WHOIS API has 499 credits left']);
   });
 
@@ -107,9 +88,8 @@ describe('notifier: alert e-mails through RabbitMQ and SMTP', () => {
     await harness.publish(created);
     await harness.settled(account, [created]);
     await harness.pool.query('INSERT INTO notification_settings (account_id, low_balance_threshold) VALUES ($1, 1000)', [account.id]);
-    const events = [aChange(account, 5, 400), aChange(account, 400, 390)];
-    for (const event of events) await harness.publish(event);
-    await harness.settled(account, events);
+    const events = changesAlong(account, [5, 400, 390]);
+    await harness.deliver(account, events);
     expect(harness.mailsTo(account)).toHaveLength(0);
   });
 
@@ -161,7 +141,7 @@ describe('notifier: alert e-mails through RabbitMQ and SMTP', () => {
       );
 
       const account = await harness.account();
-      const events = [aChange(account, 20, 5)];
+      const events = changesAlong(account, [20, 5]);
       await harness.publish(events[0]!);
       await harness.settled(account, events);
       expect(harness.mailsTo(account)).toHaveLength(1);
@@ -174,7 +154,7 @@ describe('notifier: alert e-mails through RabbitMQ and SMTP', () => {
     const account = await harness.account();
     const alertsTo = `ops-${account.id}@example.test`;
     await harness.pool.query('INSERT INTO notification_settings (account_id, alert_email) VALUES ($1, $2)', [account.id, alertsTo]);
-    const events = [aChange(account, 20, 5)];
+    const events = changesAlong(account, [20, 5]);
     await harness.publish(events[0]!);
     await harness.settled(account, events);
     const mails = harness.smtp.messages.filter((message) => JSON.stringify(message.to).includes(alertsTo));

@@ -41,6 +41,8 @@ export interface Harness {
   publish(event: BalanceChanged): Promise<void>;
   /** Waits until the notifier has handled these events and sent every e-mail they queued. */
   settled(account: TestAccount, events: BalanceChanged[]): Promise<void>;
+  /** Publishes the events in order, then waits until they are `settled`. */
+  deliver(account: TestAccount, events: BalanceChanged[]): Promise<void>;
   mailsTo(account: TestAccount): SmtpCapture['messages'];
   close(): Promise<void>;
 }
@@ -48,6 +50,11 @@ export interface Harness {
 let clock = Date.now();
 
 /** A balance.changed event; occurredAt increases from one call to the next. */
+/** The changes of a pool whose credits go along `path` (20, 15, 9: 20 → 15, then 15 → 9), in order. */
+export function changesAlong(account: { id: number }, path: number[], overrides: Partial<BalanceChanged> = {}): BalanceChanged[] {
+  return path.slice(1).map((credits, index) => aChange(account, path[index] as number, credits, overrides));
+}
+
 export function aChange(
   account: { id: number },
   previousCredits: number,
@@ -121,6 +128,17 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       ).rows[0]?.n,
     );
 
+  const settled: Harness['settled'] = async (account, events) => {
+    const ids = events.map((event) => event.id);
+    await eventually(
+      async () => {
+        const handled = await pool.query('SELECT 1 FROM notifier_processed_events WHERE event_id = ANY($1::uuid[])', [ids]);
+        return handled.rowCount === ids.length && (await unsent(account.id)) === 0 ? true : undefined;
+      },
+      15_000,
+      `events of account ${account.id} handled and mailed`,
+    );
+  };
   return {
     pool,
     smtp,
@@ -145,16 +163,10 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     },
     account: (credits = { 1: 100 }) => anAccount(pool, { credits }),
     publish: (event) => publisher.publish(BALANCE_CHANGED, event),
-    async settled(account, events) {
-      const ids = events.map((event) => event.id);
-      await eventually(
-        async () => {
-          const handled = await pool.query('SELECT 1 FROM notifier_processed_events WHERE event_id = ANY($1::uuid[])', [ids]);
-          return handled.rowCount === ids.length && (await unsent(account.id)) === 0 ? true : undefined;
-        },
-        15_000,
-        `events of account ${account.id} handled and mailed`,
-      );
+    settled,
+    async deliver(account, events) {
+      for (const event of events) await publisher.publish(BALANCE_CHANGED, event);
+      await settled(account, events);
     },
     mailsTo: (account) => smtp.messages.filter((message) => message.to !== undefined && JSON.stringify(message.to).includes(account.email)),
     async close() {

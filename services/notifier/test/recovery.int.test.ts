@@ -1,20 +1,9 @@
-import { once } from 'node:events';
-import net from 'node:net';
 import request from 'supertest';
 import { createPool } from '@platform/db';
 import { createAmqpEventBus, type EventBus } from '@platform/events';
 import { createSmtpMailer, type Mailer } from '@platform/infrastructure';
-import { eventually, silentLogger, startTcpProxy, testServers } from '@platform/testing';
+import { eventually, freePort, silentLogger, startTcpProxy, testServers } from '@platform/testing';
 import { aChange, createHarness, type Harness } from './harness';
-
-/** A loopback port nobody listens on: connections are refused, as when the SMTP server is down. */
-async function unusedPort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const AMQP_PORT = Number(new URL(testServers.amqpUrl).port || 5672);
 const POSTGRES_PORT = Number(new URL(testServers.databaseUrl).port || 5432);
@@ -98,7 +87,8 @@ describe('notifier: exactly one e-mail under crashes, redelivery and SMTP outage
     const account = await harness.account();
     const crossing = aChange(account, 15, 0);
 
-    const first = await harness.start({ env: { SMTP_URL: `smtp://127.0.0.1:${await unusedPort()}` } });
+    // A loopback port nobody listens on: connections are refused, as when the SMTP server is down.
+    const first = await harness.start({ env: { SMTP_URL: `smtp://127.0.0.1:${await freePort()}` } });
     await harness.publish(crossing);
     await eventually(async () => {
       const row = await outboxRow(harness, account.id);

@@ -1,5 +1,5 @@
 import { balanceChangedSchema } from '@platform/events';
-import { deleteKeys, uniqueId } from '@platform/testing';
+import { deleteKeys, expectMalformedJson, uniqueId } from '@platform/testing';
 import { ACCESS_RESTRICTED, ADMIN_TOKEN, item, JSON_TYPE, startHarness, testConfig, useHarness, type Harness } from './harness';
 
 const AUTH = `Bearer ${ADMIN_TOKEN}`;
@@ -216,13 +216,7 @@ describe('POST /admin/v1/accounts', () => {
   });
 
   it('when the body is malformed JSON, then 400', async () => {
-    const res = await h.http
-      .post('/admin/v1/accounts')
-      .set('Authorization', AUTH)
-      .set('Content-Type', 'application/json')
-      .send('{"email":');
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ code: 400, messages: 'Malformed request body.' });
+    await expectMalformedJson(h.http.post('/admin/v1/accounts').set('Authorization', AUTH), 'email');
   });
 });
 

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { createRedisAccessStore, hashSecret, type AccessStore } from '@platform/credentials';
 import { captureLogs, eventually, startTcpProxy, testServers } from '@platform/testing';
 import { JSON_TYPE, KEY_PREFIX, startHarness, testConfig, useHarness, XML_DECLARATION, XML_TYPE, type Harness } from './harness';
+import { withDependencyProxy } from './dependency-proxy';
 
 const INPUT_INCORRECT = { code: 422, messages: 'Input correct request parameters.' };
 const NOT_ACTIVE = { code: 400, messages: 'The API key you entered does not exist or is no longer active.' };
@@ -189,9 +190,7 @@ describe('never a secret in the logs', () => {
 
 describe('when a dependency fails during rotation', () => {
   it('when Redis is unreachable, then 503 with Retry-After, and nothing changed: old key and old tokens still work', async () => {
-    const proxy = await startTcpProxy(Number(new URL(testServers.redisUrl).port || 6379));
-    const own = await startHarness({ config: testConfig({ REDIS_URL: proxy.url(testServers.redisUrl) }) });
-    try {
+    await withDependencyProxy('redis', async (own, proxy) => {
       const account = await own.account({ 1: 10 });
       const token = await own.token(account);
       proxy.cut();
@@ -206,10 +205,7 @@ describe('when a dependency fails during rotation', () => {
       expect((await own.http.get('/user-service/account-balance').query({ apiKey: account.apiKey })).status).toBe(200);
       expect((await own.http.get('/user-service/account-balance').query({ apiKey: token })).status).toBe(200);
       expect((await own.http.get('/user-service/api-key/generate').query({ currentApiKey: account.apiKey })).status).toBe(200);
-    } finally {
-      await own.stop();
-      await proxy.close();
-    }
+    });
   });
 
   it('when Postgres fails after the old key record was deleted, then 503; the old key is refused until Postgres returns, then repaired: it and its tokens work and it can rotate', async () => {

@@ -1,19 +1,8 @@
 import { generateAccessToken, generateApiKey, hashSecret } from '@platform/credentials';
+import { RESEARCH_POOL } from '@platform/testing';
 import { ACCESS_RESTRICTED, item, JSON_TYPE, useHarness, XML_DECLARATION, XML_TYPE } from './harness';
 
-const RESEARCH = [
-  [14, 'Domain Research Suite'],
-  [27, 'Screenshot API'],
-  [101, 'Brand Alert API'],
-  [102, 'Registrant Alert API'],
-  [103, 'Reverse WHOIS API'],
-  [104, 'WHOIS History API'],
-  [105, 'Reverse IP API'],
-  [106, 'Reverse MX API'],
-  [107, 'Reverse NS API'],
-  [108, 'Subdomains Lookup API'],
-  [109, 'Domains & Subdomains Discovery API'],
-] as const;
+const RESEARCH = RESEARCH_POOL;
 const PRODUCT_ID_INVALID = { code: 422, messages: { productId: ['The selected product id is invalid.'] } };
 const PRODUCT_ID_INVALID_XML = `${XML_DECLARATION}<xml><code>422</code><messages><productId><item>The selected product id is invalid.</item></productId></messages></xml>`;
 const UNAUTHORIZED = { code: 401, messages: ACCESS_RESTRICTED };

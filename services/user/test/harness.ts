@@ -13,7 +13,7 @@ import {
 } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { createInProcessEventBus, type EventBus } from '@platform/events';
-import { anAccount, deleteKeys, silentLogger, testServers, uniqueId, type TestAccount } from '@platform/testing';
+import { anAccount, deleteKeys, silentLogger, testServers, uniqueId, useStarted, type TestAccount } from '@platform/testing';
 import { loadConfig, type UserConfig } from '../src/config';
 import type { Adapters } from '@platform/infrastructure';
 import type { TestNetwork } from '@platform/webhooks';
@@ -152,12 +152,5 @@ export function item(
 
 /** A harness for the whole file: started before its tests (its members set then), stopped after them. */
 export function useHarness(options: HarnessOptions = {}): Harness {
-  const harness = {} as Harness;
-  beforeAll(async () => {
-    Object.assign(harness, await startHarness(options));
-  });
-  afterAll(async () => {
-    await harness.stop?.();
-  });
-  return harness;
+  return useStarted(() => startHarness(options));
 }

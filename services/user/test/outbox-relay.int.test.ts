@@ -19,7 +19,7 @@ import {
 import { startOutboxRelay, type OutboxRelay } from '../src/entry-points/outbox-relay';
 import { createOutboxStore } from '../src/store/outbox';
 import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from './harness';
-import { observeExchange, type ExchangeObserver } from './rabbitmq';
+import { observeExchange, useObservedRelay, type ExchangeObserver } from './rabbitmq';
 
 const ADMIN = `Bearer ${ADMIN_TOKEN}`;
 
@@ -204,36 +204,17 @@ describe('outbox relay with RabbitMQ (through a TCP proxy, on a database and exc
 });
 
 describe('a commit wakes the relay (polling set to an hour, RabbitMQ, a database and exchange of their own)', () => {
-  let db: PrivateDatabase;
-  let observer: ExchangeObserver;
-  let h: Harness;
-  const exchange = uniqueId('test.user-relay-wake.');
-
-  beforeAll(async () => {
-    db = await createPrivateDatabase('relaywake');
-    observer = await observeExchange(testServers.amqpUrl, exchange);
-    h = await startHarness({
-      eventBus: 'amqp',
-      // The relay's first round runs at start and finds nothing; after it, only a wake-up publishes within the hour.
-      config: testConfig({ DATABASE_URL: db.url, BALANCE_EXCHANGE: exchange, OUTBOX_POLL_MS: String(60 * 60 * 1000) }),
-    });
-  });
-
-  afterAll(async () => {
-    await h.stop();
-    await observer.close();
-    await deleteTopology(testServers.amqpUrl, { exchanges: [exchange] });
-    await db.drop();
-  });
+  // The relay's first round runs at start and finds nothing; after it, only a wake-up publishes within the hour.
+  const relay = useObservedRelay('relaywake', { OUTBOX_POLL_MS: String(60 * 60 * 1000) });
 
   /** Ms from the answer (the commit is before it) to the arrival of the account's `count`-th event. */
   const publishedWithin = async (accountId: number, count: number, answeredAt: number): Promise<number> => {
-    await eventually(() => (firstArrivals(observer.eventsOf(accountId)).length >= count ? true : undefined), 1000, `event ${count}`);
+    await eventually(() => (firstArrivals(relay.observer.eventsOf(accountId)).length >= count ? true : undefined), 1000, `event ${count}`);
     return Date.now() - answeredAt;
   };
 
   it('when an admin change or a usage debit commits, then its event is published within a second', async () => {
-    const created = await h.http
+    const created = await relay.h.http
       .post('/admin/v1/accounts')
       .set('Authorization', ADMIN)
       .send({ email: `${uniqueId('wake')}@example.test`, credits: { 1: 10 } });
@@ -241,7 +222,7 @@ describe('a commit wakes the relay (polling set to an hour, RabbitMQ, a database
     const accountId = created.body.id as number;
     expect(await publishedWithin(accountId, 1, Date.now())).toBeLessThan(1000);
 
-    const topUp = await h.http
+    const topUp = await relay.h.http
       .post(`/admin/v1/accounts/${accountId}/credits`)
       .set('Authorization', ADMIN)
       .send({ productId: 1, amount: 5 });
@@ -249,7 +230,7 @@ describe('a commit wakes the relay (polling set to an hour, RabbitMQ, a database
     expect(await publishedWithin(accountId, 2, Date.now())).toBeLessThan(1000);
 
     const jwt = signServiceJwt({ issuer: 'relay-test', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 60 });
-    const debited = await h.http
+    const debited = await relay.h.http
       .post('/internal/v1/usage')
       .set('Authorization', `Bearer ${jwt}`)
       .send({ credential: created.body.apiKey as string, productId: 1, units: 1, requestId: randomUUID() });

@@ -1,5 +1,7 @@
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import { BALANCE_CHANGED, balanceChangedSchema, type BalanceChanged } from '@platform/events';
+import { createPrivateDatabase, deleteTopology, testServers, uniqueId, type PrivateDatabase } from '@platform/testing';
+import { startHarness, testConfig, type Harness } from './harness';
 
 /** Every balance.changed event that reached a test exchange, in arrival order. */
 export interface ExchangeObserver {
@@ -44,4 +46,36 @@ export async function observeExchange(url: string, exchange: string): Promise<Ex
       await connection.close();
     },
   };
+}
+
+export interface ObservedRelay {
+  /** The user service; its relay publishes to `exchange` on the shared RabbitMQ. */
+  h: Harness;
+  observer: ExchangeObserver;
+  exchange: string;
+}
+
+/**
+ * For a describe block: a user service on a database of its own (`name`) whose relay publishes to
+ * an exchange of its own, observed on the wire; `env` over its variables. Started before the
+ * block's tests (read the members inside them), stopped after, the database and exchange removed.
+ */
+export function useObservedRelay(name: string, env: Record<string, string>): ObservedRelay {
+  const relay = { exchange: uniqueId(`test.user-${name}.`) } as ObservedRelay;
+  let db: PrivateDatabase | undefined;
+  beforeAll(async () => {
+    db = await createPrivateDatabase(name);
+    relay.observer = await observeExchange(testServers.amqpUrl, relay.exchange);
+    relay.h = await startHarness({
+      eventBus: 'amqp',
+      config: testConfig({ DATABASE_URL: db.url, BALANCE_EXCHANGE: relay.exchange, ...env }),
+    });
+  });
+  afterAll(async () => {
+    await relay.h?.stop();
+    await relay.observer?.close();
+    await deleteTopology(testServers.amqpUrl, { exchanges: [relay.exchange] });
+    await db?.drop();
+  });
+  return relay;
 }

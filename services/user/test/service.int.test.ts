@@ -1,5 +1,5 @@
 import { createMemoryAccessStore, generateApiKey, hashSecret } from '@platform/credentials';
-import { startTcpProxy, testServers } from '@platform/testing';
+import { withDependencyProxy } from './dependency-proxy';
 import { startHarness, testConfig, useHarness } from './harness';
 
 const h = useHarness();
@@ -44,9 +44,7 @@ describe('operations endpoints', () => {
 
 describe('start-up and dependencies', () => {
   it('when Redis is unreachable, then readiness is 503 naming redis, and a token check answers 503 instead of 500', async () => {
-    const proxy = await startTcpProxy(Number(new URL(testServers.redisUrl).port || 6379));
-    const own = await startHarness({ config: testConfig({ REDIS_URL: proxy.url(testServers.redisUrl) }) });
-    try {
+    await withDependencyProxy('redis', async (own, proxy) => {
       const account = await own.account({ 1: 10 });
       const token = await own.token(account);
       proxy.cut();
@@ -59,16 +57,11 @@ describe('start-up and dependencies', () => {
       expect(res.headers['retry-after']).toBeDefined();
       // The balance read with an API key checks the key in the same Postgres query: still served.
       expect((await own.http.get('/user-service/account-balance').query({ apiKey: account.apiKey })).status).toBe(200);
-    } finally {
-      await own.stop();
-      await proxy.close();
-    }
+    });
   });
 
   it('when Postgres is unreachable, then balance reads answer 503, and recover when it returns', async () => {
-    const proxy = await startTcpProxy(Number(new URL(testServers.databaseUrl).port || 5432));
-    const own = await startHarness({ config: testConfig({ DATABASE_URL: proxy.url(testServers.databaseUrl) }) });
-    try {
+    await withDependencyProxy('postgres', async (own, proxy) => {
       const account = await own.account({ 1: 10 });
       proxy.cut();
       const res = await own.http.get('/user-service/account-balance').query({ apiKey: account.apiKey });
@@ -77,10 +70,7 @@ describe('start-up and dependencies', () => {
       expect((await own.http.get('/health/ready')).status).toBe(503);
       proxy.restore();
       expect((await own.http.get('/user-service/account-balance').query({ apiKey: account.apiKey })).status).toBe(200);
-    } finally {
-      await own.stop();
-      await proxy.close();
-    }
+    });
   });
 
   it('when the embedded quickstart provides an access store, then the service uses it and leaves it open on stop', async () => {

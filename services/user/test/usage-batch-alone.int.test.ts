@@ -169,6 +169,14 @@ describe('batches decided on the credits kept from the previous batch', () => {
     return { account, spied, commit: createBatchCommit(spied.ports, options) };
   }
 
+  /** On 100 kept credits: a debit of `first`, the pool then set to `setTo` behind them (another replica, an operator), then a debit of `then`. */
+  async function debitAfterOutsideChange(first: number, setTo: number, then: number) {
+    const { account, spied, commit } = await committing(100);
+    await commit([debit(account.id, first)]);
+    await setCredits(account.id, setTo);
+    return { account, spied, outcomes: await commit([debit(account.id, then)]) };
+  }
+
   it('when a batch follows one over the same pools, then it is written without a read, from the credits the first one left', async () => {
     const [a, b] = await Promise.all([h.account({ 1: 100 }), h.account({ 1: 100 })]);
     const spied = spiedPorts();
@@ -182,10 +190,7 @@ describe('batches decided on the credits kept from the previous batch', () => {
   });
 
   it('when the pool changed since the kept credits (another replica, an operator), then the write takes nothing, and the batch is decided again on a read', async () => {
-    const { account, spied, commit } = await committing(100);
-    await commit([debit(account.id, 10)]);
-    await setCredits(account.id, 500);
-    const outcomes = await commit([debit(account.id, 1)]);
+    const { account, spied, outcomes } = await debitAfterOutsideChange(10, 500, 1);
 
     expect(outcomes).toEqual([{ kind: 'granted', answer: { accountId: account.id, productId: 1, credits: 499 } }]);
     expect(spied).toMatchObject({ reads: 2, transactions: 0, writesAlone: [true, false, true] });
@@ -215,10 +220,7 @@ describe('batches decided on the credits kept from the previous batch', () => {
   });
 
   it('when the kept credits are too few but the pool was topped up meanwhile, then the debit is granted: a refusal is decided only on a read', async () => {
-    const { account, spied, commit } = await committing(100);
-    await commit([debit(account.id, 98)]);
-    await setCredits(account.id, 1000);
-    const outcomes = await commit([debit(account.id, 5)]);
+    const { account, spied, outcomes } = await debitAfterOutsideChange(98, 1000, 5);
 
     expect(outcomes).toEqual([{ kind: 'granted', answer: { accountId: account.id, productId: 1, credits: 995 } }]);
     expect(spied).toMatchObject({ reads: 2, writesAlone: [true, true] });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { generateAccessToken, generateApiKey, hashSecret, newJti, signServiceJwt } from '@platform/credentials';
+import { expectMalformedJson } from '@platform/testing';
 import { ACCESS_RESTRICTED, ADMIN_TOKEN, JSON_TYPE, SERVICE_JWT_SECRET, useHarness } from './harness';
 
 const PATH = '/internal/v1/usage';
@@ -206,13 +207,18 @@ describe('POST /internal/v1/usage: validation', () => {
     expect((await usage(body(account.apiKey, { units: 10_000 }))).body.credits).toBe(0);
   });
 
+  /** A debit whose `field` is `value` answers 422 with `message` on that field alone. */
+  async function expectRefusedField(field: 'productId' | 'requestId', value: unknown, message: string): Promise<void> {
+    const account = await h.account({ 1: 5 });
+    const res = await usage(body(account.apiKey, { [field]: value }));
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ code: 422, messages: { [field]: [message] } });
+  }
+
   it.each([[2], [999_999], ['abc'], [0], ['1.0']])(
     'when productId is %p (not a catalogue id), then 422 on productId',
     async (productId) => {
-      const account = await h.account({ 1: 5 });
-      const res = await usage(body(account.apiKey, { productId }));
-      expect(res.status).toBe(422);
-      expect(res.body).toEqual({ code: 422, messages: { productId: ['The selected product id is invalid.'] } });
+      await expectRefusedField('productId', productId, 'The selected product id is invalid.');
     },
   );
 
@@ -227,10 +233,7 @@ describe('POST /internal/v1/usage: validation', () => {
   });
 
   it.each([['x'.repeat(201)], [42], ['with\u0000nul'], [{ id: 'x' }]])('when requestId is %p, then 422 on requestId', async (requestId) => {
-    const account = await h.account({ 1: 5 });
-    const res = await usage(body(account.apiKey, { requestId }));
-    expect(res.status).toBe(422);
-    expect(res.body).toEqual({ code: 422, messages: { requestId: ['The selected request id is invalid.'] } });
+    await expectRefusedField('requestId', requestId, 'The selected request id is invalid.');
   });
 
   it('when every field is wrong, then every field is reported together', async () => {
@@ -244,13 +247,7 @@ describe('POST /internal/v1/usage: validation', () => {
   });
 
   it('when the JSON body is malformed, then 400', async () => {
-    const res = await h.http
-      .post(PATH)
-      .set('Authorization', `Bearer ${serviceJwt()}`)
-      .set('Content-Type', 'application/json')
-      .send('{"credential":');
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ code: 400, messages: 'Malformed request body.' });
+    await expectMalformedJson(h.http.post(PATH).set('Authorization', `Bearer ${serviceJwt()}`), 'credential');
   });
 });
 

@@ -12,14 +12,20 @@
 import { startEmbeddedPlatform, type EmbeddedPlatform } from './processes';
 import { startRealPlatform, type Platform, type RealPlatformOptions } from './real';
 
-export { EVERY_SERVICE, platformEnv, type Platform, type PlatformService, type RealPlatformOptions } from './real';
+export { EVERY_SERVICE, type Platform, type PlatformService, type RealPlatformOptions } from './real';
+export { platformEnv, startPlatformResources, type PlatformResources, type PlatformResourcesOptions } from './resources';
 export { pausedAt, platformUrl, REPOSITORY_ROOT, startServiceOf, type EmbeddedPlatform, type ServiceProcessOptions } from './processes';
 export { startChildProcess, type ChildProcessHandle, type ChildProcessOptions } from './child';
 
+/** `env`: exactly the variables of `pnpm start` (PATH is added); `timeoutMs`: how long it may take to print its URLs (default 90 s). */
+interface EmbeddedOptions {
+  mode: 'embedded';
+  env: Record<string, string>;
+  timeoutMs?: number;
+}
+
 export function startPlatform(options: RealPlatformOptions & { mode?: 'real' }): Promise<Platform>;
-export function startPlatform(options: { mode: 'embedded'; env: Record<string, string> }): Promise<EmbeddedPlatform>;
-export function startPlatform(
-  options: (RealPlatformOptions & { mode?: 'real' }) | { mode: 'embedded'; env: Record<string, string> },
-): Promise<Platform | EmbeddedPlatform> {
-  return options.mode === 'embedded' ? startEmbeddedPlatform(options.env) : startRealPlatform(options);
+export function startPlatform(options: EmbeddedOptions): Promise<EmbeddedPlatform>;
+export function startPlatform(options: (RealPlatformOptions & { mode?: 'real' }) | EmbeddedOptions): Promise<Platform | EmbeddedPlatform> {
+  return options.mode === 'embedded' ? startEmbeddedPlatform(options.env, options.timeoutMs) : startRealPlatform(options);
 }

@@ -64,9 +64,14 @@ export function platformUrl(output: string, name: string): string {
   return match[1] as string;
 }
 
-/** `pnpm start` (scripts/start-all.ts) with exactly `env` (plus PATH), once it has printed its URLs. */
-export async function startEmbeddedPlatform(env: Record<string, string>): Promise<EmbeddedPlatform> {
-  const child = await startChildProcess('scripts/start-all.ts', { cwd: REPOSITORY_ROOT, env, ready: /admin token/ });
+/** `pnpm start` (scripts/start-all.ts) with exactly `env` (plus PATH), once it has printed its URLs (within `timeoutMs`, default 90 s). */
+export async function startEmbeddedPlatform(env: Record<string, string>, timeoutMs?: number): Promise<EmbeddedPlatform> {
+  const child = await startChildProcess('scripts/start-all.ts', {
+    cwd: REPOSITORY_ROOT,
+    env,
+    ready: /admin token/,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  });
   const output = child.output();
   return {
     ...child,

@@ -7,7 +7,7 @@
 import type { Adapters } from '@platform/infrastructure';
 import type { Logger, RunningService } from '@platform/runtime';
 import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
-import { DEFAULT_TAXONOMY_FILE, loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
+import { loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
 import { loadConfig as loadNotifierConfig, runNotifierService } from '@platform/notifier';
 import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
 import type { Pool } from 'pg';
@@ -16,11 +16,7 @@ import { createPool } from '@platform/db';
 import { createInProcessEventBus } from '@platform/events';
 import { anAccount, type TestAccount } from '../accounts';
 import { silentLogger } from '../logs';
-import { createPrivateDatabase } from '../private-database';
-import { deleteTopology } from '../rabbitmq';
-import { deleteKeys } from '../redis';
-import { testServers, uniqueId } from '../servers';
-import { startSmtpCapture, type SmtpCapture } from '../smtp';
+import { startPlatformResources, type PlatformResources } from './resources';
 
 export type PlatformService = 'auth' | 'user' | 'categorization' | 'notifier';
 export const EVERY_SERVICE: readonly PlatformService[] = ['user', 'categorization', 'auth', 'notifier'];
@@ -46,113 +42,66 @@ export interface RealPlatformOptions {
   databaseUrl?: string;
 }
 
-export interface Platform {
-  /** The variables every service was started with (before `serviceEnv`). */
-  env: Readonly<Record<string, string>>;
-  databaseUrl: string;
-  /** REDIS_KEY_PREFIX. */
-  prefix: string;
-  /** BALANCE_EXCHANGE, NOTIFIER_QUEUE, NOTIFIER_DEAD_LETTER_QUEUE. */
-  exchange: string;
-  queue: string;
-  /** The notifier's SMTP capture (undefined when no notifier runs). */
-  smtp: SmtpCapture | undefined;
+/** What the platform stands on (its `env` is what every service started with, before `serviceEnv`; `smtp` runs with the notifier), and: */
+export interface Platform extends Omit<PlatformResources, 'onStop'> {
   /** Every started service, by name. */
   services: Partial<Record<PlatformService, RunningService>>;
   /** A started service's URL (throws for one this platform does not run). */
   url(service: PlatformService): string;
+  /**
+   * Starts another instance of `service` (a replica, or one configured otherwise: a key prefix,
+   * limits, a Redis behind a proxy) with `env` over its variables; stopped with the platform.
+   */
+  another(service: PlatformService, env: Record<string, string>): Promise<string>;
   /** The platform's database. */
   pool: Pool;
   /** An account inserted into the user tables (credits: product id -> its pool's credits), its key's access record written. */
   account(credits?: Record<number, number>): Promise<TestAccount>;
-  stop(): Promise<void>;
-}
-
-/** The variables of a platform named `name`: the shared servers, the test's own names, ports the OS picks, limits no test reaches. */
-export function platformEnv(name: string, databaseUrl: string, smtpUrl?: string): Record<string, string> {
-  const exchange = uniqueId(`test.${name}.`);
-  return {
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: testServers.redisUrl,
-    REDIS_KEY_PREFIX: `test:${name}:${uniqueId()}:`,
-    AMQP_URL: testServers.amqpUrl,
-    ...(smtpUrl === undefined ? {} : { SMTP_URL: smtpUrl }),
-    ADMIN_TOKEN: `${name}-test-admin-token-${uniqueId()}-0123456789`,
-    SERVICE_JWT_SECRET: `${name}-test-service-jwt-secret-${uniqueId()}-0123456789`,
-    AUTH_URL: `http://auth.${name}.test`,
-    AUTH_PORT: '0',
-    USER_PORT: '0',
-    CATEGORIZATION_PORT: '0',
-    NOTIFIER_PORT: '0',
-    BALANCE_EXCHANGE: exchange,
-    NOTIFIER_QUEUE: `${exchange}.balance-changed`,
-    NOTIFIER_DEAD_LETTER_QUEUE: `${exchange}.balance-changed.dead`,
-    IAB_TAXONOMY_FILE: DEFAULT_TAXONOMY_FILE,
-    // Tests share one address and one account for many calls: the limits have their own tests.
-    AUTH_FAILURES_PER_IP: '100000',
-    TOKEN_RATE_PER_ACCOUNT: '100000',
-    LOG_LEVEL: 'error',
-  };
 }
 
 export async function startRealPlatform(options: RealPlatformOptions): Promise<Platform> {
   const names = options.services ?? EVERY_SERVICE;
   const logger = options.logger ?? silentLogger();
-  const cleanups: Array<() => Promise<unknown>> = [];
   const services: Partial<Record<PlatformService, RunningService>> = {};
   const started: RunningService[] = [];
+  const resources = await startPlatformResources({
+    name: options.name,
+    smtp: names.includes('notifier'),
+    ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
+  });
+  const { env, databaseUrl, exchange, queue, smtp } = resources;
   const stop = async (): Promise<void> => {
     for (const service of started.splice(0).reverse()) await service.stop().catch(() => undefined);
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+    await resources.stop();
   };
   try {
-    let databaseUrl = options.databaseUrl;
-    if (databaseUrl === undefined) {
-      const db = await createPrivateDatabase(options.name.replace(/-/g, '_'));
-      cleanups.push(() => db.drop());
-      databaseUrl = db.url;
-    }
-    let smtp: SmtpCapture | undefined;
-    if (names.includes('notifier')) {
-      const capture = await startSmtpCapture();
-      cleanups.push(() => capture.close());
-      smtp = capture;
-    }
-    const env = { ...platformEnv(options.name, databaseUrl, smtp?.url), ...options.env };
-    const exchange = env.BALANCE_EXCHANGE as string;
-    const queue = env.NOTIFIER_QUEUE as string;
-    cleanups.push(async () => {
-      const redis = await connectRedis(env.REDIS_URL as string, silentLogger());
-      try {
-        await deleteKeys(redis, env.REDIS_KEY_PREFIX as string);
-      } finally {
-        await closeRedis(redis);
-      }
-    });
-    cleanups.push(() =>
-      deleteTopology(testServers.amqpUrl, {
-        queues: [queue, env.NOTIFIER_DEAD_LETTER_QUEUE as string],
-        exchanges: [exchange, `${exchange}.dlx`],
-      }),
-    );
     let given: Partial<Adapters> = {};
     if (options.bus === 'in-process') {
       const bus = createInProcessEventBus();
-      cleanups.push(() => bus.close());
+      resources.onStop(() => bus.close());
       given = { bus };
     }
-    const envOf = (name: PlatformService): Record<string, string> => ({ ...env, ...options.serviceEnv?.[name] });
-    const start = async (name: PlatformService): Promise<RunningService> => {
+    const envOf = (name: PlatformService, extra: Record<string, string>): Record<string, string> => ({
+      ...env,
+      ...options.serviceEnv?.[name],
+      ...extra,
+    });
+    const start = async (name: PlatformService, extra: Record<string, string> = {}): Promise<RunningService> => {
       switch (name) {
         case 'user':
-          return runUserService({ config: loadUserConfig(envOf(name)), logger, given });
+          return runUserService({ config: loadUserConfig(envOf(name, extra)), logger, given });
         case 'categorization':
-          return runCategorizationService({ config: loadCategorizationConfig(envOf(name)), logger });
+          return runCategorizationService({ config: loadCategorizationConfig(envOf(name, extra)), logger });
         case 'auth':
-          return runAuthService({ config: loadAuthConfig(envOf(name)), logger });
+          return runAuthService({ config: loadAuthConfig(envOf(name, extra)), logger });
         case 'notifier': {
           const userUrl = services.user?.url ?? 'http://user.invalid';
-          const notifier = await runNotifierService({ config: loadNotifierConfig({ USER_URL: userUrl, ...envOf(name) }), logger, given });
+          const notifier = await runNotifierService({
+            config: loadNotifierConfig({ USER_URL: userUrl, ...envOf(name, extra) }),
+            logger,
+            given,
+          });
           started.push(notifier);
           await notifier.consuming;
           started.pop();
@@ -166,9 +115,9 @@ export async function startRealPlatform(options: RealPlatformOptions): Promise<P
       services[name] = service;
     }
     const pool = createPool({ connectionString: databaseUrl, logger: silentLogger(), max: 4 });
-    cleanups.push(() => pool.end());
+    resources.onStop(() => pool.end());
     const accessRedis = await connectRedis(env.REDIS_URL as string, silentLogger());
-    cleanups.push(() => closeRedis(accessRedis));
+    resources.onStop(() => closeRedis(accessRedis));
     const access = createRedisAccessStore(accessRedis, { keyPrefix: env.REDIS_KEY_PREFIX as string });
     return {
       env,
@@ -183,6 +132,11 @@ export async function startRealPlatform(options: RealPlatformOptions): Promise<P
       url(name) {
         const service = services[name];
         if (!service) throw new Error(`the platform of ${options.name} runs no ${name} service`);
+        return service.url;
+      },
+      async another(name, extra) {
+        const service = await start(name, extra);
+        started.push(service);
         return service.url;
       },
       stop,

@@ -1,3 +1,4 @@
+import { RESEARCH_POOL_NAMES } from '@platform/testing';
 import { alertMessageId, renderAlertEmail, type AlertEmailInput } from './alert-email';
 
 const settingsUrl = 'http://127.0.0.1:8082/account/#alerts';
@@ -10,29 +11,20 @@ const base = {
   account: { id: 42, email: 'owner@example.com' },
   threshold: 10,
 } satisfies Partial<AlertEmailInput>;
-const RESEARCH = [
-  'Domain Research Suite',
-  'Screenshot API',
-  'Brand Alert API',
-  'Registrant Alert API',
-  'Reverse WHOIS API',
-  'WHOIS History API',
-  'Reverse IP API',
-  'Reverse MX API',
-  'Reverse NS API',
-  'Subdomains Lookup API',
-  'Domains & Subdomains Discovery API',
-];
+const RESEARCH = RESEARCH_POOL_NAMES;
+
+/** The e-mail of an alert about `productName`'s pool (`poolProducts`) at `credits`, for the base account, with `extra`. */
+const render = (
+  kind: AlertEmailInput['kind'],
+  productName: string,
+  poolProducts: string[],
+  credits: number,
+  extra: Partial<AlertEmailInput> = {},
+) => renderAlertEmail({ ...base, kind, productName, poolProducts, credits, ...extra });
 
 describe('alert e-mail', () => {
   it('when the alert is low, then the subject, text and HTML name the product, the credits left, the account and the settings page', () => {
-    const mail = renderAlertEmail({
-      ...base,
-      kind: 'low',
-      productName: 'WHOIS API',
-      poolProducts: ['WHOIS API', 'Bulk WHOIS API'],
-      credits: 7,
-    });
+    const mail = render('low', 'WHOIS API', ['WHOIS API', 'Bulk WHOIS API'], 7);
     expect(mail.subject).toBe('Low balance alert: WHOIS API has 7 credits left');
     expect(mail.text).toContain('Your WHOIS API balance is low: 7 credits left (your alert threshold is 10).');
     expect(mail.text).toContain('This alert is about your Acme Data account owner@example.com (account id 42).');
@@ -44,7 +36,7 @@ describe('alert e-mail', () => {
   });
 
   it('when the pool is shared, then it is one row naming every product that shares it', () => {
-    const mail = renderAlertEmail({ ...base, kind: 'low', productName: 'Domain Research Suite', poolProducts: RESEARCH, credits: 45 });
+    const mail = render('low', 'Domain Research Suite', RESEARCH, 45);
     const rows = [
       ...mail.html.matchAll(/<tr><td[^>]*><strong>([^<]*)<\/strong><br><span[^>]*>([^<]*)<\/span><\/td><td[^>]*>([^<]*)<\/td><\/tr>/g),
     ];
@@ -55,14 +47,7 @@ describe('alert e-mail', () => {
   });
 
   it('when TOP_UP_URL is set, then the button buys credits there', () => {
-    const mail = renderAlertEmail({
-      ...base,
-      topUpUrl: 'https://billing.example.com/buy',
-      kind: 'zero',
-      productName: 'WHOIS API',
-      poolProducts: ['WHOIS API'],
-      credits: 0,
-    });
+    const mail = render('zero', 'WHOIS API', ['WHOIS API'], 0, { topUpUrl: 'https://billing.example.com/buy' });
     expect(mail.html).toMatch(/<a href="https:\/\/billing\.example\.com\/buy" style="display:inline-block;[^"]*">Buy credits<\/a>/);
     expect(mail.text).toContain('Buy credits to keep your API calls running.\nhttps://billing.example.com/buy');
     expect(mail.text).toContain(`Your balances and usage are on your account page:\n${accountUrl}`);
@@ -70,13 +55,7 @@ describe('alert e-mail', () => {
   });
 
   it('when TOP_UP_URL is unset, then the plain text holds everything and names no top-up', () => {
-    const mail = renderAlertEmail({
-      ...base,
-      kind: 'zero',
-      productName: 'WHOIS API',
-      poolProducts: ['WHOIS API', 'Bulk WHOIS API'],
-      credits: 0,
-    });
+    const mail = render('zero', 'WHOIS API', ['WHOIS API', 'Bulk WHOIS API'], 0);
     expect(mail.text).toBe(
       [
         'Hello,',
@@ -105,25 +84,14 @@ describe('alert e-mail', () => {
   });
 
   it('when the alert is zero, then the subject begins with Zero balance alert', () => {
-    const mail = renderAlertEmail({
-      ...base,
-      kind: 'zero',
-      productName: 'Domain Research Suite',
-      poolProducts: ['Domain Research Suite'],
-      credits: 0,
-    });
+    const mail = render('zero', 'Domain Research Suite', ['Domain Research Suite'], 0);
     expect(mail.subject).toBe('Zero balance alert: Domain Research Suite has no credits left');
     expect(mail.text).toContain('no credits left');
     expect(mail.text).not.toContain('Shared with');
   });
 
   it('when a name holds HTML characters, then the HTML part escapes them', () => {
-    const mail = renderAlertEmail({
-      ...base,
-      kind: 'low',
-      productName: 'Website Contacts & Categorization Database',
-      poolProducts: [],
-      credits: 1,
+    const mail = render('low', 'Website Contacts & Categorization Database', [], 1, {
       threshold: 5,
       accountUrl: 'https://x.test/a?b=1&c=2',
     });

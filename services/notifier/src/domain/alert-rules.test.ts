@@ -26,51 +26,102 @@ describe('alert rules', () => {
     expect(run([[25, 3]]).alerts).toEqual([['low']]);
   });
 
-  it('when the pool hovers below the threshold, then nothing more after the first crossing', () => {
-    expect(
-      run([
+  // Each case: a pool's changes, the settings, and the alerts each change sends.
+  it.each<[string, Step[], AlertSettings, AlertKind[][]]>([
+    [
+      'when the pool hovers below the threshold, then nothing more after the first crossing',
+      [
         [12, 9],
         [9, 8],
         [8, 9],
         [9, 7],
         [7, 1],
-      ]).alerts,
-    ).toEqual([['low'], [], [], [], []]);
-  });
-
-  it('when the pool stays at or above the threshold, then nothing', () => {
-    expect(
-      run([
+      ],
+      DEFAULT_SETTINGS,
+      [['low'], [], [], [], []],
+    ],
+    [
+      'when the pool stays at or above the threshold, then nothing',
+      [
         [100, 50],
         [50, 10],
-      ]).alerts,
-    ).toEqual([[], []]);
-  });
-
-  it('when the pool reaches 0 from above the threshold, then only the zero alert', () => {
-    expect(run([[20, 0]]).alerts).toEqual([['zero']]);
-  });
-
-  it('when the pool goes low and then to 0, then the zero alert is a separate alert', () => {
-    expect(
-      run([
+      ],
+      DEFAULT_SETTINGS,
+      [[], []],
+    ],
+    ['when the pool reaches 0 from above the threshold, then only the zero alert', [[20, 0]], DEFAULT_SETTINGS, [['zero']]],
+    [
+      'when the pool goes low and then to 0, then the zero alert is a separate alert',
+      [
         [11, 5],
         [5, 0],
-      ]).alerts,
-    ).toEqual([['low'], ['zero']]);
-  });
-
-  it('when the pool stays at 0 or is topped up below the threshold, then the zero alert re-arms but the low one does not', () => {
-    expect(
-      run([
+      ],
+      DEFAULT_SETTINGS,
+      [['low'], ['zero']],
+    ],
+    [
+      'when the pool stays at 0 or is topped up below the threshold, then the zero alert re-arms but the low one does not',
+      [
         [5, 0],
         [0, 0],
         [0, 3],
         [3, 0],
         [0, 4],
         [4, 2],
-      ]).alerts,
-    ).toEqual([['zero'], [], [], ['zero'], [], []]);
+      ],
+      DEFAULT_SETTINGS,
+      [['zero'], [], [], ['zero'], [], []],
+    ],
+    [
+      'when the low alert is disabled, then crossings send nothing but the zero alert still works',
+      [
+        [20, 5],
+        [5, 0],
+      ],
+      { ...DEFAULT_SETTINGS, lowEnabled: false },
+      [[], ['zero']],
+    ],
+    [
+      'when the zero alert is disabled, then reaching 0 sends nothing',
+      [
+        [20, 5],
+        [5, 0],
+      ],
+      { ...DEFAULT_SETTINGS, zeroEnabled: false },
+      [['low'], []],
+    ],
+    [
+      'when both alerts are disabled, then nothing is ever sent',
+      [
+        [20, 5],
+        [5, 0],
+        [0, 30],
+        [30, 0],
+      ],
+      { lowEnabled: false, threshold: 10, zeroEnabled: false },
+      [[], [], [], []],
+    ],
+    ['when a pool is created below the threshold, then nothing', [[0, 5]], DEFAULT_SETTINGS, [[]]],
+    [
+      'when the threshold is 0, then the low alert never fires',
+      [
+        [5, 1],
+        [1, 0],
+      ],
+      { ...DEFAULT_SETTINGS, threshold: 0 },
+      [[], ['zero']],
+    ],
+    [
+      'when a custom threshold is set, then the crossing is measured against it',
+      [
+        [600, 499],
+        [499, 10],
+      ],
+      { ...DEFAULT_SETTINGS, threshold: 500 },
+      [['low'], []],
+    ],
+  ])('%s', (_case, steps, settings, alerts) => {
+    expect(run(steps, settings).alerts).toEqual(alerts);
   });
 
   it('when a top-up brings the pool back to the threshold, then the next crossing alerts again', () => {
@@ -90,47 +141,6 @@ describe('alert rules', () => {
     ).toEqual([['low'], [], ['low']]);
   });
 
-  it('when the low alert is disabled, then crossings send nothing but the zero alert still works', () => {
-    const settings = { ...DEFAULT_SETTINGS, lowEnabled: false };
-    expect(
-      run(
-        [
-          [20, 5],
-          [5, 0],
-        ],
-        settings,
-      ).alerts,
-    ).toEqual([[], ['zero']]);
-  });
-
-  it('when the zero alert is disabled, then reaching 0 sends nothing', () => {
-    const settings = { ...DEFAULT_SETTINGS, zeroEnabled: false };
-    expect(
-      run(
-        [
-          [20, 5],
-          [5, 0],
-        ],
-        settings,
-      ).alerts,
-    ).toEqual([['low'], []]);
-  });
-
-  it('when both alerts are disabled, then nothing is ever sent', () => {
-    const settings = { lowEnabled: false, threshold: 10, zeroEnabled: false };
-    expect(
-      run(
-        [
-          [20, 5],
-          [5, 0],
-          [0, 30],
-          [30, 0],
-        ],
-        settings,
-      ).alerts,
-    ).toEqual([[], [], [], []]);
-  });
-
   it('when the alert was disabled during a crossing and enabled later, then no alert until the next crossing', () => {
     expect(run([[20, 5]], { ...DEFAULT_SETTINGS, lowEnabled: false }).alerts).toEqual([[]]);
     expect(run([[5, 4]]).alerts).toEqual([[]]);
@@ -142,61 +152,34 @@ describe('alert rules', () => {
     expect(run([[50, 49]], raised).alerts).toEqual([[]]);
   });
 
-  it('when a pool is created below the threshold, then nothing', () => {
-    expect(run([[0, 5]]).alerts).toEqual([[]]);
-  });
-
-  it('when the threshold is 0, then the low alert never fires', () => {
-    expect(
-      run(
-        [
-          [5, 1],
-          [1, 0],
-        ],
-        { ...DEFAULT_SETTINGS, threshold: 0 },
-      ).alerts,
-    ).toEqual([[], ['zero']]);
-  });
-
-  it('when a custom threshold is set, then the crossing is measured against it', () => {
-    const settings = { ...DEFAULT_SETTINGS, threshold: 500 };
-    expect(
-      run(
-        [
-          [600, 499],
-          [499, 10],
-        ],
-        settings,
-      ).alerts,
-    ).toEqual([['low'], []]);
-  });
-
   describe('out of order (several relay replicas, requeues, prefetch > 1)', () => {
-    it('when the zero crossing arrives after the top-up that refilled the pool, then the zero alert is still sent', () => {
-      expect(
-        run([
+    it.each<[string, Step[], AlertKind[][]]>([
+      [
+        'when the zero crossing arrives after the top-up that refilled the pool, then the zero alert is still sent',
+        [
           [0, 15],
           [3, 0],
-        ]).alerts,
-      ).toEqual([[], ['zero']]);
-    });
-
-    it('when a low crossing arrives after the pool reached 0, then both alerts are sent', () => {
-      expect(
-        run([
+        ],
+        [[], ['zero']],
+      ],
+      [
+        'when a low crossing arrives after the pool reached 0, then both alerts are sent',
+        [
           [9, 0],
           [20, 9],
-        ]).alerts,
-      ).toEqual([['zero'], ['low']]);
-    });
-
-    it('when an older crossing arrives after a newer top-up, then the crossing still alerts once', () => {
-      expect(
-        run([
+        ],
+        [['zero'], ['low']],
+      ],
+      [
+        'when an older crossing arrives after a newer top-up, then the crossing still alerts once',
+        [
           [5, 40],
           [20, 5],
-        ]).alerts,
-      ).toEqual([[], ['low']]);
+        ],
+        [[], ['low']],
+      ],
+    ])('%s', (_case, steps, alerts) => {
+      expect(run(steps).alerts).toEqual(alerts);
     });
 
     it('when a pool goes low, empties, is refilled and does it again, then every order of its changes sends the same alerts', () => {
