@@ -310,6 +310,8 @@ describe('the account page in Chromium against pnpm start', () => {
     expect(await page.textContent('#webhook-saved')).toBe('Test event delivered (your endpoint answered 200).');
     const [sent] = await receiver.waitFor(1);
     expect(receiver.verify(webhookSecret, sent!)).toMatchObject({ type: 'webhook.test', data: { accountId: account.id } });
+    // The deliveries list is read again after the test send: wait for its row, not for the notice.
+    await page.waitForSelector('#webhook-deliveries tbody tr td:has-text("webhook.test")');
     expect(await page.locator('#webhook-deliveries tbody tr td').allTextContents()).toEqual(['webhook.test', 'Delivered (200)', '—']);
     await page.locator('#webhook').screenshot({ path: path.join(SCREENSHOTS, '07c-webhook-tested.png') });
     // The secret is not shown again.
