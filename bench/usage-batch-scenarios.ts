@@ -8,25 +8,21 @@
  * give or take those in flight when the load stopped.
  */
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import type autocannon from 'autocannon';
-import { signServiceJwt } from '@platform/credentials';
 import { freePort, startServiceProcess } from '@platform/testing';
 import { cpuUse, type CpuUse } from './process-cpu';
+import { combine, runTurn } from './usage-load';
 import {
-  CREDITS,
+  ROOT,
   SERVICE_JWT_SECRET,
-  combine,
-  createAccount,
+  benchServiceJwt,
+  createAccounts,
   lookupCredits,
-  runTurn,
   withBenchUserService,
   type Account,
   type Target,
   type UsageBenchOptions,
-} from './usage-scenarios';
-
-const ROOT = path.resolve(__dirname, '..');
+} from './usage-service';
 const BATCH_SIZE = 100;
 
 export interface BatchScenarioResult {
@@ -66,7 +62,7 @@ export const BATCH_SCENARIOS: readonly BatchScenario[] = [
 ];
 
 function batchLoad(user: Target, accounts: readonly Account[], options: UsageBenchOptions): autocannon.Options {
-  const jwt = signServiceJwt({ issuer: 'bench', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 300 });
+  const jwt = benchServiceJwt();
   let next = 0;
   const item = () => ({
     credential: (accounts[(next += 1) % accounts.length] as Account).apiKey,
@@ -112,12 +108,7 @@ function productLoad(url: string, accounts: readonly Account[], options: UsageBe
 }
 
 async function runBatchScenario(scenario: BatchScenario, user: Target, options: UsageBenchOptions): Promise<BatchScenarioResult> {
-  const accounts: Account[] = [];
-  // In groups: a thousand account creations at once would measure the admin API's queue.
-  while (accounts.length < scenario.accounts) {
-    const group = Math.min(50, scenario.accounts - accounts.length);
-    accounts.push(...(await Promise.all(Array.from({ length: group }, () => createAccount(user.url, CREDITS)))));
-  }
+  const accounts = await createAccounts(user.url, scenario.accounts);
   const before = await lookupCredits(user.url, accounts);
   const product = scenario.gateway ? await startProductApp(user.url, scenario.gateway) : undefined;
   try {
