@@ -61,15 +61,34 @@ export const BATCH_SCENARIOS: readonly BatchScenario[] = [
   { name: 'gateway-unmetered', accounts: 100, gateway: 'unmetered' },
 ];
 
+/**
+ * Batch bodies as text, each item's requestId unique (this run's prefix and a counter). Built
+ * before the load, for up to PREBUILT_DEBITS_PER_SECOND over the load's seconds, so that the load
+ * generator, which shares the two cores with the service and Postgres, only picks the next one
+ * (beyond them it builds on the fly).
+ */
+function batchBodies(accounts: readonly Account[]): () => string {
+  const run = randomUUID();
+  let next = 0;
+  return () => {
+    let items = '';
+    for (let index = 0; index < BATCH_SIZE; index += 1) {
+      const { apiKey } = accounts[next % accounts.length] as Account;
+      items += `${index === 0 ? '' : ','}{"credential":${JSON.stringify(apiKey)},"productId":1,"units":1,"requestId":"${run}-${next}"}`;
+      next += 1;
+    }
+    return `{"items":[${items}]}`;
+  };
+}
+
+/** Debits per second the pre-built batch bodies last for (above the target of 50,000). */
+const PREBUILT_DEBITS_PER_SECOND = 60_000;
+
 function batchLoad(user: Target, accounts: readonly Account[], options: UsageBenchOptions): autocannon.Options {
   const jwt = benchServiceJwt();
-  let next = 0;
-  const item = () => ({
-    credential: (accounts[(next += 1) % accounts.length] as Account).apiKey,
-    productId: 1,
-    units: 1,
-    requestId: randomUUID(),
-  });
+  const build = batchBodies(accounts);
+  const bodies = Array.from({ length: Math.ceil((options.seconds * PREBUILT_DEBITS_PER_SECOND) / BATCH_SIZE) }, build);
+  let sent = 0;
   return {
     url: user.url,
     connections: options.connections,
@@ -80,7 +99,9 @@ function batchLoad(user: Target, accounts: readonly Account[], options: UsageBen
         path: '/internal/v1/usage/batch',
         headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
         setupRequest: (request) => {
-          request.body = JSON.stringify({ items: Array.from({ length: BATCH_SIZE }, item) });
+          request.body = bodies[sent] ?? build();
+          bodies[sent] = '';
+          sent += 1;
           return request;
         },
       },
@@ -110,7 +131,7 @@ function productLoad(url: string, accounts: readonly Account[], options: UsageBe
 async function runBatchScenario(scenario: BatchScenario, user: Target, options: UsageBenchOptions): Promise<BatchScenarioResult> {
   const accounts = await createAccounts(user.url, scenario.accounts);
   const before = await lookupCredits(user.url, accounts);
-  const product = scenario.gateway ? await startProductApp(user.url, scenario.gateway) : undefined;
+  const product = scenario.gateway ? await startProductApp(user.url, scenario.gateway, options.cpuProfileDir) : undefined;
   try {
     const load = product ? productLoad(product.url, accounts, options) : batchLoad(user, accounts, options);
     const turn = await runTurn(load, product?.child.pid ?? user.pid);
@@ -138,12 +159,13 @@ async function runBatchScenario(scenario: BatchScenario, user: Target, options: 
   }
 }
 
-async function startProductApp(userUrl: string, mode: string) {
+async function startProductApp(userUrl: string, mode: string, cpuProfileDir: string | undefined) {
   const port = await freePort();
   return startServiceProcess({
     script: 'bench/product-app.ts',
     cwd: ROOT,
     port,
+    nodeArgs: cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir],
     env: { PATH: process.env.PATH, PORT: String(port), USER_URL: userUrl, SERVICE_JWT_SECRET, MODE: mode },
   });
 }

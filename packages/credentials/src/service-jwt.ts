@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { AppError } from '@platform/wire';
 
@@ -29,13 +30,34 @@ export interface SignServiceJwtOptions {
   jti?: string;
 }
 
+// SPEED: jsonwebtoken, given the secret as a string, first tries to read it as a PEM key
+// (createPrivateKey to sign, createPublicKey to verify), which fails after about 340 µs of
+// OpenSSL work, and only then makes a secret key of it. The KeyObject made once per secret skips
+// that: sign 354 → 9 µs, verify 343 → 7 µs (this 2-core machine, 6 Dec). It was most of a
+// product gateway's CPU per call (one JWT per request to the usage API, each verified by the user
+// service: docs/benchmarks.md, "Batch debits ... 6 Dec, 09:00"). A handful of secrets at most
+// (the current one and the one a rotation replaces); an empty secret stays a string, which
+// jsonwebtoken refuses.
+const MAX_SECRET_KEYS = 8;
+const secretKeys = new Map<string, KeyObject>();
+function secretKey(secret: string): KeyObject | string {
+  if (secret === '') return secret;
+  let key = secretKeys.get(secret);
+  if (key === undefined) {
+    if (secretKeys.size >= MAX_SECRET_KEYS) secretKeys.clear();
+    key = createSecretKey(Buffer.from(secret, 'utf8'));
+    secretKeys.set(secret, key);
+  }
+  return key;
+}
+
 /** Signs a short-lived HS256 service JWT for `Authorization: Bearer`. */
 export function signServiceJwt(options: SignServiceJwtOptions): string {
   if (!Number.isInteger(options.ttlSeconds) || options.ttlSeconds < 1 || options.ttlSeconds > SERVICE_JWT_MAX_TTL_SECONDS) {
     throw new RangeError(`service JWT lifetime must be 1-${SERVICE_JWT_MAX_TTL_SECONDS} seconds`);
   }
   if (options.issuer === '') throw new RangeError('service JWT issuer must not be empty');
-  return jwt.sign({}, options.secret, {
+  return jwt.sign({}, secretKey(options.secret), {
     algorithm: 'HS256',
     issuer: options.issuer,
     audience: options.audience,
@@ -63,7 +85,7 @@ export function verifyServiceJwt(token: string, options: VerifyServiceJwtOptions
   const nowSeconds = Math.floor((options.now ?? Date.now)() / 1000);
   let payload: unknown;
   try {
-    payload = jwt.verify(token, options.secret, {
+    payload = jwt.verify(token, secretKey(options.secret), {
       algorithms: ['HS256'],
       audience: options.audience,
       clockTimestamp: nowSeconds,
