@@ -18,6 +18,7 @@ import {
   startServiceProcess,
   uniqueId,
 } from '@platform/testing';
+import { verifyLedger } from '../scripts/chaos/verify-ledger';
 
 export const ROOT = path.resolve(__dirname, '..');
 const ADMIN_TOKEN = 'bench-usage-admin-token-0123456789';
@@ -123,13 +124,18 @@ export async function withBenchUserService<T>(options: UsageBenchOptions, fn: (u
         ...options.userEnv,
       },
     });
+    let result: T;
     try {
-      return await fn({ url: user.url, pid: user.child.pid, databaseUrl: database.url });
+      result = await fn({ url: user.url, pid: user.child.pid, databaseUrl: database.url });
     } finally {
       const exit = await user.stop();
       if (exit !== 0 || process.env.BENCH_SHOW_OUTPUT)
         process.stderr.write(`user service exited with ${exit}:\n${user.output().slice(-3000)}\n`);
     }
+    // The accounting of every pool the run touched (CONTRACT §7.1): `pnpm admin verify-ledger`.
+    const problems = await verifyLedger(database.url);
+    if (problems.length > 0) throw new Error(problems.join('\n'));
+    return result;
   } finally {
     await deleteTopology(options.amqpUrl, { queues: [queue], exchanges: [exchange] }).catch(() => undefined);
     await database.drop();

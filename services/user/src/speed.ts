@@ -127,3 +127,25 @@ export function createRecentAnswers<T extends object>(options: {
     },
   };
 }
+
+/**
+ * REQUEST DIGESTS. Buys a debit's digest (SHA-256 of its credential's hash, product and units:
+ * what a replay must match, domain/usage.ts) computed once per distinct triple instead of once per
+ * debit: a product's calls repeat the same keys, product and units. The digest is a pure function
+ * of the triple, so a kept one is never stale. At most `max` triples (the least recently used go).
+ */
+export function keptDigests(
+  max: number,
+  digest: (secretHash: string, productId: number, units: number) => string,
+): (secretHash: string, productId: number, units: number) => string {
+  const kept = new LRUCache<string, string>({ max });
+  return (secretHash, productId, units) => {
+    const key = `${secretHash}:${productId}:${units}`;
+    let value = kept.get(key);
+    if (value === undefined) {
+      value = digest(secretHash, productId, units);
+      kept.set(key, value);
+    }
+    return value;
+  };
+}
