@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type autocannon from 'autocannon';
 import { freePort, startServiceProcess } from '@platform/testing';
-import { cpuUse, type CpuUse } from './process-cpu';
+import { cpuUse, processCpuMicros, type CpuUse } from './process-cpu';
 import { combine, runTurn } from './usage-load';
 import {
   ROOT,
@@ -43,6 +43,8 @@ export interface BatchScenarioResult {
    * user service; for the gateway, the product app), Postgres, RabbitMQ, the load generator.
    */
   cpu: CpuUse;
+  /** Gateway scenarios: the user service's CPU per product call (µs). */
+  userServiceUs?: number | undefined;
 }
 
 interface BatchScenario {
@@ -134,7 +136,10 @@ async function runBatchScenario(scenario: BatchScenario, user: Target, options: 
   const product = scenario.gateway ? await startProductApp(user.url, scenario.gateway, options.cpuProfileDir) : undefined;
   try {
     const load = product ? productLoad(product.url, accounts, options) : batchLoad(user, accounts, options);
+    // Behind the gateway the user service is not the process under load: its CPU is read beside it.
+    const userBefore = product && user.pid !== undefined ? processCpuMicros(user.pid) : undefined;
     const turn = await runTurn(load, product?.child.pid ?? user.pid);
+    const userAfter = product && user.pid !== undefined ? processCpuMicros(user.pid) : undefined;
     const result = combine([turn]);
     const debited = before - (await lookupCredits(user.url, accounts));
     const perRequest = product ? 1 : BATCH_SIZE;
@@ -153,6 +158,10 @@ async function runBatchScenario(scenario: BatchScenario, user: Target, options: 
       inFlightAllowance,
       accountingOk: debited >= expectedDebits && debited <= expectedDebits + inFlightAllowance,
       cpu: cpuUse([turn], product ? turn.result.requests.total : debited),
+      userServiceUs:
+        userBefore === undefined || userAfter === undefined
+          ? undefined
+          : Math.round((userAfter - userBefore) / Math.max(turn.result.requests.total, 1)),
     };
   } finally {
     await product?.stop();
@@ -188,12 +197,12 @@ export function formatBatchReport(
 ): string {
   const rows = results.map(
     (row) =>
-      `| ${row.scenario} | ${row.requestsPerSecond} | ${row.debitsPerSecond} | ${row.p50} | ${row.p99} | ${JSON.stringify(row.statuses)} | ${[row.cpu.service, row.cpu.postgres, row.cpu.rabbitmq, row.cpu.bench].map((value) => value ?? '?').join(' · ')} | ${row.cpu.machineCores ?? '?'} | ${row.accountingOk ? 'ok' : `FAILED (debited ${row.debited}, expected ${row.expectedDebits} + ≤${row.inFlightAllowance})`} |`,
+      `| ${row.scenario} | ${row.requestsPerSecond} | ${row.debitsPerSecond} | ${row.p50} | ${row.p99} | ${JSON.stringify(row.statuses)} | ${[row.cpu.service, row.userServiceUs ?? '–', row.cpu.postgres, row.cpu.rabbitmq, row.cpu.bench].map((value) => value ?? '?').join(' · ')} | ${row.cpu.machineCores ?? '?'} | ${row.accountingOk ? 'ok' : `FAILED (debited ${row.debited}, expected ${row.expectedDebits} + ≤${row.inFlightAllowance})`} |`,
   );
   return [
     `Batch debits and the product gateway: ${options.seconds} s per scenario, ${options.connections} connections, batches of ${BATCH_SIZE}.`,
     '',
-    '| scenario | requests/s | debits/s | p50 ms | p99 ms | statuses | CPU µs per debit (per call: gateway): service · Postgres · RabbitMQ · load | busy cores | accounting |',
+    '| scenario | requests/s | debits/s | p50 ms | p99 ms | statuses | CPU µs per debit (gateway: per call): service (gateway: product app) · user service behind the gateway · Postgres · RabbitMQ · load | busy cores | accounting |',
     '|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
