@@ -9,12 +9,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type autocannon from 'autocannon';
-import { freePort, startServiceProcess } from '@platform/testing';
+import type { ServiceProcess } from '@platform/testing';
 import { cpuUse, processCpuMicros, type CpuUse } from './process-cpu';
-import { combine, runTurn } from './usage-load';
+import { productLoad, startProductApp } from './usage-gateway-load';
+import { combine, runTurn, type Turn } from './usage-load';
 import {
-  ROOT,
-  SERVICE_JWT_SECRET,
   benchServiceJwt,
   createAccounts,
   lookupCredits,
@@ -24,6 +23,8 @@ import {
   type UsageBenchOptions,
 } from './usage-service';
 const BATCH_SIZE = 100;
+/** Turns each group's scenarios are loaded in, alternating, unless `turns` says otherwise. */
+export const DEFAULT_BATCH_TURNS = 2;
 
 export interface BatchScenarioResult {
   scenario: string;
@@ -86,7 +87,7 @@ function batchBodies(accounts: readonly Account[]): () => string {
 /** Debits per second the pre-built batch bodies last for (above the target of 50,000). */
 const PREBUILT_DEBITS_PER_SECOND = 60_000;
 
-function batchLoad(user: Target, accounts: readonly Account[], options: UsageBenchOptions): autocannon.Options {
+function batchLoad(user: Target, accounts: readonly Account[], options: UsageBenchOptions, seconds: number): autocannon.Options {
   const jwt = benchServiceJwt();
   const build = batchBodies(accounts);
   const bodies = Array.from({ length: Math.ceil((options.seconds * PREBUILT_DEBITS_PER_SECOND) / BATCH_SIZE) }, build);
@@ -94,7 +95,7 @@ function batchLoad(user: Target, accounts: readonly Account[], options: UsageBen
   return {
     url: user.url,
     connections: options.connections,
-    duration: options.seconds,
+    duration: seconds,
     requests: [
       {
         method: 'POST',
@@ -111,96 +112,111 @@ function batchLoad(user: Target, accounts: readonly Account[], options: UsageBen
   };
 }
 
-function productLoad(url: string, accounts: readonly Account[], options: UsageBenchOptions): autocannon.Options {
-  let next = 0;
-  return {
-    url,
-    connections: options.connections,
-    duration: options.seconds,
-    requests: [
-      {
-        method: 'GET',
-        setupRequest: (request) => {
-          const apiKey = (accounts[(next += 1) % accounts.length] as Account).apiKey;
-          request.path = `/whois?domainName=example.com&apiKey=${apiKey}`;
-          return request;
-        },
-      },
-    ],
-  };
+/** A scenario ready to be loaded in turns: its accounts and their credits before, its load, the process under it. */
+interface Prepared {
+  scenario: BatchScenario;
+  accounts: Account[];
+  before: number;
+  product: ServiceProcess | undefined;
+  load: autocannon.Options;
+  pid: number | undefined;
+  turns: Turn[];
+  /** Behind the gateway the user service is not the process under load: its CPU is read beside it (µs over the turns). */
+  userCpu: number;
 }
 
-async function runBatchScenario(scenario: BatchScenario, user: Target, options: UsageBenchOptions): Promise<BatchScenarioResult> {
+async function prepare(scenario: BatchScenario, user: Target, options: UsageBenchOptions, seconds: number): Promise<Prepared> {
   const accounts = await createAccounts(user.url, scenario.accounts);
   const before = await lookupCredits(user.url, accounts);
   const product = scenario.gateway ? await startProductApp(user.url, scenario.gateway, options.cpuProfileDir) : undefined;
-  try {
-    const load = product ? productLoad(product.url, accounts, options) : batchLoad(user, accounts, options);
-    // Behind the gateway the user service is not the process under load: its CPU is read beside it.
-    const userBefore = product && user.pid !== undefined ? processCpuMicros(user.pid) : undefined;
-    const turn = await runTurn(load, product?.child.pid ?? user.pid);
-    const userAfter = product && user.pid !== undefined ? processCpuMicros(user.pid) : undefined;
-    const result = combine([turn]);
-    const debited = before - (await lookupCredits(user.url, accounts));
-    const perRequest = product ? 1 : BATCH_SIZE;
-    const metered = scenario.gateway !== 'unmetered';
-    const expectedDebits = metered ? (result.statuses['200'] ?? 0) * perRequest : 0;
-    const inFlightAllowance = metered ? options.connections * perRequest : 0;
-    return {
-      scenario: scenario.name,
-      requestsPerSecond: result.rps,
-      debitsPerSecond: Math.round(debited / Math.max(turn.result.duration, 0.01)),
-      p50: result.p50,
-      p99: result.p99,
-      statuses: result.statuses,
-      debited,
-      expectedDebits,
-      inFlightAllowance,
-      accountingOk: debited >= expectedDebits && debited <= expectedDebits + inFlightAllowance,
-      cpu: cpuUse([turn], product ? turn.result.requests.total : debited),
-      userServiceUs:
-        userBefore === undefined || userAfter === undefined
-          ? undefined
-          : Math.round((userAfter - userBefore) / Math.max(turn.result.requests.total, 1)),
-    };
-  } finally {
-    await product?.stop();
-  }
+  const load = product ? productLoad(product.url, accounts, options, seconds) : batchLoad(user, accounts, options, seconds);
+  return { scenario, accounts, before, product, load, pid: product?.child.pid ?? user.pid, turns: [], userCpu: 0 };
 }
 
-async function startProductApp(userUrl: string, mode: string, cpuProfileDir: string | undefined) {
-  const port = await freePort();
-  return startServiceProcess({
-    script: 'bench/product-app.ts',
-    cwd: ROOT,
-    port,
-    nodeArgs: cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir],
-    env: { PATH: process.env.PATH, PORT: String(port), USER_URL: userUrl, SERVICE_JWT_SECRET, MODE: mode },
-  });
+async function loadTurn(prepared: Prepared, user: Target): Promise<void> {
+  const userBefore = prepared.product && user.pid !== undefined ? processCpuMicros(user.pid) : undefined;
+  prepared.turns.push(await runTurn(prepared.load, prepared.pid));
+  const userAfter = prepared.product && user.pid !== undefined ? processCpuMicros(user.pid) : undefined;
+  if (userBefore !== undefined && userAfter !== undefined) prepared.userCpu += userAfter - userBefore;
+}
+
+async function finish(prepared: Prepared, user: Target, options: UsageBenchOptions): Promise<BatchScenarioResult> {
+  const { scenario, turns, product } = prepared;
+  const result = combine(turns);
+  const debited = prepared.before - (await lookupCredits(user.url, prepared.accounts));
+  const perRequest = product ? 1 : BATCH_SIZE;
+  const metered = scenario.gateway !== 'unmetered';
+  const expectedDebits = metered ? (result.statuses['200'] ?? 0) * perRequest : 0;
+  // Each turn may stop with every connection's request still in the service (debited, unanswered).
+  const inFlightAllowance = metered ? options.connections * perRequest * turns.length : 0;
+  const requests = turns.reduce((sum, turn) => sum + turn.result.requests.total, 0);
+  const seconds = turns.reduce((sum, turn) => sum + turn.result.duration, 0);
+  return {
+    scenario: scenario.name,
+    requestsPerSecond: result.rps,
+    debitsPerSecond: Math.round(debited / Math.max(seconds, 0.01)),
+    p50: result.p50,
+    p99: result.p99,
+    statuses: result.statuses,
+    debited,
+    expectedDebits,
+    inFlightAllowance,
+    accountingOk: debited >= expectedDebits && debited <= expectedDebits + inFlightAllowance,
+    cpu: cpuUse(turns, product ? requests : debited),
+    userServiceUs: product ? Math.round(prepared.userCpu / Math.max(requests, 1)) : undefined,
+  };
+}
+
+/**
+ * The scenarios of one group (the direct batches, or the gateway's), loaded in turns that
+ * alternate between them (`turns`, default 2): on a machine shared with other work, all see it
+ * at the same moments, as the usage scenarios and bare express do.
+ */
+async function runGroup(scenarios: readonly BatchScenario[], user: Target, options: UsageBenchOptions): Promise<BatchScenarioResult[]> {
+  const turns = options.turns ?? DEFAULT_BATCH_TURNS;
+  const prepared: Prepared[] = [];
+  try {
+    for (const scenario of scenarios) prepared.push(await prepare(scenario, user, options, options.seconds / turns));
+    for (let turn = 0; turn < turns; turn += 1) for (const each of prepared) await loadTurn(each, user);
+    const results: BatchScenarioResult[] = [];
+    for (const each of prepared) results.push(await finish(each, user, options));
+    return results;
+  } finally {
+    for (const each of prepared) await each.product?.stop();
+  }
 }
 
 /** The batch and gateway scenarios (all, or those `only` names) on a user service of their own. */
 export function runBatchBench(options: UsageBenchOptions): Promise<BatchScenarioResult[]> {
   return withBenchUserService(options, async (user) => {
-    const results: BatchScenarioResult[] = [];
-    for (const scenario of BATCH_SCENARIOS) {
-      if (options.only === undefined || options.only.includes(scenario.name)) results.push(await runBatchScenario(scenario, user, options));
-    }
-    return results;
+    const wanted = BATCH_SCENARIOS.filter((scenario) => options.only === undefined || options.only.includes(scenario.name));
+    const direct = await runGroup(
+      wanted.filter((scenario) => scenario.gateway === undefined),
+      user,
+      options,
+    );
+    return [
+      ...direct,
+      ...(await runGroup(
+        wanted.filter((scenario) => scenario.gateway !== undefined),
+        user,
+        options,
+      )),
+    ];
   });
 }
 
 /** The results as a Markdown table. */
 export function formatBatchReport(
   results: readonly BatchScenarioResult[],
-  options: Pick<UsageBenchOptions, 'seconds' | 'connections'>,
+  options: Pick<UsageBenchOptions, 'seconds' | 'connections' | 'turns'>,
 ): string {
   const rows = results.map(
     (row) =>
       `| ${row.scenario} | ${row.requestsPerSecond} | ${row.debitsPerSecond} | ${row.p50} | ${row.p99} | ${JSON.stringify(row.statuses)} | ${[row.cpu.service, row.userServiceUs ?? '–', row.cpu.postgres, row.cpu.rabbitmq, row.cpu.bench].map((value) => value ?? '?').join(' · ')} | ${row.cpu.machineCores ?? '?'} | ${row.accountingOk ? 'ok' : `FAILED (debited ${row.debited}, expected ${row.expectedDebits} + ≤${row.inFlightAllowance})`} |`,
   );
   return [
-    `Batch debits and the product gateway: ${options.seconds} s per scenario, ${options.connections} connections, batches of ${BATCH_SIZE}.`,
+    `Batch debits and the product gateway: ${options.seconds} s per scenario in ${options.turns ?? DEFAULT_BATCH_TURNS} turns alternating within each group (direct batches, gateway), ${options.connections} connections, batches of ${BATCH_SIZE}.`,
     '',
     '| scenario | requests/s | debits/s | p50 ms | p99 ms | statuses | CPU µs per debit (gateway: per call): service (gateway: product app) · user service behind the gateway · Postgres · RabbitMQ · load | busy cores | accounting |',
     '|---|---|---|---|---|---|---|---|---|',
