@@ -13,15 +13,7 @@ import type { ServiceProcess } from '@platform/testing';
 import { cpuUse, processCpuMicros, type CpuUse } from './process-cpu';
 import { productLoad, startProductApp } from './usage-gateway-load';
 import { combine, runTurn, type Turn } from './usage-load';
-import {
-  benchServiceJwt,
-  createAccounts,
-  lookupCredits,
-  withBenchUserService,
-  type Account,
-  type Target,
-  type UsageBenchOptions,
-} from './usage-service';
+import { benchServiceJwt, fundedAccounts, withBenchUserService, type Account, type Target, type UsageBenchOptions } from './usage-service';
 const BATCH_SIZE = 100;
 /** Turns each group's scenarios are loaded in, alternating, unless `turns` says otherwise. */
 export const DEFAULT_BATCH_TURNS = 2;
@@ -115,8 +107,8 @@ function batchLoad(user: Target, accounts: readonly Account[], options: UsageBen
 /** A scenario ready to be loaded in turns: its accounts and their credits before, its load, the process under it. */
 interface Prepared {
   scenario: BatchScenario;
-  accounts: Account[];
-  before: number;
+  /** Credits the scenario's pools lost since they were funded. */
+  debited: () => Promise<number>;
   product: ServiceProcess | undefined;
   load: autocannon.Options;
   pid: number | undefined;
@@ -126,11 +118,10 @@ interface Prepared {
 }
 
 async function prepare(scenario: BatchScenario, user: Target, options: UsageBenchOptions, seconds: number): Promise<Prepared> {
-  const accounts = await createAccounts(user.url, scenario.accounts);
-  const before = await lookupCredits(user.url, accounts);
+  const { accounts, debited } = await fundedAccounts(user.url, scenario.accounts);
   const product = scenario.gateway ? await startProductApp(user.url, scenario.gateway, options.cpuProfileDir) : undefined;
   const load = product ? productLoad(product.url, accounts, options, seconds) : batchLoad(user, accounts, options, seconds);
-  return { scenario, accounts, before, product, load, pid: product?.child.pid ?? user.pid, turns: [], userCpu: 0 };
+  return { scenario, debited, product, load, pid: product?.child.pid ?? user.pid, turns: [], userCpu: 0 };
 }
 
 async function loadTurn(prepared: Prepared, user: Target): Promise<void> {
@@ -140,10 +131,10 @@ async function loadTurn(prepared: Prepared, user: Target): Promise<void> {
   if (userBefore !== undefined && userAfter !== undefined) prepared.userCpu += userAfter - userBefore;
 }
 
-async function finish(prepared: Prepared, user: Target, options: UsageBenchOptions): Promise<BatchScenarioResult> {
+async function finish(prepared: Prepared, options: UsageBenchOptions): Promise<BatchScenarioResult> {
   const { scenario, turns, product } = prepared;
   const result = combine(turns);
-  const debited = prepared.before - (await lookupCredits(user.url, prepared.accounts));
+  const debited = await prepared.debited();
   const perRequest = product ? 1 : BATCH_SIZE;
   const metered = scenario.gateway !== 'unmetered';
   const expectedDebits = metered ? (result.statuses['200'] ?? 0) * perRequest : 0;
@@ -179,7 +170,7 @@ async function runGroup(scenarios: readonly BatchScenario[], user: Target, optio
     for (const scenario of scenarios) prepared.push(await prepare(scenario, user, options, options.seconds / turns));
     for (let turn = 0; turn < turns; turn += 1) for (const each of prepared) await loadTurn(each, user);
     const results: BatchScenarioResult[] = [];
-    for (const each of prepared) results.push(await finish(each, user, options));
+    for (const each of prepared) results.push(await finish(each, options));
     return results;
   } finally {
     for (const each of prepared) await each.product?.stop();

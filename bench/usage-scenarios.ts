@@ -17,8 +17,7 @@ import { combine, runTurn, type Throughput, type Turn } from './usage-load';
 import {
   ROOT,
   benchServiceJwt,
-  createAccounts,
-  lookupCredits,
+  fundedAccounts,
   withBenchUserService,
   type Account,
   type Target,
@@ -109,8 +108,7 @@ function bareLoad(url: string, options: UsageBenchOptions, seconds: number): aut
 async function runScenario(scenario: Scenario, user: Target, bareTarget: Target, options: UsageBenchOptions): Promise<UsageScenarioResult> {
   const userUrl = user.url;
   const count = scenario.accounts > 1 ? (options.accounts ?? scenario.accounts) : 1;
-  const accounts = await createAccounts(userUrl, count);
-  const before = await lookupCredits(userUrl, accounts);
+  const { accounts, debited: debitedSince } = await fundedAccounts(userUrl, count);
   const jwt = benchServiceJwt();
   const turns = options.turns ?? DEFAULT_TURNS;
   const seconds = options.seconds / turns;
@@ -147,9 +145,8 @@ async function runScenario(scenario: Scenario, user: Target, bareTarget: Target,
   }
   const bare = combine(bareTurns);
   const result = combine(usageTurns);
-  const after = await lookupCredits(userUrl, accounts);
   const granted = result.statuses['200'] ?? 0;
-  const debited = before - after;
+  const debited = await debitedSince();
   const expectedDebits = scenario.replay ? Math.min(granted, 1) : granted;
   // Each turn may stop with every connection's request still in the service (debited, unanswered).
   const inFlightAllowance = scenario.replay ? 0 : options.connections * turns;

@@ -70,7 +70,7 @@ export async function createAccount(userUrl: string, credits: number): Promise<A
   return (await res.json()) as Account;
 }
 
-export async function lookupCredits(userUrl: string, accounts: readonly Account[]): Promise<number> {
+async function lookupCredits(userUrl: string, accounts: readonly Account[]): Promise<number> {
   let total = 0;
   for (const account of accounts) {
     const res = await fetch(`${userUrl}/admin/v1/accounts/${account.id}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
@@ -81,13 +81,20 @@ export async function lookupCredits(userUrl: string, accounts: readonly Account[
 }
 
 /** `count` accounts of CREDITS each, created in groups: a thousand at once would measure the admin API's queue. */
-export async function createAccounts(userUrl: string, count: number): Promise<Account[]> {
+async function createAccounts(userUrl: string, count: number): Promise<Account[]> {
   const accounts: Account[] = [];
   while (accounts.length < count) {
     const group = Math.min(50, count - accounts.length);
     accounts.push(...(await Promise.all(Array.from({ length: group }, () => createAccount(userUrl, CREDITS)))));
   }
   return accounts;
+}
+
+/** `count` funded accounts (createAccounts), and the credits their pools lost since (lookupCredits). */
+export async function fundedAccounts(userUrl: string, count: number): Promise<{ accounts: Account[]; debited: () => Promise<number> }> {
+  const accounts = await createAccounts(userUrl, count);
+  const before = await lookupCredits(userUrl, accounts);
+  return { accounts, debited: async () => before - (await lookupCredits(userUrl, accounts)) };
 }
 
 export interface Target {

@@ -34,10 +34,10 @@ export interface SignServiceJwtOptions {
 // (createPrivateKey to sign, createPublicKey to verify), which fails after about 340 µs of
 // OpenSSL work, and only then makes a secret key of it. The KeyObject made once per secret skips
 // that: sign 354 → 9 µs, verify 343 → 7 µs (this 2-core machine, 6 Dec). It was most of a
-// product gateway's CPU per call (one JWT per request to the usage API, each verified by the user
-// service: docs/benchmarks.md, "Batch debits ... 6 Dec, 09:00"). A handful of secrets at most
-// (the current one and the one a rotation replaces); an empty secret stays a string, which
-// jsonwebtoken refuses.
+// product gateway's CPU per call: one JWT per request to the usage API, each verified by the user
+// service; one-at-a-time, 1,142 → 428–545 µs per call in the product app (docs/benchmarks.md,
+// "Batch debits profiled and changed, 6 Dec 2026"). A handful of secrets at most (the current one
+// and the one a rotation replaces); an empty secret stays a string, which jsonwebtoken refuses.
 const MAX_SECRET_KEYS = 8;
 const secretKeys = new Map<string, KeyObject>();
 function secretKey(secret: string): KeyObject | string {

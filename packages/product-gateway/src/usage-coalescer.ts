@@ -41,10 +41,11 @@ function itemsOf(text: string, count: number): Array<Record<string, unknown>> | 
  *
  * SPEED (group commit, as the user service's debit batcher): an idle gateway sends a lone call at
  * once instead of holding it for the window, and a busy one gathers the calls that arrive while
- * its batches are on their way, so a batch holds what one round trip's time brought. The window
- * alone (every batch held 2 ms) gave 1.09× the one-at-a-time gateway on this machine, with a p99
- * 7.4× the unmetered app's (docs/benchmarks.md, 6 Dec 06:21); with this policy and the JWT fix
- * see "Batch debits ... 6 Dec, 09:00" there.
+ * its batches are on their way, so a batch holds what one round trip's time brought. Measured
+ * (docs/benchmarks.md, "Batch debits profiled and changed, 6 Dec 2026"): at 8 connections,
+ * 1.14× the one-at-a-time gateway with p99 11.2 against 15.6 ms (the window alone, every batch
+ * held 2 ms: 1.09×, p99 46 against 94 ms, 06:21, a busier machine); at 50 connections 0.87–2.19×
+ * in single-turn runs on a saturated machine.
  *
  * Each call waits for its own item's result and gets exactly what the single route would have
  * answered it (a grant, or the same errors): a call is never served on credits it did not get. A

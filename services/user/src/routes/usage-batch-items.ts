@@ -65,8 +65,8 @@ async function productRule(product: ProductLookup, productId: number | undefined
  * repeats its customers' keys and its one product, so a key is checked (hashed, looked up) once
  * per batch and a product's rule decided once, and an item then costs no promise for either (the
  * rule's promises per item were 5 % of the batch route's allocations; batch-one-pool, one key
- * per batch, went from 18 to 12 µs of service CPU per debit: docs/benchmarks.md, "Batch debits
- * ... 6 Dec, 09:00").
+ * per batch, went from 18 to 9–13 µs of service CPU per debit: docs/benchmarks.md, "Batch debits
+ * profiled and changed, 6 Dec 2026").
  */
 function batchChecks(credentials: CredentialVerifier) {
   const payers = new Map<string | undefined, PayerCheck>();
