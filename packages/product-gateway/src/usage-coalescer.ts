@@ -44,8 +44,8 @@ function itemsOf(text: string, count: number): Array<Record<string, unknown>> | 
  * its batches are on their way, so a batch holds what one round trip's time brought. Measured
  * (docs/benchmarks.md, "Batch debits profiled and changed, 6 Dec 2026"): at 8 connections,
  * 1.14× the one-at-a-time gateway with p99 11.2 against 15.6 ms (the window alone, every batch
- * held 2 ms: 1.09×, p99 46 against 94 ms, 06:21, a busier machine); at 50 connections 0.87–2.19×
- * in single-turn runs on a saturated machine.
+ * held 2 ms: 1.09×, p99 46 against 94 ms, 06:21, a busier machine); at 50 connections, in
+ * alternating turns, 1.81× with p99 20.8 against 40.2 ms and less than half the CPU per call.
  *
  * Each call waits for its own item's result and gets exactly what the single route would have
  * answered it (a grant, or the same errors): a call is never served on credits it did not get. A
