@@ -19,10 +19,10 @@
  * weighs on the rows alike. The CPU each request costs the serving process is shown too.
  *   BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_REDIS_KEY_PREFIX (default bench:)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { measure, rssMiB, start } from './bench-processes';
 import { startOtlpSink, type OtlpSink } from './otlp-sink';
 import { formatUsageReport } from './usage-report';
 import { runUsageBench } from './usage-scenarios';
@@ -56,62 +56,6 @@ const option = (name: string): string | undefined => {
 const ONLY = option('only')?.split(',');
 const CPU_PROFILE_DIR = option('cpu-prof');
 const TRACING = process.argv.includes('--tracing');
-
-function start(
-  script: string,
-  env: NodeJS.ProcessEnv,
-  ready: RegExp,
-  nodeArgs: readonly string[] = [],
-): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [...nodeArgs, '--conditions=development', '--import', 'tsx', script], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (ready.test(output)) {
-        clearInterval(timer);
-        resolve({ child, output: () => output });
-      } else if (child.exitCode !== null) {
-        clearInterval(timer);
-        reject(new Error(`${script} exited:\n${output}`));
-      }
-    }, 50);
-  });
-}
-
-/** utime + stime of a process, in µs (Linux /proc; clock ticks of 10 ms). */
-function cpuMicros(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
-
-function rssMiB(pid: number | undefined): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-}
-
-/** One scenario under load; `status`: what every answer must be (default: any 2xx); `pid`: the process serving it. */
-async function measure(scenario: string, options: autocannon.Options, status?: number, pid?: number): Promise<Row> {
-  const cpuBefore = cpuMicros(pid);
-  const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
-  const cpuAfter = cpuMicros(pid);
-  const counted =
-    status === undefined ? undefined : (result.statusCodeStats as Record<string, { count: number } | undefined>)[String(status)];
-  return {
-    scenario,
-    rps: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    unexpected: status === undefined ? result.non2xx : result.requests.total - (counted?.count ?? 0),
-    cpuUs: cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / Math.max(1, result.requests.total),
-  };
-}
 
 async function main(): Promise<void> {
   const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -214,7 +158,7 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const job of jobs) {
         if (round === 0 && WARMUP > 0) await autocannon({ connections: CONNECTIONS, duration: WARMUP, ...job.options });
-        const row = await measure(job.name, job.options, job.status, job.pid);
+        const row = await measure(job.name, job.options, { connections: CONNECTIONS, duration: SECONDS }, job.status, job.pid);
         measured.push(row);
         // Progress, and each round's own figures (the table shows medians).
         process.stderr.write(

@@ -8,26 +8,15 @@
  * give or take those in flight when the load stopped.
  */
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import type autocannon from 'autocannon';
-import { signServiceJwt } from '@platform/credentials';
-import { freePort, startServiceProcess } from '@platform/testing';
-import { cpuUse, type CpuUse } from './process-cpu';
-import {
-  CREDITS,
-  SERVICE_JWT_SECRET,
-  combine,
-  createAccount,
-  lookupCredits,
-  runTurn,
-  withBenchUserService,
-  type Account,
-  type Target,
-  type UsageBenchOptions,
-} from './usage-scenarios';
-
-const ROOT = path.resolve(__dirname, '..');
+import type { ServiceProcess } from '@platform/testing';
+import { cpuUse, processCpuMicros, type CpuUse } from './process-cpu';
+import { productLoad, startProductApp } from './usage-gateway-load';
+import { combine, runTurn, type Turn } from './usage-load';
+import { benchServiceJwt, fundedAccounts, withBenchUserService, type Account, type Target, type UsageBenchOptions } from './usage-service';
 const BATCH_SIZE = 100;
+/** Turns each group's scenarios are loaded in, alternating, unless `turns` says otherwise. */
+export const DEFAULT_BATCH_TURNS = 2;
 
 export interface BatchScenarioResult {
   scenario: string;
@@ -47,6 +36,8 @@ export interface BatchScenarioResult {
    * user service; for the gateway, the product app), Postgres, RabbitMQ, the load generator.
    */
   cpu: CpuUse;
+  /** Gateway scenarios: the user service's CPU per product call (µs). */
+  userServiceUs?: number | undefined;
 }
 
 interface BatchScenario {
@@ -65,26 +56,47 @@ export const BATCH_SCENARIOS: readonly BatchScenario[] = [
   { name: 'gateway-unmetered', accounts: 100, gateway: 'unmetered' },
 ];
 
-function batchLoad(user: Target, accounts: readonly Account[], options: UsageBenchOptions): autocannon.Options {
-  const jwt = signServiceJwt({ issuer: 'bench', audience: 'user', secret: SERVICE_JWT_SECRET, ttlSeconds: 300 });
+/**
+ * Batch bodies as text, each item's requestId unique (this run's prefix and a counter). Built
+ * before the load, for up to PREBUILT_DEBITS_PER_SECOND over the load's seconds, so that the load
+ * generator, which shares the two cores with the service and Postgres, only picks the next one
+ * (beyond them it builds on the fly).
+ */
+function batchBodies(accounts: readonly Account[]): () => string {
+  const run = randomUUID();
   let next = 0;
-  const item = () => ({
-    credential: (accounts[(next += 1) % accounts.length] as Account).apiKey,
-    productId: 1,
-    units: 1,
-    requestId: randomUUID(),
-  });
+  return () => {
+    let items = '';
+    for (let index = 0; index < BATCH_SIZE; index += 1) {
+      const { apiKey } = accounts[next % accounts.length] as Account;
+      items += `${index === 0 ? '' : ','}{"credential":${JSON.stringify(apiKey)},"productId":1,"units":1,"requestId":"${run}-${next}"}`;
+      next += 1;
+    }
+    return `{"items":[${items}]}`;
+  };
+}
+
+/** Debits per second the pre-built batch bodies last for (above the target of 50,000). */
+const PREBUILT_DEBITS_PER_SECOND = 60_000;
+
+function batchLoad(user: Target, accounts: readonly Account[], options: UsageBenchOptions, seconds: number): autocannon.Options {
+  const jwt = benchServiceJwt();
+  const build = batchBodies(accounts);
+  const bodies = Array.from({ length: Math.ceil((options.seconds * PREBUILT_DEBITS_PER_SECOND) / BATCH_SIZE) }, build);
+  let sent = 0;
   return {
     url: user.url,
     connections: options.connections,
-    duration: options.seconds,
+    duration: seconds,
     requests: [
       {
         method: 'POST',
         path: '/internal/v1/usage/batch',
         headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
         setupRequest: (request) => {
-          request.body = JSON.stringify({ items: Array.from({ length: BATCH_SIZE }, item) });
+          request.body = bodies[sent] ?? build();
+          bodies[sent] = '';
+          sent += 1;
           return request;
         },
       },
@@ -92,95 +104,112 @@ function batchLoad(user: Target, accounts: readonly Account[], options: UsageBen
   };
 }
 
-function productLoad(url: string, accounts: readonly Account[], options: UsageBenchOptions): autocannon.Options {
-  let next = 0;
+/** A scenario ready to be loaded in turns: its accounts and their credits before, its load, the process under it. */
+interface Prepared {
+  scenario: BatchScenario;
+  /** Credits the scenario's pools lost since they were funded. */
+  debited: () => Promise<number>;
+  product: ServiceProcess | undefined;
+  load: autocannon.Options;
+  pid: number | undefined;
+  turns: Turn[];
+  /** Behind the gateway the user service is not the process under load: its CPU is read beside it (µs over the turns). */
+  userCpu: number;
+}
+
+async function prepare(scenario: BatchScenario, user: Target, options: UsageBenchOptions, seconds: number): Promise<Prepared> {
+  const { accounts, debited } = await fundedAccounts(user.url, scenario.accounts);
+  const product = scenario.gateway ? await startProductApp(user.url, scenario.gateway, options.cpuProfileDir) : undefined;
+  const load = product ? productLoad(product.url, accounts, options, seconds) : batchLoad(user, accounts, options, seconds);
+  return { scenario, debited, product, load, pid: product?.child.pid ?? user.pid, turns: [], userCpu: 0 };
+}
+
+async function loadTurn(prepared: Prepared, user: Target): Promise<void> {
+  const userBefore = prepared.product && user.pid !== undefined ? processCpuMicros(user.pid) : undefined;
+  prepared.turns.push(await runTurn(prepared.load, prepared.pid));
+  const userAfter = prepared.product && user.pid !== undefined ? processCpuMicros(user.pid) : undefined;
+  if (userBefore !== undefined && userAfter !== undefined) prepared.userCpu += userAfter - userBefore;
+}
+
+async function finish(prepared: Prepared, options: UsageBenchOptions): Promise<BatchScenarioResult> {
+  const { scenario, turns, product } = prepared;
+  const result = combine(turns);
+  const debited = await prepared.debited();
+  const perRequest = product ? 1 : BATCH_SIZE;
+  const metered = scenario.gateway !== 'unmetered';
+  const expectedDebits = metered ? (result.statuses['200'] ?? 0) * perRequest : 0;
+  // Each turn may stop with every connection's request still in the service (debited, unanswered).
+  const inFlightAllowance = metered ? options.connections * perRequest * turns.length : 0;
+  const requests = turns.reduce((sum, turn) => sum + turn.result.requests.total, 0);
+  const seconds = turns.reduce((sum, turn) => sum + turn.result.duration, 0);
   return {
-    url,
-    connections: options.connections,
-    duration: options.seconds,
-    requests: [
-      {
-        method: 'GET',
-        setupRequest: (request) => {
-          const apiKey = (accounts[(next += 1) % accounts.length] as Account).apiKey;
-          request.path = `/whois?domainName=example.com&apiKey=${apiKey}`;
-          return request;
-        },
-      },
-    ],
+    scenario: scenario.name,
+    requestsPerSecond: result.rps,
+    debitsPerSecond: Math.round(debited / Math.max(seconds, 0.01)),
+    p50: result.p50,
+    p99: result.p99,
+    statuses: result.statuses,
+    debited,
+    expectedDebits,
+    inFlightAllowance,
+    accountingOk: debited >= expectedDebits && debited <= expectedDebits + inFlightAllowance,
+    cpu: cpuUse(turns, product ? requests : debited),
+    userServiceUs: product ? Math.round(prepared.userCpu / Math.max(requests, 1)) : undefined,
   };
 }
 
-async function runBatchScenario(scenario: BatchScenario, user: Target, options: UsageBenchOptions): Promise<BatchScenarioResult> {
-  const accounts: Account[] = [];
-  // In groups: a thousand account creations at once would measure the admin API's queue.
-  while (accounts.length < scenario.accounts) {
-    const group = Math.min(50, scenario.accounts - accounts.length);
-    accounts.push(...(await Promise.all(Array.from({ length: group }, () => createAccount(user.url, CREDITS)))));
-  }
-  const before = await lookupCredits(user.url, accounts);
-  const product = scenario.gateway ? await startProductApp(user.url, scenario.gateway) : undefined;
+/**
+ * The scenarios of one group (the direct batches, or the gateway's), loaded in turns that
+ * alternate between them (`turns`, default 2): on a machine shared with other work, all see it
+ * at the same moments, as the usage scenarios and bare express do.
+ */
+async function runGroup(scenarios: readonly BatchScenario[], user: Target, options: UsageBenchOptions): Promise<BatchScenarioResult[]> {
+  const turns = options.turns ?? DEFAULT_BATCH_TURNS;
+  const prepared: Prepared[] = [];
   try {
-    const load = product ? productLoad(product.url, accounts, options) : batchLoad(user, accounts, options);
-    const turn = await runTurn(load, product?.child.pid ?? user.pid);
-    const result = combine([turn]);
-    const debited = before - (await lookupCredits(user.url, accounts));
-    const perRequest = product ? 1 : BATCH_SIZE;
-    const metered = scenario.gateway !== 'unmetered';
-    const expectedDebits = metered ? (result.statuses['200'] ?? 0) * perRequest : 0;
-    const inFlightAllowance = metered ? options.connections * perRequest : 0;
-    return {
-      scenario: scenario.name,
-      requestsPerSecond: result.rps,
-      debitsPerSecond: Math.round(debited / Math.max(turn.result.duration, 0.01)),
-      p50: result.p50,
-      p99: result.p99,
-      statuses: result.statuses,
-      debited,
-      expectedDebits,
-      inFlightAllowance,
-      accountingOk: debited >= expectedDebits && debited <= expectedDebits + inFlightAllowance,
-      cpu: cpuUse([turn], product ? turn.result.requests.total : debited),
-    };
+    for (const scenario of scenarios) prepared.push(await prepare(scenario, user, options, options.seconds / turns));
+    for (let turn = 0; turn < turns; turn += 1) for (const each of prepared) await loadTurn(each, user);
+    const results: BatchScenarioResult[] = [];
+    for (const each of prepared) results.push(await finish(each, options));
+    return results;
   } finally {
-    await product?.stop();
+    for (const each of prepared) await each.product?.stop();
   }
-}
-
-async function startProductApp(userUrl: string, mode: string) {
-  const port = await freePort();
-  return startServiceProcess({
-    script: 'bench/product-app.ts',
-    cwd: ROOT,
-    port,
-    env: { PATH: process.env.PATH, PORT: String(port), USER_URL: userUrl, SERVICE_JWT_SECRET, MODE: mode },
-  });
 }
 
 /** The batch and gateway scenarios (all, or those `only` names) on a user service of their own. */
 export function runBatchBench(options: UsageBenchOptions): Promise<BatchScenarioResult[]> {
   return withBenchUserService(options, async (user) => {
-    const results: BatchScenarioResult[] = [];
-    for (const scenario of BATCH_SCENARIOS) {
-      if (options.only === undefined || options.only.includes(scenario.name)) results.push(await runBatchScenario(scenario, user, options));
-    }
-    return results;
+    const wanted = BATCH_SCENARIOS.filter((scenario) => options.only === undefined || options.only.includes(scenario.name));
+    const direct = await runGroup(
+      wanted.filter((scenario) => scenario.gateway === undefined),
+      user,
+      options,
+    );
+    return [
+      ...direct,
+      ...(await runGroup(
+        wanted.filter((scenario) => scenario.gateway !== undefined),
+        user,
+        options,
+      )),
+    ];
   });
 }
 
 /** The results as a Markdown table. */
 export function formatBatchReport(
   results: readonly BatchScenarioResult[],
-  options: Pick<UsageBenchOptions, 'seconds' | 'connections'>,
+  options: Pick<UsageBenchOptions, 'seconds' | 'connections' | 'turns'>,
 ): string {
   const rows = results.map(
     (row) =>
-      `| ${row.scenario} | ${row.requestsPerSecond} | ${row.debitsPerSecond} | ${row.p50} | ${row.p99} | ${JSON.stringify(row.statuses)} | ${[row.cpu.service, row.cpu.postgres, row.cpu.rabbitmq, row.cpu.bench].map((value) => value ?? '?').join(' · ')} | ${row.cpu.machineCores ?? '?'} | ${row.accountingOk ? 'ok' : `FAILED (debited ${row.debited}, expected ${row.expectedDebits} + ≤${row.inFlightAllowance})`} |`,
+      `| ${row.scenario} | ${row.requestsPerSecond} | ${row.debitsPerSecond} | ${row.p50} | ${row.p99} | ${JSON.stringify(row.statuses)} | ${[row.cpu.service, row.userServiceUs ?? '–', row.cpu.postgres, row.cpu.rabbitmq, row.cpu.bench].map((value) => value ?? '?').join(' · ')} | ${row.cpu.machineCores ?? '?'} | ${row.accountingOk ? 'ok' : `FAILED (debited ${row.debited}, expected ${row.expectedDebits} + ≤${row.inFlightAllowance})`} |`,
   );
   return [
-    `Batch debits and the product gateway: ${options.seconds} s per scenario, ${options.connections} connections, batches of ${BATCH_SIZE}.`,
+    `Batch debits and the product gateway: ${options.seconds} s per scenario in ${options.turns ?? DEFAULT_BATCH_TURNS} turns alternating within each group (direct batches, gateway), ${options.connections} connections, batches of ${BATCH_SIZE}.`,
     '',
-    '| scenario | requests/s | debits/s | p50 ms | p99 ms | statuses | CPU µs per debit (per call: gateway): service · Postgres · RabbitMQ · load | busy cores | accounting |',
+    '| scenario | requests/s | debits/s | p50 ms | p99 ms | statuses | CPU µs per debit (gateway: per call): service (gateway: product app) · user service behind the gateway · Postgres · RabbitMQ · load | busy cores | accounting |',
     '|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',

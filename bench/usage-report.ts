@@ -1,4 +1,5 @@
-import { DEFAULT_TURNS, type UsageBenchOptions, type UsageBenchReport } from './usage-scenarios';
+import { DEFAULT_TURNS, type UsageBenchReport } from './usage-scenarios';
+import type { UsageBenchOptions } from './usage-service';
 
 /** The report as a Markdown table (docs/benchmarks.md shows them). */
 export function formatUsageReport(

@@ -2,12 +2,13 @@
  * `pnpm bench:usage`: only the usage API scenarios (bench/usage-scenarios.ts); `pnpm bench` runs them too.
  *   pnpm bench:usage [--seconds 10] [--turns 4] [--connections 50] [--cpu-prof <dir>] [--only usage-one-pool,usage-replay]
  *                    [--user-env USAGE_BATCH_LANES=4,USAGE_BATCH_MAX_WAIT_MS=1] [--queue classic|quorum]
- *   pnpm bench:usage --batch [--seconds 5] [--connections 8] [--only batch-100-accounts,gateway-coalesced]: the batch
- *                    route and the product gateway (bench/usage-batch-scenarios.ts) instead.
+ *   pnpm bench:usage --batch [--seconds 5] [--turns 2] [--connections 8] [--only batch-100-accounts,gateway-coalesced]: the
+ *                    batch route and the product gateway (bench/usage-batch-scenarios.ts) instead, each group's scenarios
+ *                    in turns that alternate between them.
  * BENCH_DATABASE_URL / BENCH_AMQP_URL / BENCH_REDIS_URL name the servers; BENCH_SERVER_PIDS
  * (`postgres=<postmaster pid>,rabbitmq=<beam.smp pid>`) counts only their CPU (docs/benchmarks.md).
  */
-import { formatBatchReport, runBatchBench } from './usage-batch-scenarios';
+import { DEFAULT_BATCH_TURNS, formatBatchReport, runBatchBench } from './usage-batch-scenarios';
 import { formatUsageReport } from './usage-report';
 import { runUsageBench } from './usage-scenarios';
 
@@ -19,7 +20,8 @@ const option = (name: string): string | undefined => {
 async function main(): Promise<void> {
   const seconds = Number(option('seconds') ?? 10);
   const connections = Number(option('connections') ?? 50);
-  const turns = Number(option('turns') ?? 4);
+  const batch = process.argv.includes('--batch');
+  const turns = Number(option('turns') ?? (batch ? DEFAULT_BATCH_TURNS : 4));
   if (!Number.isInteger(turns) || turns < 1) throw new Error('--turns: a whole number of at least 1');
   const only = option('only')?.split(',');
   const cpuProfileDir = option('cpu-prof');
@@ -44,7 +46,7 @@ async function main(): Promise<void> {
     userEnv,
     queueType,
   } as const;
-  if (process.argv.includes('--batch')) {
+  if (batch) {
     const results = await runBatchBench(options);
     process.stdout.write(`\n${formatBatchReport(results, options)}`);
     if (results.some((row) => !row.accountingOk)) process.exitCode = 1;

@@ -93,8 +93,9 @@ describe('§4.2 a product of the domain-registration-lookup family', () => {
     expect(await lookupPool(apiKey)).toEqual({ data: [balanceItem(1, 0)] });
   });
 
-  it('when concurrent calls outnumber the pool’s credits, then they go as batches of maxItems and exactly the credits are served, each call on its own debit', async () => {
-    // A window no test outlasts: a batch goes only when it is full, so 30 calls make exactly 3.
+  it('when concurrent calls outnumber the pool’s credits, then they go as batches of at most maxItems and exactly the credits are served, each call on its own debit', async () => {
+    // A window no test outlasts: a batch goes when it is full, or when no batch of the gateway is
+    // in flight (the first call finds none); 30 calls make at least 3, never one per call.
     const coalescing = await startProduct({ windowMs: 600_000, maxItems: 10 });
     const apiKey = await freshKey({ 1: 20 });
     const requests = async (route: string): Promise<number> => {
@@ -107,9 +108,11 @@ describe('§4.2 a product of the domain-registration-lookup family', () => {
     );
     expect(countStatuses(replies, { served: 200, refused: 403 })).toEqual({ served: 20, refused: 10 });
     expect(await lookupPool(apiKey)).toEqual({ data: [balanceItem(1, 0)] });
-    expect({ single: await requests('/internal/v1/usage'), batches: await requests('/internal/v1/usage/batch') }).toEqual({
+    const batches = (await requests('/internal/v1/usage/batch')) - batchesBefore;
+    expect({ single: await requests('/internal/v1/usage'), batchesAtLeast3: batches >= 3, fewerThanCalls: batches < 30 }).toEqual({
       single: singleBefore,
-      batches: batchesBefore + 3,
+      batchesAtLeast3: true,
+      fewerThanCalls: true,
     });
   });
 });

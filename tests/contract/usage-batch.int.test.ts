@@ -56,6 +56,24 @@ describe('§7.1 POST /internal/v1/usage/batch', () => {
     expect(await pool1(account.apiKey)).toBe(4);
   });
 
+  it('when items share a credential and a product, then each still gets its own answer, with every problem of its body together', async () => {
+    const account = await platform.account({ 1: 10 });
+    const reply = await batch([
+      { credential: account.apiKey, productId: 999_999, units: 0, requestId: requestId() },
+      { credential: account.apiKey, productId: 1, units: 1, requestId: requestId() },
+      { credential: account.apiKey, productId: 999_999, units: 1, requestId: requestId() },
+      { credential: account.apiKey, productId: 1, units: 2, requestId: requestId() },
+    ]);
+    expectBody(reply, 200, {
+      items: [
+        { status: 422, messages: { units: ['The selected units is invalid.'], productId: ['The selected product id is invalid.'] } },
+        { status: 200, accountId: account.id, productId: 1, credits: 9 },
+        { status: 422, messages: { productId: ['The selected product id is invalid.'] } },
+        { status: 200, accountId: account.id, productId: 1, credits: 7 },
+      ],
+    });
+  });
+
   it('when items on one pool follow each other, then they apply in order: a later smaller debit is granted after a refused one', async () => {
     const account = await platform.account({ 1: 5 });
     const items = [3, 3, 2, 1].map((units) => ({ credential: account.apiKey, productId: 1, units, requestId: requestId() }));

@@ -54,6 +54,20 @@ describe('service JWTs', () => {
     expect(refused(() => verifyServiceJwt(token, { audience: 'user', secret, now }))).toBe(true);
   });
 
+  // The secrets are kept as key objects (MAX_SECRET_KEYS): each JWT still verifies with its own only.
+  test('when JWTs are signed with many secrets in turn, then each verifies with its own secret only; an empty secret signs nothing', () => {
+    const secrets = Array.from({ length: 12 }, (_, index) => `${index}`.padEnd(40, 'k'));
+    const tokens = secrets.map((key) => signServiceJwt({ issuer: 'a', audience: 'user', secret: key, ttlSeconds: 60 }));
+    tokens.forEach((token, index) => {
+      expect(verifyServiceJwt(token, { audience: 'user', secret: secrets[index] as string }).iss).toBe('a');
+      expect(refused(() => verifyServiceJwt(token, { audience: 'user', secret: secrets[(index + 1) % secrets.length] as string }))).toBe(
+        true,
+      );
+    });
+    expect(() => signServiceJwt({ issuer: 'a', audience: 'user', secret: '', ttlSeconds: 60 })).toThrow();
+    expect(refused(() => verifyServiceJwt(tokens[0] as string, { audience: 'user', secret: '' }))).toBe(true);
+  });
+
   test('when the expiry is exactly five minutes ahead, then it is accepted', () => {
     const token = sign({ iss: 'a', aud: 'user', exp: nowSeconds + 300 });
     expect(verifyServiceJwt(token, { audience: 'user', secret, now }).iss).toBe('a');

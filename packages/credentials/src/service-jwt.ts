@@ -7,25 +7,6 @@ export const SERVICE_JWT_MAX_TTL_SECONDS = 300;
 // Tolerated clock difference between the signing and the verifying host.
 const CLOCK_SKEW_SECONDS = 5;
 
-/**
- * The secret as a KeyObject, made once per secret. Given a string, jsonwebtoken 9 first tries it
- * as a PEM key (`createPrivateKey` to sign, `createPublicKey` to verify) and builds the thrown
- * error before it takes it as a secret: about 450 µs of CPU per sign and per verify on Node 20,
- * against 7–8 µs with a KeyObject (issue 45: a fresh JWT per usage request paid both).
- */
-const keys = new Map<string, KeyObject>();
-// A process holds a secret or two (SERVICE_JWT_SECRET, its _PREVIOUS); tests make more.
-const MAX_KEYS = 16;
-function keyOf(secret: string): KeyObject {
-  let key = keys.get(secret);
-  if (key === undefined) {
-    if (keys.size >= MAX_KEYS) keys.clear();
-    key = createSecretKey(Buffer.from(secret, 'utf8'));
-    keys.set(secret, key);
-  }
-  return key;
-}
-
 /** Verified claims of a service-to-service JWT. */
 export interface ServiceJwtClaims {
   /** The calling service (for the logs; any non-empty value is accepted). */
@@ -49,13 +30,34 @@ export interface SignServiceJwtOptions {
   jti?: string;
 }
 
+// SPEED: jsonwebtoken, given the secret as a string, first tries to read it as a PEM key
+// (createPrivateKey to sign, createPublicKey to verify), which fails after about 340 µs of
+// OpenSSL work, and only then makes a secret key of it. The KeyObject made once per secret skips
+// that: sign 354 → 9 µs, verify 343 → 7 µs (this 2-core machine, 6 Dec). It was most of a
+// product gateway's CPU per call: one JWT per request to the usage API, each verified by the user
+// service; one-at-a-time, 1,142 → 428–545 µs per call in the product app (docs/benchmarks.md,
+// "Batch debits profiled and changed, 6 Dec 2026"). A handful of secrets at most (the current one
+// and the one a rotation replaces); an empty secret stays a string, which jsonwebtoken refuses.
+const MAX_SECRET_KEYS = 8;
+const secretKeys = new Map<string, KeyObject>();
+function secretKey(secret: string): KeyObject | string {
+  if (secret === '') return secret;
+  let key = secretKeys.get(secret);
+  if (key === undefined) {
+    if (secretKeys.size >= MAX_SECRET_KEYS) secretKeys.clear();
+    key = createSecretKey(Buffer.from(secret, 'utf8'));
+    secretKeys.set(secret, key);
+  }
+  return key;
+}
+
 /** Signs a short-lived HS256 service JWT for `Authorization: Bearer`. */
 export function signServiceJwt(options: SignServiceJwtOptions): string {
   if (!Number.isInteger(options.ttlSeconds) || options.ttlSeconds < 1 || options.ttlSeconds > SERVICE_JWT_MAX_TTL_SECONDS) {
     throw new RangeError(`service JWT lifetime must be 1-${SERVICE_JWT_MAX_TTL_SECONDS} seconds`);
   }
   if (options.issuer === '') throw new RangeError('service JWT issuer must not be empty');
-  return jwt.sign({}, keyOf(options.secret), {
+  return jwt.sign({}, secretKey(options.secret), {
     algorithm: 'HS256',
     issuer: options.issuer,
     audience: options.audience,
@@ -83,7 +85,7 @@ export function verifyServiceJwt(token: string, options: VerifyServiceJwtOptions
   const nowSeconds = Math.floor((options.now ?? Date.now)() / 1000);
   let payload: unknown;
   try {
-    payload = jwt.verify(token, keyOf(options.secret), {
+    payload = jwt.verify(token, secretKey(options.secret), {
       algorithms: ['HS256'],
       audience: options.audience,
       clockTimestamp: nowSeconds,

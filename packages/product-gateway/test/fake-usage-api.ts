@@ -26,6 +26,8 @@ export interface FakeUsageApi {
   connections(): number;
   /** The next `count` requests answer `status` (e.g. 503) before doing anything. */
   failNext(count: number, status: number): void;
+  /** Batches received from now on wait to be answered until `release`; `arrived` resolves with the first. */
+  holdBatches(): { arrived: Promise<void>; release(): void };
   close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export async function startFakeUsageApi(secret: string): Promise<FakeUsageApi> {
   const calls: FakeUsageApi['calls'] = [];
   const batches: number[] = [];
   let failures: { count: number; status: number } = { count: 0, status: 503 };
+  let held: { arrived(): void; released: Promise<void> } | undefined;
   const poolKey = (accountId: number, productId: number): string => `${accountId}:${POOL_OF[productId] ?? productId}`;
 
   /** One debit as the single route decides it: its status and body. */
@@ -96,8 +99,12 @@ export async function startFakeUsageApi(secret: string): Promise<FakeUsageApi> {
     res.status(status).json(answer);
   });
   // CONTRACT §7.1: each item as one debit; a refusal as its status and messages.
-  app.post('/internal/v1/usage/batch', (req, res) => {
+  app.post('/internal/v1/usage/batch', async (req, res) => {
     const items = ((req.body ?? {}) as { items?: Array<Record<string, unknown>> }).items ?? [];
+    if (held) {
+      held.arrived();
+      await held.released;
+    }
     if (refused(req, res, items)) return;
     res.json({
       items: items.map((item) => {
@@ -122,6 +129,19 @@ export async function startFakeUsageApi(secret: string): Promise<FakeUsageApi> {
     connections: () => connections,
     failNext(count, status) {
       failures = { count, status };
+    },
+    holdBatches() {
+      let arrived = (): void => undefined;
+      let release = (): void => undefined;
+      const first = new Promise<void>((resolve) => (arrived = resolve));
+      held = { arrived, released: new Promise<void>((resolve) => (release = resolve)) };
+      return {
+        arrived: first,
+        release() {
+          held = undefined;
+          release();
+        },
+      };
     },
     close: () =>
       new Promise<void>((resolve) => {

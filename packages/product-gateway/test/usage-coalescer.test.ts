@@ -50,6 +50,23 @@ describe('coalescing usage client (CONTRACT §7.1)', () => {
     expect(grants.map((grant) => grant.credits).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
+  // The window bounds a batch's wait; it does not add one: an idle gateway sends at once, a busy
+  // one sends what gathered as soon as its batch in flight answers (a window of a minute would
+  // otherwise outlast the test).
+  it('when a call finds no batch in flight, then it goes at once; calls that arrive meanwhile go together as soon as it answers', async () => {
+    const client = aClient({ windowMs: 60_000 });
+    const credential = anAccount(10);
+    const before = usage.batches.length;
+    const held = usage.holdBatches();
+    const first = debit(client, credential);
+    await held.arrived;
+    const rest = Array.from({ length: 3 }, () => debit(client, credential));
+    held.release();
+    const grants = await Promise.all([first, ...rest]);
+    expect(usage.batches.slice(before)).toEqual([1, 3]);
+    expect(grants.map((grant) => grant.credits)).toEqual([9, 8, 7, 6]);
+  });
+
   it('when more calls arrive than maxItems, then a batch goes as soon as it is full', async () => {
     const client = aClient({ windowMs: 50, maxItems: 4 });
     const credential = anAccount(10);

@@ -1,4 +1,4 @@
-import { createRecentAnswers } from './speed';
+import { createRecentAnswers, keptDigests } from './speed';
 
 const answer = (credits: number) => ({ digest: 'd', accountId: 1, productId: 1, credits });
 
@@ -35,5 +35,26 @@ describe('recent answers', () => {
     answers.set('a', answer(1));
     answers.set('a', answer(2));
     expect(answers.get('a')).toEqual(answer(1));
+  });
+});
+
+describe('kept digests', () => {
+  it('when a triple comes again, then its digest is the one computed the first time; every other triple gets its own', () => {
+    const computed: string[] = [];
+    const digest = keptDigests(2, (secretHash, productId, units) => {
+      computed.push(`${secretHash}|${productId}|${units}`);
+      return `${secretHash}|${productId}|${units}`;
+    });
+    expect([digest('k', 1, 1), digest('k', 1, 1), digest('k', 1, 2), digest('k', 2, 1), digest('j', 1, 1)]).toEqual([
+      'k|1|1',
+      'k|1|1',
+      'k|1|2',
+      'k|2|1',
+      'j|1|1',
+    ]);
+    expect(computed).toEqual(['k|1|1', 'k|1|2', 'k|2|1', 'j|1|1']);
+    // Two kept at most: the oldest went, and is computed again.
+    expect(digest('k', 1, 1)).toBe('k|1|1');
+    expect(computed).toHaveLength(5);
   });
 });

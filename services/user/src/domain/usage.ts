@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { AppError, invalidMessage, invalidParams } from '@platform/wire';
 import type { Product } from './catalogue';
-import type { RecentAnswers } from '../speed';
+import { keptDigests, type RecentAnswers } from '../speed';
 import type { DebitBatcher } from './usage-batcher';
 import type { StoredAnswer } from './usage-reads';
 
@@ -38,9 +38,15 @@ export async function usageProduct(products: ProductLookup, productId: number | 
   return product;
 }
 
+/** Triples whose digest is kept (speed.ts keptDigests): about 200 bytes each. */
+const KEPT_DIGESTS = 10_000;
+const digestOfTriple = keptDigests(KEPT_DIGESTS, (secretHash, productId, units) =>
+  hash('sha256', JSON.stringify([secretHash, productId, units]), 'hex'),
+);
+
 /** Same credential, product and units: a replay. Anything else under the same requestId is a conflict. */
 function digestOf(payer: UsagePayer, request: UsageRequest): string {
-  return hash('sha256', JSON.stringify([payer.secretHash, request.product.id, request.units]), 'hex');
+  return digestOfTriple(payer.secretHash, request.product.id, request.units);
 }
 
 /** The answer to a usage request: the debit was granted (and is committed), or the pool could not pay. */
