@@ -18,7 +18,9 @@ import { kernelStateOf, levelOf, RequestState, watchRoutes } from './request-sta
 import { watchFinishedResponses } from './finished-responses';
 import { respond } from './respond';
 import { routeEdge } from './route-edge';
-import { mountOperations, type MetricsPlacement } from './operations-endpoints';
+import { mountOperations, type MetricsListener, type MetricsPlacement } from './operations-endpoints';
+
+export type { MetricsListener } from './operations-endpoints';
 
 export { formatOf, locals, logLevelEnabled, type RequestLocals } from './request-state';
 
@@ -54,12 +56,6 @@ export interface HttpAppOptions {
   envelope?: Envelope;
   /** Paths whose JSON bodies may exceed the common 16 KiB (path → limit, `'1mb'`): only where the contract says so. */
   largeJsonBodies?: Readonly<Record<string, string>>;
-}
-
-/** METRICS_PORT's listener: the port and the app that serves `/metrics` alone (runtime's `serve({metrics})`). */
-export interface MetricsListener {
-  port: number;
-  app: Express;
 }
 
 export interface HttpApp {

@@ -11,6 +11,12 @@ import { routeEdge } from './route-edge';
  * `apart`, not at all (404: METRICS_PORT serves it); `only`, and nothing else (the METRICS_PORT
  * listener, so that a NetworkPolicy admitting monitoring to it admits it to nothing more).
  */
+/** METRICS_PORT's listener: the port and the app that serves `/metrics` alone (runtime's `serve({metrics})`). */
+export interface MetricsListener {
+  port: number;
+  app: Express;
+}
+
 export type MetricsPlacement = 'here' | 'apart' | 'only';
 
 export interface OperationsOptions {
