@@ -1,5 +1,5 @@
 /**
- * `pnpm test:cluster`: the fault tests on the local cluster (tests/cluster, scripts/cluster), one
+ * `pnpm test:cluster`: the fault tests on the local cluster (tests/cluster), one
  * file at a time (each starts a whole cluster: Patroni Postgres, RabbitMQ nodes, Redis, HAProxy,
  * 8 service processes). They need the built services (`pnpm build`). `pnpm test` leaves them out.
  */

@@ -5,8 +5,7 @@
  * fault waits until the part is healthy. A part that does not heal is a
  * failure of the run (the cluster must end whole).
  */
-import { alive, httpStatus, signalGroup, waitFor } from '../cluster/processes';
-import { HTTP_SERVICES, type ClusterState } from '../cluster/state';
+import { alive, type ClusterState, HTTP_SERVICES, httpStatus, signalGroup, waitFor } from '@platform/testing/cluster';
 import { cut, healLinks, rules, type DelayProxy } from './links';
 import { partOf, postgresWhole, rabbitWhole, redisWhole, type Part } from './parts';
 import { describeFault, type Fault } from './schedule';

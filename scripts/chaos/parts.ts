@@ -1,17 +1,30 @@
 /**
- * The parts of the local cluster the nemesis strikes (scripts/cluster): for a fault's target, the
- * process groups to signal, how to start the part again after a kill, and when it is healthy.
+ * The parts of the local cluster the nemesis strikes (@platform/testing/cluster): for a fault's
+ * target, the process groups to signal, how to start the part again after a kill, and when it is
+ * healthy.
  * A restarted part's pid goes into the cluster's state file, so that `pnpm cluster down` stops it.
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startClusterPgbouncer, patroniRoles, postmasterPid, startPatroniNode } from '../cluster/postgres';
-import { alive, httpStatus, portOpen, postgresUser } from '../cluster/processes';
-import { rabbitmqctl, rabbitPid, startRabbitNode } from '../cluster/rabbitmq';
-import { startRedisNode } from '../cluster/redis';
-import { restartReplica } from '../cluster/services';
-import { writeState, type ClusterProcess, type ClusterState } from '../cluster/state';
+import {
+  alive,
+  type ClusterProcess,
+  type ClusterState,
+  httpStatus,
+  patroniRoles,
+  portOpen,
+  postgresUser,
+  postmasterPid,
+  rabbitmqctl,
+  rabbitPid,
+  restartReplica,
+  startClusterPgbouncer,
+  startPatroniNode,
+  startRabbitNode,
+  startRedisNode,
+  writeState,
+} from '@platform/testing/cluster';
 import { SERVICE_REPLICAS, type Fault } from './schedule';
 
 const run = promisify(execFile);

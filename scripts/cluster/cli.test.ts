@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sourceNodeArgs } from '@platform/testing';
-import { allocatePorts, writeState } from './state';
+import { allocatePorts, writeState } from '@platform/testing/cluster';
 
 const ROOT = path.resolve(__dirname, '../..');
 

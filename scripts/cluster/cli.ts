@@ -6,8 +6,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runMain } from '@platform/runtime';
-import { clusterDown, clusterStatus, clusterUp } from './cluster';
-import { DEFAULT_BASE_PORT, defaultStateDir, type ClusterState } from './state';
+import { clusterDown, type ClusterState, clusterStatus, clusterUp, DEFAULT_BASE_PORT, defaultStateDir } from '@platform/testing/cluster';
 
 function printState(state: ClusterState): void {
   console.log(`state folder  ${state.dir} (logs in logs/)`);

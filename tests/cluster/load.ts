@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ledgerByRequest, type Cluster } from './support';
-import { waitFor } from '../../scripts/cluster/processes';
+import { waitFor } from '@platform/testing/cluster';
 
 export interface Debit {
   accountId: number;

@@ -5,8 +5,7 @@
  * caught in the switch answer 503 (never 500) within 5 s of their arrival (CONTRACT §1, faults
  * answer fast; docs/operations.md "Timeouts"), and every alert is sent exactly once.
  */
-import { alive, waitFor } from '../../scripts/cluster/processes';
-import { killPostgresNode, patroniRoles } from '../../scripts/cluster/postgres';
+import { alive, killPostgresNode, patroniRoles, waitFor } from '@platform/testing/cluster';
 import { crossingLoad, expectAlertsOnce, expectExactAccounting } from './load';
 import { useCluster } from './support';
 

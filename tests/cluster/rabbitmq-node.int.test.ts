@@ -8,8 +8,7 @@
  * the two nodes left, and no alert is lost or sent twice.
  */
 import { unpublishedEvents } from '@platform/testing';
-import { alive, waitFor } from '../../scripts/cluster/processes';
-import { connectionsByPort, killRabbitNode, rabbitmqctl } from '../../scripts/cluster/rabbitmq';
+import { alive, connectionsByPort, killRabbitNode, rabbitmqctl, waitFor } from '@platform/testing/cluster';
 import { crossingLoad, expectAlertsOnce, expectExactAccounting } from './load';
 import { useCluster } from './support';
 

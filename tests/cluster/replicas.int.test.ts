@@ -7,9 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { countStatuses } from '@platform/testing';
-import { restartReplica } from '../../scripts/cluster/services';
-import { alive, waitFor } from '../../scripts/cluster/processes';
-import { writeState } from '../../scripts/cluster/state';
+import { alive, restartReplica, waitFor, writeState } from '@platform/testing/cluster';
 import { call } from '../contract/support/http';
 import { ledgerByRequest, useCluster, waitForReplica } from './support';
 import { unansweredDebitReplayed } from './unanswered-debit';

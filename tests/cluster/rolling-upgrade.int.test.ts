@@ -26,7 +26,7 @@ import {
   uniqueId,
   type PrivateDatabase,
 } from '@platform/testing';
-import { migrate } from '../../scripts/cluster/services';
+import { migrate } from '@platform/testing/cluster';
 import { changelogReleases, git, previousRelease, releaseCommit } from '../../scripts/releases';
 import { bearer, call, seedBearer } from '../contract/support/http';
 import { ledgerByRequest } from './support';

@@ -1,18 +1,15 @@
 /**
- * The local cluster (scripts/cluster) for a test file: started once in beforeAll on a block of
- * ports found free (allocatePorts), with the file's own SMTP capture, and taken down in afterAll.
- * Clients reach the services through HAProxy's fronts, or one replica directly.
+ * The local cluster for a test file (`startPlatform({ mode: 'cluster' })` of
+ * @platform/testing/platform): started once in beforeAll on a block of ports found free, with the
+ * file's own SMTP capture, and taken down in afterAll. Clients reach the services through
+ * HAProxy's fronts, or one replica directly.
  */
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Pool } from 'pg';
 import { signServiceJwt } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { silentLogger, startSmtpCapture, uniqueId, type SmtpCapture } from '@platform/testing';
-import { clusterDown, clusterUp } from '../../scripts/cluster/cluster';
-import { httpStatus, waitFor } from '../../scripts/cluster/processes';
-import type { ClusterState, HttpService } from '../../scripts/cluster/state';
+import { httpStatus, waitFor, type ClusterState, type HttpService } from '@platform/testing/cluster';
+import { startPlatform, type ClusterPlatform } from '@platform/testing/platform';
 import { bearer, call, seedBearer, type Reply } from '../contract/support/http';
 
 export interface Cluster {
@@ -45,19 +42,18 @@ export interface HaproxyServer {
 export function useCluster(serviceEnv: Record<string, string> = {}): () => Cluster {
   let cluster: Cluster | undefined;
   let smtp: SmtpCapture | undefined;
-  let dir: string | undefined;
+  let platform: ClusterPlatform | undefined;
   beforeAll(async () => {
     smtp = await startSmtpCapture();
-    dir = mkdtempSync(path.join(os.tmpdir(), 'local-cluster-test-'));
-    const state = await clusterUp({ dir, smtpUrl: smtp.url, serviceEnv });
-    cluster = makeCluster(state, smtp);
+    // CLUSTER_KEEP_FILES=1 keeps the state folder (logs, data) of a failed run to read.
+    platform = await startPlatform({ mode: 'cluster', smtpUrl: smtp.url, serviceEnv });
+    cluster = makeCluster(platform, smtp);
   }, 240_000);
   afterAll(async () => {
     // Also when the cluster did not start: an open SMTP server would keep jest from exiting.
     await cluster?.pool.end();
     await smtp?.close();
-    // CLUSTER_KEEP_FILES=1 keeps the state folder (logs, data) of a failed run to read.
-    if (dir) await clusterDown({ dir, keepFiles: process.env.CLUSTER_KEEP_FILES === '1' });
+    await platform?.stop();
   }, 120_000);
   return () => {
     if (!cluster) throw new Error('the cluster did not start');
@@ -65,7 +61,7 @@ export function useCluster(serviceEnv: Record<string, string> = {}): () => Clust
   };
 }
 
-function makeCluster(state: ClusterState, smtp: SmtpCapture): Cluster {
+function makeCluster({ state, urls }: ClusterPlatform, smtp: SmtpCapture): Cluster {
   const admin = bearer(state.env.ADMIN_TOKEN as string);
   const jwt = (): string =>
     signServiceJwt({ issuer: 'cluster-test', audience: 'user', secret: state.env.SERVICE_JWT_SECRET as string, ttlSeconds: 300 });
@@ -73,7 +69,7 @@ function makeCluster(state: ClusterState, smtp: SmtpCapture): Cluster {
     state,
     smtp,
     pool: createPool({ connectionString: state.env.DATABASE_DIRECT_URL as string, logger: silentLogger(), max: 2 }),
-    front: (service) => `http://127.0.0.1:${state.ports.front[service]}`,
+    front: (service) => urls[service],
     replica: (service, index) => `http://127.0.0.1:${state.ports.replicas[service][index]}`,
     pid(name) {
       const entry = state.processes.find((process) => process.name === name);
@@ -82,7 +78,7 @@ function makeCluster(state: ClusterState, smtp: SmtpCapture): Cluster {
     },
     async createAccount(credits) {
       const email = `${uniqueId('cluster')}@example.test`;
-      const reply = await call(`http://127.0.0.1:${state.ports.front.user}`, '/admin/v1/accounts', {
+      const reply = await call(urls.user, '/admin/v1/accounts', {
         headers: admin,
         json: { email, credits },
       });

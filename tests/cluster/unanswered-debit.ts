@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { restartReplica } from '../../scripts/cluster/services';
-import { alive, stopProcess, waitFor } from '../../scripts/cluster/processes';
-import { writeState } from '../../scripts/cluster/state';
+import { alive, restartReplica, stopProcess, waitFor, writeState } from '@platform/testing/cluster';
 import { ledgerByRequest, waitForReplica, type Cluster } from './support';
 
 const UNITS = 7;

@@ -11,8 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, runPnpm, startServiceProcess, testServers, uniqueId, type ServiceProcess } from '@platform/testing';
-import { haproxyDefaults, serviceSection, writeUnavailableFile } from '../../scripts/cluster/haproxy';
-import { startDetached, stopProcess, waitFor } from '../../scripts/cluster/processes';
+import { haproxyDefaults, serviceSection, startDetached, stopProcess, waitFor, writeUnavailableFile } from '@platform/testing/cluster';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const FLEET_SERVICES = ['auth', 'user'] as const;

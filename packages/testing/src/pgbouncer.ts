@@ -121,7 +121,7 @@ function alive(pid: number): boolean {
  * Starts Debian's pgbouncer (1.18) as a daemon in transaction mode, `auth_type = trust`, in front
  * of `target`'s server; as the `postgres` user when this process is root. Resolves once it
  * accepts connections. A process exit stops it too, unless `keepAfterExit`. The one place that
- * writes pgbouncer's config and starts it: the tests' and the local cluster's (scripts/cluster).
+ * writes pgbouncer's config and starts it: the tests' and the local cluster's (src/cluster).
  */
 export async function startPgbouncer(options: PgbouncerOptions): Promise<Pgbouncer> {
   const dir = path.resolve(options.dir);

@@ -5,16 +5,20 @@
  *   test's own (real.ts);
  * - `startPlatform({ mode: 'embedded', env })`: `pnpm start` as a process of its own, embedding
  *   what its variables leave unset (processes.ts);
+ * - `startPlatform({ mode: 'cluster', smtpUrl, serviceEnv, … })`: the local cluster (HAProxy,
+ *   2 replicas of each service, Patroni Postgres, RabbitMQ nodes, Redis; `@platform/testing/cluster`)
+ *   in a state folder of its own, `stop()` taking it down (cluster.ts). The fault tests start it
+ *   through `useCluster` (tests/cluster/support.ts, `pnpm test:cluster`);
  * - one service as its own process (`startServiceOf`), to kill it or pause it at a step.
- * The local cluster (HAProxy, replicas, Patroni; mode "cluster") is scripts/cluster's, started
- * for a test file by `useCluster` in tests/cluster/support.ts (`pnpm test:cluster`).
  */
+import { startClusterPlatform, type ClusterPlatform, type ClusterPlatformOptions } from './cluster';
 import { startEmbeddedPlatform, type EmbeddedPlatform } from './processes';
 import { startRealPlatform, type Platform, type RealPlatformOptions } from './real';
 
 export { EVERY_SERVICE, type Platform, type PlatformService, type RealPlatformOptions } from './real';
 export { platformEnv, startPlatformResources, type PlatformResources, type PlatformResourcesOptions } from './resources';
 export { pausedAt, platformUrl, REPOSITORY_ROOT, startServiceOf, type EmbeddedPlatform, type ServiceProcessOptions } from './processes';
+export { type ClusterPlatform, type ClusterPlatformOptions } from './cluster';
 export { startChildProcess, type ChildProcessHandle, type ChildProcessOptions } from './child';
 
 /** `env`: exactly the variables of `pnpm start` (PATH is added); `timeoutMs`: how long it may take to print its URLs (default 90 s). */
@@ -26,6 +30,11 @@ interface EmbeddedOptions {
 
 export function startPlatform(options: RealPlatformOptions & { mode?: 'real' }): Promise<Platform>;
 export function startPlatform(options: EmbeddedOptions): Promise<EmbeddedPlatform>;
-export function startPlatform(options: (RealPlatformOptions & { mode?: 'real' }) | EmbeddedOptions): Promise<Platform | EmbeddedPlatform> {
-  return options.mode === 'embedded' ? startEmbeddedPlatform(options.env, options.timeoutMs) : startRealPlatform(options);
+export function startPlatform(options: ClusterPlatformOptions & { mode: 'cluster' }): Promise<ClusterPlatform>;
+export function startPlatform(
+  options: (RealPlatformOptions & { mode?: 'real' }) | EmbeddedOptions | (ClusterPlatformOptions & { mode: 'cluster' }),
+): Promise<Platform | EmbeddedPlatform | ClusterPlatform> {
+  if (options.mode === 'embedded') return startEmbeddedPlatform(options.env, options.timeoutMs);
+  if (options.mode === 'cluster') return startClusterPlatform(options);
+  return startRealPlatform(options);
 }

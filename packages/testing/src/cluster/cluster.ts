@@ -1,6 +1,6 @@
 /**
- * `pnpm cluster up|down|status` as functions, shared by the command line (cli.ts) and the
- * cluster tests (tests/cluster): everything a scaled-out deployment has, as real processes on
+ * `pnpm cluster up|down|status` as functions, shared by the command line (scripts/cluster/cli.ts),
+ * `startPlatform({ mode: 'cluster' })` and the chaos run (scripts/chaos): everything a scaled-out deployment has, as real processes on
  * this machine. docs/cluster.md describes what runs where.
  */
 import { mkdirSync, rmSync } from 'node:fs';
@@ -15,21 +15,21 @@ import { allocatePorts, defaultStateDir, readState, writeState, HTTP_SERVICES, t
 import { postgresDataDir } from './postgres';
 import { assertPrerequisites } from './prerequisites';
 import { rabbitNodeNames } from './rabbitmq';
+import { REPOSITORY_ROOT } from '../platform/processes';
 
 export interface UpOptions {
   /** State folder (default $CLUSTER_DIR or .cluster/). */
   dir?: string;
   /** First port of the fixed layout; undefined: a block found free (allocatePorts). */
-  basePort?: number;
+  basePort?: number | undefined;
   /** Where the notifiers send e-mail; default: a mail catcher writing `<dir>/mail/*.eml`. */
   smtpUrl?: string | undefined;
   /** Extra variables for every service replica (e.g. faster outbox polling in tests). */
-  serviceEnv?: Record<string, string>;
-  log?: (line: string) => void;
+  serviceEnv?: Record<string, string> | undefined;
+  log?: ((line: string) => void) | undefined;
 }
 
 const DATABASE = 'platform';
-const ROOT = path.resolve(__dirname, '../..');
 
 function record(state: ClusterState, ...processes: ClusterProcess[]): void {
   state.processes.push(...processes);
@@ -110,7 +110,7 @@ export async function clusterUp(options: UpOptions = {}): Promise<ClusterState> 
         '--conditions=development',
         '--import',
         'tsx',
-        'scripts/cluster/smtp-sink.ts',
+        path.join(__dirname, 'smtp-sink.ts'),
         String(ports.smtp),
         path.join(dir, 'mail'),
       ];
@@ -118,7 +118,7 @@ export async function clusterUp(options: UpOptions = {}): Promise<ClusterState> 
         name: 'smtp',
         component: 'smtp',
         port: ports.smtp,
-        pid: startDetached({ name: 'smtp', command: process.execPath, args, cwd: ROOT, logDir }),
+        pid: startDetached({ name: 'smtp', command: process.execPath, args, cwd: REPOSITORY_ROOT, logDir }),
       });
       smtpUrl = `smtp://127.0.0.1:${ports.smtp}`;
     }

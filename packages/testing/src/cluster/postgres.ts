@@ -7,7 +7,7 @@
 import { chownSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { startPgbouncer } from '@platform/testing';
+import { startPgbouncer } from '../pgbouncer';
 import { alive, httpStatus, signalGroup, startDetached, tail, waitFor, type RunAs } from './processes';
 import type { ClusterPorts, ClusterProcess } from './state';
 

@@ -4,8 +4,9 @@
  * run from another process.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { isFree } from '@platform/testing';
+import { isFree } from '../tcp-proxy';
 import path from 'node:path';
+import { REPOSITORY_ROOT } from '../platform/processes';
 
 /** Default first port of `pnpm cluster up` (CLUSTER_BASE_PORT or --base-port changes it). */
 export const DEFAULT_BASE_PORT = 25000;
@@ -107,7 +108,7 @@ export interface ClusterState {
 
 /** The state folder: $CLUSTER_DIR, else `.cluster/` at the repository root. */
 export function defaultStateDir(): string {
-  return path.resolve(process.env.CLUSTER_DIR ?? path.join(__dirname, '../../.cluster'));
+  return path.resolve(process.env.CLUSTER_DIR ?? path.join(REPOSITORY_ROOT, '.cluster'));
 }
 
 export function stateFile(dir: string): string {

@@ -4,7 +4,7 @@
  */
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
-import { PGBOUNCER_BIN } from '@platform/testing';
+import { PGBOUNCER_BIN } from '../pgbouncer';
 import { findPostgresBinDir, POSTGRES_ROOT } from './postgres';
 import { RABBITMQ_BIN } from './rabbitmq';
 

@@ -1,5 +1,5 @@
 /** The local cluster's mail catcher: `smtp-sink.ts <port> <dir>` writes each e-mail as `<dir>/*.eml`. */
-import { startSmtpSink } from '@platform/testing';
+import { startSmtpSink } from '../smtp-sink';
 
 const [port, dir] = process.argv.slice(2);
 if (!port || !dir) throw new Error('usage: smtp-sink.ts <port> <dir>');

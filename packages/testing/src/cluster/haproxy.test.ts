@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { eventually } from '@platform/testing';
+import { eventually } from '../wait';
 import { haproxyDefaults, serviceSection, writeUnavailableFile } from './haproxy';
 import { startDetached } from './processes';
 

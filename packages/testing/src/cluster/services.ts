@@ -11,9 +11,9 @@ import { promisify } from 'node:util';
 import { loadConfig as loadUserConfig } from '@platform/user/config';
 import { httpStatus, startDetached, tail, waitFor } from './processes';
 import { HTTP_SERVICES, type ClusterPorts, type ClusterProcess } from './state';
+import { REPOSITORY_ROOT } from '../platform/processes';
 
 const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '../..');
 const SERVICES = [...HTTP_SERVICES, 'notifier'] as const;
 type Service = (typeof SERVICES)[number];
 const PORT_VARIABLE: Record<Service, string> = {
@@ -64,7 +64,7 @@ export function generatedSecrets(): Record<string, string> {
 }
 
 export function assertBuilt(): void {
-  const missing = SERVICES.filter((service) => !existsSync(path.join(ROOT, 'services', service, 'dist/main.js')));
+  const missing = SERVICES.filter((service) => !existsSync(path.join(REPOSITORY_ROOT, 'services', service, 'dist/main.js')));
   if (missing.length > 0) throw new Error(`no built code for ${missing.join(', ')}: run \`pnpm build\` first`);
 }
 
@@ -86,7 +86,7 @@ export async function createDatabase(port: number, database: string): Promise<vo
 /** `pnpm migrate` against Postgres directly (through HAProxy, not pgbouncer: migrations take a session lock). */
 export async function migrate(env: Record<string, string>, directUrl: string): Promise<void> {
   await run(process.execPath, ['--conditions=development', '--import', 'tsx', 'scripts/migrate.ts'], {
-    cwd: ROOT,
+    cwd: REPOSITORY_ROOT,
     env: { ...process.env, ...env, DATABASE_URL: directUrl },
   });
 }
@@ -103,7 +103,7 @@ export function startServices(ports: ClusterPorts, env: Record<string, string>, 
         name,
         command: process.execPath,
         args: [path.join('services', service, 'dist/main.js')],
-        cwd: ROOT,
+        cwd: REPOSITORY_ROOT,
         env: replicaEnv(service, port, env),
         cleanEnv: true,
         logDir,
@@ -135,7 +135,7 @@ export function restartReplica(ports: ClusterPorts, env: Record<string, string>,
     name,
     command: process.execPath,
     args: [path.join('services', service, 'dist/main.js')],
-    cwd: ROOT,
+    cwd: REPOSITORY_ROOT,
     env: replicaEnv(service, port, env),
     cleanEnv: true,
     logDir,
