@@ -13,7 +13,6 @@ export const DEFAULT_BASE_PORT = 25000;
 
 export const HTTP_SERVICES = ['auth', 'user', 'categorization'] as const;
 export type HttpService = (typeof HTTP_SERVICES)[number];
-export const REPLICAS = 2;
 
 export interface ClusterPorts {
   etcdClient: number;
