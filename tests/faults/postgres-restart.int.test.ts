@@ -75,18 +75,24 @@ describe('Postgres restarted during a stream of debits', () => {
     const workers = Array.from({ length: 4 }, () => worker());
     await eventually(() => (debits.filter((debit) => debit.statuses[0] === 200).length >= 20 ? true : undefined));
 
-    // The restart hits a debit known to be inside its transaction: the pool's row is held here, so
-    // the next batch's write (write_credit_changes, its own transaction) waits on its lock (seen in
-    // pg_stat_activity) when Postgres goes down.
+    // The restart hits a debit known to be inside its transaction: a second account's pool row is
+    // held here, so the batch that carries its debit (and only that batch: the stream's own account
+    // is not held) waits in its write (write_credit_changes, its own transaction) on that lock,
+    // seen in pg_stat_activity, when Postgres goes down.
+    const second = await user.http
+      .post('/admin/v1/accounts')
+      .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+      .send({ email: `${uniqueId('pgrestart-held')}@example.test`, credits: { 1: 10 } });
+    expect(second.status).toBe(201);
+    const held = second.body as { id: number; apiKey: string };
     const blockerPool = createPool({ connectionString: postgres.url, logger: silentLogger(), max: 2 });
     blockerPool.on('error', () => undefined);
     const blocker = await blockerPool.connect();
     blocker.on('error', () => undefined);
     await blocker.query('BEGIN');
-    await blocker.query('SELECT credits FROM pool_balances WHERE account_id = $1 FOR UPDATE', [accountId]);
+    await blocker.query('SELECT credits FROM pool_balances WHERE account_id = $1 FOR UPDATE', [held.id]);
     const inFlight: Debit = { requestId: randomUUID(), units: 1, statuses: [] };
-    debits.push(inFlight);
-    const inFlightAnswer = send(apiKey, inFlight);
+    const inFlightAnswer = send(held.apiKey, inFlight);
     await eventually(
       async () => {
         const waiting = await blockerPool.query(
@@ -117,6 +123,12 @@ describe('Postgres restarted during a stream of debits', () => {
     for (const debit of debits.filter((entry) => entry.statuses[0] !== 200)) {
       await eventually(async () => ((await send(apiKey, debit)) === 200 ? true : undefined), 10_000, `retry of ${debit.requestId}`);
     }
+    await eventually(async () => ((await send(held.apiKey, inFlight)) === 200 ? true : undefined), 10_000, 'retry of the held debit');
+    const heldLedger = await user.pool.query<{ request_id: string; delta: string }>(
+      "SELECT request_id, delta FROM credit_ledger WHERE account_id = $1 AND cause = 'usage'",
+      [held.id],
+    );
+    expect(heldLedger.rows.map((row) => [row.request_id, Number(row.delta)])).toEqual([[inFlight.requestId, -1]]);
 
     const ledger = await user.pool.query<{ request_id: string; delta: string }>(
       "SELECT request_id, delta FROM credit_ledger WHERE account_id = $1 AND cause = 'usage'",
