@@ -1,5 +1,5 @@
 import { serve, type Logger, type RunningService } from '@platform/runtime';
-import { openInfrastructure, serveOn, type Adapters } from '@platform/infrastructure';
+import { serveOn, type Adapters } from '@platform/infrastructure';
 import { createApp } from './app';
 import type { AuthConfig } from './config';
 import { AUTH_NEEDS, AUTH_POOL_MAX, createDeps, type AuthInfrastructure, type AuthSeams } from './deps';
@@ -47,12 +47,7 @@ export interface RunAuthServiceOptions extends AuthSeams {
 
 /** The auth service on infrastructure of its own, opened from its configuration and closed at stop() (main.ts, tests). */
 export async function runAuthService({ config, logger, given, ...seams }: RunAuthServiceOptions): Promise<RunningService> {
-  const infrastructure = await openInfrastructure(config, {
-    name: 'auth',
-    logger,
-    needs: AUTH_NEEDS,
-    poolMax: AUTH_POOL_MAX,
-    ...(given ? { given } : {}),
-  });
-  return serveOn(infrastructure, (adapters) => startAuthService({ config, logger, infrastructure: adapters, ...seams }));
+  return serveOn(config, { name: 'auth', logger, needs: AUTH_NEEDS, poolMax: AUTH_POOL_MAX, given }, (adapters) =>
+    startAuthService({ config, logger, infrastructure: adapters, ...seams }),
+  );
 }

@@ -1,5 +1,5 @@
 import { serve, type Logger, type RunningService } from '@platform/runtime';
-import { openInfrastructure, serveOn, type Adapters } from '@platform/infrastructure';
+import { serveOn, type Adapters } from '@platform/infrastructure';
 import { migrate } from '@platform/db';
 import { createApp } from './app';
 import type { CategorizationConfig } from './config';
@@ -59,11 +59,7 @@ export interface RunCategorizationServiceOptions {
 
 /** The service on infrastructure of its own, opened from its configuration and closed at stop() (main.ts, tests). */
 export async function runCategorizationService({ config, logger, given }: RunCategorizationServiceOptions): Promise<RunningService> {
-  const infrastructure = await openInfrastructure(config, {
-    name: 'categorization',
-    logger,
-    needs: CATEGORIZATION_NEEDS,
-    ...(given ? { given } : {}),
-  });
-  return serveOn(infrastructure, (adapters) => startCategorizationService({ config, logger, infrastructure: adapters }));
+  return serveOn(config, { name: 'categorization', logger, needs: CATEGORIZATION_NEEDS, given }, (adapters) =>
+    startCategorizationService({ config, logger, infrastructure: adapters }),
+  );
 }

@@ -1,5 +1,5 @@
 import { serve, warnTestSwitches, type Logger, type RunningService } from '@platform/runtime';
-import { openInfrastructure, serveOn, type Adapters } from '@platform/infrastructure';
+import { serveOn, type Adapters } from '@platform/infrastructure';
 import { migrate, startRetentionSweeper } from '@platform/db';
 import { BALANCE_CHANGED } from '@platform/events';
 import { createApp } from './app';
@@ -148,12 +148,7 @@ export interface RunNotifierServiceOptions extends NotifierSeams {
 
 /** The notifier on infrastructure of its own, opened from its configuration and closed at stop() (main.ts, tests). */
 export async function runNotifierService({ config, logger, given, ...seams }: RunNotifierServiceOptions): Promise<NotifierService> {
-  const infrastructure = await openInfrastructure(config, {
-    name: 'notifier',
-    logger,
-    needs: NOTIFIER_NEEDS,
-    exchange: config.exchange,
-    ...(given ? { given } : {}),
-  });
-  return serveOn(infrastructure, (adapters) => startNotifierService({ config, logger, infrastructure: adapters, ...seams }));
+  return serveOn(config, { name: 'notifier', logger, needs: NOTIFIER_NEEDS, exchange: config.exchange, given }, (adapters) =>
+    startNotifierService({ config, logger, infrastructure: adapters, ...seams }),
+  );
 }

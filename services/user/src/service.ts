@@ -1,5 +1,5 @@
 import { serve, warnTestSwitches, type Logger, type RunningService } from '@platform/runtime';
-import { openInfrastructure, serveOn, type Adapters } from '@platform/infrastructure';
+import { serveOn, type Adapters } from '@platform/infrastructure';
 import { migrate, startRetentionSweeper } from '@platform/db';
 import { createApp } from './app';
 import type { UserConfig } from './config';
@@ -129,13 +129,13 @@ export interface RunUserServiceOptions extends UserSeams {
 
 /** The user service on infrastructure of its own, opened from its configuration and closed at stop() (main.ts, tests). */
 export async function runUserService({ config, logger, given, ...seams }: RunUserServiceOptions): Promise<UserService> {
-  const infrastructure = await openInfrastructure(config, {
+  const options = {
     name: 'user',
     logger,
     needs: USER_NEEDS,
     exchange: config.balanceExchange,
     usagePoolMax: config.usageBatchLanes,
-    ...(given ? { given } : {}),
-  });
-  return serveOn(infrastructure, (adapters) => startUserService({ config, logger, infrastructure: adapters, ...seams }));
+    given,
+  };
+  return serveOn(config, options, (adapters) => startUserService({ config, logger, infrastructure: adapters, ...seams }));
 }
