@@ -15,7 +15,8 @@ import { startClusterPlatform, type ClusterPlatform, type ClusterPlatformOptions
 import { startEmbeddedPlatform, type EmbeddedPlatform } from './processes';
 import { startRealPlatform, type Platform, type RealPlatformOptions } from './real';
 
-export { EVERY_SERVICE, type Platform, type PlatformService, type RealPlatformOptions } from './real';
+export { EVERY_SERVICE, type Platform, type RealPlatformOptions } from './real';
+export type { PlatformHandle, PlatformService } from './handle';
 export { platformEnv, startPlatformResources, type PlatformResources, type PlatformResourcesOptions } from './resources';
 export { pausedAt, platformUrl, REPOSITORY_ROOT, startServiceOf, type EmbeddedPlatform, type ServiceProcessOptions } from './processes';
 export { type ClusterPlatform, type ClusterPlatformOptions } from './cluster';
