@@ -44,7 +44,7 @@ export interface RealPlatformOptions {
   keepKeys?: boolean;
 }
 
-/** What the platform stands on (its `env` is what every service started with, before `serviceEnv`; `smtp` runs with the notifier), and: */
+/** What the platform stands on (its `env` is what every service started with, before `serviceEnv`; `smtp` runs with the notifier unless `env` names an SMTP_URL), and: */
 export interface Platform extends Omit<PlatformResources, 'onStop' | 'stop'>, PlatformHandle {
   /** Every started service, by name. */
   services: Partial<Record<PlatformService, RunningService>>;
@@ -70,7 +70,7 @@ export async function startRealPlatform(options: RealPlatformOptions): Promise<P
   const started: RunningService[] = [];
   const resources = await startPlatformResources({
     name: options.name,
-    smtp: names.includes('notifier'),
+    smtp: names.includes('notifier') && options.env?.SMTP_URL === undefined,
     ...(options.env === undefined ? {} : { env: options.env }),
     ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
     ...(options.keepKeys === undefined ? {} : { keepKeys: options.keepKeys }),
