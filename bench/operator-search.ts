@@ -10,9 +10,9 @@
 import autocannon from 'autocannon';
 import { createPool, migrate } from '@platform/db';
 import { userMigrations } from '@platform/user/migrations';
-import { createPrivateDatabase, silentLogger, testServers, uniqueId } from '@platform/testing';
+import { createPrivateDatabase, silentLogger } from '@platform/testing';
+import { startPlatform } from '@platform/testing/platform';
 import { runMain } from '@platform/runtime';
-import { loadConfig, runUserService } from '@platform/user';
 
 const ADMIN_TOKEN = 'bench-operator-search-admin-token-0123456789';
 
@@ -46,18 +46,11 @@ runMain(async () => {
     await pool.query('VACUUM ANALYZE accounts');
     const insertSeconds = (Date.now() - started) / 1000;
 
-    const running = await runUserService({
-      config: loadConfig({
-        DATABASE_URL: db.url,
-        REDIS_URL: testServers.redisUrl,
-        AMQP_URL: testServers.amqpUrl,
-        REDIS_KEY_PREFIX: `bench:operator-search:${uniqueId()}:`,
-        ADMIN_TOKEN,
-        SERVICE_JWT_SECRET: 'bench-operator-search-service-jwt-secret-0123456789',
-        USER_PORT: '0',
-        LOG_LEVEL: 'warn',
-      }),
-      logger: silentLogger(),
+    const running = await startPlatform({
+      name: 'bench_operator_search',
+      services: ['user'],
+      databaseUrl: db.url,
+      env: { ADMIN_TOKEN, LOG_LEVEL: 'warn' },
     });
     service.stop = () => running.stop();
 
@@ -71,7 +64,7 @@ runMain(async () => {
     const names = Object.keys(shapes);
     let next = 0;
     const result = await autocannon({
-      url: running.url,
+      url: running.url('user'),
       connections,
       duration: seconds,
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },

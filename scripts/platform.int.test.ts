@@ -132,7 +132,8 @@ describe('pnpm start (embedded quickstart)', () => {
   });
 
   it('when sent SIGTERM, then it stops every service and exits 0', async () => {
-    // stop(): SIGTERM, then the exit code.
-    expect(await platform.stop()).toBe(0);
+    // stop(): SIGTERM, then waits for the exit.
+    await platform.stop();
+    expect(platform.exitCode()).toBe(0);
   });
 });

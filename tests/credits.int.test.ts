@@ -8,42 +8,35 @@
  */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import type { RunningService } from '@platform/runtime';
 import { connectRedis, closeRedis, createRedisAccessStore, signServiceJwt, type AccessStore } from '@platform/credentials';
-import { createInProcessEventBus } from '@platform/events';
-import {
-  createPrivateDatabase,
-  deleteKeys,
-  eventually,
-  silentLogger,
-  testServers,
-  uniqueId,
-  type PrivateDatabase,
-} from '@platform/testing';
-import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
-import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
+import { eventually, silentLogger, uniqueId } from '@platform/testing';
+import { startPlatform, type Platform } from '@platform/testing/platform';
 import { seedToken } from './support/seed-token';
 
 const ADMIN_TOKEN = 'credits-test-admin-token-0123456789';
 const SERVICE_JWT_SECRET = 'credits-test-service-jwt-secret-0123456789';
 
 describe('zero-credit refusal and top-up re-allowance across user and auth', () => {
-  const bus = createInProcessEventBus();
-  const services: RunningService[] = [];
-  const prefix = `test:credits:${uniqueId()}:`;
+  // A database of its own: a grant left pending here must not be swept by another file's service (another Redis prefix).
+  let platform: Platform;
   let redis: Awaited<ReturnType<typeof connectRedis>>;
   let user: string;
   let fragileUser: string;
   let auth: string;
   /** When set, every write of the fragile user service to the access store fails. */
   let writesFail = false;
-  // A database of its own: a grant left pending here must not be swept by another file's service (another Redis prefix).
-  let db: PrivateDatabase;
 
   beforeAll(async () => {
-    db = await createPrivateDatabase('credits');
-    redis = await connectRedis(testServers.redisUrl, silentLogger());
-    const real = createRedisAccessStore(redis, { keyPrefix: prefix });
+    // Only the fragile service sweeps pending grants while the tests run (the other sweeps once, at start).
+    platform = await startPlatform({
+      name: 'credits',
+      services: ['user', 'auth'],
+      bus: 'in-process',
+      env: { ADMIN_TOKEN, SERVICE_JWT_SECRET },
+      serviceEnv: { user: { ACCESS_REPAIR_SWEEP_MS: String(3_600_000) }, auth: { AUTH_URL: 'http://auth.test' } },
+    });
+    redis = await connectRedis(platform.env.REDIS_URL as string, silentLogger());
+    const real = createRedisAccessStore(redis, { keyPrefix: platform.prefix });
     const failing =
       <A extends unknown[]>(write: (...args: A) => Promise<void>) =>
       (...args: A) =>
@@ -54,46 +47,14 @@ describe('zero-credit refusal and top-up re-allowance across user and auth', () 
       deleteKeys: failing(real.deleteKeys),
       setPoolCredit: failing(real.setPoolCredit),
     };
-    const env = {
-      DATABASE_URL: db.url,
-      REDIS_URL: testServers.redisUrl,
-      REDIS_KEY_PREFIX: prefix,
-      AMQP_URL: testServers.amqpUrl,
-      ADMIN_TOKEN,
-      SERVICE_JWT_SECRET,
-      AUTH_PORT: '0',
-      USER_PORT: '0',
-      AUTH_FAILURES_PER_IP: '100000',
-    };
-    const start = async (service: Promise<RunningService>): Promise<string> => {
-      const running = await service;
-      services.push(running);
-      return running.url;
-    };
-    // Only the fragile service sweeps pending grants while the tests run (the other sweeps once, at start).
-    user = await start(
-      runUserService({
-        config: loadUserConfig({ ...env, ACCESS_REPAIR_SWEEP_MS: String(3_600_000) }),
-        logger: silentLogger(),
-        given: { bus },
-      }),
-    );
-    fragileUser = await start(
-      runUserService({
-        config: loadUserConfig({ ...env, ACCESS_REPAIR_SWEEP_MS: '200' }),
-        logger: silentLogger(),
-        given: { bus, redis: { access: fragile, client: undefined } },
-      }),
-    );
-    auth = await start(runAuthService({ config: loadAuthConfig({ ...env, AUTH_URL: 'http://auth.test' }), logger: silentLogger() }));
+    user = platform.url('user');
+    auth = platform.url('auth');
+    fragileUser = await platform.another('user', { ACCESS_REPAIR_SWEEP_MS: '200' }, { redis: { access: fragile, client: undefined } });
   }, 60_000);
 
   afterAll(async () => {
-    for (const service of services.reverse()) await service.stop();
-    await bus.close();
-    await deleteKeys(redis, prefix);
+    await platform?.stop();
     await closeRedis(redis);
-    await db?.drop();
   });
 
   const admin = (base: string) => ({

@@ -29,6 +29,10 @@ describe('metering in batches: both alerts of one batch, in order, once each', (
     await platform?.stop();
   });
 
+  it('the handle names the URL of each service it started, and of no other', () => {
+    expect(platform.urls).toEqual({ user: platform.url('user'), notifier: platform.url('notifier') });
+  });
+
   it('when 12 concurrent calls empty a pool of 12 in one batch, then a low alert and then a zero alert are mailed, and nothing more', async () => {
     const account = await user.account({ 1: 12 });
     const answers = await Promise.all(Array.from({ length: 12 }, () => postUsage(user.http, usageBody(account.apiKey))));

@@ -8,21 +8,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import type { RunningService } from '@platform/runtime';
 import { signServiceJwt } from '@platform/credentials';
-import { createInProcessEventBus } from '@platform/events';
-import { eventually, serviceTestEnv, silentLogger, startPrivateRedis, testServers, type PrivateRedis } from '@platform/testing';
-import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
-import { loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
-import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
+import { eventually, startPrivateRedis, type PrivateRedis } from '@platform/testing';
+import { startPlatform, type Platform } from '@platform/testing/platform';
 import { seedToken } from './support/seed-token';
 
 const ADMIN_TOKEN = 'restore-test-admin-token-0123456789';
 const SERVICE_JWT_SECRET = 'restore-test-service-jwt-secret-0123456789';
 
 describe('a Redis restored from an older snapshot', () => {
-  const bus = createInProcessEventBus();
-  const services: RunningService[] = [];
+  let platform: Platform;
   let redis: PrivateRedis;
   let user: string;
   let auth: string;
@@ -30,24 +25,18 @@ describe('a Redis restored from an older snapshot', () => {
 
   beforeAll(async () => {
     redis = await startPrivateRedis();
-    const env = {
-      DATABASE_URL: testServers.databaseUrl,
-      REDIS_URL: redis.url,
-      ...serviceTestEnv({ adminToken: ADMIN_TOKEN, serviceJwtSecret: SERVICE_JWT_SECRET }),
-    };
-    const start = async (service: Promise<RunningService>): Promise<string> => {
-      const running = await service;
-      services.push(running);
-      return running.url;
-    };
-    user = await start(runUserService({ config: loadUserConfig(env), logger: silentLogger(), given: { bus } }));
-    categorization = await start(runCategorizationService({ config: loadCategorizationConfig(env), logger: silentLogger() }));
-    auth = await start(runAuthService({ config: loadAuthConfig({ ...env, AUTH_URL: 'http://auth.test' }), logger: silentLogger() }));
+    platform = await startPlatform({
+      name: 'redis-restore',
+      services: ['user', 'categorization', 'auth'],
+      bus: 'in-process',
+      env: { REDIS_URL: redis.url, ADMIN_TOKEN, SERVICE_JWT_SECRET },
+      serviceEnv: { auth: { AUTH_URL: 'http://auth.test' } },
+    });
+    [user, categorization, auth] = [platform.url('user'), platform.url('categorization'), platform.url('auth')];
   }, 60_000);
 
   afterAll(async () => {
-    for (const service of services.reverse()) await service.stop();
-    await bus.close();
+    await platform?.stop();
     await redis.close();
   });
 

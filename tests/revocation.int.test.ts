@@ -5,22 +5,9 @@
  */
 import request from 'supertest';
 import type { Pool } from 'pg';
-import type { RunningService } from '@platform/runtime';
-import { createInProcessEventBus } from '@platform/events';
 import { closeRedis, connectRedis, createRedisAccessStore, type AccessStore } from '@platform/credentials';
-import {
-  anAccount,
-  deleteKeys,
-  silentLogger,
-  startTcpProxy,
-  testServers,
-  uniqueId,
-  userTablesPool,
-  type TcpProxy,
-} from '@platform/testing';
-import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
-import { loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
-import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
+import { anAccount, silentLogger, startTcpProxy, testServers, type TcpProxy } from '@platform/testing';
+import { startPlatform, type Platform } from '@platform/testing/platform';
 import { seedToken } from './support/seed-token';
 
 const ADMIN_TOKEN = 'revocation-test-admin-token-0123456789';
@@ -28,50 +15,38 @@ const REDIS_PORT = Number(new URL(testServers.redisUrl).port || 6379);
 
 describe('revocation across auth, user and categorization', () => {
   let proxy: TcpProxy;
+  let platform: Platform;
   let pool: Pool;
   let redis: Awaited<ReturnType<typeof connectRedis>>;
   let access: AccessStore;
-  const prefix = `test:revocation:${uniqueId()}:`;
-  const bus = createInProcessEventBus();
-  const services: RunningService[] = [];
   let auth: string;
   let user: string;
   let categorization: string;
 
   beforeAll(async () => {
     proxy = await startTcpProxy(REDIS_PORT);
-    pool = await userTablesPool(testServers.databaseUrl, 4);
-    const env = {
-      DATABASE_URL: testServers.databaseUrl,
-      REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
-      REDIS_KEY_PREFIX: prefix,
-      AMQP_URL: testServers.amqpUrl,
-      ADMIN_TOKEN,
-      SERVICE_JWT_SECRET: 'revocation-test-service-jwt-secret-0123456789',
-      AUTH_PORT: '0',
-      USER_PORT: '0',
-      CATEGORIZATION_PORT: '0',
-      AUTH_FAILURES_PER_IP: '100000',
-      AUTH_URL: 'http://auth.revocation.test',
-    };
+    // The services reach Redis through the proxy; the test's own writes go straight to it.
+    platform = await startPlatform({
+      name: 'revocation',
+      services: ['user', 'categorization', 'auth'],
+      bus: 'in-process',
+      env: {
+        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+        ADMIN_TOKEN,
+        SERVICE_JWT_SECRET: 'revocation-test-service-jwt-secret-0123456789',
+        AUTH_URL: 'http://auth.revocation.test',
+      },
+    });
+    pool = platform.pool;
     redis = await connectRedis(testServers.redisUrl, silentLogger());
-    access = createRedisAccessStore(redis, { keyPrefix: prefix });
-    const userService = await runUserService({ config: loadUserConfig(env), logger: silentLogger(), given: { bus } });
-    services.push(userService);
-    const categorizationService = await runCategorizationService({ config: loadCategorizationConfig(env), logger: silentLogger() });
-    services.push(categorizationService);
-    const authService = await runAuthService({ config: loadAuthConfig(env), logger: silentLogger() });
-    services.push(authService);
-    [user, categorization, auth] = [userService.url, categorizationService.url, authService.url];
+    access = createRedisAccessStore(redis, { keyPrefix: platform.prefix });
+    [user, categorization, auth] = [platform.url('user'), platform.url('categorization'), platform.url('auth')];
   }, 60_000);
 
   afterAll(async () => {
     proxy.restore();
-    for (const service of services.reverse()) await service.stop();
-    await bus.close();
-    await pool.end();
+    await platform?.stop();
     await proxy.close();
-    await deleteKeys(redis, prefix);
     await closeRedis(redis);
   });
 

@@ -14,7 +14,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createPool } from '@platform/db';
 import { silentLogger, startSmtpCapture, startWebhookReceiver } from '@platform/testing';
-import { allocatePorts, clusterDown, clusterUp, DEFAULT_BASE_PORT, waitFor } from '@platform/testing/cluster';
+import { allocatePorts, DEFAULT_BASE_PORT, waitFor } from '@platform/testing/cluster';
+import { startPlatform, type ClusterPlatform } from '@platform/testing/platform';
 import { Api } from './api';
 import { check, verdict } from './checker';
 import { crossings } from './checker/alerts';
@@ -64,8 +65,10 @@ async function main(): Promise<number> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chaos-cluster-'));
   const ports = await allocatePorts(DEFAULT_BASE_PORT);
   const delayProxy = await startDelayProxy(DELAY_PROXY_PORT, ports.pgbouncer);
+  let platform: ClusterPlatform | undefined;
   try {
-    const state = await clusterUp({
+    platform = await startPlatform({
+      mode: 'cluster',
       dir,
       basePort: DEFAULT_BASE_PORT,
       smtpUrl: smtp.url,
@@ -81,10 +84,11 @@ async function main(): Promise<number> {
       },
       log: (line) => console.log(line),
     });
+    const { state } = platform;
     const recorder = new Recorder();
     const targets = {
-      auth: state.urls.auth as string,
-      user: state.urls.user as string,
+      auth: platform.urls.auth,
+      user: platform.urls.user,
       adminToken: state.env.ADMIN_TOKEN as string,
       serviceJwtSecret: state.env.SERVICE_JWT_SECRET as string,
       webhookUrl: receiver.url,
@@ -127,7 +131,8 @@ async function main(): Promise<number> {
   } finally {
     delayProxy.setDelay(0);
     await healLinks();
-    await clusterDown({ dir, keepFiles: process.env.CLUSTER_KEEP_FILES === '1' });
+    // Keeps the state folder (logs, data) with CLUSTER_KEEP_FILES=1.
+    await platform?.stop();
     await smtp.close();
     await receiver.close();
     await delayProxy.close();

@@ -7,11 +7,8 @@
 import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import { closeRedis, connectRedis, createRedisAccessStore, type AccessStore } from '@platform/credentials';
-import { createPool } from '@platform/db';
-import type { RunningService } from '@platform/runtime';
 import { silentLogger, testServers, uniqueId, type ServiceProcess } from '@platform/testing';
-import { pausedAt, startPlatformResources, startServiceOf, type PlatformResources } from '@platform/testing/platform';
-import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
+import { pausedAt, startPlatform, startServiceOf, type Platform } from '@platform/testing/platform';
 import { verifyLedgerAfterAll } from './ledger-check';
 
 export const ADMIN_TOKEN = 'access-grants-test-admin-token-of-32-characters-or-more';
@@ -23,7 +20,8 @@ export interface UserProcessFixture {
   pool: pg.Pool;
   redis: Redis;
   access: AccessStore;
-  auth: RunningService;
+  /** The auth service, in this process. */
+  auth: { url: string };
   prefix: string;
   /** A user service process on the fixture's stores, paused at `pauseAt` (`<point>[@<hit>]`) when given, with `env` on top. */
   startUser(pauseAt?: string, env?: Record<string, string>): Promise<ServiceProcess>;
@@ -48,15 +46,15 @@ export interface UserProcessFixture {
 export function useUserProcessFixture(name: string, ports: { from: number; to: number }): UserProcessFixture {
   const running = new Set<ServiceProcess>();
   const fixture = {} as UserProcessFixture;
-  /** The database, key prefix and exchange of the file (removed after it). */
-  let resources: PlatformResources | undefined;
+  /** The database, key prefix and exchange of the file (removed after it), and the auth service. */
+  let platform: Platform | undefined;
 
   fixture.startUser = async (pauseAt, extra = {}) => {
     const env = {
       DATABASE_URL: fixture.db.url,
       REDIS_URL: testServers.redisUrl,
       AMQP_URL: testServers.amqpUrl,
-      BALANCE_EXCHANGE: (resources as PlatformResources).exchange,
+      BALANCE_EXCHANGE: (platform as Platform).exchange,
       REDIS_KEY_PREFIX: fixture.prefix,
       ADMIN_TOKEN,
       SERVICE_JWT_SECRET,
@@ -106,29 +104,16 @@ export function useUserProcessFixture(name: string, ports: { from: number; to: n
     );
 
   beforeAll(async () => {
-    resources = await startPlatformResources({ name });
-    fixture.db = { url: resources.databaseUrl };
-    fixture.prefix = resources.prefix;
-    fixture.pool = createPool({ connectionString: fixture.db.url, logger: silentLogger(), max: 4 });
+    // No service yet: the first user process migrates the database; the auth service starts on it after.
+    platform = await startPlatform({ name, services: [], env: { ADMIN_TOKEN, SERVICE_JWT_SECRET, AUTH_URL: 'https://auth.issuer.test' } });
+    fixture.db = { url: platform.databaseUrl };
+    fixture.prefix = platform.prefix;
+    fixture.pool = platform.pool;
     fixture.redis = await connectRedis(testServers.redisUrl, silentLogger());
     fixture.access = createRedisAccessStore(fixture.redis, { keyPrefix: fixture.prefix });
     // The first start migrates the database and reconciles this prefix (then marked reconciled).
     await fixture.stop(await fixture.startUser());
-    fixture.auth = await runAuthService({
-      config: loadAuthConfig({
-        DATABASE_URL: fixture.db.url,
-        REDIS_URL: testServers.redisUrl,
-        REDIS_KEY_PREFIX: fixture.prefix,
-        ADMIN_TOKEN,
-        SERVICE_JWT_SECRET,
-        AUTH_PORT: '0',
-        AUTH_URL: 'https://auth.issuer.test',
-        AUTH_FAILURES_PER_IP: '100000',
-        TOKEN_RATE_PER_ACCOUNT: '100000',
-        LOG_LEVEL: 'error',
-      }),
-      logger: silentLogger(),
-    });
+    fixture.auth = { url: await platform.another('auth', {}) };
   }, 120_000);
 
   // Before the afterAll below drops the database: whatever the file's faults did, the ledger is exact.
@@ -136,11 +121,9 @@ export function useUserProcessFixture(name: string, ports: { from: number; to: n
 
   afterAll(async () => {
     for (const user of running) await user.stop(1000);
-    await fixture.auth?.stop();
-    await fixture.pool?.end();
     if (fixture.redis) await closeRedis(fixture.redis);
-    // The keys under the prefix, the exchange and the database.
-    await resources?.stop();
+    // The auth service, the pool, the keys under the prefix, the exchange and the database.
+    await platform?.stop();
   });
 
   return fixture;

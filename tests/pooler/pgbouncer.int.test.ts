@@ -12,19 +12,13 @@ import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Pool, PoolClient } from 'pg';
-import type { RunningService } from '@platform/runtime';
-import { closeRedis, connectRedis, createRedisAccessStore } from '@platform/credentials';
 import { createPool, migrateFromEnvironment } from '@platform/db';
 import {
-  anAccount,
   createPrivateDatabase,
-  deleteKeys,
-  deleteTopology,
   eventually,
   queueDepth,
   silentLogger,
   startPgbouncer,
-  startSmtpCapture,
   startTcpProxy,
   testServers,
   uniqueId,
@@ -32,31 +26,22 @@ import {
   type PrivateDatabase,
   type SmtpCapture,
   type TcpProxy,
-  type TestAccount,
 } from '@platform/testing';
+import { startPlatform, type Platform } from '@platform/testing/platform';
 import { categorizationMigrations } from '@platform/categorization/migrations';
 import { notifierMigrations } from '@platform/notifier/migrations';
 import { userMigrations } from '@platform/user/migrations';
-import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
-import { loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
-import { loadConfig as loadNotifierConfig, runNotifierService } from '@platform/notifier';
-import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
 import { ADMIN_TOKEN, SERVICE_JWT_SECRET, bearer, call, seedBearer, serviceJwt } from '../contract/support';
 
 const logger = silentLogger();
-const prefix = `test:pooler:${uniqueId()}:`;
-const exchange = uniqueId('test.pooler.');
-const queue = `${exchange}.balance-changed`;
 
 let bouncer: Pgbouncer;
 let database: PrivateDatabase;
 let direct: TcpProxy;
-let smtp: SmtpCapture;
+let platform: Platform;
+/** The platform's pool: through pgbouncer, as the services' own. */
 let pool: Pool;
-const services: RunningService[] = [];
 const urls = { user: '', auth: '', categorization: '' };
-let account: (credits: Record<number, number>) => Promise<TestAccount>;
-let cleanup: () => Promise<void>;
 
 const migrationFiles = (dir: string): number => readdirSync(dir).filter((name) => name.endsWith('.sql')).length;
 
@@ -69,60 +54,30 @@ beforeAll(async () => {
   });
   // The direct URL goes through a proxy that counts its connections: the migrations must use it.
   direct = await startTcpProxy(Number(new URL(testServers.databaseDirectUrl).port || 5432));
-  smtp = await startSmtpCapture();
-  const env = {
-    DATABASE_URL: bouncer.urlOf(database.url),
-    DATABASE_DIRECT_URL: direct.url(database.url),
-    DATABASE_POOL_MAX: '6',
-    REDIS_URL: testServers.redisUrl,
-    REDIS_KEY_PREFIX: prefix,
-    AMQP_URL: testServers.amqpUrl,
-    BALANCE_EXCHANGE: exchange,
-    ADMIN_TOKEN,
-    SERVICE_JWT_SECRET,
-    USER_PORT: '0',
-    AUTH_PORT: '0',
-    AUTH_URL: 'http://auth.pooler.test',
-    CATEGORIZATION_PORT: '0',
-    NOTIFIER_PORT: '0',
-    AUTH_FAILURES_PER_IP: '100000',
-    TOKEN_RATE_PER_ACCOUNT: '100000',
-    USAGE_BATCH_LANES: '2',
-    OUTBOX_POLL_MS: '100',
-  };
-  const user = await runUserService({ config: loadUserConfig(env), logger });
-  services.push(user);
-  urls.user = user.url;
-  const notifier = await runNotifierService({
-    config: loadNotifierConfig({ ...env, SMTP_URL: smtp.url, USER_URL: user.url, NOTIFIER_QUEUE: queue, NOTIFIER_MAIL_POLL_MS: '100' }),
-    logger,
+  platform = await startPlatform({
+    name: 'pooler',
+    services: ['user', 'notifier', 'categorization', 'auth'],
+    databaseUrl: bouncer.urlOf(database.url),
+    env: {
+      DATABASE_DIRECT_URL: direct.url(database.url),
+      DATABASE_POOL_MAX: '6',
+      ADMIN_TOKEN,
+      SERVICE_JWT_SECRET,
+      AUTH_URL: 'http://auth.pooler.test',
+      USAGE_BATCH_LANES: '2',
+      OUTBOX_POLL_MS: '100',
+    },
+    serviceEnv: { notifier: { NOTIFIER_MAIL_POLL_MS: '100' } },
   });
-  services.push(notifier);
-  await notifier.consuming;
-  const categorization = await runCategorizationService({ config: loadCategorizationConfig(env), logger });
-  services.push(categorization);
-  urls.categorization = categorization.url;
-  const auth = await runAuthService({ config: loadAuthConfig(env), logger });
-  services.push(auth);
-  urls.auth = auth.url;
-
-  pool = createPool({ connectionString: bouncer.urlOf(database.url), max: 4, logger });
-  const redis = await connectRedis(testServers.redisUrl, logger);
-  const access = createRedisAccessStore(redis, { keyPrefix: prefix });
-  account = (credits) => anAccount(pool, { credits, access });
-  cleanup = async () => {
-    await deleteKeys(redis, prefix);
-    await closeRedis(redis);
-  };
+  pool = platform.pool;
+  urls.user = platform.url('user');
+  urls.categorization = platform.url('categorization');
+  urls.auth = platform.url('auth');
 }, 120_000);
 
 afterAll(async () => {
-  for (const service of services.reverse()) await service.stop().catch(() => undefined);
-  await cleanup?.().catch(() => undefined);
-  await pool?.end();
-  await smtp?.close();
+  await platform?.stop();
   await direct?.close();
-  await deleteTopology(testServers.amqpUrl, { queues: [queue, `${queue}.dead`], exchanges: [exchange, `${exchange}.dlx`] });
   await bouncer?.stop();
   await database?.drop();
 }, 60_000);
@@ -183,7 +138,7 @@ describe('every service with DATABASE_URL on pgbouncer in transaction mode', () 
   });
 
   it('when a customer takes a token, reads the balance and rotates the key, then every answer is right', async () => {
-    const customer = await account({ 1: 50 });
+    const customer = await platform.account({ 1: 50 });
     const issued = await token(customer.apiKey);
     expect(issued.status).toBe(200);
     expect(await balance(customer.apiKey)).toEqual({ status: 200, credits: expect.arrayContaining([50]) as unknown });
@@ -197,7 +152,7 @@ describe('every service with DATABASE_URL on pgbouncer in transaction mode', () 
   });
 
   it('when debits race on two accounts past their low and zero thresholds, then exactly the credits are debited and each alert is sent once', async () => {
-    const [a, b] = await Promise.all([account({ 1: 30 }), account({ 1: 20 })]);
+    const [a, b] = await Promise.all([platform.account({ 1: 30 }), platform.account({ 1: 20 })]);
     // Balance reads and debits of both accounts at once, more than the pooler's server connections.
     const statuses = await Promise.all([
       ...Array.from({ length: 40 }, () => debit(a.apiKey)),
@@ -244,7 +199,7 @@ describe('every service with DATABASE_URL on pgbouncer in transaction mode', () 
       'the outbox to drain',
     );
     await eventually(
-      async () => ((await queueDepth(testServers.amqpUrl, queue)) === 0 ? true : undefined),
+      async () => ((await queueDepth(testServers.amqpUrl, platform.queue)) === 0 ? true : undefined),
       20_000,
       'the notifier queue to drain',
     );
@@ -303,5 +258,5 @@ describe('every service with DATABASE_URL on pgbouncer in transaction mode', () 
 });
 
 function mailsTo(email: string): SmtpCapture['messages'] {
-  return smtp.messages.filter((mail) => mail.to !== undefined && JSON.stringify(mail.to).includes(email));
+  return (platform.smtp as SmtpCapture).messages.filter((mail) => mail.to !== undefined && JSON.stringify(mail.to).includes(email));
 }

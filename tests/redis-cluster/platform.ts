@@ -1,22 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import type { RunningService } from '@platform/runtime';
 import { closeRedis, connectRedis, signServiceJwt, type RedisClient } from '@platform/credentials';
-import { createInProcessEventBus } from '@platform/events';
-import {
-  createPrivateDatabase,
-  deleteKeys,
-  readyBody,
-  serviceTestEnv,
-  silentLogger,
-  startRedisCluster,
-  testServers,
-  uniqueId,
-  type LocalRedisCluster,
-} from '@platform/testing';
-import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
-import { loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
-import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
+import { readyBody, silentLogger, startRedisCluster, testServers, uniqueId, type LocalRedisCluster } from '@platform/testing';
+import { startPlatform, type Platform } from '@platform/testing/platform';
 
 export const ADMIN_TOKEN = 'redis-cluster-test-admin-token-0123456789';
 const SERVICE_JWT_SECRET = 'redis-cluster-test-service-jwt-secret-0123456789';
@@ -50,56 +36,39 @@ export async function startClusterPlatform(
     on === 'cluster'
       ? await startRedisCluster({ dir: `/tmp/redis-cluster-${label}-${process.pid}`, ...(nodeTimeoutMs ? { nodeTimeoutMs } : {}) })
       : undefined;
-  const database = await createPrivateDatabase(label);
-  const prefix = `test:${label}:${uniqueId()}:`;
-  const bus = createInProcessEventBus();
-  const services: RunningService[] = [];
-  const env = {
-    DATABASE_URL: database.url,
-    ...(cluster ? { REDIS_CLUSTER_NODES: cluster.seeds } : { REDIS_URL: testServers.redisUrl }),
-    REDIS_KEY_PREFIX: prefix,
-    ...serviceTestEnv({ adminToken: ADMIN_TOKEN, serviceJwtSecret: SERVICE_JWT_SECRET }),
-    TOKEN_RATE_PER_ACCOUNT: String(TOKEN_RATE),
-    AUTH_URL: 'http://auth.redis-cluster.test',
-  };
-  const start = async (service: Promise<RunningService>): Promise<string> => {
-    const running = await service;
-    services.push(running);
-    return running.url;
-  };
   const redis = await connectRedis(cluster ? { clusterNodes: cluster.nodes } : { url: testServers.redisUrl }, silentLogger());
-  const release = async (): Promise<void> => {
-    await deleteKeys(redis, prefix);
+  let platform: Platform | undefined;
+  const stop = async (): Promise<void> => {
+    // The services, the keys (on the shared Redis), the database; then the test's client and cluster.
+    await platform?.stop();
     await closeRedis(redis);
     await cluster?.stop();
-    await database.drop();
   };
   try {
-    const user = await start(runUserService({ config: loadUserConfig(env), logger: silentLogger(), given: { bus } }));
-    const categorization = await start(runCategorizationService({ config: loadCategorizationConfig(env), logger: silentLogger() }));
-    const auth = await start(runAuthService({ config: loadAuthConfig(env), logger: silentLogger() }));
+    platform = await startPlatform({
+      name: label,
+      services: ['user', 'categorization', 'auth'],
+      bus: 'in-process',
+      env: {
+        ...(cluster ? { REDIS_CLUSTER_NODES: cluster.seeds } : {}),
+        ADMIN_TOKEN,
+        SERVICE_JWT_SECRET,
+        TOKEN_RATE_PER_ACCOUNT: String(TOKEN_RATE),
+        AUTH_URL: 'http://auth.redis-cluster.test',
+      },
+    });
+    const prefix = platform.prefix;
     // Its own key prefix: its failure counters are its own, not shared with the other auth service's.
-    const strictEnv = { ...env, AUTH_FAILURES_PER_IP: String(STRICT_FAILURES), REDIS_KEY_PREFIX: `${prefix}strict:` };
-    const strictAuth = await start(runAuthService({ config: loadAuthConfig(strictEnv), logger: silentLogger() }));
+    const strictAuth = await platform.another('auth', {
+      AUTH_FAILURES_PER_IP: String(STRICT_FAILURES),
+      REDIS_KEY_PREFIX: `${prefix}strict:`,
+    });
+    const [user, categorization, auth] = [platform.url('user'), platform.url('categorization'), platform.url('auth')];
     // Each service answers once its access store is checked (and, for the first, reconciled).
     for (const url of [user, categorization, auth, strictAuth]) await readyBody(url);
-    return {
-      cluster,
-      redis,
-      prefix,
-      auth,
-      strictAuth,
-      user,
-      categorization,
-      async stop() {
-        for (const service of services.reverse()) await service.stop();
-        await bus.close();
-        await release();
-      },
-    };
+    return { cluster, redis, prefix, auth, strictAuth, user, categorization, stop };
   } catch (error) {
-    for (const service of services.reverse()) await service.stop();
-    await release();
+    await stop();
     throw error;
   }
 }

@@ -3,13 +3,9 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
-import type { RunningService } from '@platform/runtime';
 import { signServiceJwt } from '@platform/credentials';
-import { createInProcessEventBus, type EventBus } from '@platform/events';
-import { serviceTestEnv, silentLogger, sourceNodeArgs } from '@platform/testing';
-import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
-import { loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
-import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
+import { serviceTestEnv, sourceNodeArgs } from '@platform/testing';
+import { startPlatform } from '@platform/testing/platform';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -40,27 +36,21 @@ export interface DrillServices {
 }
 
 export async function startServices(target: DrillTarget): Promise<DrillServices> {
-  const env = environmentOf(target);
-  const bus: EventBus = createInProcessEventBus();
-  const services: RunningService[] = [];
-  const start = async (service: Promise<RunningService>): Promise<string> => {
-    const running = await service;
-    services.push(running);
-    return running.url;
+  // The keys stay when the services stop: the procedure runs on the Redis they leave.
+  const platform = await startPlatform({
+    name: 'restore-drill',
+    services: ['user', 'categorization', 'auth'],
+    bus: 'in-process',
+    databaseUrl: target.databaseUrl,
+    keepKeys: true,
+    env: environmentOf(target),
+  });
+  return {
+    user: platform.url('user'),
+    auth: platform.url('auth'),
+    categorization: platform.url('categorization'),
+    stop: () => platform.stop(),
   };
-  const stop = async (): Promise<void> => {
-    for (const service of services.reverse()) await service.stop();
-    await bus.close();
-  };
-  try {
-    const user = await start(runUserService({ config: loadUserConfig(env), logger: silentLogger(), given: { bus } }));
-    const categorization = await start(runCategorizationService({ config: loadCategorizationConfig(env), logger: silentLogger() }));
-    const auth = await start(runAuthService({ config: loadAuthConfig(env), logger: silentLogger() }));
-    return { user, auth, categorization, stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
 }
 
 /** `pg_dump -Fc`, as docs/operations.md says (the server itself, never a pooler). */

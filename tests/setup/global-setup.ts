@@ -10,6 +10,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import os from 'node:os';
+import { waitFor } from '../../packages/testing/src/cluster/processes';
 import { startPgbouncer } from '../../packages/testing/src/pgbouncer';
 import { ensureAccountPageBuilt } from '../../scripts/account-page-build';
 
@@ -75,14 +76,6 @@ function answers(host: string, port: number): Promise<boolean> {
   });
 }
 
-async function waitFor(host: string, port: number, seconds: number): Promise<boolean> {
-  for (let second = 0; second < seconds; second += 1) {
-    if (await answers(host, port)) return true;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-  return false;
-}
-
 function stop(message: string): never {
   process.stderr.write(`\n${message}\n`);
   process.exit(1);
@@ -99,9 +92,9 @@ async function ensureRunning(server: Server): Promise<void> {
   const [command, ...args] = server.start;
   process.stderr.write(`${server.name} is not running on ${host}:${port}; starting it: ${server.start.join(' ')}\n`);
   spawnSync(command as string, args, { stdio: 'ignore' });
-  if (!(await waitFor(host, port, server.waitSeconds))) {
-    stop(`${server.name} did not come up on ${host}:${port}: start it (${server.startHint}) and run the tests again.`);
-  }
+  await waitFor(() => answers(host, port), server.waitSeconds * 1000, `${server.name} on ${host}:${port}`).catch(() =>
+    stop(`${server.name} did not come up on ${host}:${port}: start it (${server.startHint}) and run the tests again.`),
+  );
 }
 
 function build(): void {

@@ -1,10 +1,9 @@
 /** The traced processes' services (loaded by ./traced-services.ts once the SDK runs). */
 import type { InMemorySpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { createHttpApp } from '@platform/kernel';
-import { createLogger, Health, serve, type RunningService } from '@platform/runtime';
+import { createLogger, Health, serve } from '@platform/runtime';
 import { createProductGateway } from '@platform/product-gateway';
-import { loadConfig as loadNotifierConfig, runNotifierService } from '@platform/notifier';
-import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
+import { startPlatform } from '@platform/testing/platform';
 
 export const PRODUCT_PATH = '/whoisserver/WhoisService';
 
@@ -30,31 +29,34 @@ const recordOf = (span: ReadableSpan): SpanRecord => ({
 });
 
 export async function run(exporter: InMemorySpanExporter): Promise<void> {
-  const env = process.env;
+  // The parent's variables (its database, key prefix, exchange, SMTP server) over the platform's defaults.
+  const env = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
   // JSON lines on stdout: the parent checks that they carry the trace ids.
   const logger = (service: string) => createLogger({ service, level: 'info' });
-  const services: RunningService[] = [];
-  const user = await runUserService({ config: loadUserConfig(env), logger: logger('user') });
-  services.push(user);
-  const notifier = await runNotifierService({ config: loadNotifierConfig({ ...env, USER_URL: user.url }), logger: logger('notifier') });
-  services.push(notifier);
-  await notifier.consuming;
+  const platform = await startPlatform({
+    name: 'tracing',
+    services: ['user', 'notifier'],
+    databaseUrl: env.DATABASE_URL as string,
+    env,
+    logger,
+  });
+  const userUrl = platform.url('user');
 
   const http = createHttpApp({ service: 'whois', logger: logger('whois'), health: new Health({}), openapi: {}, envelope: 'errorMessage' });
-  const gateway = createProductGateway({ userUrl: user.url, serviceJwtSecret: env.SERVICE_JWT_SECRET as string, productId: 1 });
+  const gateway = createProductGateway({ userUrl, serviceJwtSecret: env.SERVICE_JWT_SECRET as string, productId: 1 });
   http.app.use(gateway.routes(PRODUCT_PATH, (call) => ({ WhoisRecord: { domainName: call.domainName } })));
   const product = await serve({ name: 'whois', app: http.finish(), port: 0, health: new Health({}), logger: logger('whois') });
-  services.push(product);
 
   process.on('message', (message) => {
     if (message === 'spans') process.send?.({ spans: exporter.getFinishedSpans().map(recordOf) });
     if (message === 'stop') {
       void (async () => {
-        for (const service of services.reverse()) await service.stop();
+        await product.stop();
+        await platform.stop();
         await gateway.close();
         process.exit(0);
       })();
     }
   });
-  process.send?.({ ready: { user: user.url, product: product.url } });
+  process.send?.({ ready: { user: userUrl, product: product.url } });
 }

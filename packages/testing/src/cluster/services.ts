@@ -95,21 +95,23 @@ function replicaEnv(service: Service, port: number, env: Record<string, string>)
   return { ...env, HOST: '127.0.0.1', [PORT_VARIABLE[service]]: String(port) };
 }
 
+/** One replica (`<service>-<n>`) of a service's built entry point, detached, on `port`. */
+function startReplica(service: Service, name: string, port: number, env: Record<string, string>, logDir: string): ClusterProcess {
+  const pid = startDetached({
+    name,
+    command: process.execPath,
+    args: [path.join('services', service, 'dist/main.js')],
+    cwd: REPOSITORY_ROOT,
+    env: replicaEnv(service, port, env),
+    cleanEnv: true,
+    logDir,
+  });
+  return { name, component: 'service', pid, port };
+}
+
 export function startServices(ports: ClusterPorts, env: Record<string, string>, logDir: string): ClusterProcess[] {
   return SERVICES.flatMap((service) =>
-    ports.replicas[service].map((port, index) => {
-      const name = `${service}-${index + 1}`;
-      const pid = startDetached({
-        name,
-        command: process.execPath,
-        args: [path.join('services', service, 'dist/main.js')],
-        cwd: REPOSITORY_ROOT,
-        env: replicaEnv(service, port, env),
-        cleanEnv: true,
-        logDir,
-      });
-      return { name, component: 'service' as const, pid, port };
-    }),
+    ports.replicas[service].map((port, index) => startReplica(service, `${service}-${index + 1}`, port, env, logDir)),
   );
 }
 
@@ -131,14 +133,5 @@ export async function waitForServices(processes: ClusterProcess[], logDir: strin
 export function restartReplica(ports: ClusterPorts, env: Record<string, string>, logDir: string, name: string): ClusterProcess {
   const [service, number] = name.split('-') as [Service, string];
   const port = ports.replicas[service][Number(number) - 1] as number;
-  const pid = startDetached({
-    name,
-    command: process.execPath,
-    args: [path.join('services', service, 'dist/main.js')],
-    cwd: REPOSITORY_ROOT,
-    env: replicaEnv(service, port, env),
-    cleanEnv: true,
-    logDir,
-  });
-  return { name, component: 'service', pid, port };
+  return startReplica(service, name, port, env, logDir);
 }

@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { PlatformHandle } from './handle';
 import { clusterDown, clusterUp, HTTP_SERVICES, type ClusterState, type HttpService, type UpOptions } from '../cluster';
 
 export interface ClusterPlatformOptions {
@@ -21,7 +22,7 @@ export interface ClusterPlatformOptions {
   log?: UpOptions['log'];
 }
 
-export interface ClusterPlatform {
+export interface ClusterPlatform extends PlatformHandle {
   state: ClusterState;
   /** HAProxy's front of each HTTP service. */
   urls: Record<HttpService, string>;

@@ -9,7 +9,7 @@ import { eventually } from '../wait';
 import { freePort } from '../tcp-proxy';
 import { startServiceProcess, type ServiceProcess } from '../process';
 import { startChildProcess, type ChildProcessHandle } from './child';
-import type { PlatformService } from './real';
+import type { PlatformHandle, PlatformService } from './handle';
 
 /** The repository's root, where the entry points are. */
 export const REPOSITORY_ROOT = path.resolve(__dirname, '../../../..');
@@ -52,9 +52,14 @@ export function pausedAt(service: { output(): string }, point: string): Promise<
   return eventually(() => (service.output().includes(`PAUSED AT ${point}`) ? true : undefined), 20_000, `the process paused at ${point}`);
 }
 
-export interface EmbeddedPlatform extends ChildProcessHandle {
+/** `pnpm start`'s process (its `child`, `output()`, `alive()`, `kill()`), as a platform. */
+export interface EmbeddedPlatform extends Omit<ChildProcessHandle, 'stop'>, PlatformHandle {
   /** The URL `pnpm start` printed for each service. */
   urls: Record<PlatformService, string>;
+  /** SIGTERM, then waits for the process to exit. */
+  stop(): Promise<void>;
+  /** The process's exit code once it has exited (null while it runs, or when a signal ended it). */
+  exitCode(): number | null;
 }
 
 /** The URL `pnpm start` printed for a service (`  auth            http://127.0.0.1:…`). */
@@ -75,6 +80,10 @@ export async function startEmbeddedPlatform(env: Record<string, string>, timeout
   const output = child.output();
   return {
     ...child,
+    async stop() {
+      await child.stop();
+    },
+    exitCode: () => child.child.exitCode,
     urls: {
       auth: platformUrl(output, 'auth'),
       user: platformUrl(output, 'user'),

@@ -11,14 +11,14 @@ import { loadConfig as loadCategorizationConfig, runCategorizationService } from
 import { loadConfig as loadNotifierConfig, runNotifierService } from '@platform/notifier';
 import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
 import type { Pool } from 'pg';
-import { closeRedis, connectRedis, createRedisAccessStore } from '@platform/credentials';
+import { closeRedis, connectRedis, createRedisAccessStore, type AccessStore } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { createInProcessEventBus } from '@platform/events';
 import { anAccount, type TestAccount } from '../accounts';
 import { silentLogger } from '../logs';
+import type { PlatformHandle, PlatformService } from './handle';
 import { startPlatformResources, type PlatformResources } from './resources';
 
-export type PlatformService = 'auth' | 'user' | 'categorization' | 'notifier';
 export const EVERY_SERVICE: readonly PlatformService[] = ['user', 'categorization', 'auth', 'notifier'];
 
 export interface RealPlatformOptions {
@@ -30,8 +30,8 @@ export interface RealPlatformOptions {
   env?: Record<string, string>;
   /** Variables of one service, over `env`. */
   serviceEnv?: Partial<Record<PlatformService, Record<string, string>>>;
-  /** Default: silent. */
-  logger?: Logger;
+  /** Default: silent. A function gives each service a logger of its own. */
+  logger?: Logger | ((service: PlatformService) => Logger);
   /**
    * Where the user service's outbox relay publishes and the notifier consumes. `amqp` (default):
    * the shared RabbitMQ, through an exchange and queues of the test's own; `in-process`: one bus
@@ -40,19 +40,22 @@ export interface RealPlatformOptions {
   bus?: 'amqp' | 'in-process';
   /** The database's URL when the test brings its own (it is then neither created nor dropped). */
   databaseUrl?: string;
+  /** Leaves the key prefix's keys in Redis when stopped (a restore drill starts the services on them again). */
+  keepKeys?: boolean;
 }
 
-/** What the platform stands on (its `env` is what every service started with, before `serviceEnv`; `smtp` runs with the notifier), and: */
-export interface Platform extends Omit<PlatformResources, 'onStop'> {
+/** What the platform stands on (its `env` is what every service started with, before `serviceEnv`; `smtp` runs with the notifier unless `env` names an SMTP_URL), and: */
+export interface Platform extends Omit<PlatformResources, 'onStop' | 'stop'>, PlatformHandle {
   /** Every started service, by name. */
   services: Partial<Record<PlatformService, RunningService>>;
   /** A started service's URL (throws for one this platform does not run). */
   url(service: PlatformService): string;
   /**
    * Starts another instance of `service` (a replica, or one configured otherwise: a key prefix,
-   * limits, a Redis behind a proxy) with `env` over its variables; stopped with the platform.
+   * limits, a Redis behind a proxy) with `env` over its variables and `given` over the adapters the
+   * platform gives (the in-process bus); stopped with the platform.
    */
-  another(service: PlatformService, env: Record<string, string>): Promise<string>;
+  another(service: PlatformService, env: Record<string, string>, given?: Partial<Adapters>): Promise<string>;
   /** The platform's database. */
   pool: Pool;
   /** An account inserted into the user tables (credits: product id -> its pool's credits), its key's access record written. */
@@ -61,14 +64,16 @@ export interface Platform extends Omit<PlatformResources, 'onStop'> {
 
 export async function startRealPlatform(options: RealPlatformOptions): Promise<Platform> {
   const names = options.services ?? EVERY_SERVICE;
-  const logger = options.logger ?? silentLogger();
+  const logger = (name: PlatformService): Logger =>
+    typeof options.logger === 'function' ? options.logger(name) : (options.logger ?? silentLogger());
   const services: Partial<Record<PlatformService, RunningService>> = {};
   const started: RunningService[] = [];
   const resources = await startPlatformResources({
     name: options.name,
-    smtp: names.includes('notifier'),
+    smtp: names.includes('notifier') && options.env?.SMTP_URL === undefined,
     ...(options.env === undefined ? {} : { env: options.env }),
     ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
+    ...(options.keepKeys === undefined ? {} : { keepKeys: options.keepKeys }),
   });
   const { env, databaseUrl, exchange, queue, smtp } = resources;
   const stop = async (): Promise<void> => {
@@ -87,20 +92,25 @@ export async function startRealPlatform(options: RealPlatformOptions): Promise<P
       ...options.serviceEnv?.[name],
       ...extra,
     });
-    const start = async (name: PlatformService, extra: Record<string, string> = {}): Promise<RunningService> => {
+    const start = async (
+      name: PlatformService,
+      extra: Record<string, string> = {},
+      extraGiven: Partial<Adapters> = {},
+    ): Promise<RunningService> => {
+      const adapters = { ...given, ...extraGiven };
       switch (name) {
         case 'user':
-          return runUserService({ config: loadUserConfig(envOf(name, extra)), logger, given });
+          return runUserService({ config: loadUserConfig(envOf(name, extra)), logger: logger(name), given: adapters });
         case 'categorization':
-          return runCategorizationService({ config: loadCategorizationConfig(envOf(name, extra)), logger });
+          return runCategorizationService({ config: loadCategorizationConfig(envOf(name, extra)), logger: logger(name) });
         case 'auth':
-          return runAuthService({ config: loadAuthConfig(envOf(name, extra)), logger });
+          return runAuthService({ config: loadAuthConfig(envOf(name, extra)), logger: logger(name) });
         case 'notifier': {
           const userUrl = services.user?.url ?? 'http://user.invalid';
           const notifier = await runNotifierService({
             config: loadNotifierConfig({ USER_URL: userUrl, ...envOf(name, extra) }),
-            logger,
-            given,
+            logger: logger(name),
+            given: adapters,
           });
           started.push(notifier);
           await notifier.consuming;
@@ -116,26 +126,32 @@ export async function startRealPlatform(options: RealPlatformOptions): Promise<P
     }
     const pool = createPool({ connectionString: databaseUrl, logger: silentLogger(), max: 4 });
     resources.onStop(() => pool.end());
-    const accessRedis = await connectRedis(env.REDIS_URL as string, silentLogger());
-    resources.onStop(() => closeRedis(accessRedis));
-    const access = createRedisAccessStore(accessRedis, { keyPrefix: env.REDIS_KEY_PREFIX as string });
+    let access: Promise<AccessStore> | undefined;
+    const accessStore = async (): Promise<AccessStore> => {
+      // On a Redis Cluster of the test's own (REDIS_CLUSTER_NODES), the test writes its accounts' records itself.
+      if (env.REDIS_URL === undefined) throw new Error(`the platform of ${options.name} has no REDIS_URL to write access records to`);
+      const redis = await connectRedis(env.REDIS_URL, silentLogger());
+      resources.onStop(() => closeRedis(redis));
+      return createRedisAccessStore(redis, { keyPrefix: env.REDIS_KEY_PREFIX as string });
+    };
     return {
       env,
       pool,
-      account: (credits = {}) => anAccount(pool, { credits, access }),
+      account: async (credits = {}) => anAccount(pool, { credits, access: await (access ??= accessStore()) }),
       databaseUrl,
       prefix: env.REDIS_KEY_PREFIX as string,
       exchange,
       queue,
       smtp,
       services,
+      urls: Object.fromEntries(Object.entries(services).map(([name, service]) => [name, service.url])),
       url(name) {
         const service = services[name];
         if (!service) throw new Error(`the platform of ${options.name} runs no ${name} service`);
         return service.url;
       },
-      async another(name, extra) {
-        const service = await start(name, extra);
+      async another(name, extra, extraGiven) {
+        const service = await start(name, extra, extraGiven);
         started.push(service);
         return service.url;
       },

@@ -22,6 +22,8 @@ export interface PlatformResourcesOptions {
   smtp?: boolean;
   /** The database's URL when the test brings its own (it is then neither created nor dropped). */
   databaseUrl?: string;
+  /** Leaves the key prefix's keys in Redis when stopped. */
+  keepKeys?: boolean;
 }
 
 export interface PlatformResources {
@@ -84,17 +86,22 @@ export async function startPlatformResources(options: PlatformResourcesOptions):
       cleanups.push(() => capture.close());
       smtp = capture;
     }
-    const env = { ...platformEnv(options.name, databaseUrl, smtp?.url), ...options.env };
+    const env: Record<string, string> = { ...platformEnv(options.name, databaseUrl, smtp?.url), ...options.env };
+    // A Redis Cluster of the test's own stands in for the shared Redis; the test owns its keys.
+    if (env.REDIS_CLUSTER_NODES !== undefined) delete env.REDIS_URL;
     const exchange = env.BALANCE_EXCHANGE as string;
     const queue = env.NOTIFIER_QUEUE as string;
-    cleanups.push(async () => {
-      const redis = await connectRedis(env.REDIS_URL as string, silentLogger());
-      try {
-        await deleteKeys(redis, env.REDIS_KEY_PREFIX as string);
-      } finally {
-        await closeRedis(redis);
-      }
-    });
+    const redisUrl = env.REDIS_URL;
+    if (redisUrl !== undefined && options.keepKeys !== true) {
+      cleanups.push(async () => {
+        const redis = await connectRedis(redisUrl, silentLogger());
+        try {
+          await deleteKeys(redis, env.REDIS_KEY_PREFIX as string);
+        } finally {
+          await closeRedis(redis);
+        }
+      });
+    }
     cleanups.push(() =>
       deleteTopology(testServers.amqpUrl, {
         queues: [queue, env.NOTIFIER_DEAD_LETTER_QUEUE as string],
