@@ -158,8 +158,12 @@ export function createRedisAccessStore(redis: RedisClient, options: RedisAccessS
       // instead of a promise, an auto-pipelining wrapper and a callback per key; a usage batch over
       // 100 accounts checks 100 keys in one turn (see findKeysAtOnce for the figure). A Cluster
       // pipeline must stay in one slot: there each key is its own command, as findKey.
-      if (isCluster(redis)) return Promise.all(keyHashes.map(async (keyHash) => activeKeyOf(await redis.hgetall(layout.keyRecord(keyHash)))));
-      return findKeysAtOnce(redis, keyHashes.map((keyHash) => layout.keyRecord(keyHash)));
+      if (isCluster(redis))
+        return Promise.all(keyHashes.map(async (keyHash) => activeKeyOf(await redis.hgetall(layout.keyRecord(keyHash)))));
+      return findKeysAtOnce(
+        redis,
+        keyHashes.map((keyHash) => layout.keyRecord(keyHash)),
+      );
     },
     async lookupToken(token, tokenHash = hashSecret(token)): Promise<TokenRecord | undefined> {
       const tag = tokenShardTag(token);

@@ -51,7 +51,9 @@ export function createCredentialVerifier(deps: CredentialVerifierOptions): Crede
   const lookupKeys = async (keys: readonly string[]): Promise<(Principal | undefined)[]> => {
     const secretHashes = keys.map(hashSecret);
     const found = await deps.access.findKeys(secretHashes);
-    return found.map((key, index) => (key ? { accountId: key.accountId, kind: 'apiKey', secretHash: secretHashes[index] as string } : undefined));
+    return found.map((key, index) =>
+      key ? { accountId: key.accountId, kind: 'apiKey', secretHash: secretHashes[index] as string } : undefined,
+    );
   };
   // The checks of one secret asked in one turn share one lookup, sent after all of them arrived:
   // no cache, so a key or token revoked before a request arrived is refused to it (CONTRACT §3).

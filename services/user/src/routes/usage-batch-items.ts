@@ -3,7 +3,14 @@ import { ruleMessages } from '@platform/kernel';
 import { AppError, invalidParams, isRefusalStatus, renderError, type FieldMessages, type RefusalReason } from '@platform/wire';
 import type { CredentialVerifier } from '@platform/credentials';
 import type { Product } from '../domain/catalogue';
-import { usageProduct, type ProductLookup, type UsageAnswer, type UsagePayer, type UsageRecorder, type UsageRequest } from '../domain/usage';
+import {
+  usageProduct,
+  type ProductLookup,
+  type UsageAnswer,
+  type UsagePayer,
+  type UsageRecorder,
+  type UsageRequest,
+} from '../domain/usage';
 import { plainUsageBody, UsageBody } from './usage-body';
 
 /**

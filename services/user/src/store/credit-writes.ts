@@ -85,7 +85,16 @@ export function creditWritesOf(
     pools: [...pools.values()].filter((pool) => pool.previousCredits !== pool.credits),
     // Members named, not spread (Node 20 builds spread objects slowly: "Object spreads on Node 20").
     entries: changes.flatMap(({ accountId, poolId, entries }) =>
-      entries.map(({ delta, credits, cause, productId, requestId, digest }) => ({ accountId, poolId, delta, credits, cause, productId, requestId, digest })),
+      entries.map(({ delta, credits, cause, productId, requestId, digest }) => ({
+        accountId,
+        poolId,
+        delta,
+        credits,
+        cause,
+        productId,
+        requestId,
+        digest,
+      })),
     ),
     events,
   };
