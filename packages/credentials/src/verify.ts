@@ -71,36 +71,27 @@ export function createCredentialVerifier(deps: CredentialVerifierOptions): Crede
     (): Principal | undefined => undefined,
   );
   // A secret of neither shape is refused at once, without joining a batch.
-  const verify = (secret: string): Promise<Principal | undefined> =>
+  const verify = async (secret: string): Promise<Principal | undefined> =>
     isApiKeyShape(secret) || isWellFormedToken(secret) || (deps.pageSessions === true && isWellFormedPageSession(secret))
       ? checks.load(secret)
-      : Promise.resolve(undefined);
-  // Why a presented secret (undefined: none readable) did not verify.
-  const refusal = (secret: string | undefined): AppError => {
-    // A token the store does not know is invalid_credential whatever the cause (a rotation or a
-    // disabling removed it): only a key's own state, and a page session's key's, can be looked up.
-    if (secret !== undefined && isApiKeyShape(secret)) return refusedKey(hashSecret(secret), deps.explainKey);
-    const { explainSession } = deps;
-    if (secret !== undefined && explainSession !== undefined && deps.pageSessions === true && isWellFormedPageSession(secret)) {
-      const sessionHash = hashSecret(secret);
-      return new AppError('unauthenticated', { reason: 'invalid_credential', explain: () => explainSession(sessionHash) });
-    }
-    return new AppError('unauthenticated', { reason: 'invalid_credential' });
-  };
+      : undefined;
   return {
     verify,
-    // SPEED: promises chained, not async functions awaiting each other: an async layer per check
-    // (require, then verify) was about a tenth of the bytes a usage batch's debit allocated
-    // (docs/benchmarks.md, "Batch debits, second session, 6 Dec 2026").
-    require(credential) {
+    async require(credential) {
       const { secret, presented } =
         typeof credential === 'object' ? credential : { secret: credential, presented: credential !== undefined };
-      if (!presented) return Promise.reject(missingCredential());
-      if (secret === undefined) return Promise.reject(refusal(undefined));
-      return verify(secret).then((principal) => {
-        if (principal) return principal;
-        throw refusal(secret);
-      });
+      if (!presented) throw missingCredential();
+      const principal = secret === undefined ? undefined : await verify(secret);
+      if (principal) return principal;
+      // A token the store does not know is invalid_credential whatever the cause (a rotation or a
+      // disabling removed it): only a key's own state, and a page session's key's, can be looked up.
+      if (secret !== undefined && isApiKeyShape(secret)) throw refusedKey(hashSecret(secret), deps.explainKey);
+      const { explainSession } = deps;
+      if (secret !== undefined && explainSession !== undefined && deps.pageSessions === true && isWellFormedPageSession(secret)) {
+        const sessionHash = hashSecret(secret);
+        throw new AppError('unauthenticated', { reason: 'invalid_credential', explain: () => explainSession(sessionHash) });
+      }
+      throw new AppError('unauthenticated', { reason: 'invalid_credential' });
     },
   };
 }

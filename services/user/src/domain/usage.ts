@@ -2,7 +2,6 @@ import { hash } from 'node:crypto';
 import { AppError, invalidMessage, invalidParams } from '@platform/wire';
 import type { Product } from './catalogue';
 import { keptDigests, type RecentAnswers } from '../speed';
-import type { DebitOutcome } from './usage-batch';
 import type { DebitBatcher } from './usage-batcher';
 import type { StoredAnswer } from './usage-reads';
 
@@ -72,44 +71,37 @@ export interface UsageRecorderOptions {
 }
 
 export function createUsageRecorder({ batcher, answers }: UsageRecorderOptions): UsageRecorder {
-  // SPEED: the batcher's promise continued, not awaited in an async function: a usage batch's
-  // debit went through four async layers (the route's item, the counter, this, the batcher), about
-  // a quarter of the bytes it allocated (docs/benchmarks.md, "Batch debits, second session, 6 Dec 2026").
-  const settled = (request: UsageRequest, digest: string, outcome: DebitOutcome): { answer: UsageAnswer; replayed: boolean } => {
-    switch (outcome.kind) {
-      case 'granted':
-      case 'replayed': {
-        const { accountId, productId, credits } = outcome.answer;
-        answers.set(request.requestId, { accountId, productId, credits, digest });
-        return { answer: { outcome: 'granted', accountId, productId, credits }, replayed: outcome.kind === 'replayed' };
-      }
-      case 'exhausted':
-        return { answer: { outcome: 'exhausted' }, replayed: false };
-      case 'conflict':
-        throw new AppError('conflict', { message: REQUEST_ID_REUSED });
-    }
-  };
   return {
-    record(payer, request) {
+    async record(payer, request) {
       const digest = digestOf(payer, request);
       const kept = answers.get(request.requestId);
       if (kept) {
-        if (kept.digest !== digest) return Promise.reject(new AppError('conflict', { message: REQUEST_ID_REUSED }));
-        return Promise.resolve({
+        if (kept.digest !== digest) throw new AppError('conflict', { message: REQUEST_ID_REUSED });
+        return {
           answer: { outcome: 'granted', accountId: kept.accountId, productId: kept.productId, credits: kept.credits },
           replayed: true,
-        });
+        };
       }
-      return batcher
-        .submit({
-          requestId: request.requestId,
-          digest,
-          accountId: payer.accountId,
-          poolId: request.product.poolId,
-          productId: request.product.id,
-          units: request.units,
-        })
-        .then((outcome) => settled(request, digest, outcome));
+      const outcome = await batcher.submit({
+        requestId: request.requestId,
+        digest,
+        accountId: payer.accountId,
+        poolId: request.product.poolId,
+        productId: request.product.id,
+        units: request.units,
+      });
+      switch (outcome.kind) {
+        case 'granted':
+        case 'replayed': {
+          const { accountId, productId, credits } = outcome.answer;
+          answers.set(request.requestId, { accountId, productId, credits, digest });
+          return { answer: { outcome: 'granted', accountId, productId, credits }, replayed: outcome.kind === 'replayed' };
+        }
+        case 'exhausted':
+          return { answer: { outcome: 'exhausted' }, replayed: false };
+        case 'conflict':
+          throw new AppError('conflict', { message: REQUEST_ID_REUSED });
+      }
     },
   };
 }

@@ -3,14 +3,7 @@ import { ruleMessages } from '@platform/kernel';
 import { AppError, invalidParams, isRefusalStatus, renderError, type FieldMessages, type RefusalReason } from '@platform/wire';
 import type { CredentialVerifier } from '@platform/credentials';
 import type { Product } from '../domain/catalogue';
-import {
-  usageProduct,
-  type ProductLookup,
-  type UsageAnswer,
-  type UsagePayer,
-  type UsageRecorder,
-  type UsageRequest,
-} from '../domain/usage';
+import { usageProduct, type ProductLookup, type UsagePayer, type UsageRecorder, type UsageRequest } from '../domain/usage';
 import { plainUsageBody, UsageBody } from './usage-body';
 
 /**
@@ -31,12 +24,6 @@ async function itemRefusal(error: AppError): Promise<BatchItemResult> {
   const { status, body, reason } = renderError(error, 'codeMessages', explained);
   const messages = (body as { messages: string | FieldMessages }).messages;
   return isRefusalStatus(status) && reason !== undefined ? { status, messages, reason } : { status, messages };
-}
-
-/** A recorded item's answer: the single route's 200 body, or its 403 when the pool could not pay. */
-function itemAnswer({ answer }: { answer: UsageAnswer }): BatchItemResult | Promise<BatchItemResult> {
-  if (answer.outcome === 'exhausted') return itemRefusal(new AppError('credits_exhausted'));
-  return { status: 200, accountId: answer.accountId, productId: answer.productId, credits: answer.credits };
 }
 
 const asObject = (raw: unknown): Record<string, unknown> | undefined =>
@@ -140,13 +127,16 @@ export async function meterItems(
       rules.set(item.productId, await productRule(deps.product, item.productId));
   }
   const checked = read.map((item, index) => checkItem(item, payers[index] as UsagePayer | AppError, rules));
-  // Continued, not awaited per item (usage.ts createUsageRecorder says what that buys).
-  const results = checked.map((check): Promise<BatchItemResult> => {
+  const results = checked.map(async (check): Promise<BatchItemResult> => {
     if ('refused' in check) return itemRefusal(check.refused);
-    return deps.recorder.record(check.payer, check.request).then(itemAnswer, (error: unknown) => {
+    try {
+      const { answer } = await deps.recorder.record(check.payer, check.request);
+      if (answer.outcome === 'exhausted') return itemRefusal(new AppError('credits_exhausted'));
+      return { status: 200, accountId: answer.accountId, productId: answer.productId, credits: answer.credits };
+    } catch (error) {
       if (error instanceof AppError && error.code === 'conflict') return itemRefusal(error);
       throw error;
-    });
+    }
   });
   return Promise.all(results);
 }
