@@ -104,6 +104,11 @@ export interface AccessStore extends AccessWriter, AccessSweep {
   /** The active key with this hash, else undefined. */
   findKey(keyHash: string): Promise<ActiveKey | undefined>;
   /**
+   * The active keys with these hashes, in order (undefined for each that is not): the credential
+   * checks of one event-loop turn, read together. Rejects when any read fails.
+   */
+  findKeys(keyHashes: readonly string[]): Promise<(ActiveKey | undefined)[]>;
+  /**
    * The live record of a well-formed token whose key is still active under the same generation,
    * else undefined. `tokenHash`: its SHA-256 when the caller has it already.
    */

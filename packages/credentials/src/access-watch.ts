@@ -63,6 +63,7 @@ function guarded(inner: AccessStore, gate: Gate): AccessStore {
   return {
     issue: (request) => through(() => inner.issue(request)),
     findKey: (keyHash) => through(() => inner.findKey(keyHash)),
+    findKeys: (keyHashes) => through(() => inner.findKeys(keyHashes)),
     lookupToken: (token, tokenHash) => through(() => inner.lookupToken(token, tokenHash)),
     revokeToken: (token) => through(() => inner.revokeToken(token)),
     putKeys: (records) => through(() => inner.putKeys(records)),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AccessStore, IssueOutcome, TokenRecord } from './access-store';
+import type { AccessStore, ActiveKey, IssueOutcome, TokenRecord } from './access-store';
 import { hashSecret } from './secrets';
 
 interface KeyEntry {
@@ -52,6 +52,11 @@ export function createMemoryAccessStore(now: () => number = Date.now): AccessSto
     }
   };
 
+  const activeKey = (keyHash: string): ActiveKey | undefined => {
+    const key = keys.get(keyHash);
+    return key ? { accountId: key.accountId, generation: key.generation, hasCredits: key.pools.size > 0 } : undefined;
+  };
+
   const liveToken = (tokenHash: string): TokenRecord | undefined => {
     const entry = tokens.get(tokenHash);
     if (!entry || entry.expiresAtMs <= now()) return undefined;
@@ -80,10 +85,8 @@ export function createMemoryAccessStore(now: () => number = Date.now): AccessSto
       tokensOfKey.set(request.keyHash, ofKey.add(tokenHash));
       return Promise.resolve({ outcome: 'issued', accountId: key.accountId, generation: key.generation });
     },
-    findKey(keyHash) {
-      const key = keys.get(keyHash);
-      return Promise.resolve(key ? { accountId: key.accountId, generation: key.generation, hasCredits: key.pools.size > 0 } : undefined);
-    },
+    findKey: (keyHash) => Promise.resolve(activeKey(keyHash)),
+    findKeys: (keyHashes) => Promise.resolve(keyHashes.map(activeKey)),
     lookupToken: (token, tokenHash = hashSecret(token)) => Promise.resolve(liveToken(tokenHash)),
     revokeToken(token) {
       tokens.delete(hashSecret(token));

@@ -1,6 +1,7 @@
 import { accessLayout } from './access-layout';
 import { decodeTokenRecord, type AccessStore, type IssueOutcome, type KeyAccessRecord, type TokenRecord } from './access-store';
-import { closeRedis, type RedisClient } from './redis-client';
+import { closeRedis, isCluster, type RedisClient } from './redis-client';
+import { activeKeyOf, findKeysAtOnce } from './redis-key-records';
 import { redisAccessSweep } from './redis-access-sweep';
 import { redisIdentity } from './redis-identity';
 import { COUNT_WINDOW_LUA, redisLuaScript } from './redis-lua';
@@ -151,10 +152,18 @@ export function createRedisAccessStore(redis: RedisClient, options: RedisAccessS
       )) as [number, string?, string?];
       return issueOutcome(result);
     },
-    async findKey(keyHash) {
-      const fields = await redis.hgetall(layout.keyRecord(keyHash));
-      if (fields.a === undefined || fields.g === undefined) return undefined;
-      return { accountId: Number(fields.a), generation: Number(fields.g), hasCredits: Object.keys(fields).length > 2 };
+    findKey: async (keyHash) => activeKeyOf(await redis.hgetall(layout.keyRecord(keyHash))),
+    async findKeys(keyHashes) {
+      // SPEED: one explicit pipeline of HGETALLs (each in its key's slot, as every command here)
+      // instead of a promise, an auto-pipelining wrapper and a callback per key; a usage batch over
+      // 100 accounts checks 100 keys in one turn (see findKeysAtOnce for the figure). A Cluster
+      // pipeline must stay in one slot: there each key is its own command, as findKey.
+      if (isCluster(redis))
+        return Promise.all(keyHashes.map(async (keyHash) => activeKeyOf(await redis.hgetall(layout.keyRecord(keyHash)))));
+      return findKeysAtOnce(
+        redis,
+        keyHashes.map((keyHash) => layout.keyRecord(keyHash)),
+      );
     },
     async lookupToken(token, tokenHash = hashSecret(token)): Promise<TokenRecord | undefined> {
       const tag = tokenShardTag(token);

@@ -73,7 +73,7 @@ describe('credential verifier', () => {
   test('when many requests check one secret in the same turn, then they share one lookup and each gets its own answer', async () => {
     const { access, token } = await storeWithToken();
     const lookup = jest.spyOn(access, 'lookupToken');
-    const findKey = jest.spyOn(access, 'findKey');
+    const findKeys = jest.spyOn(access, 'findKeys');
     const verifier = createCredentialVerifier({ access });
     const unknown = generateAccessToken(keyHash);
     const answers = await Promise.all([
@@ -85,7 +85,27 @@ describe('credential verifier', () => {
     expect(answers.slice(20, 40)).toEqual(Array(20).fill({ accountId: 3, kind: 'apiKey', secretHash: keyHash }));
     expect(answers[40]).toBeUndefined();
     expect(lookup).toHaveBeenCalledTimes(2);
-    expect(findKey).toHaveBeenCalledTimes(1);
+    expect(findKeys).toHaveBeenCalledTimes(1);
+    expect(findKeys).toHaveBeenCalledWith([keyHash]);
+    await access.close();
+  });
+
+  test('when checks of several API keys arrive in the same turn, then their records are read in one call and each gets its own key’s answer', async () => {
+    const { access } = await storeWithToken();
+    const other = generateApiKey();
+    await access.putKeys([{ keyHash: hashSecret(other), accountId: 4, generation: 0, creditedPools: [] }]);
+    const unknown = generateApiKey();
+    const findKeys = jest.spyOn(access, 'findKeys');
+    const verifier = createCredentialVerifier({ access });
+    const answers = await Promise.all([verifier.verify(apiKey), verifier.verify(unknown), verifier.verify(other), verifier.verify(apiKey)]);
+    expect(answers).toEqual([
+      { accountId: 3, kind: 'apiKey', secretHash: keyHash },
+      undefined,
+      { accountId: 4, kind: 'apiKey', secretHash: hashSecret(other) },
+      { accountId: 3, kind: 'apiKey', secretHash: keyHash },
+    ]);
+    expect(findKeys).toHaveBeenCalledTimes(1);
+    expect(findKeys).toHaveBeenCalledWith([keyHash, hashSecret(unknown), hashSecret(other)]);
     await access.close();
   });
 

@@ -40,21 +40,34 @@ export interface CredentialVerifierOptions {
 }
 
 export function createCredentialVerifier(deps: CredentialVerifierOptions): CredentialVerifier {
-  // One secret of a well-formed shape, looked up in the access store.
-  const lookup = async (secret: string): Promise<Principal | undefined> => {
+  // A token: its record, read with its key's generation (one script each).
+  const lookupToken = async (secret: string): Promise<Principal | undefined> => {
     const secretHash = hashSecret(secret);
-    if (isApiKeyShape(secret)) {
-      const key = await deps.access.findKey(secretHash);
-      return key ? { accountId: key.accountId, kind: 'apiKey', secretHash } : undefined;
-    }
     const record = await deps.access.lookupToken(secret, secretHash);
     if (!record) return undefined;
     return { accountId: record.accountId, kind: secret.startsWith('ps_') ? 'pageSession' : 'token', secretHash };
   };
+  // API keys: every key of the batch read together (findKeys: one pipeline on one Redis server).
+  const lookupKeys = async (keys: readonly string[]): Promise<(Principal | undefined)[]> => {
+    const secretHashes = keys.map(hashSecret);
+    const found = await deps.access.findKeys(secretHashes);
+    return found.map((key, index) =>
+      key ? { accountId: key.accountId, kind: 'apiKey', secretHash: secretHashes[index] as string } : undefined,
+    );
+  };
   // The checks of one secret asked in one turn share one lookup, sent after all of them arrived:
   // no cache, so a key or token revoked before a request arrived is refused to it (CONTRACT §3).
   const checks = readBatch(
-    async (secrets: string[]) => new Map(await Promise.all(secrets.map(async (secret) => [secret, await lookup(secret)] as const))),
+    async (secrets: string[]) => {
+      const keys: string[] = [];
+      const tokens: string[] = [];
+      for (const secret of secrets) (isApiKeyShape(secret) ? keys : tokens).push(secret);
+      const [ofKeys, ofTokens] = await Promise.all([keys.length > 0 ? lookupKeys(keys) : [], Promise.all(tokens.map(lookupToken))]);
+      const found = new Map<string, Principal | undefined>();
+      keys.forEach((secret, index) => found.set(secret, ofKeys[index]));
+      tokens.forEach((secret, index) => found.set(secret, ofTokens[index]));
+      return found;
+    },
     (): Principal | undefined => undefined,
   );
   // A secret of neither shape is refused at once, without joining a batch.

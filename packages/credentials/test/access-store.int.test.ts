@@ -126,6 +126,27 @@ describe.each([
     expect(await store.issue(issueRequest(keyHash))).toMatchObject({ outcome: 'issued' });
   });
 
+  test('when several keys are found at once, then each answers as findKey does, in order, the unknown and deleted ones undefined', async () => {
+    const [credited, empty, deleted, unknown] = [aKey(), aKey(), aKey(), aKey()];
+    await store.putKeys([
+      { keyHash: credited.keyHash, accountId: 7, generation: 2, creditedPools: [1] },
+      { keyHash: empty.keyHash, accountId: 8, generation: 0, creditedPools: [] },
+      { keyHash: deleted.keyHash, accountId: 9, generation: 0, creditedPools: [1] },
+    ]);
+    await store.deleteKeys([deleted.keyHash]);
+    const hashes = [credited, empty, deleted, unknown, credited].map((key) => key.keyHash);
+    const found = await store.findKeys(hashes);
+    expect(found).toEqual([
+      { accountId: 7, generation: 2, hasCredits: true },
+      { accountId: 8, generation: 0, hasCredits: false },
+      undefined,
+      undefined,
+      { accountId: 7, generation: 2, hasCredits: true },
+    ]);
+    expect(found).toEqual(await Promise.all(hashes.map((keyHash) => store.findKey(keyHash))));
+    expect(await store.findKeys([])).toEqual([]);
+  });
+
   test('when a pool is marked for a key that has no record, then no record is made', async () => {
     const { keyHash } = aKey();
     await store.setPoolCredit([keyHash], 1, true);
@@ -261,6 +282,16 @@ describe('redis access store, Redis Cluster rule (CONTRACT §1)', () => {
       expect(await subject.redis.ttl(names.find((name) => name.includes(':tok:')) as string)).toBeGreaterThan(1790);
     } finally {
       await subject.close();
+    }
+  });
+
+  test('when Redis is not reachable, then finding keys at once fails (a check answers 503, never an unknown key)', async () => {
+    const unreachable = new Redis({ port: 1, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    try {
+      const store = createRedisAccessStore(unreachable, { keyPrefix: `test:access:${uniqueId()}:` });
+      await expect(store.findKeys([aKey().keyHash, aKey().keyHash])).rejects.toThrow(/writeable/);
+    } finally {
+      unreachable.disconnect();
     }
   });
 

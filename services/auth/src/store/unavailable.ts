@@ -19,6 +19,7 @@ export function guardAccessStore(store: AccessStore): AccessStore {
   return {
     issue: (request) => orUnavailable(store.issue(request)),
     findKey: (keyHash) => orUnavailable(store.findKey(keyHash)),
+    findKeys: (keyHashes) => orUnavailable(store.findKeys(keyHashes)),
     lookupToken: (token, tokenHash) => orUnavailable(store.lookupToken(token, tokenHash)),
     revokeToken: (token) => orUnavailable(store.revokeToken(token)),
     putKeys: (records) => orUnavailable(store.putKeys(records)),

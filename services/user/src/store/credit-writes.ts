@@ -83,7 +83,20 @@ export function creditWritesOf(
   }
   return {
     pools: [...pools.values()].filter((pool) => pool.previousCredits !== pool.credits),
-    entries: changes.flatMap(({ accountId, poolId, entries }) => entries.map((entry) => ({ accountId, poolId, ...entry }))),
+    // Members named, not spread: Node 20 builds a spread object in about 90 ns against 8 ("Object
+    // spreads on Node 20"), here 100 a batch; measured only with findKeys (redis-key-records.ts).
+    entries: changes.flatMap(({ accountId, poolId, entries }) =>
+      entries.map(({ delta, credits, cause, productId, requestId, digest }) => ({
+        accountId,
+        poolId,
+        delta,
+        credits,
+        cause,
+        productId,
+        requestId,
+        digest,
+      })),
+    ),
     events,
   };
 }
