@@ -19,7 +19,7 @@ import { startClusterPlatform, type ClusterPlatform, type ClusterPlatformOptions
 import { startEmbeddedPlatform, type EmbeddedPlatform } from './processes';
 import { startRealPlatform, type Platform, type RealPlatformOptions } from './real';
 
-export { EVERY_SERVICE, type Platform, type RealPlatformOptions } from './real';
+export { EVERY_SERVICE, type Platform, type RealPlatformOptions, type WebhookSeams } from './real';
 export type { PlatformHandle, PlatformService } from './handle';
 export { platformEnv, startPlatformResources, type PlatformResources, type PlatformResourcesOptions } from './resources';
 export { pausedAt, platformUrl, REPOSITORY_ROOT, startServiceOf, type EmbeddedPlatform, type ServiceProcessOptions } from './processes';
