@@ -25,7 +25,13 @@ export async function mintAccessToken(target: TokenTarget, apiKey: string, ttlSe
   if (!key) throw new Error('no token: the key is not active');
   const token = generateAccessToken(keyHash);
   const issuedAt = Math.floor(Date.now() / 1000);
-  const record = encodeTokenRecord({ accountId: key.accountId, generation: key.generation, issuedAt, expiresAt: issuedAt + ttlSeconds, keyHash });
+  const record = encodeTokenRecord({
+    accountId: key.accountId,
+    generation: key.generation,
+    issuedAt,
+    expiresAt: issuedAt + ttlSeconds,
+    keyHash,
+  });
   await target.redis.set(accessLayout(target.keyPrefix).token(shardTagOf(keyHash), hashSecret(token)), record, 'EX', ttlSeconds);
   return token;
 }

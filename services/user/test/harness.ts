@@ -5,7 +5,16 @@ import type { Logger, RunningService } from '@platform/runtime';
 import { createRedisAccessStore, type AccessStore } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { createInProcessEventBus, type EventBus } from '@platform/events';
-import { anAccount, deleteKeys, mintAccessToken, silentLogger, testServers, uniqueId, useStarted, type TestAccount } from '@platform/testing';
+import {
+  anAccount,
+  deleteKeys,
+  mintAccessToken,
+  silentLogger,
+  testServers,
+  uniqueId,
+  useStarted,
+  type TestAccount,
+} from '@platform/testing';
 import { loadConfig, type UserConfig } from '../src/config';
 import type { Adapters } from '@platform/infrastructure';
 import type { TestNetwork } from '@platform/webhooks';

@@ -110,7 +110,12 @@ export async function startRealPlatform(options: RealPlatformOptions): Promise<P
       const adapters = { ...given, ...extraGiven };
       switch (name) {
         case 'user':
-          return runUserService({ config: loadUserConfig(envOf(name, extra)), logger: logger(name), given: adapters, ...options.seams?.user });
+          return runUserService({
+            config: loadUserConfig(envOf(name, extra)),
+            logger: logger(name),
+            given: adapters,
+            ...options.seams?.user,
+          });
         case 'categorization':
           return runCategorizationService({ config: loadCategorizationConfig(envOf(name, extra)), logger: logger(name) });
         case 'auth':
@@ -154,7 +159,8 @@ export async function startRealPlatform(options: RealPlatformOptions): Promise<P
     return {
       env,
       pool,
-      account: async (credits = {}, extra = {}) => anAccount(pool, { ...extra, credits, access: (await (access ??= accessStore())).access }),
+      account: async (credits = {}, extra = {}) =>
+        anAccount(pool, { ...extra, credits, access: (await (access ??= accessStore())).access }),
       token: async (account, ttlSeconds) => mintAccessToken(await (access ??= accessStore()), account.apiKey, ttlSeconds),
       databaseUrl,
       prefix: env.REDIS_KEY_PREFIX as string,
