@@ -19,7 +19,8 @@ import {
   type PrivateDatabase,
   type TcpProxy,
 } from '@platform/testing';
-import { SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '@platform/user/testing';
+import { startPlatform, type Platform } from '@platform/testing/platform';
+import { SERVICE_JWT_SECRET } from '@platform/user/testing';
 import { verifyLedgerAfterAll } from './ledger-check';
 
 const BUDGET_MS = 5000;
@@ -36,20 +37,22 @@ describe.each(['directly', 'through pgbouncer'])('Postgres black-holed during a 
   let db: PrivateDatabase;
   let proxy: TcpProxy;
   let pgbouncer: Pgbouncer | undefined;
-  let user: Harness;
+  let user: Platform;
 
   beforeAll(async () => {
     db = await createPrivateDatabase('pgblackhole');
     proxy = await startTcpProxy(Number(new URL(db.url).port || 5432));
     const partitioned = proxy.url(db.url);
     if (route === 'through pgbouncer') pgbouncer = await startPgbouncer({ dir: `/tmp/${uniqueId('pgbh-bouncer-')}`, target: partitioned });
-    const config = testConfig({
-      DATABASE_URL: pgbouncer?.urlOf(partitioned) ?? partitioned,
+    user = await startPlatform({
+      mode: 'real',
+      name: 'pgblackhole',
+      services: ['user'],
+      bus: 'in-process',
+      databaseUrl: pgbouncer?.urlOf(partitioned) ?? partitioned,
       // Migrations never go through a pooler in transaction mode (CONTRACT §1).
-      DATABASE_DIRECT_URL: partitioned,
-      REDIS_KEY_PREFIX: `test-user:${uniqueId('pgbh')}:`,
+      env: { DATABASE_DIRECT_URL: partitioned, SERVICE_JWT_SECRET },
     });
-    user = await startHarness({ config });
   }, 60_000);
 
   // Before the afterAll below drops the database: whatever the faults did, the ledger is exact.
@@ -67,7 +70,7 @@ describe.each(['directly', 'through pgbouncer'])('Postgres black-holed during a 
     const startedAt = performance.now();
     try {
       // Far longer than the budget: a request that overstays it is measured, not cut short here.
-      const response = await fetch(`${user.service.url}${path}`, { ...init, signal: AbortSignal.timeout(15_000) });
+      const response = await fetch(`${user.url('user')}${path}`, { ...init, signal: AbortSignal.timeout(15_000) });
       await response.arrayBuffer();
       return {
         kind,

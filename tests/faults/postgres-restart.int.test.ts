@@ -6,8 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { signServiceJwt } from '@platform/credentials';
 import { createPool } from '@platform/db';
-import { deleteKeys, eventually, silentLogger, startPrivatePostgres, uniqueId, type PrivatePostgres } from '@platform/testing';
-import { ADMIN_TOKEN, SERVICE_JWT_SECRET, startHarness, testConfig, type Harness } from '@platform/user/testing';
+import request from 'supertest';
+import { eventually, silentLogger, startPrivatePostgres, uniqueId, type PrivatePostgres } from '@platform/testing';
+import { startPlatform, type Platform } from '@platform/testing/platform';
+import { ADMIN_TOKEN, SERVICE_JWT_SECRET } from '@platform/user/testing';
 import { errorMessage } from '@platform/runtime';
 import { verifyLedgerAfterAll } from './ledger-check';
 
@@ -21,19 +23,25 @@ const STARTING_CREDITS = 1_000_000;
 
 describe('Postgres restarted during a stream of debits', () => {
   let postgres: PrivatePostgres;
-  let user: Harness;
-  const prefix = `test-user:${uniqueId('pgrestart')}:`;
+  let user: Platform & { http: ReturnType<typeof request> };
 
   beforeAll(async () => {
     postgres = await startPrivatePostgres();
-    user = await startHarness({ config: testConfig({ DATABASE_URL: postgres.url, REDIS_KEY_PREFIX: prefix }) });
+    const platform = await startPlatform({
+      mode: 'real',
+      name: 'pgrestart',
+      services: ['user'],
+      bus: 'in-process',
+      databaseUrl: postgres.url,
+      env: { ADMIN_TOKEN, SERVICE_JWT_SECRET },
+    });
+    user = Object.assign(platform, { http: request(platform.url('user')) });
   }, 60_000);
 
   // Before the afterAll below drops the database: whatever the faults did, the ledger is exact.
   verifyLedgerAfterAll(() => postgres?.url);
 
   afterAll(async () => {
-    await deleteKeys(user.redis, prefix);
     await user?.stop();
     await postgres?.stop();
   });

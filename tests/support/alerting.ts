@@ -1,14 +1,16 @@
 /**
- * The alerting path end to end, as the metering and fault tests run it: the user service (its
- * test harness, its outbox relay publishing to RabbitMQ) and notifiers on one private database,
- * an exchange, queues and a key prefix of the test's own, and an SMTP capture. `stop()` takes it
- * all down: the notifiers, the keys, the user service, the capture, the topology, the database.
+ * The alerting path end to end, as the metering and fault tests run it: the platform's user
+ * service (its outbox relay publishing to RabbitMQ) and notifiers (`startPlatform`, mode real) on
+ * one private database, an exchange, queues and a key prefix of the test's own, and an SMTP
+ * capture. `stop()` takes it all down: the notifiers, the user service, the keys, the capture,
+ * the topology, the database, then the webhook receiver.
  */
-import type { Logger } from '@platform/runtime';
+import type { Pool } from 'pg';
+import request from 'supertest';
+import type { Logger, RunningService } from '@platform/runtime';
 import { eventually, silentLogger, startWebhookReceiver, type SmtpCapture, type WebhookReceiver } from '@platform/testing';
-import { startPlatformResources } from '@platform/testing/platform';
-import { loadConfig as loadNotifierConfig, runNotifierService, type NotifierService } from '@platform/notifier';
-import { startHarness, testConfig, type Harness } from '@platform/user/testing';
+import { startPlatform, type Platform, type WebhookSeams } from '@platform/testing/platform';
+import { ADMIN_TOKEN, SERVICE_JWT_SECRET } from '@platform/user/testing';
 
 export interface AlertingOptions {
   /** Names the database, the exchange and the key prefix. */
@@ -25,8 +27,18 @@ export interface AlertingOptions {
   userLogger?: Logger;
   /** Start a webhook receiver (`receiver`), reached by the user service and the notifiers through its test network. */
   webhooks?: boolean;
-  /** How many notifiers to start with (default 1). */
+  /** How many notifiers to start with (default 1; at least 1). */
   notifiers?: number;
+}
+
+/** The user service as the tests reach it (the admin token and service JWT secret of `@platform/user/testing`). */
+export interface AlertingUser {
+  service: { url: string };
+  http: ReturnType<typeof request>;
+  /** The platform's database. */
+  pool: Pool;
+  account: Platform['account'];
+  token: Platform['token'];
 }
 
 export interface Alerting {
@@ -34,13 +46,13 @@ export interface Alerting {
   smtp: SmtpCapture;
   /** The webhook receiver (with `webhooks`). */
   receiver: WebhookReceiver | undefined;
-  user: Harness;
+  user: AlertingUser;
   /** The notifiers running now, oldest first. */
-  notifiers: NotifierService[];
+  notifiers: RunningService[];
   exchange: string;
   queue: string;
   /** Starts another notifier (a replica, or a restart after stopping one), ready once consuming. */
-  startNotifier(): Promise<NotifierService>;
+  startNotifier(): Promise<RunningService>;
   /** The e-mails sent to `email`, in the order the capture got them. */
   mailsTo(email: string): SmtpCapture['messages'];
   /** Waits until every balance change of the accounts is published and handled by a notifier, and every e-mail it queued is sent. */
@@ -49,61 +61,60 @@ export interface Alerting {
 }
 
 export async function startAlerting(options: AlertingOptions): Promise<Alerting> {
-  const resources = await startPlatformResources({ name: options.name, smtp: true });
-  const { databaseUrl, exchange, queue, prefix } = resources;
-  const smtp = resources.smtp as SmtpCapture;
-  const notifiers: NotifierService[] = [];
-  const stop = async (): Promise<void> => {
-    for (const notifier of notifiers.splice(0)) await notifier.stop().catch(() => undefined);
-    await resources.stop();
-  };
+  let receiver: WebhookReceiver | undefined;
+  if (options.webhooks === true) receiver = await startWebhookReceiver();
+  const seams: WebhookSeams = receiver === undefined ? {} : { webhookCa: receiver.ca, webhookNetwork: receiver.network() };
+  const notifierCount = options.notifiers ?? 1;
+  let platform: Platform;
   try {
-    let receiver: WebhookReceiver | undefined;
-    if (options.webhooks === true) {
-      const started = await startWebhookReceiver();
-      resources.onStop(() => started.close());
-      receiver = started;
-    }
-    const seams = receiver === undefined ? {} : { webhookCa: receiver.ca, webhookNetwork: receiver.network() };
-    const user = await startHarness({
-      eventBus: 'amqp',
-      ...(options.userLogger === undefined ? {} : { logger: options.userLogger }),
-      ...seams,
-      config: testConfig({
-        DATABASE_URL: databaseUrl,
-        AMQP_URL: options.userAmqpUrl ?? (resources.env.AMQP_URL as string),
-        BALANCE_EXCHANGE: exchange,
-        REDIS_KEY_PREFIX: prefix,
-        OUTBOX_POLL_MS: '100',
-        OUTBOX_RETRY_INITIAL_MS: '100',
-        OUTBOX_RETRY_MAX_MS: '500',
-        ...options.userEnv,
-      }),
-    });
-    resources.onStop(() => user.stop());
-    const startNotifier = async (): Promise<NotifierService> => {
-      const notifier = await runNotifierService({
-        config: loadNotifierConfig({
-          DATABASE_URL: databaseUrl,
-          AMQP_URL: options.notifierAmqpUrl ?? resources.env.AMQP_URL,
-          SMTP_URL: smtp.url,
-          NOTIFIER_PORT: '0',
-          // Where the e-mails' links point, as in a deployment (no test follows them).
-          USER_URL: user.service.url,
-          BALANCE_EXCHANGE: exchange,
-          NOTIFIER_QUEUE: queue,
-          NOTIFIER_DEAD_LETTER_QUEUE: `${queue}.dead`,
+    platform = await startPlatform({
+      mode: 'real',
+      name: options.name,
+      services: ['user', 'notifier'],
+      env: { ADMIN_TOKEN, SERVICE_JWT_SECRET },
+      serviceEnv: {
+        user: {
+          ...(options.userAmqpUrl === undefined ? {} : { AMQP_URL: options.userAmqpUrl }),
+          OUTBOX_POLL_MS: '100',
+          OUTBOX_RETRY_INITIAL_MS: '100',
+          OUTBOX_RETRY_MAX_MS: '500',
+          ...options.userEnv,
+        },
+        notifier: {
+          ...(options.notifierAmqpUrl === undefined ? {} : { AMQP_URL: options.notifierAmqpUrl }),
           NOTIFIER_MAIL_POLL_MS: '100',
           ...options.notifierEnv,
-        }),
-        logger: silentLogger(),
-        ...seams,
-      });
+        },
+      },
+      logger: (service) => (service === 'user' ? (options.userLogger ?? silentLogger()) : silentLogger()),
+      seams: { user: seams, notifier: seams },
+    });
+  } catch (error) {
+    await receiver?.close();
+    throw error;
+  }
+  const { databaseUrl, exchange, queue, pool } = platform;
+  const smtp = platform.smtp as SmtpCapture;
+  const notifiers: RunningService[] = platform.services.notifier === undefined ? [] : [platform.services.notifier];
+  const stop = async (): Promise<void> => {
+    await platform.stop();
+    await receiver?.close();
+  };
+  try {
+    const startNotifier = async (): Promise<RunningService> => {
+      const notifier = await platform.anotherInstance('notifier', {});
       notifiers.push(notifier);
-      await notifier.consuming;
       return notifier;
     };
-    for (let index = 0; index < (options.notifiers ?? 1); index += 1) await startNotifier();
+    while (notifiers.length < notifierCount) await startNotifier();
+    const userUrl = platform.url('user');
+    const user: AlertingUser = {
+      service: { url: userUrl },
+      http: request(userUrl),
+      pool,
+      account: (credits, extra) => platform.account(credits, extra),
+      token: (account, ttlSeconds) => platform.token(account, ttlSeconds),
+    };
     return {
       databaseUrl,
       smtp,
@@ -117,7 +128,7 @@ export async function startAlerting(options: AlertingOptions): Promise<Alerting>
       async settled(accountIds, timeoutMs = 20_000) {
         const left = async (): Promise<number | undefined> =>
           (
-            await user.pool.query<{ n: number }>(
+            await pool.query<{ n: number }>(
               `SELECT (SELECT count(*)::int FROM outbox_event_list o WHERE (o.payload->>'accountId')::int = ANY($1::int[])
                         AND (o.published_at IS NULL OR NOT EXISTS (SELECT 1 FROM notifier_processed_events p WHERE p.event_id = o.id)))
                     + (SELECT count(*)::int FROM notifier_mail_outbox WHERE account_id = ANY($1::int[]) AND sent_at IS NULL) AS n`,

@@ -23,3 +23,4 @@ export * from './malformed-json';
 export * from './products';
 export * from './account-with-token';
 export * from './statuses';
+export * from './access-token';

@@ -2,18 +2,19 @@ import { Redis } from 'ioredis';
 import type pg from 'pg';
 import request from 'supertest';
 import type { Logger, RunningService } from '@platform/runtime';
-import {
-  accessLayout,
-  createRedisAccessStore,
-  encodeTokenRecord,
-  generateAccessToken,
-  hashSecret,
-  shardTagOf,
-  type AccessStore,
-} from '@platform/credentials';
+import { createRedisAccessStore, type AccessStore } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { createInProcessEventBus, type EventBus } from '@platform/events';
-import { anAccount, deleteKeys, silentLogger, testServers, uniqueId, useStarted, type TestAccount } from '@platform/testing';
+import {
+  anAccount,
+  deleteKeys,
+  mintAccessToken,
+  silentLogger,
+  testServers,
+  uniqueId,
+  useStarted,
+  type TestAccount,
+} from '@platform/testing';
 import { loadConfig, type UserConfig } from '../src/config';
 import type { Adapters } from '@platform/infrastructure';
 import type { TestNetwork } from '@platform/webhooks';
@@ -113,22 +114,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     redis,
     access,
     account: (credits = {}, options = {}) => anAccount(pool, { credits, access, ...options }),
-    async token(account, ttlSeconds = 3600) {
-      const keyHash = hashSecret(account.apiKey);
-      const key = await access.findKey(keyHash);
-      if (!key) throw new Error('no token: the key is not active');
-      const token = generateAccessToken(keyHash);
-      const issuedAt = Math.floor(Date.now() / 1000);
-      const record = encodeTokenRecord({
-        accountId: key.accountId,
-        generation: key.generation,
-        issuedAt,
-        expiresAt: issuedAt + ttlSeconds,
-        keyHash,
-      });
-      await redis.set(accessLayout(config.redisKeyPrefix).token(shardTagOf(keyHash), hashSecret(token)), record, 'EX', ttlSeconds);
-      return token;
-    },
+    token: (account, ttlSeconds) => mintAccessToken({ redis, access, keyPrefix: config.redisKeyPrefix }, account.apiKey, ttlSeconds),
     async stop() {
       running -= 1;
       // The last harness of the file leaves Redis as it found it.

@@ -1,10 +1,11 @@
 /**
  * One way to start the platform in a test (`@platform/testing/platform`). Every mode answers a
  * `PlatformHandle` (`urls` of the services it started, `stop()`), with its own extras:
- * - `startPlatform({ mode: 'real', name, services, env, serviceEnv, bus, logger, databaseUrl, keepKeys })`:
+ * - `startPlatform({ mode: 'real', name, services, env, serviceEnv, bus, logger, databaseUrl, keepKeys, seams })`:
  *   the services in this process on the real Postgres, Redis and RabbitMQ, on a private database
  *   (or the test's own), a key prefix and topology of the test's own; `url()`, `pool`,
- *   `account()`, `another(service, env, given)` for one more instance (real.ts);
+ *   `account()`, `token()`, `another(service, env, given)` for one more instance (its URL;
+ *   `anotherInstance`: the instance, to stop it first) (real.ts);
  * - `startPlatform({ mode: 'embedded', env })`: `pnpm start` as a process of its own, embedding
  *   what its variables leave unset; `output()`, `alive()`, `kill()`, `exitCode()` (processes.ts);
  * - `startPlatform({ mode: 'cluster', smtpUrl, serviceEnv, basePort, dir, … })`: the local cluster
@@ -19,7 +20,7 @@ import { startClusterPlatform, type ClusterPlatform, type ClusterPlatformOptions
 import { startEmbeddedPlatform, type EmbeddedPlatform } from './processes';
 import { startRealPlatform, type Platform, type RealPlatformOptions } from './real';
 
-export { EVERY_SERVICE, type Platform, type RealPlatformOptions } from './real';
+export { EVERY_SERVICE, type Platform, type RealPlatformOptions, type WebhookSeams } from './real';
 export type { PlatformHandle, PlatformService } from './handle';
 export { platformEnv, startPlatformResources, type PlatformResources, type PlatformResourcesOptions } from './resources';
 export { pausedAt, platformUrl, REPOSITORY_ROOT, startServiceOf, type EmbeddedPlatform, type ServiceProcessOptions } from './processes';

@@ -9,12 +9,13 @@ import type { Logger, RunningService } from '@platform/runtime';
 import { loadConfig as loadAuthConfig, runAuthService } from '@platform/auth';
 import { loadConfig as loadCategorizationConfig, runCategorizationService } from '@platform/categorization';
 import { loadConfig as loadNotifierConfig, runNotifierService } from '@platform/notifier';
-import { loadConfig as loadUserConfig, runUserService } from '@platform/user';
+import { loadConfig as loadUserConfig, runUserService, type UserSeams } from '@platform/user';
 import type { Pool } from 'pg';
-import { closeRedis, connectRedis, createRedisAccessStore, type AccessStore } from '@platform/credentials';
+import { closeRedis, connectRedis, createRedisAccessStore } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { createInProcessEventBus } from '@platform/events';
-import { anAccount, type TestAccount } from '../accounts';
+import { anAccount, type AccountOptions, type TestAccount } from '../accounts';
+import { mintAccessToken, type TokenTarget } from '../access-token';
 import { silentLogger } from '../logs';
 import type { PlatformHandle, PlatformService } from './handle';
 import { startPlatformResources, type PlatformResources } from './resources';
@@ -42,7 +43,12 @@ export interface RealPlatformOptions {
   databaseUrl?: string;
   /** Leaves the key prefix's keys in Redis when stopped (a restore drill starts the services on them again). */
   keepKeys?: boolean;
+  /** Seams of the user service and the notifiers beside their variables: a webhook receiver's CA and test network. */
+  seams?: Partial<Record<'user' | 'notifier', WebhookSeams>>;
 }
+
+/** What a test's webhook receiver gives the services that send to it (`startWebhookReceiver`: `ca`, `network()`). */
+export type WebhookSeams = Pick<UserSeams, 'webhookCa' | 'webhookNetwork'>;
 
 /** What the platform stands on (its `env` is what every service started with, before `serviceEnv`; `smtp` runs with the notifier unless `env` names an SMTP_URL), and: */
 export interface Platform extends Omit<PlatformResources, 'onStop' | 'stop'>, PlatformHandle {
@@ -56,10 +62,14 @@ export interface Platform extends Omit<PlatformResources, 'onStop' | 'stop'>, Pl
    * platform gives (the in-process bus); stopped with the platform.
    */
   another(service: PlatformService, env: Record<string, string>, given?: Partial<Adapters>): Promise<string>;
+  /** As `another`, answering the instance itself, for a test that stops it before the platform (a notifier: once consuming). */
+  anotherInstance(service: PlatformService, env: Record<string, string>, given?: Partial<Adapters>): Promise<RunningService>;
   /** The platform's database. */
   pool: Pool;
   /** An account inserted into the user tables (credits: product id -> its pool's credits), its key's access record written. */
-  account(credits?: Record<number, number>): Promise<TestAccount>;
+  account(credits?: Record<number, number>, options?: Pick<AccountOptions, 'ledger'>): Promise<TestAccount>;
+  /** A token minted from the account's key as the auth service mints it, written straight to the platform's Redis. */
+  token(account: { apiKey: string }, ttlSeconds?: number): Promise<string>;
 }
 
 export async function startRealPlatform(options: RealPlatformOptions): Promise<Platform> {
@@ -100,7 +110,12 @@ export async function startRealPlatform(options: RealPlatformOptions): Promise<P
       const adapters = { ...given, ...extraGiven };
       switch (name) {
         case 'user':
-          return runUserService({ config: loadUserConfig(envOf(name, extra)), logger: logger(name), given: adapters });
+          return runUserService({
+            config: loadUserConfig(envOf(name, extra)),
+            logger: logger(name),
+            given: adapters,
+            ...options.seams?.user,
+          });
         case 'categorization':
           return runCategorizationService({ config: loadCategorizationConfig(envOf(name, extra)), logger: logger(name) });
         case 'auth':
@@ -111,6 +126,7 @@ export async function startRealPlatform(options: RealPlatformOptions): Promise<P
             config: loadNotifierConfig({ USER_URL: userUrl, ...envOf(name, extra) }),
             logger: logger(name),
             given: adapters,
+            ...options.seams?.notifier,
           });
           started.push(notifier);
           await notifier.consuming;
@@ -126,18 +142,26 @@ export async function startRealPlatform(options: RealPlatformOptions): Promise<P
     }
     const pool = createPool({ connectionString: databaseUrl, logger: silentLogger(), max: 4 });
     resources.onStop(() => pool.end());
-    let access: Promise<AccessStore> | undefined;
-    const accessStore = async (): Promise<AccessStore> => {
+    let access: Promise<TokenTarget> | undefined;
+    const accessStore = async (): Promise<TokenTarget> => {
       // On a Redis Cluster of the test's own (REDIS_CLUSTER_NODES), the test writes its accounts' records itself.
       if (env.REDIS_URL === undefined) throw new Error(`the platform of ${options.name} has no REDIS_URL to write access records to`);
       const redis = await connectRedis(env.REDIS_URL, silentLogger());
       resources.onStop(() => closeRedis(redis));
-      return createRedisAccessStore(redis, { keyPrefix: env.REDIS_KEY_PREFIX as string });
+      const keyPrefix = env.REDIS_KEY_PREFIX as string;
+      return { redis, keyPrefix, access: createRedisAccessStore(redis, { keyPrefix }) };
+    };
+    const anotherInstance: Platform['anotherInstance'] = async (name, extra, extraGiven) => {
+      const service = await start(name, extra, extraGiven);
+      started.push(service);
+      return service;
     };
     return {
       env,
       pool,
-      account: async (credits = {}) => anAccount(pool, { credits, access: await (access ??= accessStore()) }),
+      account: async (credits = {}, extra = {}) =>
+        anAccount(pool, { ...extra, credits, access: (await (access ??= accessStore())).access }),
+      token: async (account, ttlSeconds) => mintAccessToken(await (access ??= accessStore()), account.apiKey, ttlSeconds),
       databaseUrl,
       prefix: env.REDIS_KEY_PREFIX as string,
       exchange,
@@ -150,11 +174,8 @@ export async function startRealPlatform(options: RealPlatformOptions): Promise<P
         if (!service) throw new Error(`the platform of ${options.name} runs no ${name} service`);
         return service.url;
       },
-      async another(name, extra, extraGiven) {
-        const service = await start(name, extra, extraGiven);
-        started.push(service);
-        return service.url;
-      },
+      anotherInstance,
+      another: async (name, extra, extraGiven) => (await anotherInstance(name, extra, extraGiven)).url,
       stop,
     };
   } catch (error) {
