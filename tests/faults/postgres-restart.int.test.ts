@@ -38,6 +38,9 @@ describe('Postgres restarted during a stream of debits', () => {
     user = Object.assign(platform, { http: request(platform.url('user')) });
   }, 60_000);
 
+  // A failed assertion leaves the test before its debit stream stops: stopped first, or jest never exits.
+  let stopStreaming = (): void => undefined;
+  afterAll(() => stopStreaming());
   // Before the afterAll below drops the database: whatever the faults did, the ledger is exact.
   verifyLedgerAfterAll(() => postgres?.url);
 
@@ -73,6 +76,9 @@ describe('Postgres restarted during a stream of debits', () => {
 
     const debits: Debit[] = [];
     let streaming = true;
+    stopStreaming = () => {
+      streaming = false;
+    };
     const worker = async (): Promise<void> => {
       while (streaming) {
         const debit: Debit = { requestId: randomUUID(), units: 1 + (debits.length % 3), statuses: [] };
