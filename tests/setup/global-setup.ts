@@ -7,10 +7,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import os from 'node:os';
-import { waitFor } from '../../packages/testing/src/cluster/processes';
+import { portOpen, waitFor } from '../../packages/testing/src/cluster/processes';
 import { startPgbouncer } from '../../packages/testing/src/pgbouncer';
 import { ensureAccountPageBuilt } from '../../scripts/account-page-build';
 
@@ -61,21 +60,6 @@ function servers(): Server[] {
   ];
 }
 
-function answers(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port, timeout: 1000 });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-  });
-}
-
 function stop(message: string): never {
   process.stderr.write(`\n${message}\n`);
   process.exit(1);
@@ -85,14 +69,14 @@ async function ensureRunning(server: Server): Promise<void> {
   const url = new URL(server.url);
   const host = url.hostname;
   const port = Number(url.port || server.defaultPort);
-  if (await answers(host, port)) return;
+  if (await portOpen(port, host)) return;
   const local = host === '127.0.0.1' || host === 'localhost';
   if (!local || !server.start)
     stop(`${server.name} is not answering on ${host}:${port}: start it (${server.startHint}) and run the tests again.`);
   const [command, ...args] = server.start;
   process.stderr.write(`${server.name} is not running on ${host}:${port}; starting it: ${server.start.join(' ')}\n`);
   spawnSync(command as string, args, { stdio: 'ignore' });
-  await waitFor(() => answers(host, port), server.waitSeconds * 1000, `${server.name} on ${host}:${port}`).catch(() =>
+  await waitFor(() => portOpen(port, host), server.waitSeconds * 1000, `${server.name} on ${host}:${port}`).catch(() =>
     stop(`${server.name} did not come up on ${host}:${port}: start it (${server.startHint}) and run the tests again.`),
   );
 }

@@ -18,7 +18,7 @@ export function activeKeyOf(fields: Record<string, string>): ActiveKey | undefin
  * batch route's CPU. With this read (and the ledger entries' members named, credit-writes.ts), the
  * user service's CPU per debit over 100 accounts went from 55 to 43 µs and over 1,000 from 70 to
  * 57 µs, in one run against main on a shared machine where Postgres's unchanged work also moved
- * 5–13 % (docs/benchmarks.md, "Batch debits, second session, 6 Dec 2026").
+ * 5–13 % (docs/benchmarks.md, "Batch debits: API keys read in one pipeline, 6 Dec 2026").
  */
 export async function findKeysAtOnce(redis: Redis, recordKeys: readonly string[]): Promise<(ActiveKey | undefined)[]> {
   if (recordKeys.length === 0) return [];

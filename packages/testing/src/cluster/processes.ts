@@ -110,9 +110,10 @@ export async function waitFor(probe: () => boolean | Promise<boolean>, timeoutMs
   }
 }
 
-export function portOpen(port: number): Promise<boolean> {
+/** Whether something accepts a TCP connection on host:port within a second. */
+export function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
+    const socket = connect({ host, port });
     socket.setTimeout(1000);
     socket.once('connect', () => {
       socket.destroy();
