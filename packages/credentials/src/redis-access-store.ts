@@ -1,5 +1,12 @@
 import { accessLayout } from './access-layout';
-import { decodeTokenRecord, type AccessStore, type IssueOutcome, type KeyAccessRecord, type TokenRecord } from './access-store';
+import {
+  decodeTokenRecord,
+  type AccessStore,
+  type ActiveKey,
+  type IssueOutcome,
+  type KeyAccessRecord,
+  type TokenRecord,
+} from './access-store';
 import { closeRedis, isCluster, type RedisClient } from './redis-client';
 import { activeKeyOf, findKeysAtOnce } from './redis-key-records';
 import { redisAccessSweep } from './redis-access-sweep';
@@ -109,6 +116,7 @@ function issueOutcome(result: [number, string?, string?]): IssueOutcome {
 export function createRedisAccessStore(redis: RedisClient, options: RedisAccessStoreOptions = {}): AccessStore {
   const prefix = options.keyPrefix ?? 'aap:';
   const layout = accessLayout(prefix);
+  const findKey = async (keyHash: string): Promise<ActiveKey | undefined> => activeKeyOf(await redis.hgetall(layout.keyRecord(keyHash)));
 
   const put = (record: KeyAccessRecord): Promise<unknown> =>
     putScript(
@@ -152,14 +160,13 @@ export function createRedisAccessStore(redis: RedisClient, options: RedisAccessS
       )) as [number, string?, string?];
       return issueOutcome(result);
     },
-    findKey: async (keyHash) => activeKeyOf(await redis.hgetall(layout.keyRecord(keyHash))),
+    findKey,
     async findKeys(keyHashes) {
       // SPEED: one explicit pipeline of HGETALLs (each in its key's slot, as every command here)
       // instead of a promise, an auto-pipelining wrapper and a callback per key; a usage batch over
       // 100 accounts checks 100 keys in one turn (see findKeysAtOnce for the figure). A Cluster
       // pipeline must stay in one slot: there each key is its own command, as findKey.
-      if (isCluster(redis))
-        return Promise.all(keyHashes.map(async (keyHash) => activeKeyOf(await redis.hgetall(layout.keyRecord(keyHash)))));
+      if (isCluster(redis)) return Promise.all(keyHashes.map(findKey));
       return findKeysAtOnce(
         redis,
         keyHashes.map((keyHash) => layout.keyRecord(keyHash)),
