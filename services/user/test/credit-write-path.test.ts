@@ -9,7 +9,11 @@ import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const WRITE_PATH = 'services/user/src/store/credit-writes.ts';
-const WRITE_FUNCTION = 'services/user/migrations/20261128110000000_write_credit_changes.sql';
+// The migrations that define it: the first, and its answers inserted without ON CONFLICT.
+const WRITE_FUNCTIONS = [
+  'services/user/migrations/20261128110000000_write_credit_changes.sql',
+  'services/user/migrations/20261206180000000_write_credit_answers_plain.sql',
+];
 const OUTBOX_STORE = 'services/user/src/store/outbox.ts';
 
 function sourceFiles(dir: string): string[] {
@@ -44,12 +48,12 @@ describe('one write path for credits', () => {
   });
 
   it('writes ledger rows in write_credit_changes only, which store/credit-writes.ts alone calls', () => {
-    expect(filesMatching(WRITES_LEDGER)).toEqual([WRITE_FUNCTION]);
-    expect(filesMatching(/\bwrite_credit_changes\s*\(/)).toEqual([WRITE_FUNCTION, WRITE_PATH]);
+    expect(filesMatching(WRITES_LEDGER)).toEqual(WRITE_FUNCTIONS);
+    expect(filesMatching(/\bwrite_credit_changes\s*\(/)).toEqual([...WRITE_FUNCTIONS, WRITE_PATH]);
   });
 
   it('inserts outbox rows in write_credit_changes only, with the row store/outbox.ts builds for store/credit-writes.ts', () => {
-    expect(filesMatching(INSERTS_OUTBOX)).toEqual([WRITE_FUNCTION]);
+    expect(filesMatching(INSERTS_OUTBOX)).toEqual(WRITE_FUNCTIONS);
     expect(filesMatching(/\boutboxRow\s*\(/).filter((file) => file !== OUTBOX_STORE)).toEqual([WRITE_PATH]);
   });
 

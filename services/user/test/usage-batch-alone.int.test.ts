@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { hashSecret } from '@platform/credentials';
 import { createPrivateDatabase, type PrivateDatabase } from '@platform/testing';
 import { createBatchCommit, type UsageCommitPorts } from '../src/domain/commit-usage-batch';
+import type { AccountTransaction, TransactionKind } from '../src/domain/account-transaction';
 import type { Debit } from '../src/domain/usage-batch';
 import { startHarness, testConfig, type Harness } from './harness';
 import { usageCommitPorts } from './usage-commit';
@@ -145,6 +146,44 @@ describe('usage batches without a transaction of their own', () => {
     ]);
     expect(spied).toMatchObject({ transactions: 1, writesAlone: [false] });
     expect(await credits(account.id)).toBe(97);
+  });
+
+  it('when another replica commits one of the requestIds after a transaction read the answers, then the transaction takes nothing, and the batch decides again: that debit is a replay', async () => {
+    const account = await h.account({ 1: 3 });
+    const replayed = debit(account.id, 1);
+    const real = usageCommitPorts(h);
+    let attempts = 0;
+    // Takes the pool to 0: in a transaction, which commits the other replica's answer after its locked read.
+    const ports: UsageCommitPorts = {
+      reads: real.reads,
+      accounts: {
+        ...real.accounts,
+        transaction: <T>(kind: TransactionKind, fn: (tx: AccountTransaction) => Promise<T>): Promise<T> =>
+          real.accounts.transaction(kind, (tx) => {
+            attempts += 1;
+            const lockPoolsAndAnswers: typeof tx.lockPoolsAndAnswers = async (keys, requestIds) => {
+              const read = await tx.lockPoolsAndAnswers(keys, requestIds);
+              if (attempts === 1) {
+                await h.pool.query(
+                  'INSERT INTO usage_requests (request_id, account_id, request_digest, product_id, credits) VALUES ($1, $2, $3, 1, 42)',
+                  [replayed.requestId, account.id, replayed.digest],
+                );
+              }
+              return read;
+            };
+            return fn({ ...tx, lockPoolsAndAnswers });
+          }),
+      },
+    };
+    const outcomes = await createBatchCommit(ports)([replayed, debit(account.id, 2)]);
+
+    expect(outcomes).toEqual([
+      { kind: 'replayed', answer: { accountId: account.id, productId: 1, credits: 42 } },
+      { kind: 'granted', answer: { accountId: account.id, productId: 1, credits: 1 } },
+    ]);
+    expect(attempts).toBe(2);
+    expect(await credits(account.id)).toBe(1);
+    expect(await written(account.id)).toEqual({ ledger: 1, answers: 2, events: 1 });
   });
 
   it('when every debit of a batch is refused, then nothing is written and no transaction is opened', async () => {

@@ -111,6 +111,8 @@ export function creditWritesOf(
 // Its last two arguments: null for a write in the caller's transaction (the pools locked and
 // decided); for a write that is its own transaction (no BEGIN, no COMMIT: one round trip for the
 // whole batch), the pools and requestIds it must take, or it raises 40001 and nothing of it stays.
+// A requestId another transaction committed meanwhile fails either kind with unique_violation on
+// usage_requests_pkey (migrations/20261206180000000_write_credit_answers_plain.sql).
 const WRITE = 'SELECT write_credit_changes($1::json, $2::json, $3::uuid, $4::text, $5::jsonb, $6::text, $7::int, $8::int) AS answers';
 
 const valuesOf = ({ pools, entries, events }: CreditWrites): unknown[] =>
@@ -119,16 +121,28 @@ const valuesOf = ({ pools, entries, events }: CreditWrites): unknown[] =>
 
 /**
  * Writes the change (run it on a transaction's client). Returns how many of the entries'
- * requestIds it could take: fewer than were given means another transaction took some meanwhile
- * (the caller rolls back and decides again: nothing of this write stays, its events neither).
+ * requestIds it took: fewer than were given (0) means another transaction took one meanwhile, the
+ * statement failed and the transaction is aborted (the caller rolls back and decides again:
+ * nothing of this write stays, its events neither).
  */
 export async function writeCreditChanges(db: Queryable, writes: CreditWrites): Promise<number> {
-  const result = await db.query<{ answers: number }>({ text: WRITE, values: [...valuesOf(writes), null, null] });
-  return result.rows[0]?.answers ?? 0;
+  try {
+    const result = await db.query<{ answers: number }>({ text: WRITE, values: [...valuesOf(writes), null, null] });
+    return result.rows[0]?.answers ?? 0;
+  } catch (error) {
+    if (isRequestIdTaken(error)) return 0;
+    throw error;
+  }
 }
 
 /** Postgres's code for a serialization failure, which raise_changed_meanwhile raises. */
 const CHANGED_MEANWHILE = '40001';
+
+/** The write found one of its requestIds committed by another transaction (and was undone whole). */
+function isRequestIdTaken(error: unknown): boolean {
+  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
+  return code === '23505' && constraint === 'usage_requests_pkey';
+}
 
 /**
  * Writes the change as one statement outside any transaction (its own), decided on a read without
@@ -145,7 +159,7 @@ export async function writeCreditChangesIfUnchanged(
     await db.query({ text: WRITE, values: [...valuesOf(writes), writes.pools.length, answers] });
     return true;
   } catch (error) {
-    if ((error as { code?: unknown } | null)?.code === CHANGED_MEANWHILE) return false;
+    if ((error as { code?: unknown } | null)?.code === CHANGED_MEANWHILE || isRequestIdTaken(error)) return false;
     throw error;
   }
 }
