@@ -68,12 +68,12 @@ describe('Dockerfile', () => {
     expect(readFileSync(path.join(ROOT, '.ci/run'), 'utf8')).toContain(`CI_NODE_MAJOR=${nodeMajor()}`);
   });
 
-  it('when the final stage runs, then it is non-root, health-checked, production-only and starts node dist/main.js', () => {
+  it('when the final stage runs, then it is non-root, health-checked, production-only and starts node dist/main.js with its young generation', () => {
     const keyword = (name: string) => finalInstructions.filter((instruction) => instruction.getKeyword() === name);
     expect(keyword('USER').map((user) => user.getArgumentsContent())).toEqual(['node']);
     expect(keyword('HEALTHCHECK')).toHaveLength(1);
     expect(keyword('HEALTHCHECK')[0]?.getArgumentsContent()).toContain('/health/ready');
-    expect(keyword('CMD').map((cmd) => cmd.getArgumentsContent())).toEqual(['["node", "dist/main.js"]']);
+    expect(keyword('CMD').map((cmd) => cmd.getArgumentsContent())).toEqual(['["node", "--max-semi-space-size=32", "dist/main.js"]']);
     const copied = keyword('COPY') as Copy[];
     expect(copied.map((copy) => copy.getFromFlag()?.getValue())).toEqual(['build']);
     const build = instructions.filter((instruction) => instruction.getKeyword() === 'RUN').map((run) => run.getArgumentsContent() ?? '');

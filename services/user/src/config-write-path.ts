@@ -43,7 +43,10 @@ export const writePathVariables = {
     .int()
     .min(1)
     .max(10_000)
-    .default(500)
+    // 2000: with many debits in flight (a product's batches), a lane commits whatever queued
+    // while the last batch committed; at 500 it cut them short and Postgres, one statement at a
+    // time, became the limit (docs/benchmarks.md, "Batch debits at 32 connections").
+    .default(2000)
     .describe('Most usage debits in one batch, one commit (1–10000).'),
   USAGE_BATCH_MAX_WAIT_MS: z.coerce
     .number()

@@ -28,7 +28,7 @@ describe('loadConfig', () => {
       outboxRetentionHours: 24,
       outboxSweepMs: 10_000,
       outboxMessageMaxBytes: 65_536,
-      usageBatchMaxSize: 500,
+      usageBatchMaxSize: 2000,
       usageBatchMaxWaitMs: 0,
       usageBatchLanes: 1,
       usageRequestRetentionHours: 25,
