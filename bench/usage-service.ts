@@ -118,7 +118,7 @@ export async function withBenchUserService<T>(options: UsageBenchOptions, fn: (u
       port,
       // The image's young generation (Dockerfile, CMD).
       nodeArgs: [
-        '--max-semi-space-size=32',
+        '--max-semi-space-size=64',
         ...(options.cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir]),
       ],
       env: {

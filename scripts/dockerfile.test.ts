@@ -73,7 +73,7 @@ describe('Dockerfile', () => {
     expect(keyword('USER').map((user) => user.getArgumentsContent())).toEqual(['node']);
     expect(keyword('HEALTHCHECK')).toHaveLength(1);
     expect(keyword('HEALTHCHECK')[0]?.getArgumentsContent()).toContain('/health/ready');
-    expect(keyword('CMD').map((cmd) => cmd.getArgumentsContent())).toEqual(['["node", "--max-semi-space-size=32", "dist/main.js"]']);
+    expect(keyword('CMD').map((cmd) => cmd.getArgumentsContent())).toEqual(['["node", "--max-semi-space-size=64", "dist/main.js"]']);
     const copied = keyword('COPY') as Copy[];
     expect(copied.map((copy) => copy.getFromFlag()?.getValue())).toEqual(['build']);
     const build = instructions.filter((instruction) => instruction.getKeyword() === 'RUN').map((run) => run.getArgumentsContent() ?? '');
