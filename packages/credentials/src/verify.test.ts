@@ -109,6 +109,21 @@ describe('credential verifier', () => {
     await access.close();
   });
 
+  test('when hundreds of checks of a few API keys arrive in the same turn (product batches), then each key is read once, in one call', async () => {
+    const access = createMemoryAccessStore();
+    const keys = Array.from({ length: 7 }, () => generateApiKey());
+    await access.putKeys(keys.map((key, index) => ({ keyHash: hashSecret(key), accountId: index + 1, generation: 0, creditedPools: [1] })));
+    const findKeys = jest.spyOn(access, 'findKeys');
+    const verifier = createCredentialVerifier({ access });
+    const checked = Array.from({ length: 700 }, (_, index) => keys[index % 7] as string);
+
+    const answers = await Promise.all(checked.map((key) => verifier.verify(key)));
+
+    expect(answers.map((answer) => answer?.accountId)).toEqual(checked.map((_, index) => (index % 7) + 1));
+    expect(findKeys.mock.calls.map(([hashes]) => [...hashes].sort())).toEqual([keys.map(hashSecret).sort()]);
+    await access.close();
+  });
+
   test('when a token is revoked while a lookup of it is in flight, then a check that arrives after the revocation is refused', async () => {
     const { access, token } = await storeWithToken();
     const lookupToken = access.lookupToken.bind(access);

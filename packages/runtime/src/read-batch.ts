@@ -7,13 +7,18 @@ import DataLoader from 'dataloader';
  * trip to Postgres, and the checks of one API key or token one lookup in Redis, instead of one each.
  * Every caller still gets exactly its own key's answer; a failed read fails each of them.
  */
-export function readBatch<K, V>(readMany: (keys: K[]) => Promise<Map<K, V>>, absent: () => V): DataLoader<K, V> {
+export function readBatch<K, V>(
+  readMany: (keys: K[]) => Promise<Map<K, V>>,
+  absent: () => V,
+  /** Most reads (before removing repeated keys) in one `readMany`; the turn's later reads form the next. */
+  maxBatchSize = 100,
+): DataLoader<K, V> {
   return new DataLoader<K, V>(
     async (keys) => {
       const found = await readMany([...new Set(keys)]);
       return keys.map((key) => found.get(key) ?? absent());
     },
     // After the I/O callbacks of this turn (and their promise continuations) have asked.
-    { cache: false, maxBatchSize: 100, batchScheduleFn: (callback) => setImmediate(callback) },
+    { cache: false, maxBatchSize, batchScheduleFn: (callback) => setImmediate(callback) },
   );
 }
