@@ -43,7 +43,7 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "const s=process.env.SERVICE,d={auth:8081,user:8082,categorization:8083,notifier:8084}[s],p=process.env[s.toUpperCase()+'_PORT']||d;fetch('http://127.0.0.1:'+p+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # A young generation of 2 × 64 MiB instead of V8's 2 × 16: under load the user service allocates
 # about 12 KB per debit, and the smaller one made it scavenge four times as often, each scavenge
-# copying the debits still waiting for their batch (24 % of its thread against 18 %, and 41,500
-# against 40,200 debits/s at 32 MiB: docs/benchmarks.md, "Batch debits at 32 connections"). About
+# copying the debits still waiting for their batch (24 % of its thread against 18 %, and 42,200
+# against 40,300 debits/s at 32 MiB: docs/benchmarks.md, "Batch debits at 32 connections"). About
 # 100 MiB more at peak, inside every service's memory limit (k8s/).
 CMD ["node", "--max-semi-space-size=64", "dist/main.js"]

@@ -7,7 +7,7 @@
 -- back, RequestIdTaken; a write of its own is refused, as for 40001), so the outcome is the same.
 -- An insert with ON CONFLICT probes the index before the insert and confirms the row after it (a
 -- WAL record of its own): 8-10 % of the function's Postgres CPU for a batch of 100 debits over
--- 100 accounts (docs/benchmarks.md, "Batch debits: the answers inserted without ON CONFLICT").
+-- 100 accounts (docs/benchmarks.md, "Batch debits at 32 connections").
 CREATE OR REPLACE FUNCTION write_credit_changes(
   entries json,
   pools json,
