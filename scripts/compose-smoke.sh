@@ -252,14 +252,15 @@ build_services() {
   docker image prune -f --filter label=aap-ci.smoke=1 >/dev/null
 }
 
-# What each service image must be: USER node, CMD node dist/main.js, a /health/ready health
-# check, code the service cannot rewrite, no dev dependencies. Checked in the running containers.
+# What each service image must be: USER node, CMD node dist/main.js (with the Dockerfile's young
+# generation), a /health/ready health check, code the service cannot rewrite, no dev
+# dependencies. Checked in the running containers.
 check_images() {
   local service image
   for service in "${SERVICES[@]}"; do
     image="account-access-$service:smoke"
-    [ "$(docker image inspect -f '{{.Config.User}}|{{json .Config.Cmd}}' "$image")" = 'node|["node","dist/main.js"]' ] ||
-      fail "$image: not USER node with CMD node dist/main.js"
+    [ "$(docker image inspect -f '{{.Config.User}}|{{json .Config.Cmd}}' "$image")" = 'node|["node","--max-semi-space-size=64","dist/main.js"]' ] ||
+      fail "$image: not USER node with CMD node --max-semi-space-size=64 dist/main.js"
     docker image inspect -f '{{json .Config.Healthcheck.Test}}' "$image" | grep -q /health/ready || fail "$image: no /health/ready HEALTHCHECK"
     docker exec "$(containers "$service")" sh -c '
       [ "$(id -u)" != 0 ] || { echo "runs as root"; exit 1; }
@@ -267,7 +268,7 @@ check_images() {
       dev=$(ls node_modules/.pnpm | grep -E "^(typescript@|tsx@|jest@|eslint@|@swc\+|@types\+jest@|@electric-sql\+)") || true
       [ -z "$dev" ] || { echo "dev dependencies: $dev"; exit 1; }' || fail "$image: image check"
   done
-  log "images: USER node, node dist/main.js, /health/ready health check, read-only code, no dev dependencies"
+  log "images: USER node, node --max-semi-space-size=64 dist/main.js, /health/ready health check, read-only code, no dev dependencies"
 }
 
 image_sizes() {
