@@ -1,22 +1,16 @@
 import { readBatch } from './read-batch';
 
-/** A read that records the keys of each call and finds every key as its own upper case. */
-function recordedRead() {
-  const calls: string[][] = [];
-  const read = readBatch(
-    (keys: string[]) => {
-      calls.push(keys);
-      return Promise.resolve(new Map(keys.map((key) => [key, key.toUpperCase()])));
-    },
-    () => 'absent',
-    1000,
-  );
-  return { calls, read };
-}
-
 describe('readBatch', () => {
   it('when the same keys are asked many times in one turn, within maxBatchSize, then they are read once each, and every caller gets its own answer', async () => {
-    const { calls, read } = recordedRead();
+    const calls: string[][] = [];
+    const read = readBatch(
+      (asked: string[]) => {
+        calls.push(asked);
+        return Promise.resolve(new Map(asked.map((key) => [key, key.toUpperCase()])));
+      },
+      () => 'absent',
+      1000,
+    );
     const keys = Array.from({ length: 300 }, (_, index) => `key-${index % 7}`);
 
     const answers = await Promise.all(keys.map((key) => read.load(key)));

@@ -2,13 +2,7 @@ import type pg from 'pg';
 import { appendAdminAudit } from '@platform/accounts';
 import { withClient, withTransaction, type Queryable } from '@platform/db';
 import { accessEffectOf, type AccountChange } from '../domain/account-change';
-import {
-  RequestIdTaken,
-  type AccountTransaction,
-  type AccountTransactions,
-  type AuditWrite,
-  type TransactionKind,
-} from '../domain/account-transaction';
+import { type AccountTransaction, type AccountTransactions, type AuditWrite, type TransactionKind } from '../domain/account-transaction';
 import type { TestFault } from '../test-fault';
 import { withAccessRules, type AccessEffects, type AccessRecordsDeps } from './access-records';
 import { insertAccount } from './accounts';
@@ -72,10 +66,6 @@ export async function writeAudit(db: Queryable, entry: AuditWrite): Promise<void
 
 const creditsOf = (changes: readonly AccountChange[]) => changes.flatMap((change) => (change.kind === 'credits' ? [change] : []));
 
-/** How many requestId answers a write must take. */
-const answersOf = (writes: { entries: ReadonlyArray<{ requestId: string | null }> }): number =>
-  writes.entries.filter((entry) => entry.requestId !== null).length;
-
 function transactionOn(client: pg.PoolClient, effects: AccessEffects): AccountTransaction {
   let creditsWritten = false;
   return {
@@ -114,8 +104,7 @@ function transactionOn(client: pg.PoolClient, effects: AccessEffects): AccountTr
         // One statement per transaction: its events are one outbox message (CONTRACT §6).
         if (creditsWritten) throw new Error('an account transaction writes its credit changes once');
         creditsWritten = true;
-        const writes = creditWritesOf(credits);
-        if ((await writeCreditChanges(client, writes)) < answersOf(writes)) throw new RequestIdTaken();
+        await writeCreditChanges(client, creditWritesOf(credits));
       }
       for (const change of changes) await effects.write(change, client);
     },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '@platform/db';
 import { BALANCE_CHANGED, type BalanceChanged } from '@platform/events';
 import type { AccountChange, CreditCause, CreditEntry } from '../domain/account-change';
+import { RequestIdTaken } from '../domain/account-transaction';
 import { outboxRow } from './outbox';
 
 /**
@@ -120,17 +121,16 @@ const valuesOf = ({ pools, entries, events }: CreditWrites): unknown[] =>
   [JSON.stringify(entries), JSON.stringify(pools), ...(outboxRow(events) ?? [null, null, null, null])];
 
 /**
- * Writes the change (run it on a transaction's client). Returns how many of the entries'
- * requestIds it took: fewer than were given (0) means another transaction took one meanwhile, the
- * statement failed and the transaction is aborted (the caller rolls back and decides again:
- * nothing of this write stays, its events neither).
+ * Writes the change (run it on a transaction's client). Throws RequestIdTaken when another
+ * transaction committed one of the entries' requestIds meanwhile: the statement failed, the
+ * transaction is aborted, and the caller rolls back and decides again (nothing of this write
+ * stays, its events neither).
  */
-export async function writeCreditChanges(db: Queryable, writes: CreditWrites): Promise<number> {
+export async function writeCreditChanges(db: Queryable, writes: CreditWrites): Promise<void> {
   try {
-    const result = await db.query<{ answers: number }>({ text: WRITE, values: [...valuesOf(writes), null, null] });
-    return result.rows[0]?.answers ?? 0;
+    await db.query({ text: WRITE, values: [...valuesOf(writes), null, null] });
   } catch (error) {
-    if (isRequestIdTaken(error)) return 0;
+    if (isRequestIdTaken(error)) throw new RequestIdTaken();
     throw error;
   }
 }
