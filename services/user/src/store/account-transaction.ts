@@ -11,13 +11,12 @@ import { creditWritesOf, writeCreditChanges, writeCreditChangesIfUnchanged } fro
 import { readNotificationSettings, writeNotificationSettings } from './notification-settings';
 import { lockPoolsAndAnswers } from './usage-batch';
 
+const LOCK_ACCOUNT = 'SELECT id, email, disabled FROM accounts WHERE id = $1 FOR UPDATE';
 // The account's latest key is its current one (rotations add keys; disabling keeps it, inactive).
-const LOCK_ACCOUNT = `
-SELECT a.id, a.email, a.disabled, k.id AS key_id, k.key_hash, k.active
-  FROM accounts a
-  JOIN LATERAL (SELECT id, key_hash, active FROM api_keys WHERE account_id = a.id ORDER BY id DESC LIMIT 1) k ON true
- WHERE a.id = $1
-   FOR UPDATE OF a`;
+// Read in a statement of its own, after the lock: a statement's snapshot is taken before it waits,
+// and a lock that was held re-reads only the locked row, so a join would return the key of before
+// the holder's commit (a rotation's replaced key, enabled again or replaced twice).
+const CURRENT_KEY = 'SELECT id, key_hash, active FROM api_keys WHERE account_id = $1 ORDER BY id DESC LIMIT 1';
 const LOCK_ACTIVE_KEY = `
 SELECT k.id, k.account_id FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1 AND k.active FOR UPDATE`;
 const LOCK_POOL = 'SELECT credits FROM pool_balances WHERE account_id = $1 AND pool_id = $2 FOR UPDATE';
@@ -70,17 +69,11 @@ function transactionOn(client: pg.PoolClient, effects: AccessEffects): AccountTr
   let creditsWritten = false;
   return {
     async lockAccount(accountId) {
-      const result = await client.query<{
-        id: number;
-        email: string;
-        disabled: boolean;
-        key_id: number;
-        key_hash: string;
-        active: boolean;
-      }>(LOCK_ACCOUNT, [accountId]);
-      const row = result.rows[0];
+      const row = (await client.query<{ id: number; email: string; disabled: boolean }>(LOCK_ACCOUNT, [accountId])).rows[0];
       if (!row) return undefined;
-      const key = { accountId: row.id, keyId: row.key_id, keyHash: row.key_hash, active: row.active };
+      const current = (await client.query<{ id: number; key_hash: string; active: boolean }>(CURRENT_KEY, [accountId])).rows[0];
+      if (!current) throw new Error(`account ${accountId} has no API key`);
+      const key = { accountId, keyId: current.id, keyHash: current.key_hash, active: current.active };
       return { id: row.id, email: row.email, disabled: row.disabled, key };
     },
     async lockActiveKey(keyHash) {
