@@ -29,7 +29,11 @@ async function replaceKeyIn(client: pg.PoolClient, accountId: number, newKey: st
  * Holds the account's row while `request` is sent, until the request waits for that lock; then
  * runs `change` and commits. Resolves with the request's answer.
  */
-async function whileLocked<T>(accountId: number, request: () => PromiseLike<T>, change: (client: pg.PoolClient) => Promise<void>): Promise<T> {
+async function whileLocked<T>(
+  accountId: number,
+  request: () => PromiseLike<T>,
+  change: (client: pg.PoolClient) => Promise<void>,
+): Promise<T> {
   const client = await h.pool.connect();
   try {
     await client.query('BEGIN');
@@ -55,7 +59,9 @@ async function whileLocked<T>(accountId: number, request: () => PromiseLike<T>, 
 }
 
 async function activeKeys(accountId: number): Promise<string[]> {
-  const result = await h.pool.query<{ key_hash: string }>('SELECT key_hash FROM api_keys WHERE account_id = $1 AND active ORDER BY id', [accountId]);
+  const result = await h.pool.query<{ key_hash: string }>('SELECT key_hash FROM api_keys WHERE account_id = $1 AND active ORDER BY id', [
+    accountId,
+  ]);
   return result.rows.map((row) => row.key_hash);
 }
 

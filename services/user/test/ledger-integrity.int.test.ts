@@ -31,12 +31,32 @@ const insertRows = (rows: Array<[accountId: number, poolId: number]>) =>
 describe('credit_ledger rows and the pools they name', () => {
   it('when every row names a pool its account holds, then the rows are written', async () => {
     const account = await h.account({ 1: 5, 7: 5 });
-    expect(await insertRows([[account.id, 1], [account.id, 7], [account.id, 1]])).toBe(3);
+    expect(
+      await insertRows([
+        [account.id, 1],
+        [account.id, 7],
+        [account.id, 1],
+      ]),
+    ).toBe(3);
   });
 
   it.each([
-    ['a pool that its account does not hold', (accountId: number) => [[accountId, 1], [accountId, 7]] as Array<[number, number]>],
-    ['an account that does not exist', (accountId: number) => [[accountId, 1], [accountId + 1_000_000, 1]] as Array<[number, number]>],
+    [
+      'a pool that its account does not hold',
+      (accountId: number) =>
+        [
+          [accountId, 1],
+          [accountId, 7],
+        ] as Array<[number, number]>,
+    ],
+    [
+      'an account that does not exist',
+      (accountId: number) =>
+        [
+          [accountId, 1],
+          [accountId + 1_000_000, 1],
+        ] as Array<[number, number]>,
+    ],
   ])('when one row of a statement names %s, then the statement is refused with foreign_key_violation', async (_case, rows) => {
     const account = await h.account({ 1: 5 });
     await expect(insertRows(rows(account.id))).rejects.toMatchObject({
