@@ -72,7 +72,7 @@ function transactionOn(client: pg.PoolClient, effects: AccessEffects): AccountTr
       const row = (await client.query<{ id: number; email: string; disabled: boolean }>(LOCK_ACCOUNT, [accountId])).rows[0];
       if (!row) return undefined;
       const current = (await client.query<{ id: number; key_hash: string; active: boolean }>(CURRENT_KEY, [accountId])).rows[0];
-      if (!current) throw new Error(`account ${accountId} has no API key`);
+      if (!current) return undefined;
       const key = { accountId, keyId: current.id, keyHash: current.key_hash, active: current.active };
       return { id: row.id, email: row.email, disabled: row.disabled, key };
     },
