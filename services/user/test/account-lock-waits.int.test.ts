@@ -41,10 +41,10 @@ async function whileLocked<T>(
     const answer = Promise.resolve(request());
     await eventually(
       async () => {
-        const waiting = await h.pool.query(
-          "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> $1",
-          [(client as unknown as { processID: number }).processID],
-        );
+        // Blocked by this transaction, not by another test's that shares the database.
+        const waiting = await h.pool.query('SELECT 1 FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))', [
+          (client as unknown as { processID: number }).processID,
+        ]);
         return waiting.rows.length > 0 ? true : undefined;
       },
       5000,
