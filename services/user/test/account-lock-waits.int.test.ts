@@ -38,13 +38,12 @@ async function whileLocked<T>(
   try {
     await client.query('BEGIN');
     await client.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+    const holder = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
     const answer = Promise.resolve(request());
     await eventually(
       async () => {
         // Blocked by this transaction, not by another test's that shares the database.
-        const waiting = await h.pool.query('SELECT 1 FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))', [
-          (client as unknown as { processID: number }).processID,
-        ]);
+        const waiting = await h.pool.query('SELECT 1 FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))', [holder]);
         return waiting.rows.length > 0 ? true : undefined;
       },
       5000,

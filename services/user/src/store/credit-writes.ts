@@ -111,10 +111,12 @@ export function creditWritesOf(
 //
 // Its last two arguments: null for a write in the caller's transaction (the pools locked and
 // decided); for a write that is its own transaction (no BEGIN, no COMMIT: one round trip for the
-// whole batch), the pools and requestIds it must take, or it raises 40001 and nothing of it stays.
-// A requestId another transaction committed meanwhile fails either kind with unique_violation on
-// usage_requests_pkey (migrations/20261206180000000_write_credit_answers_plain.sql).
-const WRITE = 'SELECT write_credit_changes($1::json, $2::json, $3::uuid, $4::text, $5::jsonb, $6::text, $7::int, $8::int) AS answers';
+// whole batch), how many pools must still hold their previous credits, or it raises 40001 and
+// nothing of it stays (and how many requestId answers it writes, which it always writes all of
+// now). A requestId another transaction committed meanwhile fails either kind with
+// unique_violation on usage_requests_pkey (migrations/20261206180000000_write_credit_answers_plain.sql).
+// What it returns is not read: the write took everything, or it threw.
+const WRITE = 'SELECT write_credit_changes($1::json, $2::json, $3::uuid, $4::text, $5::jsonb, $6::text, $7::int, $8::int)';
 
 const valuesOf = ({ pools, entries, events }: CreditWrites): unknown[] =>
   // The objects as they are: json_to_recordset picks the members it names and ignores the rest.
