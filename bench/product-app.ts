@@ -1,11 +1,13 @@
 /**
  * A product app of the lookup family in its own process, for the usage bench's gateway
  * scenarios: `GET /whois?domainName=&apiKey=` through `@platform/product-gateway` with its debits
- * coalesced (MODE=coalesced, the default gateway), one request per debit (MODE=single), or the
- * same app without the gateway (MODE=unmetered: no credential check, no debit).
+ * coalesced (MODE=coalesced, the default gateway) or one request per debit (MODE=single); the
+ * same route without the debit (MODE=unmetered-app: the gateway's checks of the credential's
+ * shape and `domainName`, and its render, as a product that meters nothing would keep them); or
+ * a bare express route (MODE=unmetered: no check, no kernel render).
  */
-import { createHttpApp } from '@platform/kernel';
-import { createProductGateway } from '@platform/product-gateway';
+import { createHttpApp, handler, productEdge, respond } from '@platform/kernel';
+import { createProductGateway, readLookupRequest } from '@platform/product-gateway';
 import { createLogger, Health } from '@platform/runtime';
 
 const mode = process.env.MODE ?? 'coalesced';
@@ -17,16 +19,24 @@ const http = createHttpApp({
   envelope: 'errorMessage',
 });
 const gateway =
-  mode === 'unmetered'
-    ? undefined
-    : createProductGateway({
+  mode === 'coalesced' || mode === 'single'
+    ? createProductGateway({
         userUrl: process.env.USER_URL ?? 'http://127.0.0.1:8082',
         serviceJwtSecret: process.env.SERVICE_JWT_SECRET ?? '',
         productId: 1,
         ...(mode === 'single' ? { coalesce: false as const } : {}),
-      });
+      })
+    : undefined;
 if (gateway)
   http.app.use(gateway.routes('/whois', (call) => ({ WhoisRecord: { domainName: call.domainName, creditsLeft: call.credits } })));
+else if (mode === 'unmetered-app')
+  http.app.get(
+    '/whois',
+    handler(productEdge, (req, res, params) => {
+      const lookup = readLookupRequest(req, res, params);
+      respond(res, 200, { WhoisRecord: { domainName: lookup.domainName, creditsLeft: 0 } });
+    }),
+  );
 else
   http.app.get(
     '/whois',

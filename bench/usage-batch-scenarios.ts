@@ -43,8 +43,12 @@ export interface BatchScenarioResult {
 interface BatchScenario {
   name: string;
   accounts: number;
-  /** The product app's gateway mode, for a gateway scenario; a direct batch scenario has none. */
-  gateway?: 'coalesced' | 'single' | 'unmetered';
+  /**
+   * The product app's mode (bench/product-app.ts), for a gateway scenario; a direct batch
+   * scenario has none. `unmetered-app`: the gateway's route without its debit; `unmetered`: a
+   * bare express route.
+   */
+  gateway?: 'coalesced' | 'single' | 'unmetered-app' | 'unmetered';
 }
 
 export const BATCH_SCENARIOS: readonly BatchScenario[] = [
@@ -53,6 +57,7 @@ export const BATCH_SCENARIOS: readonly BatchScenario[] = [
   { name: 'batch-one-pool', accounts: 1 },
   { name: 'gateway-coalesced', accounts: 100, gateway: 'coalesced' },
   { name: 'gateway-one-at-a-time', accounts: 100, gateway: 'single' },
+  { name: 'gateway-unmetered-app', accounts: 100, gateway: 'unmetered-app' },
   { name: 'gateway-unmetered', accounts: 100, gateway: 'unmetered' },
 ];
 
@@ -136,7 +141,7 @@ async function finish(prepared: Prepared, options: UsageBenchOptions): Promise<B
   const result = combine(turns);
   const debited = await prepared.debited();
   const perRequest = product ? 1 : BATCH_SIZE;
-  const metered = scenario.gateway !== 'unmetered';
+  const metered = scenario.gateway !== 'unmetered' && scenario.gateway !== 'unmetered-app';
   const expectedDebits = metered ? (result.statuses['200'] ?? 0) * perRequest : 0;
   // Each turn may stop with every connection's request still in the service (debited, unanswered).
   const inFlightAllowance = metered ? options.connections * perRequest * turns.length : 0;

@@ -1,10 +1,12 @@
 /**
- * The usage scenarios of `pnpm bench`, about a second each, so that they never rot: every
- * scenario runs and its accounting holds (credits lost = debits answered 200, give or take the
- * requests in flight when the load stopped; one debit for a replayed requestId). Throughput is
- * not asserted here: the targets are for the benchmark on a quiet machine.
+ * The usage scenarios of `pnpm bench` and the batch and gateway scenarios of `bench:usage
+ * --batch`, about a second each, so that they never rot: every scenario runs and its accounting
+ * holds (credits lost = debits answered 200, give or take the requests in flight when the load
+ * stopped; one debit for a replayed requestId). Throughput is not asserted here: the targets are
+ * for the benchmark on a quiet machine.
  */
 import { testServers } from '@platform/testing';
+import { BATCH_SCENARIOS, runBatchBench } from './usage-batch-scenarios';
 import { runUsageBench } from './usage-scenarios';
 
 it('when the usage scenarios run for a moment each, then every one is served and its accounting holds', async () => {
@@ -28,3 +30,24 @@ it('when the usage scenarios run for a moment each, then every one is served and
     expect(row).toMatchObject({ accountingOk: true });
   }
 }, 120_000);
+
+it('when the batch and gateway scenarios run for a moment each, then every one is served and every metered one accounts exactly', async () => {
+  const results = await runBatchBench({
+    seconds: 1,
+    turns: 1,
+    connections: 10,
+    databaseUrl: testServers.databaseUrl,
+    redisUrl: testServers.redisUrl,
+    amqpUrl: testServers.amqpUrl,
+  });
+  expect(results.map((row) => row.scenario)).toEqual(BATCH_SCENARIOS.map((scenario) => scenario.name));
+  for (const row of results) {
+    expect(row.statuses).toEqual({ 200: expect.any(Number) });
+    expect(row.requestsPerSecond).toBeGreaterThan(0);
+    expect(row).toMatchObject({ accountingOk: true });
+  }
+  const debited = Object.fromEntries(results.map((row) => [row.scenario, row.debited]));
+  // The two unmetered product apps debit nothing; every other scenario debits what it served.
+  expect(debited).toMatchObject({ 'gateway-unmetered-app': 0, 'gateway-unmetered': 0 });
+  for (const row of results.filter((each) => !each.scenario.startsWith('gateway-unmetered'))) expect(row.debited).toBeGreaterThan(0);
+}, 180_000);
