@@ -51,6 +51,10 @@ interface BatchScenario {
   gateway?: 'coalesced' | 'single' | 'unmetered-app' | 'unmetered';
 }
 
+/** Whether a scenario's calls debit credits: all but the two unmetered product apps. */
+export const isMetered = (scenario: Pick<BatchScenario, 'gateway'>): boolean =>
+  scenario.gateway !== 'unmetered' && scenario.gateway !== 'unmetered-app';
+
 export const BATCH_SCENARIOS: readonly BatchScenario[] = [
   { name: 'batch-100-accounts', accounts: 100 },
   { name: 'batch-1000-accounts', accounts: 1000 },
@@ -141,7 +145,7 @@ async function finish(prepared: Prepared, options: UsageBenchOptions): Promise<B
   const result = combine(turns);
   const debited = await prepared.debited();
   const perRequest = product ? 1 : BATCH_SIZE;
-  const metered = scenario.gateway !== 'unmetered' && scenario.gateway !== 'unmetered-app';
+  const metered = isMetered(scenario);
   const expectedDebits = metered ? (result.statuses['200'] ?? 0) * perRequest : 0;
   // Each turn may stop with every connection's request still in the service (debited, unanswered).
   const inFlightAllowance = metered ? options.connections * perRequest * turns.length : 0;

@@ -15,7 +15,12 @@ import { ADMIN_TOKEN, useHarness } from './harness';
 const AUTH = `Bearer ${ADMIN_TOKEN}`;
 const h = useHarness();
 
-/** What a rotation commits: the current key replaced by `newKey` (active unless the account is disabled). */
+/**
+ * What a rotation commits: the current key replaced by `newKey` (active unless the account is
+ * disabled). Written by hand, not through the account transaction's `apply(replaceKey(…))`: that
+ * path also writes the access records after its commit, which races the operator's change, and
+ * with it the disabling case passed with the old joined statement too.
+ */
 async function replaceKeyIn(client: pg.PoolClient, accountId: number, newKey: string, active: boolean): Promise<void> {
   await client.query('UPDATE api_keys SET active = false, deactivated_at = now() WHERE account_id = $1 AND active', [accountId]);
   await client.query('UPDATE accounts SET key_generation = key_generation + 1 WHERE id = $1', [accountId]);

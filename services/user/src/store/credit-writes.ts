@@ -111,10 +111,10 @@ export function creditWritesOf(
 //
 // Its last two arguments: null for a write in the caller's transaction (the pools locked and
 // decided); for a write that is its own transaction (no BEGIN, no COMMIT: one round trip for the
-// whole batch), how many pools must still hold their previous credits, or it raises 40001 and
-// nothing of it stays (and how many requestId answers it writes, which it always writes all of
-// now). A requestId another transaction committed meanwhile fails either kind with
-// unique_violation on usage_requests_pkey (migrations/20261206180000000_write_credit_answers_plain.sql).
+// whole batch), how many pools must still hold their previous credits (else it raises 40001 and
+// nothing of it stays) and how many requestId answers it writes (all of the entries'). A
+// requestId another transaction committed meanwhile fails either kind with unique_violation on
+// usage_requests_pkey (migrations/20261206180000000_write_credit_answers_plain.sql).
 // What it returns is not read: the write took everything, or it threw.
 const WRITE = 'SELECT write_credit_changes($1::json, $2::json, $3::uuid, $4::text, $5::jsonb, $6::text, $7::int, $8::int)';
 
