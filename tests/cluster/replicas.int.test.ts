@@ -169,23 +169,44 @@ describe('a user replica SIGKILLed under load', () => {
         );
     };
     const workers = [debitWorker(), debitWorker(), debitWorker(), readWorker(), readWorker(), readWorker()];
-    await waitFor(() => debits.filter((entry) => entry.statuses[0] === 200).length >= 50, 30_000, 'debits before the kill');
-
+    const unavailable = (): number => [...debits.flatMap((entry) => entry.statuses), ...reads].filter((status) => status === 503).length;
+    const routedAround = async (): Promise<number> => {
+      const backend = await c.haproxyServer('user', 'BACKEND');
+      return backend.retries + backend.redispatches;
+    };
     const victim = c.pid('user-1');
-    process.kill(victim, 'SIGKILL');
-    killed = true;
-    await waitFor(() => !alive(victim), 10_000, 'the replica to die');
-    await waitFor(async () => (await c.haproxyServer('user', 'user-1')).status.startsWith('DOWN'), 10_000, 'HAProxy to mark it DOWN');
-    await waitFor(() => afterKill >= 100, 30_000, 'debits after the kill');
-    running = false;
-    await Promise.all(workers);
+    let held = 0;
+    let unavailableBefore = 0;
+    try {
+      await waitFor(() => debits.filter((entry) => entry.statuses[0] === 200).length >= 50, 30_000, 'debits before the kill');
+      // HAProxy's checks of user-1 are paused, so that it keeps its share of requests until
+      // HAProxy has had to send some around it (else a check right after the kill could mark it
+      // DOWN before any request tried it). Stopped first, it provably holds requests when it dies.
+      await c.haproxy('disable health user/user-1');
+      process.kill(victim, 'SIGSTOP');
+      await waitFor(async () => (await c.haproxyServer('user', 'user-1')).sessions >= 3, 10_000, 'requests held by the stopped replica');
+      held = (await c.haproxyServer('user', 'user-1')).sessions;
+      const routedAroundBefore = await routedAround();
+      unavailableBefore = unavailable();
+      process.kill(victim, 'SIGKILL');
+      killed = true;
+      await waitFor(() => !alive(victim), 10_000, 'the replica to die');
+      // A new request's connection to it is refused, and HAProxy sends the request to user-2.
+      await waitFor(async () => (await routedAround()) > routedAroundBefore, 10_000, 'HAProxy to send a request around the dead replica');
+      await c.haproxy('enable health user/user-1');
+      await waitFor(async () => (await c.haproxyServer('user', 'user-1')).status.startsWith('DOWN'), 10_000, 'HAProxy to mark it DOWN');
+      await waitFor(() => afterKill >= 100, 30_000, 'debits after the kill');
+    } finally {
+      // Also when a wait above fails: the workers would go on calling a cluster that is gone.
+      running = false;
+      await Promise.all(workers);
+    }
 
     // The fault hit: the replica is gone and HAProxy saw it down.
     expect(alive(victim)).toBe(false);
-    // Connections to it that failed were sent to the other replica; a request it held when it
-    // died is never replayed (it may have been applied) but answered with HAProxy's contract 503.
-    const backend = await c.haproxyServer('user', 'BACKEND');
-    expect(backend.retries + backend.redispatches).toBeGreaterThan(0);
+    // A request it held when it died is never replayed (it may have been applied) but answered
+    // with HAProxy's contract 503.
+    expect(unavailable() - unavailableBefore).toBeGreaterThanOrEqual(held);
     expect(reads.filter((status) => status !== 200 && status !== 503)).toEqual([]);
     // A debit whose answer was lost is sent again under its requestId, as a client does.
     const failed = debits.filter((entry) => entry.statuses[0] !== 200);

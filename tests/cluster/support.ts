@@ -8,7 +8,7 @@ import type { Pool } from 'pg';
 import { signServiceJwt } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { silentLogger, startSmtpCapture, uniqueId, type SmtpCapture } from '@platform/testing';
-import { httpStatus, waitFor, type ClusterState, type HttpService } from '@platform/testing/cluster';
+import { haproxyCommand, haproxySocket, httpStatus, waitFor, type ClusterState, type HttpService } from '@platform/testing/cluster';
 import { startPlatform, type ClusterPlatform } from '@platform/testing/platform';
 import { bearer, call, seedBearer, type Reply } from '../contract/support/http';
 
@@ -29,6 +29,8 @@ export interface Cluster {
   debit(base: string, body: { credential: string; productId: number; units?: number; requestId: string }): Promise<Reply>;
   /** HAProxy's view of a server or of a backend (server `BACKEND`), from its CSV statistics. */
   haproxyServer(backend: string, server: string): Promise<HaproxyServer>;
+  /** One command to HAProxy's runtime API (`disable health user/user-1`): its answer. */
+  haproxy(command: string): Promise<string>;
 }
 
 export interface HaproxyServer {
@@ -37,6 +39,8 @@ export interface HaproxyServer {
   /** Requests sent again (retries) and to another server (redispatches). */
   retries: number;
   redispatches: number;
+  /** Requests on it now (scur). */
+  sessions: number;
 }
 
 export function useCluster(serviceEnv: Record<string, string> = {}): () => Cluster {
@@ -98,10 +102,16 @@ function makeCluster({ state, urls }: ClusterPlatform, smtp: SmtpCapture): Clust
         const cells = row.split(',');
         if (cells[0] !== backend || cells[1] !== server) continue;
         const column = (name: string): string => cells[names.indexOf(name)] ?? '';
-        return { status: column('status'), retries: Number(column('wretr')), redispatches: Number(column('wredis')) };
+        return {
+          status: column('status'),
+          retries: Number(column('wretr')),
+          redispatches: Number(column('wredis')),
+          sessions: Number(column('scur')),
+        };
       }
       throw new Error(`no server ${backend}/${server} in HAProxy's statistics`);
     },
+    haproxy: (command) => haproxyCommand(haproxySocket(state.dir), command),
   };
 }
 

@@ -7,11 +7,19 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, runPnpm, startServiceProcess, testServers, uniqueId, type ServiceProcess } from '@platform/testing';
-import { haproxyDefaults, serviceSection, startDetached, stopProcess, waitFor, writeUnavailableFile } from '@platform/testing/cluster';
+import {
+  haproxyCommand,
+  haproxyDefaults,
+  runtimeApi,
+  serviceSection,
+  startDetached,
+  stopProcess,
+  waitFor,
+  writeUnavailableFile,
+} from '@platform/testing/cluster';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const FLEET_SERVICES = ['auth', 'user'] as const;
@@ -56,16 +64,6 @@ export interface Fleet {
   stop(): Promise<void>;
 }
 
-function command(socket: string, line: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let answer = '';
-    const connection = net.createConnection(socket, () => connection.write(`${line}\n`));
-    connection.on('data', (chunk: Buffer) => (answer += chunk.toString()));
-    connection.on('end', () => resolve(answer));
-    connection.on('error', reject);
-  });
-}
-
 export async function startFleet(options: { dir: string; databaseUrl: string; secrets: Record<string, string> }): Promise<Fleet> {
   const work = mkdtempSync(path.join(os.tmpdir(), 'rolling-upgrade-'));
   const socket = path.join(work, 'haproxy.sock');
@@ -89,7 +87,7 @@ export async function startFleet(options: { dir: string; databaseUrl: string; se
     ...options.secrets,
   };
   const config = [
-    ...haproxyDefaults(writeUnavailableFile(work), [`  stats socket ${socket} mode 600 level admin`]),
+    ...haproxyDefaults(writeUnavailableFile(work), [runtimeApi(socket)]),
     ...FLEET_SERVICES.flatMap((service) => serviceSection(service, ports.front[service], ports.replicas[service])),
     '',
   ].join('\n');
@@ -110,7 +108,7 @@ export async function startFleet(options: { dir: string; databaseUrl: string; se
   };
   const names = FLEET_SERVICES.flatMap((service) => [`${service}-1`, `${service}-2`]);
   const server = async (name: string): Promise<HaproxyServerState> => {
-    const [header, ...rows] = (await command(socket, 'show stat')).split('\n');
+    const [header, ...rows] = (await haproxyCommand(socket, 'show stat')).split('\n');
     const columns = (header ?? '').replace(/^# /, '').split(',');
     const row = rows.map((line) => line.split(',')).find((cells) => cells[0] === name.split('-')[0] && cells[1] === name);
     if (!row) throw new Error(`no server ${name} in HAProxy's statistics`);
@@ -127,11 +125,11 @@ export async function startFleet(options: { dir: string; databaseUrl: string; se
     async replace(name, dir) {
       const old = replicas.get(name);
       if (!old) throw new Error(`no replica ${name}`);
-      await command(socket, `set server ${backend(name)} state maint`);
+      await haproxyCommand(socket, `set server ${backend(name)} state maint`);
       await waitFor(async () => (await server(name)).sessions === 0, 30_000, `${name}'s sessions to end`);
       const exit = await old.process.stop(10_000);
       await start(name, dir);
-      await command(socket, `set server ${backend(name)} state ready`);
+      await haproxyCommand(socket, `set server ${backend(name)} state ready`);
       await waitFor(async () => (await server(name)).status === 'UP', 30_000, `HAProxy to count ${name} UP`);
       return exit;
     },
@@ -142,7 +140,7 @@ export async function startFleet(options: { dir: string; databaseUrl: string; se
     },
   };
   try {
-    await waitFor(async () => (await command(socket, 'show info')).includes('Name: HAProxy'), 10_000, 'HAProxy');
+    await waitFor(async () => (await haproxyCommand(socket, 'show info')).includes('Name: HAProxy'), 10_000, 'HAProxy');
     // The user replicas first: they migrate the database (the release's own schema) as they start.
     await Promise.all(['user-1', 'user-2'].map((name) => start(name, options.dir)));
     await Promise.all(['auth-1', 'auth-2'].map((name) => start(name, options.dir)));

@@ -19,6 +19,8 @@ interface Answer {
   status: number;
   retryAfter: boolean;
   ms: number;
+  /** A refusal's X-Refusal-Reason, for the report of a failed wait. */
+  reason?: string;
 }
 
 /** Bytes sent to the node's port and not read by it yet (the Recv-Q of its connections). */
@@ -44,7 +46,13 @@ test('when a master with commands on it stops and is then killed, then every req
     const sentAt = Date.now();
     // Well past the budget, so that a late answer is measured rather than cut off.
     const response = await call.timeout(20_000);
-    answers.push({ what, status: response.status, retryAfter: Number(response.headers['retry-after']) > 0, ms: Date.now() - sentAt });
+    answers.push({
+      what,
+      status: response.status,
+      retryAfter: Number(response.headers['retry-after']) > 0,
+      ms: Date.now() - sentAt,
+      ...(response.headers['x-refusal-reason'] ? { reason: String(response.headers['x-refusal-reason']) } : {}),
+    });
     return response.status;
   };
   const round = (): Promise<number[]> =>
@@ -62,7 +70,15 @@ test('when a master with commands on it stops and is then killed, then every req
   await cluster.kill(victim);
   await caught;
   // Through the failover, until the replica serves the slots again (the first answers are 503s).
-  await eventually(async () => ((await round()).every((status) => status === 200) ? true : undefined), 60_000, 'the slots served again');
+  await eventually(
+    async () => ((await round()).every((status) => status === 200) ? true : undefined),
+    60_000,
+    'the slots served again',
+  ).catch(async (error: Error) => {
+    const last = answers.slice(-stalled.length * 2).map(({ what, status, reason }) => ({ what, status, reason }));
+    const masters = (await cluster.masters()).map((node) => node.address);
+    throw new Error(`${error.message}; the last round answered ${JSON.stringify(last)}; masters now: ${masters.join(', ')}`);
+  });
 
   const wrong = answers.filter((answer) => answer.ms >= 5000 || !(answer.status === 200 || (answer.status === 503 && answer.retryAfter)));
   expect({ wrong, caught: answers.slice(0, stalled.length * 2).every((answer) => answer.status === 503) }).toEqual({

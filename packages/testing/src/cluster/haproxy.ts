@@ -3,6 +3,7 @@
  * and a round-robin HTTP front per service, with no stickiness.
  */
 import { writeFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { startDetached } from './processes';
 import { HTTP_SERVICES, type ClusterPorts, type ClusterProcess } from './state';
@@ -91,9 +92,26 @@ export function haproxyDefaults(unavailableFile: string, global: string[] = []):
   ];
 }
 
-export function haproxyConfig(ports: ClusterPorts, unavailableFile: string): string {
+/** The runtime API socket of the local cluster's HAProxy, in the cluster's folder `dir`. */
+export const haproxySocket = (dir: string): string => path.join(dir, 'haproxy.sock');
+
+/** A `stats socket` line for haproxyDefaults' `global`: the runtime API on `socket`, with admin rights. */
+export const runtimeApi = (socket: string): string => `  stats socket ${socket} mode 600 level admin`;
+
+/** One command to HAProxy's runtime API on `socket` (`show stat`, `disable health user/user-1`): its answer. */
+export function haproxyCommand(socket: string, line: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let answer = '';
+    const connection = net.createConnection(socket, () => connection.write(`${line}\n`));
+    connection.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    connection.on('end', () => resolve(answer));
+    connection.on('error', reject);
+  });
+}
+
+export function haproxyConfig(dir: string, ports: ClusterPorts, unavailableFile: string): string {
   return [
-    ...haproxyDefaults(unavailableFile),
+    ...haproxyDefaults(unavailableFile, [runtimeApi(haproxySocket(dir))]),
     ...postgresSection(ports),
     ...HTTP_SERVICES.flatMap((service) => serviceSection(service, ports.front[service], ports.replicas[service])),
     'listen stats',
@@ -107,7 +125,7 @@ export function haproxyConfig(ports: ClusterPorts, unavailableFile: string): str
 
 export function startHaproxy(dir: string, ports: ClusterPorts, logDir: string): ClusterProcess {
   const config = path.join(dir, 'haproxy.cfg');
-  writeFileSync(config, haproxyConfig(ports, writeUnavailableFile(dir)));
+  writeFileSync(config, haproxyConfig(dir, ports, writeUnavailableFile(dir)));
   // -db: stay in the foreground (no daemon), so the pid is HAProxy's own.
   const pid = startDetached({ name: 'haproxy', command: 'haproxy', args: ['-db', '-f', config], logDir });
   return { name: 'haproxy', component: 'haproxy', pid, port: ports.postgresPrimary };
