@@ -2,14 +2,18 @@
  * A usage batch that changes no pool to or from 0 commits without a transaction of its own: it
  * is read without locks and written as one statement that writes only if nothing it was decided
  * on has changed. Real Postgres (a database of its own); what changes "meanwhile" is written by
- * the test on another connection between the batch's read and its write.
+ * the test on another connection between the batch's read and its write, and two replicas'
+ * writes over the same pools are let go at the same moment.
  */
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { hashSecret } from '@platform/credentials';
-import { createPrivateDatabase, type PrivateDatabase } from '@platform/testing';
+import { withClient } from '@platform/db';
+import { createPrivateDatabase, eventually, type PrivateDatabase } from '@platform/testing';
 import { createBatchCommit, type UsageCommitPorts } from '../src/domain/commit-usage-batch';
 import type { AccountTransaction, TransactionKind } from '../src/domain/account-transaction';
 import type { Debit } from '../src/domain/usage-batch';
+import { writeCreditChangesIfUnchanged } from '../src/store/credit-writes';
 import { startHarness, testConfig, type Harness } from './harness';
 import { usageCommitPorts } from './usage-commit';
 
@@ -308,5 +312,106 @@ describe('batches decided on the credits kept from the previous batch', () => {
     await commit([debit(account.id, 1)]);
     await commit([debit(account.id, 1)]);
     expect(spied).toMatchObject({ reads: 2, writesAlone: [true, true] });
+  });
+});
+
+describe('two replicas writing alone over the same pools at once', () => {
+  /**
+   * Two replicas' batch commits (their own kept credits, their own connections) on a large
+   * pool_balances (pools of an account of no test's, analyzed): there Postgres locks a write's
+   * pools in the order it names them (a nested loop over its list, each pool found by its key),
+   * not in the table's order (a hash join over a scan, on a small table).
+   */
+  let connections: pg.Pool;
+  /** The statements on `connections` that Postgres ended as a deadlock (whether or not their caller let it through). */
+  const deadlocks: unknown[] = [];
+  beforeAll(async () => {
+    const filler = await h.account({ 1: 1 });
+    await h.pool.query(
+      'INSERT INTO pool_balances (account_id, pool_id, credits) SELECT $1, id, 0 FROM generate_series(1000, 50999) AS id',
+      [filler.id],
+    );
+    await h.pool.query('ANALYZE pool_balances');
+  });
+  // New sessions for each test: none keeps a plan of the other's.
+  beforeEach(() => {
+    deadlocks.length = 0;
+    connections = new pg.Pool({ connectionString: db.url, max: 4 });
+    connections.on('connect', (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      client.query = ((...args: unknown[]) => {
+        const result = query(...args);
+        if (result instanceof Promise)
+          result.catch((error: { code?: string }) => {
+            if (error.code === '40P01') deadlocks.push(error);
+          });
+        return result;
+      }) as typeof client.query;
+    });
+  });
+  afterEach(() => connections.end());
+  const replica = (): UsageCommitPorts => usageCommitPorts({ pool: connections, access: h.access });
+
+  /** Holds the pools while `writes` start, until two writes wait (for it or each other); then lets go. Resolves with the writes. */
+  async function heldWhile<T>(accountIds: number[], writes: () => Promise<T>): Promise<T> {
+    const holder = await h.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM pool_balances WHERE account_id = ANY ($1) AND pool_id = 1 FOR UPDATE', [accountIds]);
+      const pid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+      const written = writes();
+      written.catch(() => undefined);
+      await eventually(
+        async () => {
+          // This database is the test file's own: every write waiting in it is one of these.
+          const waiting = await h.pool.query(
+            'SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> $1 AND cardinality(pg_blocking_pids(pid)) > 0',
+            [pid],
+          );
+          return waiting.rows.length === 2 ? true : undefined;
+        },
+        5000,
+        'the writes to wait for the pools',
+      );
+      await holder.query('ROLLBACK');
+      return await written;
+    } finally {
+      holder.release();
+    }
+  }
+
+  it('when their batches name two pools in opposite orders, then both writes lock them in one order (no deadlock) and both are granted', async () => {
+    const [a, b] = await Promise.all([h.account({ 1: 100 }), h.account({ 1: 100 })]);
+    // Let go at once, the writes lock the pools together: in opposite orders, Postgres would end one as a deadlock.
+    const outcomes = await heldWhile([a.id, b.id], () =>
+      Promise.all([
+        createBatchCommit(replica())([debit(a.id, 1), debit(b.id, 1)]),
+        createBatchCommit(replica())([debit(b.id, 1), debit(a.id, 1)]),
+      ]),
+    );
+
+    expect(outcomes.map((batch) => batch.map((outcome) => outcome.kind))).toEqual([
+      ['granted', 'granted'],
+      ['granted', 'granted'],
+    ]);
+    expect([await credits(a.id), await credits(b.id)]).toEqual([98, 98]);
+    // The write that found the other's change was refused as changed, not ended as a deadlock.
+    expect(deadlocks).toEqual([]);
+  });
+
+  it('when two writes of their own name the pools in opposite orders all the same (written by hand), then the one Postgres ends as a deadlock took nothing and says so: its batch is decided again under locks, not answered 503', async () => {
+    const [a, b] = await Promise.all([h.account({ 1: 100 }), h.account({ 1: 100 })]);
+    const write = (accountIds: number[]) =>
+      withClient(connections, (client) =>
+        writeCreditChangesIfUnchanged(client, {
+          pools: accountIds.map((accountId) => ({ accountId, poolId: 1, previousCredits: 100, credits: 99 })),
+          entries: [],
+          events: [],
+        }),
+      );
+    const written = await heldWhile([a.id, b.id], () => Promise.all([write([a.id, b.id]), write([b.id, a.id])]));
+
+    expect([...written].sort()).toEqual([false, true]);
+    expect([await credits(a.id), await credits(b.id)]).toEqual([99, 99]);
   });
 });
