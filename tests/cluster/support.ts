@@ -29,8 +29,8 @@ export interface Cluster {
   debit(base: string, body: { credential: string; productId: number; units?: number; requestId: string }): Promise<Reply>;
   /** HAProxy's view of a server or of a backend (server `BACKEND`), from its CSV statistics. */
   haproxyServer(backend: string, server: string): Promise<HaproxyServer>;
-  /** One command to HAProxy's runtime API (`disable health user/user-1`): its answer. */
-  haproxy(command: string): Promise<string>;
+  /** A command to HAProxy's runtime API that answers nothing when it succeeds (`disable health user/user-1`); else throws its answer. */
+  haproxy(command: string): Promise<void>;
 }
 
 export interface HaproxyServer {
@@ -111,7 +111,10 @@ function makeCluster({ state, urls }: ClusterPlatform, smtp: SmtpCapture): Clust
       }
       throw new Error(`no server ${backend}/${server} in HAProxy's statistics`);
     },
-    haproxy: (command) => haproxyCommand(haproxySocket(state.dir), command),
+    async haproxy(command) {
+      const answer = (await haproxyCommand(haproxySocket(state.dir), command)).trim();
+      if (answer !== '') throw new Error(`HAProxy refused "${command}": ${answer}`);
+    },
   };
 }
 
