@@ -49,6 +49,5 @@ it('when the batch and gateway scenarios run for a moment each, then every one i
   const debited = Object.fromEntries(results.map((row) => [row.scenario, row.debited]));
   // The two unmetered product apps debit nothing; every other scenario debits what it served.
   expect(debited).toMatchObject({ 'gateway-unmetered-app': 0, 'gateway-unmetered': 0 });
-  const metered = new Set(BATCH_SCENARIOS.filter(isMetered).map((scenario) => scenario.name));
-  for (const row of results.filter((each) => metered.has(each.scenario))) expect(row.debited).toBeGreaterThan(0);
+  for (const scenario of BATCH_SCENARIOS.filter(isMetered)) expect(debited[scenario.name]).toBeGreaterThan(0);
 }, 180_000);

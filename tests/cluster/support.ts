@@ -8,7 +8,15 @@ import type { Pool } from 'pg';
 import { signServiceJwt } from '@platform/credentials';
 import { createPool } from '@platform/db';
 import { silentLogger, startSmtpCapture, uniqueId, type SmtpCapture } from '@platform/testing';
-import { haproxyCommand, haproxySocket, httpStatus, waitFor, type ClusterState, type HttpService } from '@platform/testing/cluster';
+import {
+  haproxyCommand,
+  haproxySocket,
+  haproxyStat,
+  httpStatus,
+  waitFor,
+  type ClusterState,
+  type HttpService,
+} from '@platform/testing/cluster';
 import { startPlatform, type ClusterPlatform } from '@platform/testing/platform';
 import { bearer, call, seedBearer, type Reply } from '../contract/support/http';
 
@@ -27,7 +35,7 @@ export interface Cluster {
   balance(base: string, credential: string): Promise<Reply>;
   rotate(base: string, apiKey: string): Promise<Reply>;
   debit(base: string, body: { credential: string; productId: number; units?: number; requestId: string }): Promise<Reply>;
-  /** HAProxy's view of a server or of a backend (server `BACKEND`), from its CSV statistics. */
+  /** HAProxy's view of a server or of a backend (server `BACKEND`), from its statistics. */
   haproxyServer(backend: string, server: string): Promise<HaproxyServer>;
   /** A command to HAProxy's runtime API that answers nothing when it succeeds (`disable health user/user-1`); else throws its answer. */
   haproxy(command: string): Promise<void>;
@@ -95,21 +103,13 @@ function makeCluster({ state, urls }: ClusterPlatform, smtp: SmtpCapture): Clust
     rotate: (base, apiKey) => call(base, '/user-service/api-key/generate', { query: { currentApiKey: apiKey } }),
     debit: (base, body) => call(base, '/internal/v1/usage', { headers: bearer(jwt()), json: body }),
     async haproxyServer(backend, server) {
-      const csv = await (await fetch(`http://127.0.0.1:${state.ports.haproxyStats}/;csv`)).text();
-      const [header, ...rows] = csv.split('\n');
-      const names = (header ?? '').replace(/^# /, '').split(',');
-      for (const row of rows) {
-        const cells = row.split(',');
-        if (cells[0] !== backend || cells[1] !== server) continue;
-        const column = (name: string): string => cells[names.indexOf(name)] ?? '';
-        return {
-          status: column('status'),
-          retries: Number(column('wretr')),
-          redispatches: Number(column('wredis')),
-          sessions: Number(column('scur')),
-        };
-      }
-      throw new Error(`no server ${backend}/${server} in HAProxy's statistics`);
+      const column = await haproxyStat(haproxySocket(state.dir), backend, server);
+      return {
+        status: column('status'),
+        retries: Number(column('wretr')),
+        redispatches: Number(column('wredis')),
+        sessions: Number(column('scur')),
+      };
     },
     async haproxy(command) {
       const answer = (await haproxyCommand(haproxySocket(state.dir), command)).trim();

@@ -13,6 +13,7 @@ import { freePort, runPnpm, startServiceProcess, testServers, uniqueId, type Ser
 import {
   haproxyCommand,
   haproxyDefaults,
+  haproxyStat,
   runtimeApi,
   serviceSection,
   startDetached,
@@ -108,11 +109,8 @@ export async function startFleet(options: { dir: string; databaseUrl: string; se
   };
   const names = FLEET_SERVICES.flatMap((service) => [`${service}-1`, `${service}-2`]);
   const server = async (name: string): Promise<HaproxyServerState> => {
-    const [header, ...rows] = (await haproxyCommand(socket, 'show stat')).split('\n');
-    const columns = (header ?? '').replace(/^# /, '').split(',');
-    const row = rows.map((line) => line.split(',')).find((cells) => cells[0] === name.split('-')[0] && cells[1] === name);
-    if (!row) throw new Error(`no server ${name} in HAProxy's statistics`);
-    return { status: row[columns.indexOf('status')] ?? '', sessions: Number(row[columns.indexOf('scur')]) };
+    const column = await haproxyStat(socket, name.split('-')[0] as string, name);
+    return { status: column('status'), sessions: Number(column('scur')) };
   };
   const backend = (name: string): string => `${name.split('-')[0]}/${name}`;
   const fleet: Fleet = {

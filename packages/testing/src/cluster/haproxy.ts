@@ -109,6 +109,19 @@ export function haproxyCommand(socket: string, line: string): Promise<string> {
   });
 }
 
+/**
+ * One row of HAProxy's statistics (`show stat` on the runtime API on `socket`): the server
+ * `server` of `backend`, or the backend itself (`BACKEND`); a column by its name (`status`,
+ * `scur`, `wretr`, `wredis`).
+ */
+export async function haproxyStat(socket: string, backend: string, server: string): Promise<(column: string) => string> {
+  const [header, ...rows] = (await haproxyCommand(socket, 'show stat')).split('\n');
+  const columns = (header ?? '').replace(/^# /, '').split(',');
+  const row = rows.map((line) => line.split(',')).find((cells) => cells[0] === backend && cells[1] === server);
+  if (!row) throw new Error(`no server ${backend}/${server} in HAProxy's statistics`);
+  return (column) => row[columns.indexOf(column)] ?? '';
+}
+
 export function haproxyConfig(dir: string, ports: ClusterPorts, unavailableFile: string): string {
   return [
     ...haproxyDefaults(unavailableFile, [runtimeApi(haproxySocket(dir))]),

@@ -6,7 +6,7 @@
  * its parts with what follows.
  */
 export { clusterDown, clusterStatus, clusterUp, type UpOptions } from './cluster';
-export { haproxyCommand, haproxyDefaults, haproxySocket, runtimeApi, serviceSection, writeUnavailableFile } from './haproxy';
+export { haproxyCommand, haproxyDefaults, haproxySocket, haproxyStat, runtimeApi, serviceSection, writeUnavailableFile } from './haproxy';
 export { killPostgresNode, patroniRoles, postmasterPid, startClusterPgbouncer, startPatroniNode } from './postgres';
 export { alive, httpStatus, portOpen, postgresUser, signalGroup, startDetached, stopProcess, waitFor } from './processes';
 export { connectionsByPort, killRabbitNode, rabbitmqctl, rabbitPid, startRabbitNode } from './rabbitmq';

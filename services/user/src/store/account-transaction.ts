@@ -7,7 +7,7 @@ import type { TestFault } from '../test-fault';
 import { withAccessRules, type AccessEffects, type AccessRecordsDeps } from './access-records';
 import { insertAccount } from './accounts';
 import { holdPool } from './balances';
-import { creditWritesOf, writeCreditChanges, writeCreditChangesIfUnchanged } from './credit-writes';
+import { creditWritesOf, endedAsConflict, writeCreditChanges, writeCreditChangesIfUnchanged } from './credit-writes';
 import { readNotificationSettings, writeNotificationSettings } from './notification-settings';
 import { lockPoolsAndAnswers } from './usage-batch';
 
@@ -113,14 +113,8 @@ export interface AccountTransactionsOn extends AccountTransactions {
   transactionOn<T>(kind: TransactionKind, fn: (tx: AccountTransaction, db: Queryable) => Promise<T>): Promise<T>;
 }
 
-const DEADLOCK = '40P01';
-const SERIALIZATION = '40001';
 /** Runs of a `usage` transaction that Postgres ended as a deadlock or a serialization failure. */
 const USAGE_ATTEMPTS = 3;
-const isRetryable = (error: unknown): boolean => {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === DEADLOCK || code === SERIALIZATION;
-};
 
 /**
  * On `pool` (the usage batches have connections of their own: one instance each). `fault`:
@@ -142,7 +136,7 @@ export function createAccountTransactions(pool: pg.Pool, access: AccessRecordsDe
       try {
         return await once(kind, fn);
       } catch (error) {
-        if (kind !== 'usage' || attempt >= USAGE_ATTEMPTS || !isRetryable(error)) throw error;
+        if (kind !== 'usage' || attempt >= USAGE_ATTEMPTS || !endedAsConflict(error)) throw error;
       }
     }
   };

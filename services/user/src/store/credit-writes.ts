@@ -142,10 +142,15 @@ export async function writeCreditChanges(db: Queryable, writes: CreditWrites): P
   }
 }
 
-/** Postgres's code for a serialization failure, which raise_changed_meanwhile raises. */
-const CHANGED_MEANWHILE = '40001';
-/** Postgres's code for a deadlock: another write locked the same pools in another order; this one took nothing. */
-const DEADLOCK = '40P01';
+/**
+ * Whether Postgres ended the statement as a serialization failure (40001, which
+ * raise_changed_meanwhile raises) or a deadlock (40P01: another write locked the same rows in
+ * another order): it took nothing, and deciding again may pass.
+ */
+export function endedAsConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40001' || code === '40P01';
+}
 
 /** The write found one of its requestIds committed by another transaction (and was undone whole). */
 function isRequestIdTaken(error: unknown): boolean {
@@ -169,8 +174,7 @@ export async function writeCreditChangesIfUnchanged(
     await db.query({ text: WRITE, values: [...valuesOf(writes), writes.pools.length, answers] });
     return true;
   } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code;
-    if (code === CHANGED_MEANWHILE || code === DEADLOCK || isRequestIdTaken(error)) return false;
+    if (endedAsConflict(error) || isRequestIdTaken(error)) return false;
     throw error;
   }
 }
