@@ -30,6 +30,8 @@ const unread = (port: number): number =>
     .filter((line) => line.trim() !== '')
     .reduce((sum, line) => sum + Number(line.trim().split(/\s+/)[0]), 0);
 
+const replicationOffset = (info: unknown, field: string): number => Number(new RegExp(`^${field}:(\\d+)`, 'm').exec(String(info))?.[1]);
+
 test('when a master with commands on it stops and is then killed, then every request answers within 5 s: 200, or 503 with Retry-After', async () => {
   const { platform, calls } = started();
   const cluster = platform.cluster as NonNullable<typeof platform.cluster>;
@@ -63,6 +65,16 @@ test('when a master with commands on it stops and is then killed, then every req
       ]),
     );
 
+  // The replica holds every write the master made (the tokens too) before the master stops: the
+  // failover loses nothing, so a refusal after it is the platform's, not the failover's.
+  const replica = await cluster.replicaOf(victim);
+  const masterOffset = replicationOffset(await cluster.readOn(victim, 'INFO', 'replication'), 'master_repl_offset');
+  await eventually(
+    async () =>
+      replicationOffset(await cluster.readOn(replica, 'INFO', 'replication'), 'slave_repl_offset') >= masterOffset ? true : undefined,
+    10_000,
+    `the replica ${replica.address} at the master's offset ${masterOffset}`,
+  );
   process.kill(pid, 'SIGSTOP');
   const caught = round();
   // The requests' commands reached the stopped master: sent, unread.
@@ -77,7 +89,25 @@ test('when a master with commands on it stops and is then killed, then every req
   ).catch(async (error: Error) => {
     const last = answers.slice(-stalled.length * 2).map(({ what, status, reason }) => ({ what, status, reason }));
     const masters = (await cluster.masters()).map((node) => node.address);
-    throw new Error(`${error.message}; the last round answered ${JSON.stringify(last)}; masters now: ${masters.join(', ')}`);
+    // What the store holds for each account now: its key record and how many tokens it lists (or
+    // why it could not be read: the slots may still be unserved).
+    const layout = accessLayout(platform.prefix);
+    const stored = await Promise.all(
+      stalled.map(async ({ apiKey }) => {
+        const keyHash = hashSecret(apiKey);
+        try {
+          return {
+            key: await platform.redis.hgetall(layout.keyRecord(keyHash)),
+            tokens: await platform.redis.zcard(layout.keyTokens(keyHash)),
+          };
+        } catch (readError) {
+          return { unread: (readError as Error).message };
+        }
+      }),
+    );
+    throw new Error(
+      `${error.message}; the last round answered ${JSON.stringify(last)}; masters now: ${masters.join(', ')}; stored: ${JSON.stringify(stored)}`,
+    );
   });
 
   const wrong = answers.filter((answer) => answer.ms >= 5000 || !(answer.status === 200 || (answer.status === 503 && answer.retryAfter)));
