@@ -35,9 +35,12 @@ export type ProductGatewayOptions = Signer & {
   issuer?: string;
   /** Kept-alive connections to the user service at most. Default 64. */
   connections?: number;
-  /** Per attempt. Default 5 s. */
+  /**
+   * The most a call waits for its debit, the retries included; then it answers 503 (CONTRACT §1:
+   * within 5 s). Default 5 s.
+   */
   timeoutMs?: number;
-  /** Extra attempts after a network error or 5xx (same requestId, so never a double debit). Default 2. */
+  /** Extra attempts after a network error or 5xx, while `timeoutMs` lasts (same requestId, so never a double debit). Default 2. */
   retries?: number;
   /**
    * How debits reach the user service (CONTRACT §7.1). Default: coalesced, concurrent calls

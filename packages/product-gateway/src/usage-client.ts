@@ -34,8 +34,13 @@ export interface UsageClientOptions {
   signJwt: () => string;
   /** Kept-alive connections to the user service at most (undici Pool). */
   connections: number;
+  /**
+   * The most a debit waits for the user service, its retries and their pauses included (CONTRACT
+   * §1: a fault answers 503 within 5 s): each attempt gets what is left of it, and no retry starts
+   * once its pause would use the rest.
+   */
   timeoutMs: number;
-  /** Extra attempts after a network error or a 5xx, with the same requestId. */
+  /** Extra attempts after a network error or a 5xx, with the same requestId, while `timeoutMs` lasts. */
   retries: number;
 }
 
@@ -100,14 +105,14 @@ export function createUsageTransport(options: UsageClientOptions): UsageTranspor
   const path = `${base.pathname.replace(/\/+$/, '')}/internal/v1/usage`;
   const pool = new Pool(base.origin, { connections: options.connections });
 
-  const attempt = async (route: string, body: string): Promise<Attempt> => {
+  const attempt = async (route: string, body: string, timeoutMs: number): Promise<Attempt> => {
     try {
       const response = await pool.request({
         path: `${path}${route}`,
         method: 'POST',
         headers: { authorization: `Bearer ${options.signJwt()}`, 'content-type': 'application/json', accept: 'application/json' },
         body,
-        signal: AbortSignal.timeout(options.timeoutMs),
+        signal: AbortSignal.timeout(timeoutMs),
       });
       return { kind: 'answer', response };
     } catch (error) {
@@ -118,10 +123,15 @@ export function createUsageTransport(options: UsageClientOptions): UsageTranspor
   return {
     async post(route, document) {
       const body = JSON.stringify(document);
+      const deadline = Date.now() + options.timeoutMs;
       let last: Attempt | undefined;
       for (let round = 0; round <= options.retries; round += 1) {
-        if (round > 0) await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** (round - 1)));
-        last = await attempt(route, body);
+        if (round > 0) {
+          const pause = 100 * 2 ** (round - 1);
+          if (deadline - Date.now() <= pause) break;
+          await new Promise((resolve) => setTimeout(resolve, pause));
+        }
+        last = await attempt(route, body, Math.max(deadline - Date.now(), 1));
         if (last.kind === 'answer' && !RETRYABLE.has(last.response.statusCode)) break;
         if (last.kind === 'answer') await last.response.body.dump();
       }

@@ -278,6 +278,25 @@ describe('product gateway (credential-and-credits middleware)', () => {
       expect(response.headers['retry-after']).toBe('1');
     });
 
+    // CONTRACT §1: a fault answers 503 within 5 s. timeoutMs bounds the whole debit, its retries
+    // included; were it per attempt, three attempts and their pauses would hold this call 3.3 s.
+    it('when the usage API takes the debit and never answers, then 503 UNAVAILABLE_01 once timeoutMs has passed, not after every retry', async () => {
+      const waiting = productApp(usage, 1, { timeoutMs: 1000, retries: 2 });
+      const account = anAccount(5);
+      const held = usage.holdBatches();
+      try {
+        const sentAt = Date.now();
+        const response = await request(waiting).get(PATH).query({ apiKey: account.apiKey, domainName: 'example.com' }).expect(503);
+        const waited = Date.now() - sentAt;
+        expect(response.body).toEqual(errorJson('UNAVAILABLE_01', 'Service temporarily unavailable. Try your call again later.'));
+        expect(response.headers['retry-after']).toBe('1');
+        expect(waited).toBeGreaterThanOrEqual(1000);
+        expect(waited).toBeLessThan(2500);
+      } finally {
+        held.release();
+      }
+    });
+
     it('when the service JWT secret is wrong, then 500 INTERNAL_01 (the product is misconfigured, not the customer) and nothing is debited', async () => {
       const misconfigured = productApp(usage, 1, { serviceJwtSecret: 'another-secret-another-secret-0123456789' });
       const account = anAccount(5);
