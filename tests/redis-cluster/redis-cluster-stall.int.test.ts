@@ -91,14 +91,12 @@ test('when a master with commands on it stops and is then killed, then every req
     const masters = (await cluster.masters()).map((node) => node.address);
     // What the store holds for each account now: its key record and how many tokens it lists (or
     // why it could not be read: the slots may still be unserved).
-    const layout = accessLayout(platform.prefix);
     const stored = await Promise.all(
       stalled.map(async ({ apiKey }) => {
-        const keyHash = hashSecret(apiKey);
         try {
           return {
-            key: await platform.redis.hgetall(layout.keyRecord(keyHash)),
-            tokens: await platform.redis.zcard(layout.keyTokens(keyHash)),
+            key: await platform.redis.hgetall(recordOf(apiKey)),
+            tokens: await platform.redis.zcard(accessLayout(platform.prefix).keyTokens(hashSecret(apiKey))),
           };
         } catch (readError) {
           return { unread: (readError as Error).message };
