@@ -177,12 +177,14 @@ describe('a user replica SIGKILLed under load', () => {
     const victim = c.pid('user-1');
     let held = 0;
     let unavailableBefore = 0;
+    let checksPaused = false;
     try {
       await waitFor(() => debits.filter((entry) => entry.statuses[0] === 200).length >= 50, 30_000, 'debits before the kill');
       // HAProxy's checks of user-1 are paused, so that it keeps its share of requests until
       // HAProxy has had to send some around it (else a check right after the kill could mark it
       // DOWN before any request tried it). Stopped first, it provably holds requests when it dies.
       await c.haproxy('disable health user/user-1');
+      checksPaused = true;
       process.kill(victim, 'SIGSTOP');
       await waitFor(async () => (await c.haproxyServer('user', 'user-1')).sessions >= 3, 10_000, 'requests held by the stopped replica');
       held = (await c.haproxyServer('user', 'user-1')).sessions;
@@ -192,14 +194,28 @@ describe('a user replica SIGKILLed under load', () => {
       killed = true;
       await waitFor(() => !alive(victim), 10_000, 'the replica to die');
       // A new request's connection to it is refused, and HAProxy sends the request to user-2.
-      await waitFor(async () => (await routedAround()) > routedAroundBefore, 10_000, 'HAProxy to send a request around the dead replica');
+      const answeredBefore = debits.length + reads.length;
+      await waitFor(
+        async () => (await routedAround()) > routedAroundBefore,
+        10_000,
+        'HAProxy to send a request around the dead replica',
+      ).catch(async (error: Error) => {
+        const rows = await Promise.all(
+          ['user-1', 'user-2', 'BACKEND'].map(async (server) => [server, await c.haproxyServer('user', server)]),
+        );
+        const since = debits.length + reads.length - answeredBefore;
+        throw new Error(`${error.message}; ${since} requests sent since the kill; HAProxy: ${JSON.stringify(Object.fromEntries(rows))}`);
+      });
       await c.haproxy('enable health user/user-1');
+      checksPaused = false;
       await waitFor(async () => (await c.haproxyServer('user', 'user-1')).status.startsWith('DOWN'), 10_000, 'HAProxy to mark it DOWN');
       await waitFor(() => afterKill >= 100, 30_000, 'debits after the kill');
     } finally {
-      // Also when a wait above fails: the workers would go on calling a cluster that is gone.
+      // Also when a wait above fails: the workers would go on calling a cluster that is gone, and
+      // the next test's replica would never be checked UP.
       running = false;
       await Promise.all(workers);
+      if (checksPaused) await c.haproxy('enable health user/user-1');
     }
 
     // The fault hit: the replica is gone and HAProxy saw it down.

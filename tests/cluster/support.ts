@@ -49,6 +49,10 @@ export interface HaproxyServer {
   redispatches: number;
   /** Requests on it now (scur). */
   sessions: number;
+  /** Times the balancer chose it (lbtot), and its failed connections (econ) and responses (eresp). */
+  chosen: number;
+  connectionErrors: number;
+  responseErrors: number;
 }
 
 export function useCluster(serviceEnv: Record<string, string> = {}): () => Cluster {
@@ -109,6 +113,9 @@ function makeCluster({ state, urls }: ClusterPlatform, smtp: SmtpCapture): Clust
         retries: Number(column('wretr')),
         redispatches: Number(column('wredis')),
         sessions: Number(column('scur')),
+        chosen: Number(column('lbtot')),
+        connectionErrors: Number(column('econ')),
+        responseErrors: Number(column('eresp')),
       };
     },
     async haproxy(command) {
