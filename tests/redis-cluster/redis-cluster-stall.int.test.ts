@@ -35,7 +35,8 @@ const replicationOffset = (info: unknown, field: string): number => Number(new R
 test('when a master with commands on it stops and is then killed, then every request answers within 5 s: 200, or 503 with Retry-After', async () => {
   const { platform, calls } = started();
   const cluster = platform.cluster as NonNullable<typeof platform.cluster>;
-  const recordOf = (apiKey: string): string => accessLayout(platform.prefix).keyRecord(hashSecret(apiKey));
+  const layout = accessLayout(platform.prefix);
+  const recordOf = (apiKey: string): string => layout.keyRecord(hashSecret(apiKey));
   const accounts = await Promise.all(Array.from({ length: 9 }, () => newAccount(calls)));
   const masters = await Promise.all(accounts.map((account) => cluster.masterOf(recordOf(account.apiKey))));
   const victim = masters[0] as (typeof masters)[number];
@@ -96,7 +97,7 @@ test('when a master with commands on it stops and is then killed, then every req
         try {
           return {
             key: await platform.redis.hgetall(recordOf(apiKey)),
-            tokens: await platform.redis.zcard(accessLayout(platform.prefix).keyTokens(hashSecret(apiKey))),
+            tokens: await platform.redis.zcard(layout.keyTokens(hashSecret(apiKey))),
           };
         } catch (readError) {
           return { unread: (readError as Error).message };
